@@ -1,0 +1,222 @@
+/**
+ * The one set of rules that the SPA, the machines and the server all apply
+ * (spec §5, §9; DESIGN.md §2). Anything a reporter can type is checked here first;
+ * the server runs the same schemas again, because a browser can be bypassed.
+ *
+ * Messages are i18n *keys*, never English text: the views translate them.
+ */
+import * as v from 'valibot';
+
+export const LIMITS = {
+  descriptionMax: 200,
+  chatMax: 200,
+  commentMax: 5000,
+  freeTextMax: 1000,
+  passwordMin: 4,
+  passwordMax: 256,
+  maxFiles: 5,
+  maxFileBytes: 2 * 1024 ** 3,
+  personsMax: 50,
+} as const;
+
+export const VIOLATIONS = ['MONEY_LAUNDERING', 'FRAUD', 'FORGERY', 'THEFT', 'OTHER_OFFENCE', 'DONT_KNOW'] as const;
+export type Violation = (typeof VIOLATIONS)[number];
+
+export const CASE_STATUSES = [
+  'PENDING_WHISTLEBLOWER_CONTACT',
+  'RECEIVED',
+  'BEING_INVESTIGATED',
+  'BEING_CLOSED',
+  'CLOSED',
+] as const;
+export type CaseStatus = (typeof CASE_STATUSES)[number];
+
+export const MESSAGE_TYPES = ['STANDARD', 'FEEDBACK', 'CONFIRMATION'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+export const CREATION_CHANNELS = ['BY_ONLINE_FORM', 'BY_PHONE'] as const;
+export type CreationChannel = (typeof CREATION_CHANNELS)[number];
+
+export const SUBMISSION_TYPES = ['ONLINE_FORM', 'PHONE', 'MEETING'] as const;
+export type SubmissionType = (typeof SUBMISSION_TYPES)[number];
+
+/** Interface languages. `se` is the spec's code for Swedish; browsers say `sv`. */
+export const LANGUAGES = ['da', 'no', 'se', 'en', 'es', 'pl', 'de'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const PRIVATE_LANGUAGES = ['da', 'no', 'se', 'en'] as const satisfies readonly Language[];
+export const DEFAULT_LANGUAGE: Language = 'da';
+
+/** File types (spec §5). Each extension maps to the content types its bytes may have. */
+export const ALLOWED_FILE_TYPES = {
+  docx: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+  csv: ['text/csv', 'text/plain', 'application/vnd.ms-excel'],
+  pdf: ['application/pdf'],
+  txt: ['text/plain'],
+  xlsx: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  xls: ['application/vnd.ms-excel'],
+  jpg: ['image/jpeg'],
+  jpeg: ['image/jpeg'],
+  png: ['image/png'],
+  mp4: ['video/mp4'],
+  mov: ['video/quicktime'],
+  avi: ['video/x-msvideo', 'video/avi'],
+  wmv: ['video/x-ms-wmv'],
+} as const satisfies Record<string, readonly string[]>;
+export type AllowedExtension = keyof typeof ALLOWED_FILE_TYPES;
+export const ALLOWED_EXTENSIONS = Object.keys(ALLOWED_FILE_TYPES) as AllowedExtension[];
+export const ALLOWED_MIME_TYPES = [...new Set(Object.values(ALLOWED_FILE_TYPES).flat())];
+
+export function fileExtension(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
+}
+
+export function isAllowedFileName(name: string): boolean {
+  return Object.hasOwn(ALLOWED_FILE_TYPES, fileExtension(name));
+}
+
+/** A dropped file is checked by name and, when the browser reports one, by type. */
+export function isAllowedFile(file: { name: string; type?: string }): boolean {
+  if (!isAllowedFileName(file.name)) return false;
+  return !file.type || (ALLOWED_MIME_TYPES as string[]).includes(file.type);
+}
+
+/** Keeps the first five allowed files; extras are ignored (spec §5). */
+export function keepAllowedFiles<F extends { name: string; type?: string }>(existing: readonly F[], added: readonly F[]) {
+  const allowed = added.filter(isAllowedFile);
+  const room = Math.max(0, LIMITS.maxFiles - existing.length);
+  return { files: [...existing, ...allowed.slice(0, room)], dropped: added.length - Math.min(room, allowed.length) };
+}
+
+// ---- single values ---------------------------------------------------------
+
+const trimmed = v.pipe(v.string(), v.trim());
+export const requiredText = (max: number = LIMITS.freeTextMax) =>
+  v.pipe(trimmed, v.nonEmpty('validation.required'), v.maxLength(max, 'validation.tooLong'));
+
+export const emailSchema = v.pipe(trimmed, v.nonEmpty('validation.required'), v.email('validation.email'), v.maxLength(254, 'validation.email'));
+
+/** Danish phone: exactly 11 characters, +45 then 8 digits (spec §5). */
+export const DANISH_PHONE = /^\+45\d{8}$/;
+export const danishPhoneSchema = v.pipe(trimmed, v.regex(DANISH_PHONE, 'validation.phoneDanish'));
+
+/** International phone as the phone input gives it: + and 8 to 15 digits (E.164). */
+export const INTERNATIONAL_PHONE = /^\+[1-9]\d{7,14}$/;
+export const internationalPhoneSchema = v.pipe(trimmed, v.regex(INTERNATIONAL_PHONE, 'validation.phone'));
+
+export const phoneOrEmailSchema = v.pipe(
+  trimmed,
+  v.nonEmpty('validation.required'),
+  v.check((s) => DANISH_PHONE.test(s) || INTERNATIONAL_PHONE.test(s) || v.is(emailSchema, s), 'validation.phoneOrEmail'),
+);
+
+export const descriptionSchema = v.pipe(
+  trimmed,
+  v.nonEmpty('validation.required'),
+  v.maxLength(LIMITS.descriptionMax, 'validation.descriptionTooLong'),
+);
+
+export const passwordSchema = v.pipe(
+  v.string(),
+  v.minLength(LIMITS.passwordMin, 'validation.passwordMin'),
+  v.maxLength(LIMITS.passwordMax, 'validation.tooLong'),
+);
+
+/** Case number: 16 digits, shown grouped by four, accepted with or without spaces. */
+export const CASE_NUMBER = /^\d{16}$/;
+export function normalizeCaseNumber(input: string): string {
+  return input.replace(/[\s-]/g, '');
+}
+export function formatCaseNumber(n: string): string {
+  return normalizeCaseNumber(n).replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+// ---- objects on the wire ---------------------------------------------------
+
+export const whistleblowerSchema = v.object({
+  name: requiredText(200),
+  email: emailSchema,
+  phone: v.optional(v.nullable(v.union([v.literal(''), internationalPhoneSchema]))),
+  phoneCountryCode: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(8)))),
+  notification: v.optional(v.boolean(), false),
+});
+export type Whistleblower = v.InferOutput<typeof whistleblowerSchema>;
+
+/** The private identity form (spec §5): name required; phone and e-mail each checked only when given. */
+export const whistleblowerUpdateSchema = v.object({
+  name: requiredText(200),
+  email: v.optional(v.nullable(v.union([v.literal(''), emailSchema]))),
+  phone: v.optional(v.nullable(v.union([v.literal(''), internationalPhoneSchema]))),
+  phoneCountryCode: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(8)))),
+  notification: v.optional(v.boolean(), false),
+});
+export type WhistleblowerUpdate = v.InferOutput<typeof whistleblowerUpdateSchema>;
+
+export const reportedPersonSchema = v.object({
+  name: requiredText(200),
+  jobTitle: requiredText(200),
+  phoneOrEmail: phoneOrEmailSchema,
+});
+export type ReportedPerson = v.InferOutput<typeof reportedPersonSchema>;
+
+export const caseAccountSchema = v.variant('follow', [
+  v.object({ follow: v.literal(true), password: passwordSchema }),
+  v.object({ follow: v.literal(false), password: v.optional(v.nullable(v.literal(''))) }),
+]);
+export type CaseAccount = v.InferOutput<typeof caseAccountSchema>;
+
+const idRef = v.object({ id: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(100)) });
+
+const commonSubmission = {
+  whistleblowerRelation: requiredText(),
+  subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  protectionOfficer: idRef,
+  whistleblower: v.optional(v.nullable(whistleblowerSchema), null),
+};
+
+/** A reporter who asks to be notified by e-mail must follow the case (spec §4). */
+const notificationNeedsFollow = <T extends { whistleblower?: Whistleblower | null; caseAccount: CaseAccount }>(x: T) =>
+  !x.whistleblower?.notification || x.caseAccount.follow;
+
+export const caseDtoSchema = v.pipe(
+  v.object({
+    ...commonSubmission,
+    creationChannel: v.optional(v.literal('BY_ONLINE_FORM'), 'BY_ONLINE_FORM'),
+    description: descriptionSchema,
+    violation: v.optional(v.picklist(VIOLATIONS), 'DONT_KNOW'),
+    repeatedViolations: v.boolean(),
+    caseAccount: caseAccountSchema,
+    reportedPersons: v.optional(v.pipe(v.array(reportedPersonSchema), v.maxLength(LIMITS.personsMax)), []),
+    reportedUnit: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(LIMITS.freeTextMax)))),
+  }),
+  v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
+  v.check(notificationNeedsFollow, 'validation.notificationNeedsFollow'),
+);
+export type CaseDto = v.InferOutput<typeof caseDtoSchema>;
+
+/** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
+const oralSubmissionSchema = v.object({
+  ...commonSubmission,
+  creationChannel: v.optional(v.literal('BY_PHONE'), 'BY_PHONE'),
+  caseAccount: v.object({ follow: v.literal(true), password: passwordSchema }),
+});
+export const submissionByPhoneDtoSchema = oralSubmissionSchema;
+export const submissionByMeetingDtoSchema = oralSubmissionSchema;
+export type OralSubmissionDto = v.InferOutput<typeof oralSubmissionSchema>;
+
+export const messageDtoSchema = v.object({
+  message: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(LIMITS.chatMax, 'validation.chatTooLong')), ''),
+});
+export type MessageDto = v.InferOutput<typeof messageDtoSchema>;
+
+export const commentDtoSchema = v.object({
+  comment: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(LIMITS.commentMax, 'validation.tooLong')),
+});
+
+/** Returns the first issue as `{ field, message }`, field as a dotted path, for 4xx answers and UI labels. */
+export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): { field?: string; message: string } {
+  const issue = issues[0];
+  if (!issue) return { message: 'validation.invalid' };
+  const path = v.getDotPath(issue) ?? undefined;
+  return { field: path ?? undefined, message: issue.message };
+}

@@ -1,0 +1,82 @@
+/**
+ * Starts the real portal server on a free port, on a fresh PGlite cloned from the
+ * migrated template, or on a fresh PostgreSQL database when DATABASE_URL is set.
+ * Nothing of the server is mocked.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type BuiltApp } from '../../server/app.ts';
+import { configFromEnv, type ServerConfig } from '../../server/config.ts';
+
+export interface TestServer extends BuiltApp {
+  url: string;
+  port: number;
+  dataDir: string;
+  config: ServerConfig;
+  /** Stops the server; the data folder is kept until `cleanup`. */
+  stop(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'wb-data-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl && !('databaseUrl' in overrides)) {
+    const name = `wb_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    dropDatabase = async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else {
+    databaseUrl = overrides.databaseUrl;
+  }
+  const config: ServerConfig = {
+    ...configFromEnv({}),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...overrides,
+  };
+  const template = databaseUrl ? undefined : inject('pgliteTemplate');
+  const loadDataDir = template ? new Blob([readFileSync(template)]) : undefined;
+  const built = await buildApp(config, { loadDataDir });
+  await built.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = built.app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await built.app.close();
+  };
+  return {
+    ...built,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    config,
+    stop,
+    cleanup: async () => {
+      await stop();
+      await dropDatabase?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

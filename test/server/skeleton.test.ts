@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server?.cleanup());
+
+describe('the portal server', () => {
+  it('publishes its runtime config with the identity settings', async () => {
+    const res = await fetch(`${server.url}/config/config.json`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.api).toEqual({ protocol: 'http', host: '127.0.0.1', port: server.port });
+    expect(body.idSettings).toMatchObject({ realm: 'whistleblower', clientId: 'whistleblower-app' });
+    expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('sets the security headers on every answer', async () => {
+    for (const p of ['/config/config.json', '/api/nothing-here']) {
+      const res = await fetch(`${server.url}${p}`);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).not.toMatch(/script-src[^;]*unsafe-inline/);
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('answers an unknown API path with a JSON 404 error', async () => {
+    const res = await fetch(`${server.url}/api/public/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+});
