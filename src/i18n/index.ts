@@ -1,0 +1,142 @@
+/**
+ * The portal's i18n runtime: ICU messages (intl-messageformat), one catalogue per
+ * area and language, each loaded on demand with a dynamic import so the landing
+ * page fetches only `common` in one language. See ./README.md for how areas
+ * (forms, private) plug in.
+ */
+import { createContext, createElement, use, useCallback, useMemo, type ReactNode } from 'react';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/schema.ts';
+
+export { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language };
+
+/** Each language's own name, for the language selectors. */
+export const LANGUAGE_NAMES: Record<Language, string> = {
+  da: 'Dansk',
+  no: 'Norsk',
+  se: 'Svenska',
+  en: 'English',
+  es: 'Español',
+  pl: 'Polski',
+  de: 'Deutsch',
+};
+
+/** The languages a private page's selector offers (spec §1): Dansk, Norsk, Svenska, English. */
+export const PRIVATE_LANGUAGE_OPTIONS: ReadonlyArray<{ code: Language; name: string }> = PRIVATE_LANGUAGES.map(
+  (code) => ({ code, name: LANGUAGE_NAMES[code] }),
+);
+
+export function isLanguage(x: unknown): x is Language {
+  return typeof x === 'string' && (LANGUAGES as readonly string[]).includes(x);
+}
+
+/** BCP 47 tag for `<html lang>`, `Intl` and the browser: the spec's `se` is `sv`. */
+export function toBcp47(lang: Language): string {
+  return lang === 'se' ? 'sv' : lang;
+}
+
+/** Spec code from a browser tag (`sv-SE` → `se`, `nb`/`nn` → `no`), or undefined if unsupported. */
+export function fromBcp47(tag: string): Language | undefined {
+  const base = tag.toLowerCase().split(/[-_]/)[0] ?? '';
+  const mapped = base === 'sv' ? 'se' : base === 'nb' || base === 'nn' ? 'no' : base;
+  return isLanguage(mapped) ? mapped : undefined;
+}
+
+export type Catalogue = Record<string, string>;
+export type CatalogueLoader = () => Promise<Catalogue | { default: Catalogue }>;
+
+const loaders = new Map<string, Map<Language, CatalogueLoader>>();
+type TrackedPromise<T> = Promise<T> & { status?: 'pending' | 'fulfilled' | 'rejected'; value?: T; reason?: unknown };
+const loaded = new Map<string, TrackedPromise<Catalogue>>();
+
+/**
+ * Registers an area's catalogues. `files` is what `import.meta.glob('./*.json')`
+ * returns in the area's folder (keys like `./da.json`), or a map keyed by language.
+ * Registering again replaces the loaders (hot reload).
+ */
+export function registerCatalogues(area: string, files: Record<string, CatalogueLoader>): void {
+  const byLang = new Map<Language, CatalogueLoader>();
+  for (const [key, loader] of Object.entries(files)) {
+    const lang = key.replace(/^.*\//, '').replace(/\.json$/, '');
+    if (isLanguage(lang)) byLang.set(lang, loader);
+  }
+  loaders.set(area, byLang);
+}
+
+registerCatalogues('common', import.meta.glob<Catalogue>('./common/*.json', { import: 'default' }));
+
+/**
+ * Loads (once) and returns an area's catalogue in a language. The promise carries
+ * React's `status`/`value` fields, so `use()` reads an already loaded catalogue
+ * without suspending.
+ */
+export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> {
+  const id = `${area}/${lang}`;
+  const cached = loaded.get(id);
+  if (cached) return cached;
+  const loader = loaders.get(area)?.get(lang);
+  if (!loader) return Promise.reject(new Error(`No catalogue registered for ${id}`));
+  const p: TrackedPromise<Catalogue> = loader().then((m) =>
+    'default' in m && typeof m.default === 'object' ? (m.default as Catalogue) : (m as Catalogue),
+  );
+  p.status = 'pending';
+  p.then(
+    (value) => {
+      p.status = 'fulfilled';
+      p.value = value;
+    },
+    (reason: unknown) => {
+      p.status = 'rejected';
+      p.reason = reason;
+      loaded.delete(id); // a failed chunk load may be retried
+    },
+  );
+  loaded.set(id, p);
+  return p;
+}
+
+const formats = new Map<string, IntlMessageFormat>();
+
+export type MessageValues = Record<string, string | number | Date | boolean | null | undefined>;
+export type TFunction = (key: string, values?: MessageValues) => string;
+
+/** Formats `key` from the given catalogues (first match wins); a missing key renders as the key itself. */
+export function formatMessage(lang: Language, catalogues: Catalogue[], key: string, values?: MessageValues): string {
+  for (const cat of catalogues) {
+    const source = cat[key];
+    if (source === undefined) continue;
+    const id = `${lang}\u0000${source}`;
+    let fmt = formats.get(id);
+    if (!fmt) {
+      fmt = new IntlMessageFormat(source, toBcp47(lang));
+      formats.set(id, fmt);
+    }
+    const out = fmt.format(values as Record<string, string | number | Date>);
+    return Array.isArray(out) ? out.join('') : String(out);
+  }
+  if (import.meta.env?.DEV) console.warn(`i18n: missing key ${key} (${lang})`);
+  return key;
+}
+
+const LanguageContext = createContext<Language>(DEFAULT_LANGUAGE);
+
+/** Provides the display language; the look-and-feel machine decides it (spec §7: a 200 sets it). */
+export function I18nProvider({ language, children }: { language: Language; children: ReactNode }) {
+  return createElement(LanguageContext.Provider, { value: language }, children);
+}
+
+export function useLanguage(): Language {
+  return use(LanguageContext);
+}
+
+/**
+ * `t(key, values)` for an area (default `common`). Keys not in the area fall back
+ * to `common`. Suspends while a catalogue loads; wrap lazy areas in <Suspense>.
+ */
+export function useT(area: string = 'common'): TFunction {
+  const lang = useLanguage();
+  const common = use(loadCatalogue('common', lang));
+  const own = area === 'common' ? undefined : use(loadCatalogue(area, lang));
+  const cats = useMemo(() => (own ? [own, common] : [common]), [own, common]);
+  return useCallback((key: string, values?: MessageValues) => formatMessage(lang, cats, key, values), [lang, cats]);
+}
