@@ -1,0 +1,391 @@
+/**
+ * Model-test harness: the `MachineModel` contract (docs/architecture.md, "Model tests
+ * and coverage"), the paths every model test walks, and the coverage the table prints.
+ *
+ * Why not plain `createTestModel`: @xstate/graph 3 refuses machines that `invoke` or
+ * use `after` ("Invocations on test machines are not supported"), and most of our
+ * machines do both. The traversal here is the same @xstate/graph algorithm
+ * (`getShortestPaths` over `machine.transition`, which never starts invoked actors nor
+ * runs actions), with two additions:
+ *
+ * - delayed (`xstate.after.*`) and actor (`xstate.done.actor.*`, `xstate.error.actor.*`)
+ *   events are sent like user events, so timers and invoked actors are walked too;
+ *   `xstate.done.state.*` is never sent by hand: XState raises it when a final state
+ *   is reached, so only real completions count;
+ * - a vertex is (state, transitions just taken), as `createTestModel` does, so the
+ *   shortest paths take every transition, not just reach every state.
+ *
+ * Which transition candidate a step took is read from XState's own inspection events
+ * (`@xstate.microstep` carries `_transitions`), never guessed from state values.
+ */
+import type {
+  AnyMachineSnapshot,
+  AnyStateMachine,
+  AnyStateNode,
+  EventObject,
+  TransitionDefinition,
+} from 'xstate';
+import { createEmptyActor } from 'xstate';
+import { TestModel, getShortestPaths, type StatePath } from 'xstate/graph';
+
+export interface MachineModel {
+  name: string; // the key in machines/index.ts
+  machine: AnyStateMachine; // the machine, .provide()d with test actors where needed
+  /** Sample events to traverse with: every event type, with payloads that take every guarded branch. */
+  events: EventObject[] | ((snapshot: AnyMachineSnapshot) => EventObject[]);
+  /** Optional: how to collapse context so the state space stays finite. */
+  serializeState?: (snapshot: AnyMachineSnapshot) => string;
+  /** Optional: the machine's input, when it needs one to start. */
+  input?: unknown;
+}
+
+export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
+
+type AnyTransition = TransitionDefinition<any, any>;
+
+/** Safety net against an unbounded state space (collapse context with serializeState). */
+const TRAVERSAL_LIMIT = 200_000;
+
+// ---------------------------------------------------------------------------------
+// The machine definition: every state node and every transition candidate.
+// ---------------------------------------------------------------------------------
+
+export interface TransitionInfo {
+  /** Stable id: `#source.id event[index]`, `#source.id always[index]`. */
+  id: string;
+  source: string;
+  /** The event descriptor; `always` for eventless transitions. */
+  event: string;
+  /** Position among the candidates of this event on this state node (guard order). */
+  index: number;
+  guard?: string;
+  targets: string[];
+  /** For `after` transitions: the delay (number in ms, or a named delay). */
+  delay?: number | string;
+}
+
+export function allStateNodes(machine: AnyStateMachine): AnyStateNode[] {
+  const out: AnyStateNode[] = [];
+  const walk = (node: AnyStateNode) => {
+    out.push(node);
+    for (const child of Object.values(node.states) as AnyStateNode[]) walk(child);
+  };
+  walk(machine.root);
+  return out;
+}
+
+export function guardName(guard: unknown): string | undefined {
+  if (guard === undefined || guard === null) return undefined;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') {
+    // Built-in higher-order guards (and/or/not) carry `guards` and a `check`.
+    const g = guard as { name?: string; guards?: unknown[] } & Record<string, unknown>;
+    if (Array.isArray(g.guards)) {
+      const kind = g.name && g.name !== 'guard' ? g.name : 'guard';
+      return `${kind}(${g.guards.map((x) => guardName(x) ?? '?').join(', ')})`;
+    }
+    return g.name ? g.name : 'inline';
+  }
+  if (typeof guard === 'object') {
+    const g = guard as { type?: string };
+    return g.type ?? 'inline';
+  }
+  return String(guard);
+}
+
+function isInert(t: AnyTransition): boolean {
+  return !t.target && !t.actions.length && !t.reenter;
+}
+
+/** Every transition candidate of the definition, keyed by object identity. */
+export function transitionCatalogue(machine: AnyStateMachine): Map<AnyTransition, TransitionInfo> {
+  const map = new Map<AnyTransition, TransitionInfo>();
+  for (const node of allStateNodes(machine)) {
+    for (const [descriptor, list] of node.transitions as Map<string, AnyTransition[]>) {
+      list.forEach((t, index) => {
+        if (isInert(t)) return; // a forbidden transition does nothing: nothing to take
+        map.set(t, describe(node, t, descriptor, index));
+      });
+    }
+    (node.always ?? []).forEach((t: AnyTransition, index: number) => {
+      map.set(t, describe(node, t, 'always', index));
+    });
+  }
+  return map;
+}
+
+function describe(node: AnyStateNode, t: AnyTransition, event: string, index: number): TransitionInfo {
+  const info: TransitionInfo = {
+    id: `#${node.id} ${event}[${index}]`,
+    source: node.id,
+    event,
+    index,
+    targets: (t.target ?? []).map((n: AnyStateNode) => n.id),
+  };
+  const g = guardName(t.guard);
+  if (g) info.guard = g;
+  const delay = (t as { delay?: number | string }).delay;
+  if (delay !== undefined) info.delay = delay;
+  return info;
+}
+
+// ---------------------------------------------------------------------------------
+// Stepping with inspection: which transitions a macrostep took, which states it entered.
+// ---------------------------------------------------------------------------------
+
+interface StepTrace {
+  snapshot: AnyMachineSnapshot;
+  transitions: AnyTransition[];
+  /** Ids of every state node active in any microstep (transient states included). */
+  states: Set<string>;
+}
+
+function createTracingScope() {
+  const self = createEmptyActor();
+  let sink: { transitions: AnyTransition[]; snapshots: AnyMachineSnapshot[] } | undefined;
+  self.system.inspect((ev: any) => {
+    if (sink && ev.type === '@xstate.microstep' && ev.actorRef === self) {
+      sink.transitions.push(...(ev._transitions ?? []));
+      sink.snapshots.push(ev.snapshot);
+    }
+  });
+  const scope = {
+    self,
+    logger: () => {},
+    id: '',
+    sessionId: 'model',
+    defer: () => {},
+    system: self.system,
+    stopChild: () => {},
+    emit: () => {},
+    actionExecutor: () => {},
+  };
+  const trace = (run: () => AnyMachineSnapshot): StepTrace => {
+    sink = { transitions: [], snapshots: [] };
+    try {
+      const snapshot = run();
+      const states = new Set<string>();
+      for (const s of [...sink.snapshots, snapshot]) for (const n of s._nodes) states.add(n.id);
+      for (const t of sink.transitions) {
+        states.add(t.source.id);
+        // History pseudo-states never sit in a configuration: reaching one means targeting it.
+        for (const target of t.target ?? []) if (target.type === 'history') states.add(target.id);
+      }
+      return { snapshot, transitions: sink.transitions, states };
+    } finally {
+      sink = undefined;
+    }
+  };
+  return { scope: scope as any, trace };
+}
+
+export function initialTrace(model: MachineModel): StepTrace {
+  const { scope, trace } = createTracingScope();
+  return trace(() => model.machine.getInitialSnapshot(scope, model.input));
+}
+
+export function traceStep(model: MachineModel, from: AnyMachineSnapshot, event: EventObject): StepTrace {
+  const { scope, trace } = createTracingScope();
+  return trace(() => model.machine.transition(from, event, scope));
+}
+
+// ---------------------------------------------------------------------------------
+// Traversal.
+// ---------------------------------------------------------------------------------
+
+function matchesDescriptor(type: string, descriptor: string): boolean {
+  if (descriptor === type || descriptor === '*') return true;
+  if (descriptor.endsWith('.*')) return type.startsWith(descriptor.slice(0, -1));
+  return false;
+}
+
+/**
+ * The events to try in a snapshot: every event the active states handle, with the
+ * model's sample payloads where it has some (`{ type }` alone otherwise), like
+ * `createTestModel` does. `xstate.done.state.*` is left to XState.
+ */
+export function eventsFor(model: MachineModel, snapshot: AnyMachineSnapshot): EventObject[] {
+  const samples = typeof model.events === 'function' ? model.events(snapshot) : model.events;
+  const descriptors = new Set<string>();
+  for (const node of snapshot._nodes as AnyStateNode[]) for (const d of node.ownEvents) descriptors.add(d);
+  const out: EventObject[] = [];
+  const seen = new Set<string>();
+  const push = (e: EventObject) => {
+    const key = JSON.stringify(e);
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(e);
+    }
+  };
+  for (const d of [...descriptors].sort()) {
+    if (d.startsWith('xstate.done.state.')) continue;
+    const matching = samples.filter((e) => matchesDescriptor(e.type, d));
+    if (matching.length) matching.forEach(push);
+    else if (!d.includes('*')) push({ type: d });
+  }
+  return out;
+}
+
+export function defaultSerialize(snapshot: AnyMachineSnapshot): string {
+  const context = snapshot.context && Object.keys(snapshot.context).length ? snapshot.context : undefined;
+  return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
+}
+
+/**
+ * The paths a model is walked along: shortest paths to every (state, transitions just
+ * taken) vertex, with paths that are prefixes of longer ones dropped. Each path's
+ * `steps[0]` is the initial snapshot (event `xstate.init`); `steps[i].state` is the
+ * snapshot after `steps[i].event`.
+ */
+export function modelPaths(model: MachineModel): ModelPath[] {
+  const serialize = model.serializeState ?? defaultSerialize;
+  const cache = new WeakMap<object, string>();
+  const edgeKey = (snapshot: AnyMachineSnapshot, event?: EventObject, prev?: AnyMachineSnapshot) => {
+    if (!event || !prev) return '';
+    const hit = cache.get(snapshot);
+    if (hit !== undefined) return hit;
+    const catalogue = catalogueOf(model.machine);
+    const taken = traceStep(model, prev, event).transitions.map((t) => catalogue.get(t)?.id ?? '?');
+    const key = taken.join(',');
+    cache.set(snapshot, key);
+    return key;
+  };
+  const { scope } = createTracingScope();
+  const paths = getShortestPaths(model.machine, {
+    fromState: model.machine.getInitialSnapshot(scope, model.input),
+    input: model.input,
+    events: (s: AnyMachineSnapshot) => eventsFor(model, s),
+    serializeState: (s: AnyMachineSnapshot, e?: EventObject, prev?: AnyMachineSnapshot) =>
+      `${serialize(s)} via ${edgeKey(s, e, prev)}`,
+    serializeEvent: (e: EventObject) => JSON.stringify(e),
+    limit: TRAVERSAL_LIMIT,
+  } as any) as ModelPath[];
+  return dropPrefixes(paths);
+}
+
+function dropPrefixes(paths: ModelPath[]): ModelPath[] {
+  const keyed = paths
+    .map((p) => ({ p, seq: p.steps.map((s) => JSON.stringify(s.event)) }))
+    .sort((a, b) => b.seq.length - a.seq.length || a.seq.join('\n').localeCompare(b.seq.join('\n')));
+  const kept: typeof keyed = [];
+  outer: for (const cand of keyed) {
+    for (const sup of kept) if (cand.seq.every((e, i) => sup.seq[i] === e)) continue outer;
+    kept.push(cand);
+  }
+  return kept.map((k) => k.p);
+}
+
+/** The events of a path, without the leading `xstate.init`. */
+export function pathEvents(path: ModelPath): EventObject[] {
+  return path.steps.slice(1).map((s) => s.event);
+}
+
+/** A readable one-liner for test names: `a.b → c (payload)`. */
+export function describePath(path: ModelPath): string {
+  const events = pathEvents(path).map((e) => {
+    const { type, ...rest } = e;
+    return Object.keys(rest).length ? `${type} ${JSON.stringify(rest)}` : type;
+  });
+  return `${events.length ? events.join(' → ') : '(initial)'} ⇒ ${JSON.stringify(path.state.value)}`;
+}
+
+/**
+ * A `TestModel` (the object `createTestModel` returns) over this model, without the
+ * invoke/after refusal, for tests that prefer `testModel.getShortestPaths()` and
+ * `path.test({ states, events })`.
+ */
+export function createModelTestModel(model: MachineModel): TestModel<AnyMachineSnapshot, EventObject, unknown> {
+  const { scope } = createTracingScope();
+  return new TestModel(model.machine as any, {
+    fromState: model.machine.getInitialSnapshot(scope, model.input),
+    events: (s: AnyMachineSnapshot) => eventsFor(model, s),
+    serializeState: (s: AnyMachineSnapshot) => (model.serializeState ?? defaultSerialize)(s),
+    serializeEvent: (e: EventObject) => JSON.stringify(e),
+    stateMatcher: (s: AnyMachineSnapshot, key: string) =>
+      key.startsWith('#') ? s._nodes.includes(model.machine.getStateNodeById(key)) : s.matches(key as any),
+    limit: TRAVERSAL_LIMIT,
+  } as any);
+}
+
+// ---------------------------------------------------------------------------------
+// Coverage.
+// ---------------------------------------------------------------------------------
+
+const catalogues = new WeakMap<AnyStateMachine, Map<AnyTransition, TransitionInfo>>();
+function catalogueOf(machine: AnyStateMachine) {
+  let c = catalogues.get(machine);
+  if (!c) {
+    c = transitionCatalogue(machine);
+    catalogues.set(machine, c);
+  }
+  return c;
+}
+
+export interface Coverage {
+  name: string;
+  states: { reached: number; total: number; missed: string[] };
+  transitions: { taken: number; total: number; missed: string[] };
+  paths: number;
+}
+
+/** Replays every path step by step with inspection and counts what was reached and taken. */
+export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(model)): Coverage {
+  const machine = model.machine;
+  const catalogue = catalogueOf(machine);
+  const allStates = allStateNodes(machine).map((n) => n.id);
+  const reached = new Set<string>();
+  const taken = new Set<string>();
+  const record = (trace: StepTrace) => {
+    trace.states.forEach((s) => reached.add(s));
+    for (const t of trace.transitions) {
+      const info = catalogue.get(t);
+      if (info) taken.add(info.id);
+    }
+  };
+  record(initialTrace(model));
+  for (const path of paths) {
+    for (let i = 1; i < path.steps.length; i++) {
+      const prev = path.steps[i - 1]!.state;
+      const step = path.steps[i]!;
+      const trace = traceStep(model, prev, step.event);
+      if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
+        throw new Error(`${model.name}: replaying ${step.event.type} did not reproduce the traversed state`);
+      }
+      record(trace);
+    }
+  }
+  const allTransitions = [...catalogue.values()].map((t) => t.id);
+  return {
+    name: model.name,
+    states: {
+      reached: allStates.filter((s) => reached.has(s)).length,
+      total: allStates.length,
+      missed: allStates.filter((s) => !reached.has(s)),
+    },
+    transitions: {
+      taken: allTransitions.filter((t) => taken.has(t)).length,
+      total: allTransitions.length,
+      missed: allTransitions.filter((t) => !taken.has(t)),
+    },
+    paths: paths.length,
+  };
+}
+
+/** `states | transitions | paths` as a plain-text table. */
+export function coverageTable(rows: Coverage[]): string {
+  const pct = (a: number, b: number) => (b === 0 ? '100' : ((100 * a) / b).toFixed(0));
+  const cells = [
+    ['machine', 'states', 'transitions', 'paths'],
+    ...rows.map((r) => [
+      r.name,
+      `${r.states.reached}/${r.states.total} (${pct(r.states.reached, r.states.total)} %)`,
+      `${r.transitions.taken}/${r.transitions.total} (${pct(r.transitions.taken, r.transitions.total)} %)`,
+      String(r.paths),
+    ]),
+  ];
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(cells[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join(
+    '\n',
+  );
+}
