@@ -79,12 +79,13 @@ export function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'function') {
     // Built-in higher-order guards (and/or/not) carry `guards` and a `check`.
-    const g = guard as { name?: string; guards?: unknown[] } & Record<string, unknown>;
+    const g = guard as unknown as { name?: string; guards?: unknown[] };
     if (Array.isArray(g.guards)) {
       const kind = g.name && g.name !== 'guard' ? g.name : 'guard';
       return `${kind}(${g.guards.map((x) => guardName(x) ?? '?').join(', ')})`;
     }
-    return g.name ? g.name : 'inline';
+    // An inline arrow gets its name from the `guard:` key it was written under.
+    return g.name && g.name !== 'guard' ? g.name : 'inline';
   }
   if (typeof guard === 'object') {
     const g = guard as { type?: string };
