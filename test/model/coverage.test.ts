@@ -1,0 +1,105 @@
+/**
+ * The coverage table: every machine of machines/index.ts walked through its model
+ * (test/model/<name>.model.ts), one row per machine. Below 100 % of states or of
+ * transitions (each guarded branch, `always` and `after` counted separately) fails
+ * and names what was missed. See docs/testing.md.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { machines } from '../../machines/index.ts';
+import { coverageOf, coverageTable, type Coverage, type MachineModel } from './harness.ts';
+
+const modules = import.meta.glob<{ default: MachineModel }>('./*.model.ts', { eager: true });
+
+const models = new Map<string, MachineModel>();
+for (const [file, mod] of Object.entries(modules)) {
+  const model = mod.default;
+  if (!model || typeof model !== 'object' || !model.machine) {
+    throw new Error(`${file} has no default export satisfying MachineModel`);
+  }
+  models.set(model.name, model);
+}
+
+const rows: Coverage[] = [];
+
+afterAll(() => {
+  if (!rows.length) return;
+  rows.sort((a, b) => a.name.localeCompare(b.name));
+  console.log(`\nModel coverage (states reached, transitions taken, paths walked)\n${coverageTable(rows)}\n`);
+});
+
+describe('model coverage', () => {
+  it('every registered machine has a model file', () => {
+    const missing = Object.keys(machines).filter((name) => !models.has(name));
+    expect(missing, `machines without test/model/<name>.model.ts: ${missing.join(', ')}`).toEqual([]);
+  });
+
+  it('every model names a registered machine, and is that machine', () => {
+    for (const [name, model] of models) {
+      const entry = machines[name];
+      expect(entry, `test/model model "${name}" is not a key of machines/index.ts`).toBeDefined();
+      // A model may .provide() test actors, which yields a new machine object with the same definition.
+      expect(model.machine.id, `model "${name}" walks another machine`).toBe(entry!.machine.id);
+      expect(JSON.stringify(model.machine.root.definition), `model "${name}" walks another definition`).toBe(
+        JSON.stringify(entry!.machine.root.definition),
+      );
+    }
+  });
+
+  for (const name of Object.keys(machines).sort()) {
+    it(`${name}: 100 % of states and transitions`, () => {
+      const model = models.get(name);
+      if (!model) throw new Error(`no model for machine "${name}": add test/model/${name}.model.ts`);
+      const row = coverageOf(model);
+      rows.push(row);
+      const missed = [
+        ...row.states.missed.map((s) => `state #${s}`),
+        ...row.transitions.missed.map((t) => `transition ${t}`),
+      ];
+      expect(missed, `${name} misses:\n  ${missed.join('\n  ')}`).toEqual([]);
+    });
+  }
+});
+
+// The harness itself, on a fixture machine with every feature (test/fixtures/).
+describe('coverage harness (fixture machine)', async () => {
+  const { default: fixtureModel } = await import('../fixtures/fixture.model.ts');
+  const { modelPaths, transitionCatalogue, allStateNodes } = await import('./harness.ts');
+
+  it('counts every state node (nested, parallel, final) and every guarded/always/after candidate', () => {
+    const states = allStateNodes(fixtureModel.machine).map((n) => n.id);
+    expect(states).toContain('fixture.editing.form.describing');
+    expect(states).toContain('fixture.editing.help.shown');
+    expect(states).toContain('fixture.sent.done');
+    const ids = [...transitionCatalogue(fixtureModel.machine).values()].map((t) => t.id);
+    expect(ids).toContain('#fixture.editing.form.describing step.next[0]');
+    expect(ids).toContain('#fixture.editing.form.describing step.next[1]');
+    expect(ids).toContain('#fixture.failed always[0]');
+    expect(ids).toContain('#fixture.editing.help.shown xstate.after.idleTimeout.fixture.editing.help.shown[0]');
+    expect(ids).toContain('#fixture.sending xstate.error.actor.submitReport[0]');
+    expect(ids).toContain('#fixture.sent xstate.done.state.fixture.sent[0]');
+  });
+
+  it('reaches 100 % with payloads for every guarded branch', () => {
+    const row = coverageOf(fixtureModel);
+    expect(row.states.missed).toEqual([]);
+    expect(row.transitions.missed).toEqual([]);
+    expect(row.states.reached).toBe(row.states.total);
+    expect(row.paths).toBeGreaterThan(1);
+  });
+
+  it('names the branch and the states missed when a payload is missing', () => {
+    const row = coverageOf({ ...fixtureModel, events: [{ type: 'text.change', value: 'ab' }] });
+    expect(row.transitions.missed).toContain('#fixture.editing.form.describing step.next[0]');
+    expect(row.transitions.missed).not.toContain('#fixture.editing.form.describing step.next[1]');
+    expect(row.states.missed).toContain('fixture.editing.form.reviewing');
+    expect(row.states.missed).toContain('fixture.sending');
+  });
+
+  it('walks a path that only reaches a final state through onDone raised by XState', () => {
+    const paths = modelPaths(fixtureModel);
+    const finished = paths.find((p) => p.state.value === 'finished');
+    expect(finished, 'no path ends in finished').toBeDefined();
+    expect(finished!.steps.some((s) => s.event.type.startsWith('xstate.done.state.'))).toBe(false);
+    expect(finished!.state.status).toBe('done');
+  });
+});
