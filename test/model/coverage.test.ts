@@ -5,6 +5,7 @@
  * and names what was missed. See docs/testing.md.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import type { EventObject } from 'xstate';
 import { machines } from '../../machines/index.ts';
 import { coverageOf, coverageTable, type Coverage, type MachineModel } from './harness.ts';
 
@@ -88,7 +89,7 @@ describe('coverage harness (fixture machine)', async () => {
   });
 
   it('names the branch and the states missed when a payload is missing', () => {
-    const row = coverageOf({ ...fixtureModel, events: [{ type: 'text.change', value: 'ab' }] });
+    const row = coverageOf({ ...fixtureModel, events: [{ type: 'text.change', value: 'ab' } as EventObject] });
     expect(row.transitions.missed).toContain('#fixture.editing.form.describing step.next[0]');
     expect(row.transitions.missed).not.toContain('#fixture.editing.form.describing step.next[1]');
     expect(row.states.missed).toContain('fixture.editing.form.reviewing');
