@@ -1,0 +1,252 @@
+/**
+ * The reporter's session in the private area (spec §4 Session, §6, §8).
+ *
+ * checking → loggingIn (the provider's sign-in page) → verifying (token/verify) →
+ * active → expired, and loggedOut.
+ *
+ * Invariants:
+ * - Nothing private renders before `verifying` answered 200: views show private
+ *   pages only under the `signedIn` tag.
+ * - In `active` the token is refreshed every 60 s (delay `refreshInterval`), asking
+ *   for 70 s of minimum validity, and the case is reloaded on entry and after each
+ *   refresh, so status changes reach an idle reporter.
+ * - A failed refresh never throws the reporter out: `expired` keeps the case and
+ *   keeps the pages (and so the chat composer's draft) mounted, and offers to sign
+ *   in again in a popup (docs/decisions/session-expiry.md). Only an explicit
+ *   log-out, a 401/403 from the server or a sign-in as another case leaves.
+ * - Effects (oidc-client-ts, fetch, navigation) are actors and actions supplied
+ *   with `.provide()` by the view layer; the chart itself touches no browser API.
+ */
+import { assign, fromPromise, raise, setup, type DoneActorEvent } from 'xstate';
+import type { CaseStatus, MessageType, SubmissionType, Violation } from './schema.ts';
+
+export const REFRESH_INTERVAL_MS = 60_000;
+export const MIN_VALIDITY_SECONDS = 70;
+
+export interface CaseFile {
+  id: string;
+  name: string;
+  size: number;
+  mimeType: string;
+  created?: string;
+}
+export interface CaseMessage {
+  id: string;
+  message: string;
+  time: string;
+  type: MessageType;
+  createdByUserId: string;
+  files: CaseFile[];
+}
+export interface StatusEvent {
+  status: CaseStatus;
+  dateTime: string;
+}
+export interface PrivateWhistleblower {
+  name: string;
+  email?: string | null;
+  phone?: string | null;
+  phoneCountryCode?: string | null;
+  notification?: boolean;
+}
+/** The case as read back from `GET /api/private/case/my-case` (docs/architecture.md). */
+export interface PrivateCase {
+  caseNumber: string;
+  status: CaseStatus;
+  description?: string | null;
+  violation?: Violation | null;
+  repeatedViolations?: boolean | null;
+  created: string;
+  receivedDate?: string | null;
+  submission: { type: SubmissionType };
+  approvedAt: string | null;
+  pendingWhistleblowerAction: boolean;
+  protectionOfficer?: { id?: string; name: string; jobTitle?: string; company?: string; phone?: string } | null;
+  whistleblowerRelation?: string | null;
+  reportedPersons?: { name: string; jobTitle: string; phoneOrEmail: string }[];
+  reportedUnit?: string | null;
+  subsidiary?: { id?: string; name: string } | string | null;
+  caseAccount?: { follow: boolean };
+  files: CaseFile[];
+  messages: CaseMessage[];
+  events: StatusEvent[];
+  caseStatusHistory: StatusEvent[];
+  whistleblower: PrivateWhistleblower | null;
+  report?: { text: string; updatedAt: string } | null;
+  comments?: { comment: string; created: string }[];
+}
+
+export interface CheckResult {
+  authenticated: boolean;
+  caseNumber?: string | null;
+}
+export interface VerifyResult {
+  status: number;
+}
+export interface LoadCaseResult {
+  status: number;
+  data: PrivateCase | null;
+}
+export interface SignInAgainResult {
+  caseNumber: string | null;
+}
+
+export interface SessionContext {
+  caseNumber: string | null;
+  caseData: PrivateCase | null;
+}
+
+export type SessionEvent =
+  | { type: 'case.reload' }
+  | { type: 'session.logout' }
+  | { type: 'session.unauthorized' }
+  | { type: 'session.resume' };
+
+const notProvided = <TOutput, TInput = void>(name: string) =>
+  fromPromise<TOutput, TInput>(async () => {
+    throw new Error(`session actor "${name}" not provided`);
+  });
+
+const output = <T>(event: unknown) => (event as DoneActorEvent<T>).output;
+
+export const sessionMachine = setup({
+  types: {} as { context: SessionContext; events: SessionEvent },
+  actors: {
+    /** Completes a sign-in callback if the URL holds one, then reads the stored user. */
+    checkSession: notProvided<CheckResult>('checkSession'),
+    /** Starts the redirect to the provider; on success the page leaves. */
+    signIn: notProvided<void>('signIn'),
+    verifyToken: notProvided<VerifyResult>('verifyToken'),
+    loadCase: notProvided<LoadCaseResult>('loadCase'),
+    /** Refreshes only if the token expires within `minValidity` seconds. */
+    refreshToken: notProvided<void, { minValidity: number }>('refreshToken'),
+    /** Signs in again without leaving the page (popup), so drafts survive. */
+    signInAgain: notProvided<SignInAgainResult>('signInAgain'),
+    signOut: notProvided<void>('signOut'),
+  },
+  actions: {
+    navigateToHome: () => {},
+    navigateToError: () => {},
+    clearSession: () => {},
+    reloadCase: raise({ type: 'case.reload' }),
+    assignCaseNumber: assign({ caseNumber: ({ event }) => output<CheckResult>(event).caseNumber ?? null }),
+    assignCase: assign({
+      caseData: ({ event }) => output<LoadCaseResult>(event).data,
+      caseNumber: ({ event, context }) => output<LoadCaseResult>(event).data?.caseNumber ?? context.caseNumber,
+    }),
+  },
+  guards: {
+    isAuthenticated: ({ event }) => output<CheckResult>(event).authenticated,
+    isVerified: ({ event }) => output<VerifyResult>(event).status === 200,
+    isUnauthorizedAnswer: ({ event }) => [401, 403].includes(output<LoadCaseResult>(event).status),
+    hasCase: ({ event }) => {
+      const o = output<LoadCaseResult>(event);
+      return o.status === 200 && o.data !== null;
+    },
+    isSameCase: ({ event, context }) => {
+      const n = output<SignInAgainResult>(event).caseNumber;
+      return n !== null && n === context.caseNumber;
+    },
+  },
+  delays: {
+    refreshInterval: REFRESH_INTERVAL_MS,
+  },
+}).createMachine({
+  id: 'session',
+  initial: 'checking',
+  context: { caseNumber: null, caseData: null },
+  states: {
+    checking: {
+      invoke: {
+        id: 'checkSession',
+        src: 'checkSession',
+        onDone: [{ guard: 'isAuthenticated', target: 'verifying', actions: 'assignCaseNumber' }, { target: 'loggingIn' }],
+        onError: 'signInFailed',
+      },
+    },
+    loggingIn: {
+      invoke: { id: 'signIn', src: 'signIn', onError: 'signInFailed' },
+    },
+    verifying: {
+      invoke: {
+        id: 'verifyToken',
+        src: 'verifyToken',
+        onDone: [{ guard: 'isVerified', target: 'active' }, { target: 'verificationFailed' }],
+        onError: 'verificationFailed',
+      },
+    },
+    active: {
+      type: 'parallel',
+      tags: ['signedIn'],
+      on: {
+        'session.unauthorized': 'unauthorized',
+        'session.logout': 'loggingOut',
+      },
+      states: {
+        caseData: {
+          initial: 'loading',
+          states: {
+            loading: {
+              on: { 'case.reload': { target: 'loading', reenter: true } },
+              invoke: {
+                id: 'loadCase',
+                src: 'loadCase',
+                onDone: [
+                  { guard: 'isUnauthorizedAnswer', target: '#session.unauthorized' },
+                  { guard: 'hasCase', target: 'ready', actions: 'assignCase' },
+                  // Private call failures are swallowed (spec §8): the last case read stays.
+                  { target: 'ready' },
+                ],
+                onError: 'ready',
+              },
+            },
+            ready: {
+              on: { 'case.reload': 'loading' },
+            },
+          },
+        },
+        token: {
+          initial: 'waiting',
+          states: {
+            waiting: {
+              after: { refreshInterval: 'refreshing' },
+            },
+            refreshing: {
+              invoke: {
+                id: 'refreshToken',
+                src: 'refreshToken',
+                input: { minValidity: MIN_VALIDITY_SECONDS },
+                onDone: { target: 'waiting', actions: 'reloadCase' },
+                onError: '#session.expired',
+              },
+            },
+          },
+        },
+      },
+    },
+    expired: {
+      tags: ['signedIn'],
+      on: {
+        'session.resume': 'resuming',
+        'session.logout': 'loggingOut',
+      },
+    },
+    resuming: {
+      tags: ['signedIn'],
+      invoke: {
+        id: 'signInAgain',
+        src: 'signInAgain',
+        onDone: [{ guard: 'isSameCase', target: 'active' }, { target: 'unauthorized' }],
+        // A closed or blocked popup: still expired, the offer stays.
+        onError: 'expired',
+      },
+    },
+    loggingOut: {
+      invoke: { id: 'signOut', src: 'signOut', onDone: 'loggedOut', onError: 'loggedOut' },
+    },
+    loggedOut: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
+    unauthorized: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
+    signInFailed: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
+    verificationFailed: { type: 'final', entry: 'navigateToError' },
+  },
+});

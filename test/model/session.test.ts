@@ -1,0 +1,123 @@
+/**
+ * Walks every transition of the session chart (model paths), replays each path on
+ * the real chart with real invokes and a simulated clock, and checks the
+ * behaviour the spec asks for along the way.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
+import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine } from '../../machines/session.ts';
+import model from './session.model.ts';
+import { replayPath } from './session.kit.ts';
+import { coverageOf, describePath, modelPaths } from './harness.ts';
+import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
+
+const replayOptions = {
+  promiseActors: ['checkSession', 'signIn', 'verifyToken', 'loadCase', 'refreshToken', 'signInAgain', 'signOut'],
+  recordActions: ['navigateToHome', 'navigateToError', 'clearSession'],
+};
+
+const paths = modelPaths(model);
+
+describe('session model', () => {
+  it('walks every state and every transition', () => {
+    const row = coverageOf(model, paths);
+    expect(row.states.missed).toEqual([]);
+    expect(row.transitions.missed).toEqual([]);
+  });
+
+  it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
+    const h = await replayPath(sessionMachine, path, replayOptions, (h, step) => {
+      const s = step.state as AnyMachineSnapshot;
+      const last = h.actionLog.slice(-2);
+      if (['loggedOut', 'unauthorized', 'signInFailed'].some((v) => s.matches(v))) {
+        expect(last).toEqual(['clearSession', 'navigateToHome']);
+        expect(h.actionLog).not.toContain('navigateToError');
+      }
+      if (s.matches('verificationFailed')) {
+        expect(h.actionLog.at(-1)).toBe('navigateToError');
+        expect(h.actionLog).not.toContain('navigateToHome');
+      }
+      if (s.matches({ active: { token: 'refreshing' } })) {
+        expect(h.inputs.get('refreshToken')?.at(-1)).toEqual({ minValidity: MIN_VALIDITY_SECONDS });
+      }
+      // Private pages render only once the token was verified.
+      expect(s.hasTag('signedIn')).toBe(s.matches('active') || s.matches('expired') || s.matches('resuming'));
+    });
+    const finalState = path.steps.at(-1)!.state;
+    // An expired session keeps what the reporter saw: nothing is cleared and nobody navigates.
+    if (finalState.matches('expired')) {
+      expect(h.actionLog).toEqual([]);
+      const hadCase = path.steps.some((st) => st.event.type === 'xstate.done.actor.loadCase' && (st.event as { output: { status: number } }).output.status === 200);
+      expect(finalState.context.caseData !== null).toBe(hadCase);
+    }
+  });
+});
+
+describe('session timers (simulated clock)', () => {
+  function start() {
+    const clock = new SimulatedClock();
+    const calls = { refresh: 0, load: 0, minValidity: [] as number[] };
+    let refreshFails = false;
+    const actor = createActor(
+      sessionMachine.provide({
+        actors: {
+          checkSession: fromPromise(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+          verifyToken: fromPromise(async () => ({ status: 200 })),
+          loadCase: fromPromise(async () => {
+            calls.load++;
+            return { status: 200, data: sampleCase };
+          }),
+          refreshToken: fromPromise(async ({ input }: { input: { minValidity: number } }) => {
+            calls.refresh++;
+            calls.minValidity.push(input.minValidity);
+            if (refreshFails) throw new Error('invalid_grant');
+          }),
+        },
+      }),
+      { clock },
+    );
+    actor.start();
+    return { actor, clock, calls, failRefresh: () => (refreshFails = true) };
+  }
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+
+  it('refreshes every 60 s asking for 70 s validity, and reloads the case after each refresh', async () => {
+    const { actor, clock, calls } = start();
+    await settle();
+    expect(actor.getSnapshot().matches({ active: { caseData: 'ready', token: 'waiting' } })).toBe(true);
+    expect(calls.load).toBe(1); // loaded on entry
+    clock.increment(REFRESH_INTERVAL_MS - 1);
+    await settle();
+    expect(calls.refresh).toBe(0);
+    clock.increment(1);
+    await settle();
+    expect(calls.refresh).toBe(1);
+    expect(calls.load).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      clock.increment(REFRESH_INTERVAL_MS);
+      await settle();
+    }
+    expect(calls.refresh).toBe(4);
+    expect(calls.minValidity).toEqual([70, 70, 70, 70]);
+    expect(actor.getSnapshot().matches({ active: { token: 'waiting' } })).toBe(true);
+    actor.stop();
+  });
+
+  it('a failed refresh goes to expired, keeps the case and stops the timer', async () => {
+    const { actor, clock, calls, failRefresh } = start();
+    await settle();
+    failRefresh();
+    clock.increment(REFRESH_INTERVAL_MS);
+    await settle();
+    expect(actor.getSnapshot().value).toBe('expired');
+    expect(actor.getSnapshot().context.caseData).toEqual(sampleCase);
+    expect(actor.getSnapshot().hasTag('signedIn')).toBe(true);
+    // a 401 seen by a page while expired does not throw the reporter out
+    actor.send({ type: 'session.unauthorized' });
+    expect(actor.getSnapshot().value).toBe('expired');
+    clock.increment(REFRESH_INTERVAL_MS * 5);
+    await settle();
+    expect(calls.refresh).toBe(1);
+    actor.stop();
+  });
+});
