@@ -8,7 +8,7 @@ import { sessionMachine } from '../../machines/session.ts';
 import type { MachineModel } from './harness.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
-export const sessionEvents: EventObject[] = [
+export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.checkSession', output: { authenticated: true, caseNumber: CASE_NUMBER } },
   { type: 'xstate.done.actor.checkSession', output: { authenticated: false } },
   { type: 'xstate.error.actor.checkSession', error: 'callback failed' },

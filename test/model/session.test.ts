@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
-import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine } from '../../machines/session.ts';
+import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult } from '../../machines/session.ts';
 import model from './session.model.ts';
 import { replayPath } from './session.kit.ts';
 import { coverageOf, describePath, modelPaths } from './harness.ts';
@@ -47,7 +47,7 @@ describe('session model', () => {
     // An expired session keeps what the reporter saw: nothing is cleared and nobody navigates.
     if (finalState.matches('expired')) {
       expect(h.actionLog).toEqual([]);
-      const hadCase = path.steps.some((st) => st.event.type === 'xstate.done.actor.loadCase' && (st.event as { output: { status: number } }).output.status === 200);
+      const hadCase = path.steps.some((st) => st.event.type === 'xstate.done.actor.loadCase' && (st.event as unknown as { output: { status: number } }).output.status === 200);
       expect(finalState.context.caseData !== null).toBe(hadCase);
     }
   });
@@ -61,9 +61,9 @@ describe('session timers (simulated clock)', () => {
     const actor = createActor(
       sessionMachine.provide({
         actors: {
-          checkSession: fromPromise(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+          checkSession: fromPromise<CheckResult>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
           verifyToken: fromPromise(async () => ({ status: 200 })),
-          loadCase: fromPromise(async () => {
+          loadCase: fromPromise<LoadCaseResult>(async () => {
             calls.load++;
             return { status: 200, data: sampleCase };
           }),
