@@ -5,11 +5,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import type { Writable } from 'node:stream';
 import fastifyStatic from '@fastify/static';
+import fastifyMultipart from '@fastify/multipart';
 import type { ServerConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
 import { HttpError, errorBody } from './errors.ts';
+import { loadSecret } from './crypto/secrets.ts';
+import { CaseCrypto } from './crypto/case-crypto.ts';
+import { Passwords } from './cases/passwords.ts';
+import { DiskFileStore } from './files/store.ts';
+import { seedDemoCompanies } from './companies/service.ts';
+import { registerPublicRoutes } from './routes/public.ts';
+import { registerHandlerRoutes } from './routes/handler.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
+
+/** The demo companies imported on first start (SEED_DEMO=false turns it off). */
+export const SEED_DIR = path.join(import.meta.dirname, 'seed');
+
+/** Fastify's own client-error codes, renamed to the API's (docs/api.md "Errors"). */
+const CLIENT_ERROR_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_JSON',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_REQ_FILE_TOO_LARGE: 'FILE_TOO_LARGE',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'NOT_MULTIPART',
+};
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -41,12 +65,22 @@ export interface BuiltApp {
   ctx: AppContext;
 }
 
-export async function buildApp(config: ServerConfig, opts: { loadDataDir?: Blob } = {}): Promise<BuiltApp> {
+export interface BuildOptions {
+  /** A PGlite dump to start from (tests). */
+  loadDataDir?: Blob;
+  /** Where log lines go (tests read them); standard output by default. */
+  logStream?: Writable;
+  /** Folder of demo company files; server/seed by default. */
+  seedDir?: string;
+}
+
+export async function buildApp(config: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     // Reporters' IP addresses, user agents and referrers are never logged: the
     // request serializer keeps only the method and the path without its query.
     logger: {
       level: config.logLevel,
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
       serializers: {
         req: (req) => ({ method: req.method, url: req.url.split('?')[0] }),
         res: (res) => ({ statusCode: res.statusCode }),
@@ -57,8 +91,41 @@ export async function buildApp(config: ServerConfig, opts: { loadDataDir?: Blob 
   });
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir });
-  const ctx: AppContext = { config, db: opened.db, dbKind: opened.kind, version: pkg.version, log: app.log };
   app.addHook('onClose', async () => opened.close());
+  const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
+  const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
+  const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64url');
+  const files = new DiskFileStore(config.filesDir);
+  await files.init();
+  const ctx: AppContext = {
+    config,
+    db: opened.db,
+    dbKind: opened.kind,
+    pgliteDir: opened.pgliteDir,
+    version: pkg.version,
+    log: app.log,
+    crypto: new CaseCrypto(masterKey),
+    passwords: new Passwords(pepper),
+    files,
+    adminToken,
+  };
+
+  // Uploads whose database commit happened but whose rename did not (a crash in
+  // between) are finished; other leftovers older than an hour are removed.
+  const recovered = await files.recover(async (keys) => {
+    const rows = await ctx.db.selectFrom('case_file').select('storage_key').where('storage_key', 'in', keys).execute();
+    return new Set(rows.map((r) => r.storage_key));
+  });
+  if (recovered.committed || recovered.removed) app.log.info(recovered, 'file store: finished interrupted uploads');
+
+  if (config.seedDemo) {
+    try {
+      const seeded = await seedDemoCompanies(ctx.db, opts.seedDir ?? SEED_DIR);
+      if (seeded.length) app.log.info({ companies: seeded }, 'seeded the demo companies');
+    } catch (err) {
+      app.log.error({ err }, 'could not seed the demo companies');
+    }
+  }
 
   app.addHook('onSend', async (_req, reply, payload) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
@@ -71,7 +138,8 @@ export async function buildApp(config: ServerConfig, opts: { loadDataDir?: Blob 
     }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
-      const code = (err as FastifyError).code ?? 'BAD_REQUEST';
+      const raw = (err as FastifyError).code;
+      const code = (raw && CLIENT_ERROR_CODES[raw]) ?? (raw?.startsWith('FST_') ? 'BAD_REQUEST' : raw) ?? 'BAD_REQUEST';
       return reply.status(status).send(errorBody(code, err.message));
     }
     req.log.error({ err }, 'unhandled error');
@@ -91,6 +159,11 @@ export async function buildApp(config: ServerConfig, opts: { loadDataDir?: Blob 
   });
 
   app.get('/healthz', async () => ({ ok: true }));
+
+  await app.register(fastifyMultipart, { throwFileSizeLimit: true });
+  registerPublicRoutes(app, ctx);
+  registerHandlerRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));
   if (hasDist) {

@@ -7,6 +7,12 @@ export interface ServerConfig {
   dataDir: string;
   databaseUrl?: string;
   masterKey?: string;
+  /** Base64 of 32 bytes; otherwise generated into DATA_DIR/pepper. */
+  passwordPepper?: string;
+  /** Where encrypted files live; DATA_DIR/files by default. */
+  filesDir: string;
+  /** Largest accepted upload per file, in bytes (2 GB, spec §9). */
+  maxFileBytes: number;
   distDir: string;
   /** Public base URL of the portal when behind a proxy; otherwise derived per request. */
   publicUrl?: string;
@@ -22,6 +28,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     dataDir: path.resolve(env.DATA_DIR ?? path.join(root, 'data')),
     databaseUrl: env.DATABASE_URL || undefined,
     masterKey: env.MASTER_KEY || undefined,
+    passwordPepper: env.PASSWORD_PEPPER || undefined,
+    filesDir: path.resolve(env.FILES_DIR ?? path.join(path.resolve(env.DATA_DIR ?? path.join(root, 'data')), 'files')),
+    maxFileBytes: Number(env.MAX_FILE_BYTES ?? 2 * 1024 ** 3),
     distDir: path.resolve(env.DIST_DIR ?? path.join(root, 'dist')),
     publicUrl: env.PUBLIC_URL || undefined,
     seedDemo: env.SEED_DEMO !== 'false',

@@ -1,6 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { CaseCrypto } from './crypto/case-crypto.ts';
+import type { Passwords } from './cases/passwords.ts';
+import type { FileStore } from './files/store.ts';
 
 /**
  * What every route module gets: configuration and the shared services. Each
@@ -11,6 +14,16 @@ export interface AppContext {
   config: ServerConfig;
   db: Database;
   dbKind: 'pglite' | 'postgres';
+  /** PGlite only: the raw database folder. */
+  pgliteDir?: string;
   version: string;
   log: FastifyBaseLogger;
+  /** Wraps case keys with the master key; seals fields and files. */
+  crypto: CaseCrypto;
+  /** Argon2id with the server's pepper: reporters' follow-account passwords. */
+  passwords: Passwords;
+  /** Encrypted file bytes (DATA_DIR/files by default). */
+  files: FileStore;
+  /** Secret for /api/admin/** (loopback only), kept in DATA_DIR/admin.token for the CLIs. */
+  adminToken: string;
 }

@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_meta.ts';
+import * as m0002 from './0002_core.ts';
+import * as m0100 from './0100_identity.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -7,4 +9,6 @@ import * as m0001 from './0001_meta.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001_meta': m0001,
+  '0002_core': m0002,
+  '0100_identity': m0100,
 };

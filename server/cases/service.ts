@@ -1,0 +1,389 @@
+/**
+ * Cases: creation by channel, the case as read back (spec §3, docs/architecture.md
+ * "Wire shapes"), and what handlers do to a case. Every text a reporter or a
+ * handler writes is sealed with the case's own data key before it reaches the
+ * database (server/crypto/case-crypto.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { CaseStatus, CreationChannel, MessageType, ReportedPerson, SubmissionType, Violation, Whistleblower } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import type { DB, ReportCaseTable } from '../db/schema.ts';
+import { HttpError } from '../errors.ts';
+import type { Company } from '../companies/service.ts';
+import { newCaseNumber } from './numbers.ts';
+import type { StagedFile } from './upload.ts';
+
+export const COLUMNS = {
+  details: 'report_case.details_enc',
+  whistleblower: 'report_case.whistleblower_enc',
+  report: 'report_case.report_enc',
+  messageBody: 'case_message.body_enc',
+  fileName: 'case_file.name_enc',
+  comment: 'case_comment.body_enc',
+} as const;
+
+export interface OfficerSnapshot {
+  id: string;
+  name: string;
+  jobTitle: string;
+  company: string;
+  phone: string;
+  customerRelation: string;
+  logoUrl: string | null;
+}
+
+/** The sealed part of a case: what the reporter wrote, and the officer as chosen. */
+export interface CaseDetails {
+  description: string | null;
+  violation: Violation | null;
+  repeatedViolations: boolean | null;
+  whistleblowerRelation: string;
+  reportedPersons: ReportedPerson[];
+  reportedUnit: string | null;
+  protectionOfficer: OfficerSnapshot;
+  subsidiary: { id: string; name: string } | null;
+}
+
+export interface NewCaseInput {
+  company: Company;
+  caseId: string;
+  key: Buffer;
+  wrappedKey: Buffer;
+  submissionType: SubmissionType;
+  creationChannel: CreationChannel;
+  whistleblowerRelation: string;
+  protectionOfficerId: string;
+  subsidiaryId?: string | null;
+  whistleblower?: Whistleblower | null;
+  follow: boolean;
+  password?: string | null;
+  description?: string | null;
+  violation?: Violation | null;
+  repeatedViolations?: boolean | null;
+  reportedPersons?: ReportedPerson[];
+  reportedUnit?: string | null;
+  files?: StagedFile[];
+}
+
+export interface CreatedCase {
+  caseNumber: string;
+  status: CaseStatus;
+  created: string;
+  submission: { type: SubmissionType };
+}
+
+export function officerLogoUrl(officerId: string): string {
+  return `/api/public/case/protection-officer/${officerId}/logo`;
+}
+
+export function officerSnapshot(company: Company, id: string): OfficerSnapshot | null {
+  const o = company.settings.protectionOfficers.find((x) => x.id === id);
+  if (!o) return null;
+  return { id: o.id, name: o.name, jobTitle: o.jobTitle, company: o.company, phone: o.phone, customerRelation: o.customerRelation, logoUrl: o.logo ? officerLogoUrl(o.id) : null };
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
+
+/**
+ * Creates a case with its first status event, its follow account and its
+ * submission files in one transaction. The files' temporaries are made final only
+ * after the commit; the caller discards them if this throws.
+ */
+export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<CreatedCase> {
+  const officer = officerSnapshot(input.company, input.protectionOfficerId);
+  if (!officer) throw new HttpError(400, 'UNKNOWN_OFFICER', 'No such protection officer in this company.', 'protectionOfficer.id');
+  let subsidiary: CaseDetails['subsidiary'] = null;
+  if (input.subsidiaryId) {
+    const s = input.company.settings.subsidiaries.find((x) => x.id === input.subsidiaryId);
+    if (!s) throw new HttpError(400, 'UNKNOWN_SUBSIDIARY', 'No such subsidiary in this company.', 'subsidiary');
+    subsidiary = { id: s.id, name: s.name };
+  }
+  const status: CaseStatus = input.submissionType === 'ONLINE_FORM' ? 'RECEIVED' : 'PENDING_WHISTLEBLOWER_CONTACT';
+  const details: CaseDetails = {
+    description: input.description ?? null,
+    violation: input.violation ?? null,
+    repeatedViolations: input.repeatedViolations ?? null,
+    whistleblowerRelation: input.whistleblowerRelation,
+    reportedPersons: input.reportedPersons ?? [],
+    reportedUnit: input.reportedUnit || null,
+    protectionOfficer: officer,
+    subsidiary,
+  };
+  const passwordHash = input.follow && input.password ? await ctx.passwords.hash(input.password) : null;
+  const { caseId, key } = input;
+  const now = new Date();
+
+  for (let attempt = 0; ; attempt++) {
+    const caseNumber = newCaseNumber();
+    try {
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('report_case')
+          .values({
+            id: caseId,
+            company_id: input.company.id,
+            case_number: caseNumber,
+            submission_type: input.submissionType,
+            creation_channel: input.creationChannel,
+            status,
+            created_at: now,
+            approved_at: null,
+            protection_officer_id: officer.id,
+            subsidiary_id: subsidiary?.id ?? null,
+            wrapped_key: input.wrappedKey,
+            details_enc: ctx.crypto.sealJson(key, caseId, COLUMNS.details, details),
+            whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
+            report_enc: null,
+            report_updated_at: null,
+          })
+          .execute();
+        await trx.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).execute();
+        if (passwordHash) {
+          await trx.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).execute();
+        }
+        await insertFiles(ctx, trx, caseId, key, null, input.files ?? [], now);
+      });
+      await commitFiles(ctx, input.files ?? []);
+      return { caseNumber, status, created: now.toISOString(), submission: { type: input.submissionType } };
+    } catch (err) {
+      // A clash of 16 random digits (about 1 in 9·10^15 per existing case): draw again.
+      if (isUniqueViolation(err) && String((err as { constraint?: string }).constraint ?? (err as Error).message).includes('case_number') && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
+async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date) {
+  if (!files.length) return;
+  await trx
+    .insertInto('case_file')
+    .values(
+      files.map((f) => ({
+        id: f.id,
+        case_id: caseId,
+        message_id: messageId,
+        name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
+        size: f.size,
+        mime_type: f.mimeType,
+        storage_key: f.id,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+async function commitFiles(ctx: AppContext, files: readonly StagedFile[]) {
+  for (const f of files) await ctx.files.commit(f.id);
+}
+
+// ---- reading -----------------------------------------------------------------
+
+export interface FileView {
+  id: string;
+  name: string;
+  size: number;
+  mimeType: string;
+  created: string;
+}
+
+export interface MessageView {
+  id: string;
+  message: string;
+  time: string;
+  type: MessageType;
+  createdByUserId: string;
+  answerWanted: boolean;
+  files: FileView[];
+}
+
+export interface StatusEvent {
+  status: CaseStatus;
+  dateTime: string;
+}
+
+export interface CaseView {
+  caseNumber: string;
+  status: CaseStatus;
+  description: string | null;
+  violation: Violation | null;
+  repeatedViolations: boolean | null;
+  created: string;
+  receivedDate: string | null;
+  submission: { type: SubmissionType };
+  creationChannel: CreationChannel;
+  approvedAt: string | null;
+  pendingWhistleblowerAction: boolean;
+  protectionOfficer: OfficerSnapshot;
+  whistleblowerRelation: string;
+  reportedPersons: ReportedPerson[];
+  reportedUnit: string | null;
+  subsidiary: { id: string; name: string } | null;
+  caseAccount: { follow: boolean };
+  files: FileView[];
+  messages: MessageView[];
+  /** The status history without PENDING_WHISTLEBLOWER_CONTACT (spec §4: not a step). */
+  events: StatusEvent[];
+  caseStatusHistory: StatusEvent[];
+  whistleblower: Whistleblower | null;
+  report: { text: string; updatedAt: string } | null;
+  comments: { comment: string; created: string }[];
+}
+
+export type CaseRow = Selectable<ReportCaseTable>;
+
+export async function caseKey(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }): Promise<Buffer> {
+  return ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+
+/** The case as read back (spec §3), decrypted; null when there is no such case. */
+export async function loadCaseView(ctx: AppContext, caseId: string): Promise<CaseView | null> {
+  const row = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', caseId).executeTakeFirst();
+  return row ? buildCaseView(ctx, row) : null;
+}
+
+export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<CaseView> {
+  const key = await caseKey(ctx, row);
+  const id = row.id;
+  const [events, messages, files, comments, account] = await Promise.all([
+    ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', id).orderBy('id').execute(),
+    ctx.db.selectFrom('case_message').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('id').execute(),
+    ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('id').execute(),
+    ctx.db.selectFrom('case_comment').selectAll().where('case_id', '=', id).orderBy('created_at').execute(),
+    ctx.db.selectFrom('case_account').select('case_id').where('case_id', '=', id).executeTakeFirst(),
+  ]);
+  const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
+  const fileViews = files.map((f) => ({
+    messageId: f.message_id,
+    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at) } satisfies FileView,
+  }));
+  const history = events.map((e) => ({ status: e.status as CaseStatus, dateTime: iso(e.at) }));
+  const received = history.find((e) => e.status === 'RECEIVED');
+  return {
+    caseNumber: row.case_number,
+    status: row.status as CaseStatus,
+    description: details.description,
+    violation: details.violation,
+    repeatedViolations: details.repeatedViolations,
+    created: iso(row.created_at),
+    receivedDate: received?.dateTime ?? null,
+    submission: { type: row.submission_type as SubmissionType },
+    creationChannel: row.creation_channel as CreationChannel,
+    approvedAt: row.approved_at ? iso(row.approved_at) : null,
+    pendingWhistleblowerAction: row.pending_whistleblower_action,
+    protectionOfficer: details.protectionOfficer,
+    whistleblowerRelation: details.whistleblowerRelation,
+    reportedPersons: details.reportedPersons,
+    reportedUnit: details.reportedUnit,
+    subsidiary: details.subsidiary,
+    caseAccount: { follow: !!account },
+    files: fileViews.map((f) => f.view),
+    messages: messages.map((m) => ({
+      id: m.id,
+      message: ctx.crypto.open(key, id, COLUMNS.messageBody, m.body_enc, m.id).toString('utf8'),
+      time: iso(m.created_at),
+      type: m.type as MessageType,
+      createdByUserId: m.created_by,
+      answerWanted: m.answer_wanted,
+      files: fileViews.filter((f) => f.messageId === m.id).map((f) => f.view),
+    })),
+    events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
+    caseStatusHistory: history,
+    whistleblower: row.whistleblower_enc ? ctx.crypto.openJson<Whistleblower>(key, id, COLUMNS.whistleblower, row.whistleblower_enc) : null,
+    report: row.report_enc
+      ? { text: ctx.crypto.open(key, id, COLUMNS.report, row.report_enc).toString('utf8'), updatedAt: iso(row.report_updated_at ?? row.created_at) }
+      : null,
+    comments: comments.map((c) => ({ comment: ctx.crypto.open(key, id, COLUMNS.comment, c.body_enc, c.id).toString('utf8'), created: iso(c.created_at) })),
+  };
+}
+
+// ---- changing ------------------------------------------------------------------
+
+/** Appends a status event and sets the case's status. */
+export async function setStatus(ctx: AppContext, caseId: string, status: CaseStatus): Promise<void> {
+  const at = new Date();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('report_case').set({ status }).where('id', '=', caseId).execute();
+    await trx.insertInto('case_status_event').values({ case_id: caseId, status, at }).execute();
+  });
+}
+
+/**
+ * Records (or replaces) the handler's text of an oral report. Recording it means
+ * the reporter has made contact, so a case still PENDING_WHISTLEBLOWER_CONTACT
+ * moves to RECEIVED in the same transaction (docs/decisions/oral-report-record.md).
+ */
+export async function recordReport(ctx: AppContext, row: CaseRow, text: string): Promise<void> {
+  const key = await caseKey(ctx, row);
+  const at = new Date();
+  await ctx.db.transaction().execute(async (trx) => {
+    const update = trx.updateTable('report_case').set({ report_enc: ctx.crypto.seal(key, row.id, COLUMNS.report, text), report_updated_at: at });
+    await update.where('id', '=', row.id).execute();
+    const moved = await trx
+      .updateTable('report_case')
+      .set({ status: 'RECEIVED' })
+      .where('id', '=', row.id)
+      .where('status', '=', 'PENDING_WHISTLEBLOWER_CONTACT')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) > 0) {
+      await trx.insertInto('case_status_event').values({ case_id: row.id, status: 'RECEIVED', at }).execute();
+    }
+  });
+}
+
+export interface NewMessage {
+  type: MessageType;
+  /** The case number for the reporter, the handler account id for a handler. */
+  createdBy: string;
+  text: string;
+  /** Handler asks for an answer: sets pendingWhistleblowerAction. */
+  answerWanted?: boolean;
+  /** The reporter's own message clears pendingWhistleblowerAction. */
+  fromReporter?: boolean;
+  files: StagedFile[];
+}
+
+/**
+ * Adds a message with its files (already staged under the case's key) in one
+ * transaction, then makes the files final. The caller discards the staged files
+ * if this throws.
+ */
+export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }, msg: NewMessage): Promise<MessageView> {
+  const key = await caseKey(ctx, row);
+  const id = randomUUID();
+  const now = new Date();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('case_message')
+      .values({ id, case_id: row.id, type: msg.type, created_by: msg.createdBy, created_at: now, body_enc: ctx.crypto.seal(key, row.id, COLUMNS.messageBody, msg.text, id), answer_wanted: !!msg.answerWanted })
+      .execute();
+    await insertFiles(ctx, trx, row.id, key, id, msg.files, now);
+    if (msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
+    if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
+  });
+  await commitFiles(ctx, msg.files);
+  return {
+    id,
+    message: msg.text,
+    time: now.toISOString(),
+    type: msg.type,
+    createdByUserId: msg.createdBy,
+    answerWanted: !!msg.answerWanted,
+    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString() })),
+  };
+}
+
+/** A case file's name and a stream of its decrypted bytes. */
+export async function openCaseFile(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }, fileId: string) {
+  const f = await ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', row.id).where('id', '=', fileId).executeTakeFirst();
+  if (!f) return null;
+  const key = await caseKey(ctx, row);
+  const name = ctx.crypto.open(key, row.id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8');
+  const stream = pipeline(ctx.files.get(f.storage_key), ctx.crypto.decryptFile(key, f.id), (err) => {
+    if (err && (err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.log.error({ err, fileId: f.id }, 'could not read a case file');
+  });
+  return { name, size: Number(f.size), mimeType: f.mime_type, stream };
+}

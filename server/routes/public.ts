@@ -1,0 +1,144 @@
+/**
+ * The public calls of spec §7: company info, look and feel, logos and the three
+ * ways to create a case. The company is the one named by the request's host
+ * (docs/decisions/tenant-resolution.md).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import { caseDtoSchema, firstIssue, submissionByPhoneDtoSchema, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { requireCompany, type Company } from '../companies/service.ts';
+import { lookAndFeelResponse } from '../companies/format.ts';
+import { createCase } from '../cases/service.ts';
+import { discardStaged, receiveUpload } from '../cases/upload.ts';
+
+/** Valibot output or a 400 naming the field (`prefix.path`). */
+export function parseOr400<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  const r = v.safeParse(schema, input);
+  if (r.success) return r.output;
+  const { field, message } = firstIssue(r.issues);
+  throw new HttpError(400, 'VALIDATION', `${what}${field ? `.${field}` : ''} is not valid: ${message}`, field);
+}
+
+function parseJsonPart(text: string | undefined, field: string): unknown {
+  if (text === undefined) throw new HttpError(400, 'MISSING_PART', `The "${field}" part is missing.`, field);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'BAD_JSON', `The "${field}" part is not valid JSON.`, field);
+  }
+}
+
+async function sendAsset(ctx: AppContext, reply: FastifyReply, company: Company, kind: 'logo' | 'officer-logo', name: string) {
+  const asset = await ctx.db
+    .selectFrom('company_asset')
+    .select(['content_type', 'bytes'])
+    .where('company_id', '=', company.id)
+    .where('kind', '=', kind)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (!asset) throw new HttpError(404, 'NOT_FOUND', kind === 'logo' ? 'No such logo.' : 'This protection officer has no logo.');
+  // SVG logos come from the operator's company file; still, never let one run script.
+  if (asset.content_type === 'image/svg+xml') reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+  return reply
+    .type(asset.content_type)
+    .header('cache-control', kind === 'logo' ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+    .header('content-disposition', 'inline')
+    .send(Buffer.from(asset.bytes));
+}
+
+export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
+  app.get('/api/public/case/company-info', async (req) => {
+    const company = await requireCompany(ctx.db, req);
+    return {
+      protectionOfficers: company.settings.protectionOfficers.map((o) => ({
+        id: o.id,
+        name: o.name,
+        jobTitle: o.jobTitle,
+        company: o.company,
+        phone: o.phone,
+        customerRelation: o.customerRelation,
+        logoUrl: o.logo ? `/api/public/case/protection-officer/${o.id}/logo` : null,
+      })),
+      subsidiaries: company.settings.subsidiaries.map((s) => ({ id: s.id, name: s.name })),
+    };
+  });
+
+  app.get<{ Params: { languageCode: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
+    const company = await requireCompany(ctx.db, req);
+    const body = lookAndFeelResponse(company.settings, req.params.languageCode, company.settings.logoFileName);
+    if (!body) throw new HttpError(404, 'UNKNOWN_LANGUAGE', `This company does not offer the language "${req.params.languageCode.slice(0, 20)}".`, 'languageCode');
+    return body;
+  });
+
+  app.get<{ Params: { logoFileName: string } }>('/api/public/site-look-and-feel/logo/:logoFileName', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    return sendAsset(ctx, reply, company, 'logo', req.params.logoFileName);
+  });
+
+  app.get<{ Params: { poUuid: string } }>('/api/public/case/protection-officer/:poUuid/logo', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    return sendAsset(ctx, reply, company, 'officer-logo', req.params.poUuid.toLowerCase());
+  });
+
+  app.post('/api/public/case/new/by-form', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    const caseId = randomUUID();
+    const { key, wrapped } = ctx.crypto.newCaseKey(caseId);
+    const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key });
+    try {
+      const dto = parseOr400(caseDtoSchema, parseJsonPart(upload.json, 'caseDto'), 'caseDto');
+      const created = await createCase(ctx, {
+        company,
+        caseId,
+        key,
+        wrappedKey: wrapped,
+        submissionType: 'ONLINE_FORM',
+        creationChannel: 'BY_ONLINE_FORM',
+        whistleblowerRelation: dto.whistleblowerRelation,
+        protectionOfficerId: dto.protectionOfficer.id,
+        subsidiaryId: dto.subsidiary,
+        whistleblower: dto.whistleblower,
+        follow: dto.caseAccount.follow,
+        password: dto.caseAccount.follow ? dto.caseAccount.password : null,
+        description: dto.description,
+        violation: dto.violation,
+        repeatedViolations: dto.repeatedViolations,
+        reportedPersons: dto.reportedPersons,
+        reportedUnit: dto.reportedUnit,
+        files: upload.files,
+      });
+      return reply.status(201).send({ caseDto: created });
+    } catch (err) {
+      await discardStaged(ctx, upload.files);
+      throw err;
+    }
+  });
+
+  const oral = (type: SubmissionType, what: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const company = await requireCompany(ctx.db, req);
+    if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', `Send ${what} as a JSON object.`);
+    const dto: OralSubmissionDto = parseOr400(submissionByPhoneDtoSchema, req.body, what);
+    const caseId = randomUUID();
+    const { key, wrapped } = ctx.crypto.newCaseKey(caseId);
+    const created = await createCase(ctx, {
+      company,
+      caseId,
+      key,
+      wrappedKey: wrapped,
+      submissionType: type,
+      creationChannel: 'BY_PHONE',
+      whistleblowerRelation: dto.whistleblowerRelation,
+      protectionOfficerId: dto.protectionOfficer.id,
+      subsidiaryId: dto.subsidiary,
+      whistleblower: dto.whistleblower,
+      follow: true,
+      password: dto.caseAccount.password,
+    });
+    return reply.status(201).send({ caseDto: created });
+  };
+  app.post('/api/public/case/new/by-phone', oral('PHONE', 'submissionByPhoneDto'));
+  app.post('/api/public/case/new/by-meeting', oral('MEETING', 'submissionByMeetingDto'));
+}
