@@ -121,13 +121,12 @@ export function toMermaid(machine: AnyStateMachine): string {
   const emitState = (n: AnyStateNode, indent: string) => {
     const id = ids.get(n.id)!;
     const label = n === root ? machine.id : n.type === 'history' ? `history (${n.history})` : n.key;
-    if (label !== id) lines.push(`${indent}state "${mermaidText(label)}" as ${id}`);
+    // Always the `state "label" as id` form: a bare `state id` line before a block does not parse.
+    if (label !== id || !isContainer(n)) lines.push(`${indent}state "${mermaidText(label)}" as ${id}`);
     if (isContainer(n)) {
       lines.push(`${indent}state ${id} {`);
       emitChildren(n, `${indent}  `);
       lines.push(`${indent}}`);
-    } else if (label === id) {
-      lines.push(`${indent}state ${id}`);
     }
     for (const inv of invokesOf(n)) lines.push(`${indent}${id} : ${mermaidText(inv)}`);
   };

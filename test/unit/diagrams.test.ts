@@ -60,6 +60,13 @@ describe('Mermaid statechart', () => {
     expect(edgesOf(fixtureMachine).length).toBe(transitionCatalogue(fixtureMachine).size);
   });
 
+  it('declares states only in the forms Mermaid 11 parses (`state "x" as id`, `state id {`)', () => {
+    // A bare `state id` line followed by `state other {` fails to parse in Mermaid 11.
+    const declarations = lines.filter((l) => l.startsWith('state '));
+    expect(declarations.length).toBeGreaterThan(10);
+    for (const l of declarations) expect(l).toMatch(/^state ("[^"]+" as [A-Za-z]\w*|[A-Za-z]\w* \{)$/);
+  });
+
   it('is stable', () => {
     expect(toMermaid(fixtureMachine)).toBe(mermaid);
   });
