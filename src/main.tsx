@@ -1,12 +1,39 @@
+/**
+ * App start: read the runtime config, create the API client and the router, then
+ * render. The look-and-feel actor is created inside <AppProviders>.
+ */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { RouterProvider } from '@tanstack/react-router';
+import './styles/global.css.ts';
+import { loadRuntimeConfig } from './api/config.ts';
+import { createApiClient } from './api/client.ts';
+import { createAppRouter } from './app/router.tsx';
+import { AppProviders } from './app/lookAndFeel.tsx';
+import { initialLanguage } from './app/language.ts';
+import { loadCatalogue } from './i18n/index.ts';
 
-function Placeholder() {
-  return <main><h1>Whistleblower portal</h1></main>;
+async function start() {
+  const language = initialLanguage();
+  // Fetch the first catalogue while the config is read.
+  void loadCatalogue('common', language).catch(() => undefined);
+  const config = await loadRuntimeConfig();
+  let router: ReturnType<typeof createAppRouter> | undefined;
+  const api = createApiClient({
+    baseUrl: config.apiBaseUrl,
+    companyHost: window.location.hostname,
+    // Spec §6/§8: a 401 or 403 anywhere sends the reporter to /.
+    onUnauthorized: () => void router?.navigate({ to: '/' }),
+  });
+  router = createAppRouter(api);
+  const appRouter = router;
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <AppProviders api={api} initialLanguage={language}>
+        {({ lookAndFeel }) => <RouterProvider router={appRouter} context={{ lookAndFeel }} />}
+      </AppProviders>
+    </StrictMode>,
+  );
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <Placeholder />
-  </StrictMode>,
-);
+void start();

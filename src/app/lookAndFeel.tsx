@@ -1,0 +1,82 @@
+/**
+ * The app's look-and-feel actor, created once per app in <AppProviders> (never a
+ * module singleton), and hooks for views. Views read snapshots and send events.
+ */
+import { createContext, use, type ReactNode } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { fromPromise, type ActorRefFrom } from 'xstate';
+import {
+  DEFAULT_LOOK_AND_FEEL,
+  lookAndFeelMachine,
+  type LookAndFeel,
+} from '../../machines/lookAndFeel.ts';
+import type { ApiClient } from '../api/client.ts';
+import { getCompanyInfo, getLookAndFeel } from '../api/public.ts';
+import { loadCatalogue, type Language } from '../i18n/index.ts';
+import { storeLanguage } from './language.ts';
+
+export type LookAndFeelActor = ActorRefFrom<typeof lookAndFeelMachine>;
+
+/** The machine with the real fetches and storage. */
+export function browserLookAndFeelMachine(api: ApiClient) {
+  return lookAndFeelMachine.provide({
+    actors: {
+      fetchLookAndFeel: fromPromise(async ({ input, signal }: { input: { language: Language }; signal: AbortSignal }) => {
+        // Load the language's catalogue alongside, so switching never flashes a fallback.
+        const [lookAndFeel] = await Promise.all([
+          getLookAndFeel(api, input.language, signal),
+          loadCatalogue('common', input.language).catch(() => null),
+        ]);
+        return lookAndFeel;
+      }),
+      fetchCompanyInfo: fromPromise(({ signal }) => getCompanyInfo(api, signal)),
+    },
+    actions: {
+      storeLanguage: (_, params) => storeLanguage(params.language),
+    },
+  });
+}
+
+interface AppServices {
+  api: ApiClient;
+  lookAndFeel: LookAndFeelActor;
+}
+
+const AppContext = createContext<AppServices | null>(null);
+
+export function AppProviders({
+  api,
+  initialLanguage,
+  children,
+}: {
+  api: ApiClient;
+  initialLanguage: Language;
+  children: (services: AppServices) => ReactNode;
+}) {
+  const lookAndFeel = useActorRef(browserLookAndFeelMachine(api), { input: { language: initialLanguage } });
+  const services = { api, lookAndFeel };
+  return <AppContext value={services}>{children(services)}</AppContext>;
+}
+
+function useServices(): AppServices {
+  const s = use(AppContext);
+  if (!s) throw new Error('AppProviders missing');
+  return s;
+}
+
+export function useApi(): ApiClient {
+  return useServices().api;
+}
+
+export function useLookAndFeelActor(): LookAndFeelActor {
+  return useServices().lookAndFeel;
+}
+
+/** The company's look and feel, or the spec §3 defaults while none is loaded. */
+export function useLookAndFeel(): LookAndFeel {
+  return useSelector(useLookAndFeelActor(), (s) => s.context.lookAndFeel ?? DEFAULT_LOOK_AND_FEEL);
+}
+
+export function useDisplayLanguage(): Language {
+  return useSelector(useLookAndFeelActor(), (s) => s.context.language);
+}

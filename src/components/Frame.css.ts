@@ -1,0 +1,121 @@
+import { style, globalStyle } from '@vanilla-extract/css';
+import { vars, NARROW, WIDE } from '../styles/theme.css.ts';
+
+export const skipLink = style({
+  position: 'absolute',
+  left: 8,
+  top: -100,
+  zIndex: 100,
+  padding: '10px 16px',
+  background: vars.color.surface,
+  color: vars.color.text,
+  borderRadius: vars.radius.small,
+  selectors: { '&:focus': { top: 8 } },
+});
+
+export const topBar = style({
+  position: 'sticky',
+  top: 0,
+  zIndex: 10,
+  height: vars.size.topBar,
+  display: 'flex',
+  alignItems: 'center',
+  gap: 24,
+  padding: '0 24px',
+  background: vars.color.surface,
+  borderBottom: `1px solid ${vars.color.border}`,
+});
+
+export const logoLink = style({
+  display: 'flex',
+  alignItems: 'center',
+  height: 56,
+  flexShrink: 0,
+  color: vars.color.text,
+  textDecoration: 'none',
+  fontWeight: 700,
+  fontSize: '1.25rem',
+});
+export const logo = style({ maxHeight: 52, maxWidth: 200, width: 'auto', height: 'auto', display: 'block' });
+
+export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });
+export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !important' } } });
+
+export const nav = style({ flex: 1, height: '100%' });
+export const navList = style({ display: 'flex', gap: 4, listStyle: 'none', margin: 0, padding: 0, height: '100%', alignItems: 'stretch' });
+export const navItem = style({ position: 'relative', display: 'flex', alignItems: 'center' });
+export const navLink = style({
+  display: 'flex',
+  alignItems: 'center',
+  gap: 6,
+  padding: '8px 12px',
+  borderRadius: vars.radius.small,
+  color: vars.color.text,
+  textDecoration: 'none',
+  fontWeight: 500,
+  selectors: {
+    '&:hover': { background: vars.color.secondary, color: vars.color.onSecondary },
+    '&[aria-current="page"]': { boxShadow: `inset 0 -3px 0 ${vars.color.primary}` },
+  },
+});
+export const subMenu = style({
+  display: 'none',
+  position: 'absolute',
+  top: '100%',
+  left: 0,
+  minWidth: 260,
+  listStyle: 'none',
+  margin: 0,
+  padding: 8,
+  background: vars.color.surface,
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  boxShadow: vars.shadow.card,
+});
+globalStyle(`${navItem}:hover > ${subMenu}, ${navItem}:focus-within > ${subMenu}`, { display: 'block' });
+export const subLink = style([navLink, { display: 'flex', width: '100%' }]);
+
+export const actions = style({ display: 'flex', alignItems: 'center', gap: 12, marginLeft: 'auto' });
+
+export const button = style({
+  display: 'inline-flex',
+  alignItems: 'center',
+  gap: 8,
+  minHeight: 44,
+  padding: '8px 18px',
+  border: 0,
+  borderRadius: 999,
+  background: vars.color.primary,
+  color: vars.color.onPrimary,
+  font: 'inherit',
+  fontWeight: 600,
+  textDecoration: 'none',
+  cursor: 'pointer',
+});
+
+export const menuButton = style([
+  button,
+  { marginLeft: 'auto', padding: 10, background: 'transparent', color: vars.color.text, border: `1px solid ${vars.color.border}` },
+]);
+
+export const main = style({ minHeight: `calc(100vh - ${vars.size.topBar} - 60px)`, outline: 'none' });
+
+export const footer = style({
+  padding: '20px 24px',
+  borderTop: `1px solid ${vars.color.border}`,
+  background: vars.color.surface,
+  color: vars.color.textMuted,
+  fontSize: '0.875rem',
+  textAlign: 'center',
+});
+
+export const select = style({
+  minHeight: 44,
+  padding: '6px 10px',
+  font: 'inherit',
+  color: vars.color.text,
+  background: vars.color.surface,
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+});
+export const languageLabel = style({ display: 'flex', alignItems: 'center', gap: 8 });

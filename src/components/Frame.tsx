@@ -1,0 +1,142 @@
+/**
+ * The common frame (spec §2): an 83 px top bar with the logo (→ /), the navigation
+ * from the look and feel, the language selector and the login button; under
+ * 1111 px a side drawer (loaded on first use) replaces the bar's navigation.
+ */
+import { lazy, Suspense, useRef, useState, type ReactNode } from 'react';
+import { Link, useRouter, useRouterState } from '@tanstack/react-router';
+import { PRIVATE_LANGUAGES } from '../i18n/index.ts';
+import { FrameSlotContext } from './FrameSlot.tsx';
+import { useT } from '../i18n/index.ts';
+import { useApi, useLookAndFeel } from '../app/lookAndFeel.tsx';
+import { logoUrl } from '../api/public.ts';
+import { buildNavigation, type NavItem } from './navigation.ts';
+import { LanguageSelect } from './LanguageSelect.tsx';
+import { PathLink } from './NavLink.tsx';
+import { Icon } from './Icon.tsx';
+import * as styles from './Frame.css.ts';
+
+const loadDrawer = () => import('./NavDrawer.tsx');
+const NavDrawer = lazy(loadDrawer);
+
+export const LOGIN_PATH = '/private/status';
+
+export function LoginLink({ className, onNavigate }: { className?: string; onNavigate?: () => void }) {
+  const t = useT();
+  const router = useRouter();
+  return (
+    <a
+      href={LOGIN_PATH}
+      className={className ?? styles.button}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        onNavigate?.();
+        router.history.push(LOGIN_PATH);
+      }}
+    >
+      <Icon name="login" size={20} />
+      {t('frame.login')}
+    </a>
+  );
+}
+
+function WideNav({ items, label }: { items: NavItem[]; label: string }) {
+  return (
+    <nav aria-label={label} className={`${styles.nav} ${styles.wideOnly}`}>
+      <ul className={styles.navList}>
+        {items.map((item) => (
+          <li key={item.to + item.text} className={styles.navItem}>
+            <PathLink to={item.to} className={styles.navLink}>
+              <Icon name={item.icon} size={20} />
+              {item.text}
+              {item.children.length > 0 && <Icon name="chevron" size={16} />}
+            </PathLink>
+            {item.children.length > 0 && (
+              <ul className={styles.subMenu}>
+                {item.children.map((c) => (
+                  <li key={c.to + c.text}>
+                    <PathLink to={c.to} className={styles.subLink}>
+                      {c.text}
+                    </PathLink>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+export function Frame({ children }: { children: ReactNode }) {
+  const t = useT();
+  const api = useApi();
+  const laf = useLookAndFeel();
+  const items = buildNavigation(laf, t);
+  // Open/closed of a disclosure is view state, not flow state.
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // The slot element for <FrameActions>; a DOM node, not flow state.
+  const [slot, setSlot] = useState<HTMLElement | null>(null);
+  const isPrivate = useRouterState({ select: (s) => s.location.pathname.startsWith('/private') });
+  const languages = isPrivate ? PRIVATE_LANGUAGES : undefined;
+
+  return (
+    <>
+      <a href="#main" className={styles.skipLink}>
+        {t('frame.skipToContent')}
+      </a>
+      <header className={styles.topBar}>
+        <Link to={(isPrivate ? LOGIN_PATH : '/') as '/'} className={styles.logoLink} aria-label={t('frame.logoHome')}>
+          {laf.logoFileName ? (
+            <img className={styles.logo} src={logoUrl(api, laf.logoFileName)} alt="" />
+          ) : (
+            <span>{t('frame.brand')}</span>
+          )}
+        </Link>
+        <WideNav items={items} label={t('frame.mainNavigation')} />
+        <div className={`${styles.actions} ${styles.wideOnly}`}>
+          <LanguageSelect languages={languages} />
+          {!isPrivate && <LoginLink />}
+          <div ref={setSlot} className={styles.actions} />
+        </div>
+        <button
+          ref={menuButton}
+          type="button"
+          className={`${styles.menuButton} ${styles.narrowOnly}`}
+          aria-haspopup="dialog"
+          aria-expanded={drawerOpen}
+          onPointerEnter={() => void loadDrawer()}
+          onFocus={() => void loadDrawer()}
+          onClick={() => setDrawerOpen(true)}
+        >
+          <Icon name="menu" />
+          <span>{t('frame.menu')}</span>
+        </button>
+      </header>
+      {drawerOpen && (
+        <Suspense fallback={null}>
+          <NavDrawer
+            items={items}
+            languages={languages}
+            showLogin={!isPrivate}
+            open={drawerOpen}
+            onOpenChange={setDrawerOpen}
+            returnFocusTo={menuButton}
+          />
+        </Suspense>
+      )}
+      <main id="main" tabIndex={-1} className={styles.main}>
+        <FrameSlotContext value={slot}>{children}</FrameSlotContext>
+      </main>
+      <footer className={styles.footer}>
+        <span>{t('frame.footer')}</span>
+        <span hidden data-testid="app-version">
+          {__APP_VERSION__}
+        </span>
+      </footer>
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+import { useId } from 'react';
+import { useSelector } from '@xstate/react';
+import { LANGUAGE_NAMES, LANGUAGES, isLanguage, toBcp47, useT, type Language } from '../i18n/index.ts';
+import { useLookAndFeelActor } from '../app/lookAndFeel.tsx';
+import * as styles from './Frame.css.ts';
+import { visuallyHidden } from '../styles/global.css.ts';
+
+/**
+ * The language selector. Offers the company's languages (all seven with the
+ * defaults), or exactly `languages` when given (the private pages pass
+ * PRIVATE_LANGUAGES). Sends `language.change` to the look-and-feel actor.
+ */
+export function LanguageSelect({ languages, className }: { languages?: readonly Language[]; className?: string }) {
+  const t = useT();
+  const id = useId();
+  const actor = useLookAndFeelActor();
+  const current = useSelector(actor, (s) => s.context.requested);
+  const offered = useSelector(actor, (s) => s.context.lookAndFeel?.availableLanguages);
+  const options =
+    languages ?? (offered && offered.length > 0 ? LANGUAGES.filter((l) => offered.includes(l)) : LANGUAGES);
+  return (
+    <span className={`${styles.languageLabel} ${className ?? ''}`}>
+      <label htmlFor={id} className={visuallyHidden}>
+        {t('frame.language')}
+      </label>
+      <select
+        id={id}
+        className={styles.select}
+        value={current}
+        onChange={(e) => {
+          const v = e.currentTarget.value;
+          if (isLanguage(v)) actor.send({ type: 'language.change', language: v });
+        }}
+      >
+        {options.map((l) => (
+          <option key={l} value={l} lang={toBcp47(l)}>
+            {LANGUAGE_NAMES[l]}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}

@@ -1,0 +1,33 @@
+import { useEffect, type ReactNode } from 'react';
+import * as styles from './Page.css.ts';
+
+/** The page's <h1>, also written into document.title. */
+export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+  return (
+    <header className={styles.pageHeader}>
+      <h1 className={styles.title}>{title}</h1>
+      {children}
+    </header>
+  );
+}
+
+export function Page({ children }: { children: ReactNode }) {
+  return <div className={styles.page}>{children}</div>;
+}
+
+/** Sections of heading + paragraph; line breaks in the paragraph are kept. */
+export function TextSections({ sections }: { sections: ReadonlyArray<{ heading: string; paragraph: string }> }) {
+  return (
+    <>
+      {sections.map((s, i) => (
+        <section key={i} className={styles.section}>
+          <h2 className={styles.sectionHeading}>{s.heading}</h2>
+          <p className={styles.paragraph}>{s.paragraph}</p>
+        </section>
+      ))}
+    </>
+  );
+}
