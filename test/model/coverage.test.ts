@@ -96,6 +96,19 @@ describe('coverage harness (fixture machine)', async () => {
     expect(row.states.missed).toContain('fixture.sending');
   });
 
+  it('gives createTestModel-style paths that run with path.test()', async () => {
+    const { createModelTestModel } = await import('./harness.ts');
+    const testModel = createModelTestModel(fixtureModel);
+    const paths = testModel.getShortestPaths();
+    expect(paths.length).toBeGreaterThan(5);
+    const seen: string[] = [];
+    for (const path of paths) {
+      await path.test({ states: { '*': (s) => void seen.push(JSON.stringify(s.value)) } });
+    }
+    expect(seen).toContain('"discarded"');
+    expect(seen).toContain('"finished"');
+  });
+
   it('walks a path that only reaches a final state through onDone raised by XState', () => {
     const paths = modelPaths(fixtureModel);
     const finished = paths.find((p) => p.state.value === 'finished');

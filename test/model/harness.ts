@@ -343,16 +343,22 @@ export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(
       if (info) taken.add(info.id);
     }
   };
-  record(initialTrace(model));
+  const start = initialTrace(model);
+  record(start);
   for (const path of paths) {
+    // Each path is replayed from the start, event by event: what counts is what really happens.
+    let snapshot = start.snapshot;
     for (let i = 1; i < path.steps.length; i++) {
-      const prev = path.steps[i - 1]!.state;
       const step = path.steps[i]!;
-      const trace = traceStep(model, prev, step.event);
+      const trace = traceStep(model, snapshot, step.event);
       if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
-        throw new Error(`${model.name}: replaying ${step.event.type} did not reproduce the traversed state`);
+        throw new Error(
+          `${model.name}: replaying ${describePath(path)} reached ${JSON.stringify(trace.snapshot.value)} at step ${i}, ` +
+            `not ${JSON.stringify(step.state.value)}: serializeState merges snapshots that behave differently`,
+        );
       }
       record(trace);
+      snapshot = trace.snapshot;
     }
   }
   const allTransitions = [...catalogue.values()].map((t) => t.id);
