@@ -20,6 +20,8 @@ import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerIdentity } from './idp/index.ts';
+import { registerPrivateRoutes } from './routes/private.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -74,7 +76,8 @@ export interface BuildOptions {
   seedDir?: string;
 }
 
-export async function buildApp(config: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
+export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
+  const config: ServerConfig = { ...given, filesDir: given.filesDir ?? path.join(given.dataDir, 'files') };
   const app = Fastify({
     // Reporters' IP addresses, user agents and referrers are never logged: the
     // request serializer keeps only the method and the path without its query.
@@ -95,7 +98,7 @@ export async function buildApp(config: ServerConfig, opts: BuildOptions = {}): P
   const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64url');
-  const files = new DiskFileStore(config.filesDir);
+  const files = new DiskFileStore(config.filesDir!);
   await files.init();
   const ctx: AppContext = {
     config,
@@ -128,7 +131,8 @@ export async function buildApp(config: ServerConfig, opts: BuildOptions = {}): P
   }
 
   app.addHook('onSend', async (_req, reply, payload) => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+    // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;
   });
 
@@ -164,6 +168,7 @@ export async function buildApp(config: ServerConfig, opts: BuildOptions = {}): P
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerPrivateRoutes(app, ctx, await registerIdentity(app, ctx, SECURITY_HEADERS));
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));
   if (hasDist) {

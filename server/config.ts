@@ -9,8 +9,8 @@ export interface ServerConfig {
   masterKey?: string;
   /** Base64 of 32 bytes; otherwise generated into DATA_DIR/pepper. */
   passwordPepper?: string;
-  /** Where encrypted files live; DATA_DIR/files by default. */
-  filesDir: string;
+  /** Where encrypted files live; DATA_DIR/files when not set. */
+  filesDir?: string;
   /** Largest accepted upload per file, in bytes (2 GB, spec §9). */
   maxFileBytes: number;
   distDir: string;
@@ -29,7 +29,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     databaseUrl: env.DATABASE_URL || undefined,
     masterKey: env.MASTER_KEY || undefined,
     passwordPepper: env.PASSWORD_PEPPER || undefined,
-    filesDir: path.resolve(env.FILES_DIR ?? path.join(path.resolve(env.DATA_DIR ?? path.join(root, 'data')), 'files')),
+    filesDir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : undefined,
     maxFileBytes: Number(env.MAX_FILE_BYTES ?? 2 * 1024 ** 3),
     distDir: path.resolve(env.DIST_DIR ?? path.join(root, 'dist')),
     publicUrl: env.PUBLIC_URL || undefined,
