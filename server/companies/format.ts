@@ -337,6 +337,9 @@ export type ParseResult = { ok: true; company: CompanyFile } | { ok: false; fiel
 
 /** Validates a parsed JSON value as a company file. The error names the field by its dotted path. */
 export function parseCompanyFile(json: unknown): ParseResult {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, field: '(file)', message: 'must be a JSON object describing one company' };
+  }
   const result = v.safeParse(companyFileSchema, json, { abortEarly: true });
   if (!result.success) {
     const issue = result.issues[0];
