@@ -5,15 +5,15 @@
  * Why not plain `createTestModel`: @xstate/graph 3 refuses machines that `invoke` or
  * use `after` ("Invocations on test machines are not supported"), and most of our
  * machines do both. The traversal here is the same @xstate/graph algorithm
- * (`getShortestPaths` over `machine.transition`, which never starts invoked actors nor
+ * (`getAdjacencyMap` over `machine.transition`, which never starts invoked actors nor
  * runs actions), with two additions:
  *
  * - delayed (`xstate.after.*`) and actor (`xstate.done.actor.*`, `xstate.error.actor.*`)
  *   events are sent like user events, so timers and invoked actors are walked too;
  *   `xstate.done.state.*` is never sent by hand: XState raises it when a final state
  *   is reached, so only real completions count;
- * - a vertex is (state, transitions just taken), as `createTestModel` does, so the
- *   shortest paths take every transition, not just reach every state.
+ * - a path ends on every edge of the state graph (the shortest path to a snapshot, then
+ *   one event), so the paths take every reachable transition, not just reach every state.
  *
  * Which transition candidate a step took is read from XState's own inspection events
  * (`@xstate.microstep` carries `_transitions`), never guessed from state values.
@@ -26,7 +26,7 @@ import type {
   TransitionDefinition,
 } from 'xstate';
 import { createEmptyActor } from 'xstate';
-import { TestModel, getShortestPaths, type StatePath } from 'xstate/graph';
+import { TestModel, getAdjacencyMap, type StatePath } from 'xstate/graph';
 
 export interface MachineModel {
   name: string; // the key in machines/index.ts
@@ -233,34 +233,47 @@ export function defaultSerialize(snapshot: AnyMachineSnapshot): string {
 }
 
 /**
- * The paths a model is walked along: shortest paths to every (state, transitions just
- * taken) vertex, with paths that are prefixes of longer ones dropped. Each path's
- * `steps[0]` is the initial snapshot (event `xstate.init`); `steps[i].state` is the
- * snapshot after `steps[i].event`.
+ * The paths a model is walked along: for every edge of the state graph (a snapshot,
+ * an event, the next snapshot) the shortest path to that snapshot followed by that
+ * event, so every reachable transition is taken, not just every state reached.
+ * Paths that are the beginning of a longer path are dropped. Each path's `steps[0]`
+ * is the initial snapshot (event `xstate.init`); `steps[i].state` is the snapshot
+ * after `steps[i].event`. The graph is @xstate/graph's `getAdjacencyMap`.
  */
 export function modelPaths(model: MachineModel): ModelPath[] {
   const serialize = model.serializeState ?? defaultSerialize;
-  const cache = new WeakMap<object, string>();
-  const edgeKey = (snapshot: AnyMachineSnapshot, event?: EventObject, prev?: AnyMachineSnapshot) => {
-    if (!event || !prev) return '';
-    const hit = cache.get(snapshot);
-    if (hit !== undefined) return hit;
-    const catalogue = catalogueOf(model.machine);
-    const taken = traceStep(model, prev, event).transitions.map((t) => catalogue.get(t)?.id ?? '?');
-    const key = taken.join(',');
-    cache.set(snapshot, key);
-    return key;
-  };
   const { scope } = createTracingScope();
-  const paths = getShortestPaths(model.machine, {
-    fromState: model.machine.getInitialSnapshot(scope, model.input),
+  const fromState = model.machine.getInitialSnapshot(scope, model.input);
+  const adjacency = getAdjacencyMap(model.machine, {
+    fromState,
     input: model.input,
     events: (s: AnyMachineSnapshot) => eventsFor(model, s),
-    serializeState: (s: AnyMachineSnapshot, e?: EventObject, prev?: AnyMachineSnapshot) =>
-      `${serialize(s)} via ${edgeKey(s, e, prev)}`,
+    serializeState: (s: AnyMachineSnapshot) => serialize(s),
     serializeEvent: (e: EventObject) => JSON.stringify(e),
     limit: TRAVERSAL_LIMIT,
-  } as any) as ModelPath[];
+  } as any) as Record<string, { state: AnyMachineSnapshot; transitions: Record<string, { event: EventObject; state: AnyMachineSnapshot }> }>;
+
+  // Breadth-first: the shortest event sequence to every vertex.
+  type Step = ModelPath['steps'][number];
+  const start = serialize(fromState);
+  const shortest = new Map<string, Step[]>([[start, [{ state: fromState, event: { type: 'xstate.init' } }]]]);
+  const queue = [start];
+  const edges: Step[][] = [];
+  while (queue.length) {
+    const key = queue.shift()!;
+    const head = shortest.get(key)!;
+    for (const { event, state } of Object.values(adjacency[key]?.transitions ?? {})) {
+      const steps = [...head, { state, event }];
+      edges.push(steps);
+      const next = serialize(state);
+      if (!shortest.has(next)) {
+        shortest.set(next, steps);
+        queue.push(next);
+      }
+    }
+  }
+  const paths: ModelPath[] = edges.map((steps) => ({ state: steps.at(-1)!.state, steps, weight: steps.length - 1 }));
+  if (!paths.length) paths.push({ state: fromState, steps: shortest.get(start)!, weight: 0 });
   return dropPrefixes(paths);
 }
 
@@ -345,11 +358,20 @@ export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(
   };
   const start = initialTrace(model);
   record(start);
+  // Each path is replayed from the start, event by event: what counts is what really
+  // happens. A prefix shared by several paths is replayed once.
+  const replayed = new Map<string, AnyMachineSnapshot>();
   for (const path of paths) {
-    // Each path is replayed from the start, event by event: what counts is what really happens.
     let snapshot = start.snapshot;
+    let prefix = '';
     for (let i = 1; i < path.steps.length; i++) {
       const step = path.steps[i]!;
+      prefix += `${JSON.stringify(step.event)}\n`;
+      const known = replayed.get(prefix);
+      if (known) {
+        snapshot = known;
+        continue;
+      }
       const trace = traceStep(model, snapshot, step.event);
       if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
         throw new Error(
@@ -359,6 +381,7 @@ export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(
       }
       record(trace);
       snapshot = trace.snapshot;
+      replayed.set(prefix, snapshot);
     }
   }
   const allTransitions = [...catalogue.values()].map((t) => t.id);
