@@ -97,7 +97,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   app.addHook('onClose', async () => opened.close());
   const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
-  const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64url');
+  const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
   await files.init();
   const ctx: AppContext = {

@@ -160,8 +160,9 @@ async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, c
   await trx
     .insertInto('case_file')
     .values(
-      files.map((f) => ({
+      files.map((f, position) => ({
         id: f.id,
+        position,
         case_id: caseId,
         message_id: messageId,
         name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
@@ -251,7 +252,7 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
   const [events, messages, files, comments, account] = await Promise.all([
     ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', id).orderBy('id').execute(),
     ctx.db.selectFrom('case_message').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('id').execute(),
-    ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('id').execute(),
+    ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('position').execute(),
     ctx.db.selectFrom('case_comment').selectAll().where('case_id', '=', id).orderBy('created_at').execute(),
     ctx.db.selectFrom('case_account').select('case_id').where('case_id', '=', id).executeTakeFirst(),
   ]);

@@ -85,6 +85,8 @@ export interface CaseFileTable {
   mime_type: string;
   storage_key: string;
   created_at: Timestamp;
+  /** Order within its submission or message. */
+  position: Generated<number>;
 }
 
 export interface CaseCommentTable {
