@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_meta.ts';
 import * as m0002 from './0002_core.ts';
+import * as m0003 from './0003_file_position.ts';
 import * as m0100 from './0100_identity.ts';
 
 /**
@@ -10,5 +11,6 @@ import * as m0100 from './0100_identity.ts';
 export const migrations: Record<string, Migration> = {
   '0001_meta': m0001,
   '0002_core': m0002,
+  '0003_file_position': m0003,
   '0100_identity': m0100,
 };
