@@ -5,6 +5,10 @@
 import type { AnyStateMachine } from 'xstate';
 import { lookAndFeelMachine } from './lookAndFeel.ts';
 import { sessionMachine } from './session.ts';
+import { meetingReportMachine, onlineReportMachine, oralReportMachine } from './report.ts';
+import { chatMachine } from './chat.ts';
+import { identityFormMachine } from './identityForm.ts';
+import { reportReviewMachine } from './reportReview.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -18,4 +22,10 @@ export const machines: Record<string, MachineEntry> = {
     summary: 'Loads the company look and feel for the display language and the company info; §8 failures go to the error page or the built-in defaults.',
   },
   session: { machine: sessionMachine, summary: 'The reporter\'s private-area session: sign-in, token verification, 60 s refresh with 70 s validity, expiry that keeps drafts, log-out and 401/403 exits.' },
+  chat: { machine: chatMachine, summary: 'The private chat composer: trimmed text up to 200 characters, at most 5 files, sent only with content, upload progress, draft kept on failure.' },
+  identityForm: { machine: identityFormMachine, summary: 'The private identity form (spec §5 validity, name locked once set) and the confirmed password-change request that logs out.' },
+  reportReview: { machine: reportReviewMachine, summary: 'Comment on and approve a phone or meeting report: required comment, approval confirmation, offered only before approval.' },
+  onlineReport: { machine: onlineReportMachine, summary: 'The online report form (spec §2, §4): 7 or 8 steps with per-step validity from the shared schemas, discard confirmations, validation dialog, sending with upload progress, success with a 2 s copied hint, failure keeping the draft.' },
+  oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
+  meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

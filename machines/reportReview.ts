@@ -1,0 +1,136 @@
+/**
+ * Comment on and approve the handler's record of a phone or meeting report
+ * (spec §4 Modification by reporter, §5 Comment, §9 dialog widths).
+ *
+ * Invariants:
+ * - Offered only while the submission is not ONLINE_FORM and approvedAt is empty;
+ *   otherwise the chart starts, and stays, `locked`.
+ * - An empty (or blank) comment shows the error state and sends nothing.
+ * - Approving is a confirmation substate (an AlertDialog); confirming calls the
+ *   server and, on 200, reloads the case and ends `approved` (nothing more to offer).
+ */
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import type { SubmissionType } from './schema.ts';
+
+export interface ReportReviewInput {
+  submissionType: SubmissionType;
+  approvedAt: string | null;
+}
+
+export interface ReportReviewContext extends ReportReviewInput {
+  comment: string;
+}
+
+export type ReportReviewEvent =
+  | { type: 'comment.open' }
+  | { type: 'comment.change'; value: string }
+  | { type: 'comment.submit' }
+  | { type: 'comment.cancel' }
+  | { type: 'approval.open' }
+  | { type: 'approval.confirm' }
+  | { type: 'approval.cancel' }
+  /** The case was read again: re-decide whether review is still offered. */
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null };
+
+export interface CallResult {
+  status: number;
+}
+
+const status = (event: unknown) => (event as DoneActorEvent<CallResult>).output.status;
+
+export const reportReviewMachine = setup({
+  types: {} as { context: ReportReviewContext; events: ReportReviewEvent; input: ReportReviewInput },
+  actors: {
+    sendComment: fromPromise<CallResult, { comment: string }>(async () => {
+      throw new Error('sendComment not provided');
+    }),
+    approveCase: fromPromise<CallResult, void>(async () => {
+      throw new Error('approveCase not provided');
+    }),
+  },
+  actions: {
+    reloadCase: () => {},
+    reportUnauthorized: () => {},
+    assignComment: assign({ comment: ({ event, context }) => (event.type === 'comment.change' ? event.value : context.comment) }),
+    clearComment: assign({ comment: '' }),
+    assignCase: assign(({ event, context }) =>
+      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt } : context,
+    ),
+  },
+  guards: {
+    isModifiable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
+    hasComment: ({ context }) => context.comment.trim().length > 0,
+    isOk: ({ event }) => status(event) >= 200 && status(event) < 300,
+    isUnauthorizedAnswer: ({ event }) => [401, 403].includes(status(event)),
+  },
+}).createMachine({
+  id: 'reportReview',
+  initial: 'deciding',
+  context: ({ input }) => ({ ...input, comment: '' }),
+  states: {
+    deciding: {
+      always: [{ guard: 'isModifiable', target: 'reviewing' }, { target: 'locked' }],
+    },
+    /** An online-form report, or one already approved: read-only. */
+    locked: {
+      on: { 'case.change': { target: 'deciding', actions: 'assignCase' } },
+    },
+    reviewing: {
+      initial: 'idle',
+      states: {
+        idle: {
+          initial: 'ready',
+          on: {
+            'comment.open': 'commenting',
+            'approval.open': 'confirmingApproval',
+            'case.change': { target: '#reportReview.deciding', actions: 'assignCase' },
+          },
+          states: { ready: {}, commentSent: {}, approvalFailed: {} },
+        },
+        commenting: {
+          initial: 'editing',
+          on: {
+            'comment.change': { target: '.editing', actions: 'assignComment' },
+            'comment.submit': [{ guard: 'hasComment', target: 'sendingComment' }, { target: '.invalid' }],
+            'comment.cancel': { target: 'idle', actions: 'clearComment' },
+          },
+          states: {
+            editing: {},
+            /** The comment is required: error state shown, nothing sent. */
+            invalid: {},
+            failed: {},
+          },
+        },
+        sendingComment: {
+          invoke: {
+            id: 'sendComment',
+            src: 'sendComment',
+            input: ({ context }) => ({ comment: context.comment.trim() }),
+            onDone: [
+              { guard: 'isOk', target: 'idle.commentSent', actions: ['clearComment', 'reloadCase'] },
+              { guard: 'isUnauthorizedAnswer', target: 'commenting.failed', actions: 'reportUnauthorized' },
+              { target: 'commenting.failed' },
+            ],
+            onError: 'commenting.failed',
+          },
+        },
+        confirmingApproval: {
+          on: { 'approval.confirm': 'approving', 'approval.cancel': 'idle' },
+        },
+        approving: {
+          invoke: {
+            id: 'approveCase',
+            src: 'approveCase',
+            onDone: [
+              { guard: 'isOk', target: '#reportReview.approved', actions: 'reloadCase' },
+              { guard: 'isUnauthorizedAnswer', target: 'idle.approvalFailed', actions: 'reportUnauthorized' },
+              { target: 'idle.approvalFailed' },
+            ],
+            onError: 'idle.approvalFailed',
+          },
+        },
+      },
+    },
+    approved: {},
+  },
+});

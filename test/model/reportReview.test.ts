@@ -1,0 +1,51 @@
+/** Walks every transition of comment-and-approve and replays each path on a running actor. */
+import { describe, expect, it } from 'vitest';
+import { createActor, type AnyMachineSnapshot } from 'xstate';
+import { reportReviewMachine } from '../../machines/reportReview.ts';
+import model from './reportReview.model.ts';
+import { replayPath } from './session.kit.ts';
+import { coverageOf, describePath, modelPaths } from './harness.ts';
+
+const paths = modelPaths(model);
+const replayOptions = {
+  promiseActors: ['sendComment', 'approveCase'],
+  recordActions: ['reloadCase', 'reportUnauthorized'],
+  input: model.input,
+};
+
+describe('report review model', () => {
+  it('walks every state and every transition', () => {
+    const row = coverageOf(model, paths);
+    expect(row.states.missed).toEqual([]);
+    expect(row.transitions.missed).toEqual([]);
+  });
+
+  it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
+    await replayPath(reportReviewMachine, path, replayOptions, (h, step, prev) => {
+      const s = step.state as AnyMachineSnapshot;
+      if (step.event.type === 'comment.submit') {
+        const hasText = prev.context.comment.trim() !== '';
+        expect(s.matches({ reviewing: 'sendingComment' })).toBe(hasText);
+        expect(s.matches({ reviewing: { commenting: 'invalid' } })).toBe(!hasText);
+        const sent = h.inputs.get('sendComment') ?? [];
+        if (hasText) expect(sent.at(-1)).toEqual({ comment: prev.context.comment.trim() });
+      }
+      if (s.matches('approved')) expect(h.actionLog.at(-1)).toBe('reloadCase');
+      // review is offered only for non-online reports not yet approved
+      if (s.matches('reviewing')) {
+        expect(s.context.submissionType).not.toBe('ONLINE_FORM');
+        expect(s.context.approvedAt).toBeNull();
+      }
+    });
+  });
+
+  it('is locked for an online-form report and for an approved record', () => {
+    const online = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null } }).start();
+    expect(online.getSnapshot().value).toBe('locked');
+    expect(online.getSnapshot().can({ type: 'approval.open' })).toBe(false);
+    const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z' } }).start();
+    expect(approved.getSnapshot().value).toBe('locked');
+    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null } }).start();
+    expect(phone.getSnapshot().can({ type: 'approval.open' })).toBe(true);
+  });
+});
