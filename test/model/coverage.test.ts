@@ -109,6 +109,22 @@ describe('coverage harness (fixture machine)', async () => {
     expect(seen).toContain('"finished"');
   });
 
+  it('picks a few covering paths (for browser journeys) that still take everything', async () => {
+    const { coveringPaths } = await import('./harness.ts');
+    const all = modelPaths(fixtureModel);
+    const few = coveringPaths(fixtureModel, all);
+    expect(few.length).toBeLessThan(all.length / 3);
+    const row = coverageOf(fixtureModel, few);
+    expect(row.states.missed).toEqual([]);
+    expect(row.transitions.missed).toEqual([]);
+    // Dropping any one chosen path loses something: none is redundant.
+    const necessary = few.map((p) => {
+      const rest = coverageOf(fixtureModel, few.filter((q) => q !== p));
+      return rest.states.missed.length + rest.transitions.missed.length > 0;
+    });
+    expect(necessary.filter(Boolean).length).toBeGreaterThan(0);
+  });
+
   it('walks a path that only reaches a final state through onDone raised by XState', () => {
     const paths = modelPaths(fixtureModel);
     const finished = paths.find((p) => p.state.value === 'finished');

@@ -342,63 +342,110 @@ export interface Coverage {
   paths: number;
 }
 
-/** Replays every path step by step with inspection and counts what was reached and taken. */
-export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(model)): Coverage {
-  const machine = model.machine;
-  const catalogue = catalogueOf(machine);
-  const allStates = allStateNodes(machine).map((n) => n.id);
-  const reached = new Set<string>();
-  const taken = new Set<string>();
-  const record = (trace: StepTrace) => {
-    trace.states.forEach((s) => reached.add(s));
+interface PathTrace {
+  states: Set<string>;
+  transitions: Set<string>;
+}
+
+/**
+ * Replays each path from the start, event by event, with inspection: what counts is
+ * what really happens. A prefix shared by several paths is replayed once.
+ */
+function replayPaths(model: MachineModel, paths: ModelPath[]): { start: PathTrace; perPath: PathTrace[] } {
+  const catalogue = catalogueOf(model.machine);
+  const collect = (trace: StepTrace, into: PathTrace) => {
+    trace.states.forEach((st) => into.states.add(st));
     for (const t of trace.transitions) {
       const info = catalogue.get(t);
-      if (info) taken.add(info.id);
+      if (info) into.transitions.add(info.id);
     }
   };
-  const start = initialTrace(model);
-  record(start);
-  // Each path is replayed from the start, event by event: what counts is what really
-  // happens. A prefix shared by several paths is replayed once.
-  const replayed = new Map<string, AnyMachineSnapshot>();
-  for (const path of paths) {
-    let snapshot = start.snapshot;
+  const first = initialTrace(model);
+  const start: PathTrace = { states: new Set(), transitions: new Set() };
+  collect(first, start);
+  const replayed = new Map<string, { snapshot: AnyMachineSnapshot; trace: StepTrace }>();
+  const perPath = paths.map((path) => {
+    const acc: PathTrace = { states: new Set(start.states), transitions: new Set(start.transitions) };
+    let snapshot = first.snapshot;
     let prefix = '';
     for (let i = 1; i < path.steps.length; i++) {
       const step = path.steps[i]!;
       prefix += `${JSON.stringify(step.event)}\n`;
-      const known = replayed.get(prefix);
-      if (known) {
-        snapshot = known;
-        continue;
+      let known = replayed.get(prefix);
+      if (!known) {
+        const trace = traceStep(model, snapshot, step.event);
+        if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
+          throw new Error(
+            `${model.name}: replaying ${describePath(path)} reached ${JSON.stringify(trace.snapshot.value)} at step ${i}, ` +
+              `not ${JSON.stringify(step.state.value)}: serializeState merges snapshots that behave differently`,
+          );
+        }
+        known = { snapshot: trace.snapshot, trace };
+        replayed.set(prefix, known);
       }
-      const trace = traceStep(model, snapshot, step.event);
-      if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
-        throw new Error(
-          `${model.name}: replaying ${describePath(path)} reached ${JSON.stringify(trace.snapshot.value)} at step ${i}, ` +
-            `not ${JSON.stringify(step.state.value)}: serializeState merges snapshots that behave differently`,
-        );
-      }
-      record(trace);
-      snapshot = trace.snapshot;
-      replayed.set(prefix, snapshot);
+      collect(known.trace, acc);
+      snapshot = known.snapshot;
     }
+    return acc;
+  });
+  return { start, perPath };
+}
+
+/** Replays every path with inspection and counts what was reached and taken. */
+export function coverageOf(model: MachineModel, paths: ModelPath[] = modelPaths(model)): Coverage {
+  const { start, perPath } = replayPaths(model, paths);
+  const reached = new Set(start.states);
+  const taken = new Set(start.transitions);
+  for (const p of perPath) {
+    p.states.forEach((x) => reached.add(x));
+    p.transitions.forEach((x) => taken.add(x));
   }
-  const allTransitions = [...catalogue.values()].map((t) => t.id);
+  const allStates = allStateNodes(model.machine).map((n) => n.id);
+  const allTransitions = [...catalogueOf(model.machine).values()].map((t) => t.id);
   return {
     name: model.name,
     states: {
-      reached: allStates.filter((s) => reached.has(s)).length,
+      reached: allStates.filter((x) => reached.has(x)).length,
       total: allStates.length,
-      missed: allStates.filter((s) => !reached.has(s)),
+      missed: allStates.filter((x) => !reached.has(x)),
     },
     transitions: {
-      taken: allTransitions.filter((t) => taken.has(t)).length,
+      taken: allTransitions.filter((x) => taken.has(x)).length,
       total: allTransitions.length,
-      missed: allTransitions.filter((t) => !taken.has(t)),
+      missed: allTransitions.filter((x) => !taken.has(x)),
     },
     paths: paths.length,
   };
+}
+
+/**
+ * A small subset of `paths` that still reaches every state and takes every transition
+ * they reach and take (greedy set cover, deterministic). For expensive walks such as
+ * browser journeys, where one path per graph edge would be far too many.
+ */
+export function coveringPaths(model: MachineModel, paths: ModelPath[] = modelPaths(model)): ModelPath[] {
+  const { start, perPath } = replayPaths(model, paths);
+  const goals = (p: PathTrace) => [...[...p.states].map((x) => `s ${x}`), ...[...p.transitions].map((x) => `t ${x}`)];
+  const covered = new Set(goals(start));
+  const remaining = perPath.map((p, i) => ({ i, goals: goals(p) }));
+  const chosen: number[] = [];
+  for (;;) {
+    let best: { i: number; gain: number } | undefined;
+    for (const r of remaining) {
+      const gain = r.goals.filter((g) => !covered.has(g)).length;
+      if (!gain) continue;
+      const better =
+        !best ||
+        gain > best.gain ||
+        (gain === best.gain && paths[r.i]!.steps.length < paths[best.i]!.steps.length);
+      if (better) best = { i: r.i, gain };
+    }
+    if (!best) break;
+    chosen.push(best.i);
+    for (const g of remaining[best.i]!.goals) covered.add(g);
+  }
+  if (!chosen.length && paths.length) chosen.push(0);
+  return chosen.sort((a, b) => a - b).map((i) => paths[i]!);
 }
 
 /** `states | transitions | paths` as a plain-text table. */
