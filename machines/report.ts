@@ -1,0 +1,777 @@
+/**
+ * The three report channels (spec §2, §4, §5): online form, oral report and book
+ * meeting, as one statechart factory configured per channel
+ * (docs/decisions/report-machines.md).
+ *
+ * Shape: `loadingCompany` (company info: officers and subsidiaries), then `editing`,
+ * whose `steps` is a parallel state with one region per step. Every dialog is a
+ * state of its own beside `steps` (`editing.confirmingDiscard.*`) or beside
+ * `editing` (validation, sending, success, failure), so only one is ever open and
+ * the form is frozen while it is. The draft lives in context and survives them
+ * all, so a failed send never loses a word of the report.
+ *
+ * Invariants:
+ * - The draft lives in context; each step's validity is derived from it with the
+ *   shared valibot rules (`stepValidity`), never stored.
+ * - Every change that would drop typed data goes through `editing.confirmingDiscard`
+ *   (one substate per step that can drop data); `discard.cancel` leaves the earlier
+ *   choice untouched.
+ * - While notification is on, follow is forced and not-follow is refused.
+ * - `report.submit` is accepted only when the terms are accepted and, if following,
+ *   the password is typed and equals its confirmation; with any required step
+ *   invalid it opens the validation dialog and names the first invalid step.
+ * - Effects (the submit request, copying, navigation) are named here and supplied
+ *   with `.provide()`; the machine never touches the network, the DOM or storage.
+ */
+import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import * as v from 'valibot';
+import {
+  descriptionSchema,
+  keepAllowedFiles,
+  passwordSchema,
+  reportedPersonSchema,
+  requiredText,
+  whistleblowerSchema,
+  VIOLATIONS,
+  type CaseDto,
+  type OralSubmissionDto,
+  type ReportedPerson,
+  type Violation,
+} from './schema.ts';
+
+// ---- types -------------------------------------------------------------------------
+
+export type ReportChannel = 'online' | 'oral' | 'meeting';
+
+export interface ProtectionOfficer {
+  id: string;
+  name: string;
+  jobTitle?: string | null;
+  company?: string | null;
+  phone?: string | null;
+  customerRelation?: string | null;
+  logoUrl?: string | null;
+}
+export interface Subsidiary {
+  id: string;
+  name: string;
+}
+export interface CompanyInfo {
+  protectionOfficers: ProtectionOfficer[];
+  subsidiaries: Subsidiary[];
+}
+
+/** A file as the browser gives it (a `File` satisfies this). */
+export interface ReportFile {
+  name: string;
+  size: number;
+  type: string;
+}
+
+export type StepName =
+  | 'subsidiary'
+  | 'protectionOfficer'
+  | 'relation'
+  | 'describeProblem'
+  | 'reportRelated'
+  | 'documents'
+  | 'identity'
+  | 'followReport';
+
+export type Concerns = 'persons' | 'company';
+export type IdentityChoice = 'reveal' | 'anonymous';
+
+export interface PersonInput {
+  name: string;
+  jobTitle: string;
+  phoneOrEmail: string;
+}
+export interface WhistleblowerInput {
+  name: string;
+  email: string;
+  phone: string;
+  phoneCountryCode: string;
+  notification: boolean;
+}
+
+export interface ReportDraft {
+  subsidiary: string | null;
+  protectionOfficer: string | null;
+  whistleblowerRelation: string;
+  description: string;
+  violation: Violation;
+  repeatedViolations: boolean | null;
+  concerns: Concerns | null;
+  reportedPersons: ReportedPerson[];
+  personInput: PersonInput;
+  reportedUnit: string;
+  files: ReportFile[];
+  identity: IdentityChoice | null;
+  whistleblower: WhistleblowerInput;
+  follow: boolean | null;
+  password: string;
+  passwordConfirmation: string;
+  termsAccepted: boolean;
+}
+
+/** What the server answered for a new case (spec §3 "Success data"). */
+export interface SuccessData {
+  caseDto: { caseNumber: string; status?: string; created?: string; submission?: { type: string } };
+}
+
+export interface UploadProgress {
+  loaded: number;
+  total: number;
+}
+
+export interface ReportContext {
+  channel: ReportChannel;
+  company: CompanyInfo;
+  draft: ReportDraft;
+  /** Files dropped by the last `files.add` (not allowed, or beyond five): for a notice. */
+  droppedFiles: number;
+  /** Per file, while sending. */
+  progress: UploadProgress[];
+  firstInvalidStep: StepName | null;
+  response: SuccessData | null;
+}
+
+export type Submission =
+  | { channel: 'online'; dto: CaseDto; files: ReportFile[] }
+  | { channel: 'oral' | 'meeting'; dto: OralSubmissionDto; files: [] };
+
+export interface UploadProgressEvent {
+  type: 'upload.progress';
+  index: number;
+  loaded: number;
+  total: number;
+}
+
+/** Input of the `submitReport` actor: the request, and where to report upload progress. */
+export interface SubmitReportInput {
+  submission: Submission;
+  reportProgress: (e: UploadProgressEvent) => void;
+}
+
+export type ReportEvent =
+  | { type: 'subsidiary.select'; id: string | null }
+  | { type: 'officer.select'; id: string }
+  | { type: 'relation.change'; value: string }
+  | { type: 'description.change'; value: string }
+  | { type: 'violation.select'; value: Violation }
+  | { type: 'repeated.choose'; value: boolean }
+  | { type: 'concerns.choose'; value: Concerns }
+  | { type: 'person.change'; field: keyof PersonInput; value: string }
+  | { type: 'person.add' }
+  | { type: 'person.remove'; index: number }
+  | { type: 'unit.change'; value: string }
+  | { type: 'files.add'; files: ReportFile[] }
+  | { type: 'file.remove'; index: number }
+  | { type: 'identity.choose'; value: IdentityChoice }
+  | { type: 'identity.change'; field: 'name' | 'email'; value: string }
+  | { type: 'phone.change'; phone: string; countryCode: string }
+  | { type: 'notification.toggle'; value: boolean }
+  | { type: 'follow.choose'; value: boolean }
+  | { type: 'password.change'; value: string }
+  | { type: 'passwordConfirmation.change'; value: string }
+  | { type: 'terms.toggle'; value: boolean }
+  | { type: 'discard.confirm' }
+  | { type: 'discard.cancel' }
+  | { type: 'report.submit' }
+  | UploadProgressEvent
+  | { type: 'dialog.close' }
+  | { type: 'caseNumber.copy' }
+  | { type: 'login.start' }
+  | { type: 'form.reset' };
+
+// ---- steps and validity ------------------------------------------------------------
+
+/** The steps a channel shows, in order (spec §2). Subsidiary only with subsidiaries. */
+export function reportSteps(channel: ReportChannel, hasSubsidiaries: boolean): StepName[] {
+  const steps: StepName[] =
+    channel === 'online'
+      ? ['protectionOfficer', 'relation', 'describeProblem', 'reportRelated', 'documents', 'identity', 'followReport']
+      : ['protectionOfficer', 'relation', 'identity', 'followReport'];
+  return hasSubsidiaries ? ['subsidiary', ...steps] : steps;
+}
+
+/** Steps whose validity decides whether the report may be sent (spec §4). */
+export function requiredSteps(channel: ReportChannel): StepName[] {
+  return channel === 'online'
+    ? ['subsidiary', 'protectionOfficer', 'relation', 'describeProblem', 'reportRelated', 'identity', 'followReport']
+    : ['subsidiary', 'protectionOfficer', 'relation', 'identity', 'followReport'];
+}
+
+function isPersonInputEmpty(p: PersonInput): boolean {
+  return !p.name.trim() && !p.jobTitle.trim() && !p.phoneOrEmail.trim();
+}
+
+/** The identity as it goes on the wire, or null while it is not a valid one. */
+export function whistleblowerPayload(w: WhistleblowerInput) {
+  const result = v.safeParse(whistleblowerSchema, {
+    name: w.name,
+    email: w.email,
+    phone: w.phone || null,
+    phoneCountryCode: w.phone ? w.phoneCountryCode || null : null,
+    notification: w.notification,
+  });
+  return result.success ? result.output : null;
+}
+
+export function stepValidity(context: Pick<ReportContext, 'company' | 'draft'>): Record<StepName, boolean> {
+  const d = context.draft;
+  return {
+    subsidiary: true,
+    protectionOfficer:
+      d.protectionOfficer !== null && context.company.protectionOfficers.some((o) => o.id === d.protectionOfficer),
+    relation: v.is(requiredText(), d.whistleblowerRelation),
+    describeProblem: v.is(descriptionSchema, d.description) && d.repeatedViolations !== null,
+    reportRelated:
+      d.concerns === 'persons'
+        ? d.reportedPersons.length > 0 || v.is(reportedPersonSchema, d.personInput)
+        : d.concerns === 'company'
+          ? d.reportedUnit.trim() !== ''
+          : false,
+    documents: true,
+    identity: d.identity === 'anonymous' || (d.identity === 'reveal' && whistleblowerPayload(d.whistleblower) !== null),
+    followReport:
+      d.termsAccepted &&
+      (d.follow === false ||
+        (d.follow === true && v.is(passwordSchema, d.password) && d.password === d.passwordConfirmation)),
+  };
+}
+
+export function firstInvalidStep(context: Pick<ReportContext, 'channel' | 'company' | 'draft'>): StepName | null {
+  const validity = stepValidity(context);
+  return requiredSteps(context.channel).find((s) => !validity[s]) ?? null;
+}
+
+/** Spec §4: Send is enabled only when terms are accepted and, if following, the password is typed and confirmed. */
+export function isSendEnabled(d: ReportDraft): boolean {
+  return d.termsAccepted && (d.follow !== true || (d.password !== '' && d.password === d.passwordConfirmation));
+}
+
+/** The request for the server, built from a draft whose steps are valid. */
+export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'>): Submission {
+  const d = context.draft;
+  const common = {
+    whistleblowerRelation: d.whistleblowerRelation.trim(),
+    subsidiary: d.subsidiary,
+    protectionOfficer: { id: d.protectionOfficer ?? '' },
+    whistleblower: d.identity === 'reveal' ? whistleblowerPayload(d.whistleblower) : null,
+  };
+  if (context.channel !== 'online') {
+    return {
+      channel: context.channel,
+      dto: { ...common, creationChannel: 'BY_PHONE', caseAccount: { follow: true, password: d.password } },
+      files: [],
+    };
+  }
+  const typed = v.safeParse(reportedPersonSchema, d.personInput);
+  const persons = d.concerns === 'persons' ? [...d.reportedPersons, ...(typed.success ? [typed.output] : [])] : [];
+  return {
+    channel: 'online',
+    dto: {
+      ...common,
+      creationChannel: 'BY_ONLINE_FORM',
+      description: d.description.trim(),
+      violation: d.violation,
+      repeatedViolations: d.repeatedViolations === true,
+      caseAccount: d.follow ? { follow: true, password: d.password } : { follow: false, password: null },
+      reportedPersons: persons,
+      reportedUnit: d.concerns === 'company' ? d.reportedUnit.trim() : null,
+    },
+    files: [...d.files],
+  };
+}
+
+// ---- context -------------------------------------------------------------------------
+
+const emptyPerson = (): PersonInput => ({ name: '', jobTitle: '', phoneOrEmail: '' });
+const emptyWhistleblower = (): WhistleblowerInput => ({
+  name: '',
+  email: '',
+  phone: '',
+  phoneCountryCode: '',
+  notification: false,
+});
+
+export function emptyDraft(channel: ReportChannel, company: CompanyInfo): ReportDraft {
+  const officers = company.protectionOfficers;
+  return {
+    subsidiary: null,
+    // Spec §4: a single protection officer is selected for the reporter.
+    protectionOfficer: officers.length === 1 ? officers[0]!.id : null,
+    whistleblowerRelation: '',
+    description: '',
+    violation: 'DONT_KNOW',
+    repeatedViolations: null,
+    concerns: null,
+    reportedPersons: [],
+    personInput: emptyPerson(),
+    reportedUnit: '',
+    files: [],
+    identity: null,
+    whistleblower: emptyWhistleblower(),
+    // Oral report and meeting: follow is fixed on (spec §2).
+    follow: channel === 'online' ? null : true,
+    password: '',
+    passwordConfirmation: '',
+    termsAccepted: false,
+  };
+}
+
+const noCompany: CompanyInfo = { protectionOfficers: [], subsidiaries: [] };
+
+type Ev<T extends ReportEvent['type']> = Extract<ReportEvent, { type: T }>;
+
+// ---- machine -----------------------------------------------------------------------
+
+const reportSetup = setup({
+  types: {
+    context: {} as ReportContext,
+    events: {} as ReportEvent,
+  },
+  actors: {
+    /** Loads company info (officers, subsidiaries); rejects on any failure. */
+    loadCompanyInfo: fromPromise<CompanyInfo>(async () => {
+      throw new Error('loadCompanyInfo not provided');
+    }),
+    /** Sends the report; resolves with the server's answer, or null when it failed. */
+    submitReport: fromPromise<SuccessData | null, SubmitReportInput>(async () => null),
+  },
+  delays: {
+    /** Spec §9: the "copied" hint shows for 2 seconds. */
+    copiedHint: 2000,
+  },
+  actions: {
+    /** Copies the case number to the clipboard (supplied by the view). */
+    copyCaseNumber: (_, _params: { caseNumber: string }) => {},
+    /** Leaves the form for the front page (supplied by the view). */
+    goToFrontPage: () => {},
+    /** Starts sign-in at /private/status (supplied by the view). */
+    goToLogin: () => {},
+    /** Company info could not be loaded: spec §8 sends the reporter to /something-went-wrong. */
+    goToErrorPage: () => {},
+    assignCompany: assign({
+      company: (_, params: { company: CompanyInfo }) => params.company,
+      draft: ({ context }, params: { company: CompanyInfo }) => emptyDraft(context.channel, params.company),
+    }),
+    resetDraft: assign(({ context }) => ({
+      draft: emptyDraft(context.channel, context.company),
+      droppedFiles: 0,
+      progress: [],
+      firstInvalidStep: null,
+      response: null,
+    })),
+    assignSubsidiary: assign({
+      draft: ({ context, event }) => ({ ...context.draft, subsidiary: (event as Ev<'subsidiary.select'>).id }),
+    }),
+    assignOfficer: assign({
+      draft: ({ context, event }) => ({ ...context.draft, protectionOfficer: (event as Ev<'officer.select'>).id }),
+    }),
+    assignRelation: assign({
+      draft: ({ context, event }) => ({
+        ...context.draft,
+        whistleblowerRelation: (event as Ev<'relation.change'>).value,
+      }),
+    }),
+    assignDescription: assign({
+      draft: ({ context, event }) => ({ ...context.draft, description: (event as Ev<'description.change'>).value }),
+    }),
+    assignViolation: assign({
+      draft: ({ context, event }) => ({ ...context.draft, violation: (event as Ev<'violation.select'>).value }),
+    }),
+    assignRepeated: assign({
+      draft: ({ context, event }) => ({
+        ...context.draft,
+        repeatedViolations: (event as Ev<'repeated.choose'>).value,
+      }),
+    }),
+    assignConcerns: assign({
+      draft: ({ context, event }) => ({ ...context.draft, concerns: (event as Ev<'concerns.choose'>).value }),
+    }),
+    /** Confirmed switch: drop the other choice's data and take the new one. */
+    switchConcernsDiscarding: assign({
+      draft: ({ context }) => ({
+        ...context.draft,
+        concerns: context.draft.concerns === 'persons' ? ('company' as const) : ('persons' as const),
+        reportedPersons: [],
+        personInput: emptyPerson(),
+        reportedUnit: '',
+      }),
+    }),
+    assignPersonField: assign({
+      draft: ({ context, event }) => {
+        const e = event as Ev<'person.change'>;
+        return { ...context.draft, personInput: { ...context.draft.personInput, [e.field]: e.value } };
+      },
+    }),
+    addPerson: assign({
+      draft: ({ context }) => {
+        const p = context.draft.personInput;
+        const person = { name: p.name.trim(), jobTitle: p.jobTitle.trim(), phoneOrEmail: p.phoneOrEmail.trim() };
+        return { ...context.draft, reportedPersons: [...context.draft.reportedPersons, person], personInput: emptyPerson() };
+      },
+    }),
+    removePerson: assign({
+      draft: ({ context, event }) => ({
+        ...context.draft,
+        reportedPersons: context.draft.reportedPersons.filter((_, i) => i !== (event as Ev<'person.remove'>).index),
+      }),
+    }),
+    assignUnit: assign({
+      draft: ({ context, event }) => ({ ...context.draft, reportedUnit: (event as Ev<'unit.change'>).value }),
+    }),
+    addFiles: assign(({ context, event }) => {
+      const kept = keepAllowedFiles(context.draft.files, (event as Ev<'files.add'>).files);
+      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped };
+    }),
+    removeFile: assign(({ context, event }) => ({
+      draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== (event as Ev<'file.remove'>).index) },
+      droppedFiles: 0,
+    })),
+    assignIdentityChoice: assign({
+      draft: ({ context, event }) => ({ ...context.draft, identity: (event as Ev<'identity.choose'>).value }),
+    }),
+    becomeAnonymousDiscarding: assign({
+      draft: ({ context }) => ({ ...context.draft, identity: 'anonymous' as const, whistleblower: emptyWhistleblower() }),
+    }),
+    assignIdentityField: assign({
+      draft: ({ context, event }) => {
+        const e = event as Ev<'identity.change'>;
+        return { ...context.draft, whistleblower: { ...context.draft.whistleblower, [e.field]: e.value } };
+      },
+    }),
+    assignPhone: assign({
+      draft: ({ context, event }) => {
+        const e = event as Ev<'phone.change'>;
+        return {
+          ...context.draft,
+          whistleblower: { ...context.draft.whistleblower, phone: e.phone, phoneCountryCode: e.countryCode },
+        };
+      },
+    }),
+    /** Notification on forces follow on (spec §4). */
+    assignNotification: assign({
+      draft: ({ context, event }) => {
+        const on = (event as Ev<'notification.toggle'>).value;
+        return {
+          ...context.draft,
+          whistleblower: { ...context.draft.whistleblower, notification: on },
+          follow: on ? true : context.draft.follow,
+        };
+      },
+    }),
+    assignFollow: assign({
+      draft: ({ context, event }) => ({ ...context.draft, follow: (event as Ev<'follow.choose'>).value }),
+    }),
+    stopFollowingDiscarding: assign({
+      draft: ({ context }) => ({ ...context.draft, follow: false, password: '', passwordConfirmation: '' }),
+    }),
+    assignPassword: assign({
+      draft: ({ context, event }) => ({ ...context.draft, password: (event as Ev<'password.change'>).value }),
+    }),
+    assignPasswordConfirmation: assign({
+      draft: ({ context, event }) => ({
+        ...context.draft,
+        passwordConfirmation: (event as Ev<'passwordConfirmation.change'>).value,
+      }),
+    }),
+    assignTerms: assign({
+      draft: ({ context, event }) => ({ ...context.draft, termsAccepted: (event as Ev<'terms.toggle'>).value }),
+    }),
+    assignFirstInvalidStep: assign({ firstInvalidStep: ({ context }) => firstInvalidStep(context) }),
+    clearFirstInvalidStep: assign({ firstInvalidStep: null }),
+    startProgress: assign({
+      progress: ({ context }) => context.draft.files.map((f) => ({ loaded: 0, total: f.size })),
+    }),
+    assignProgress: assign({
+      progress: ({ context, event }) => {
+        const e = event as UploadProgressEvent;
+        return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
+      },
+    }),
+    assignResponse: assign({ response: (_, params: { response: SuccessData | null }) => params.response }),
+  },
+  guards: {
+    /** Switching persons ⇄ company would drop what was typed for the current choice. */
+    hasConcernDataToDiscard: ({ context, event }) => {
+      const d = context.draft;
+      const next = (event as Ev<'concerns.choose'>).value;
+      if (d.concerns === null || d.concerns === next) return false;
+      return d.concerns === 'persons'
+        ? d.reportedPersons.length > 0 || !isPersonInputEmpty(d.personInput)
+        : d.reportedUnit.trim() !== '';
+    },
+    /** Only a complete person (name, job title, phone or e-mail) is added: the server needs all three. */
+    isPersonComplete: ({ context }) =>
+      context.draft.concerns === 'persons' && v.is(reportedPersonSchema, context.draft.personInput),
+    hasIdentityDataToDiscard: ({ context, event }) => {
+      const w = context.draft.whistleblower;
+      return (
+        (event as Ev<'identity.choose'>).value === 'anonymous' &&
+        (w.name.trim() !== '' || w.email.trim() !== '' || w.phone.trim() !== '' || w.notification)
+      );
+    },
+    isRevealing: ({ context }) => context.draft.identity === 'reveal',
+    /** Not-follow is refused while notification is on (spec §4). */
+    isFollowChoiceAllowed: ({ context, event }) =>
+      (event as Ev<'follow.choose'>).value || !context.draft.whistleblower.notification,
+    /** Choosing not-follow (allowed) with a password typed would drop it. */
+    isDiscardingPassword: ({ context, event }) =>
+      !(event as Ev<'follow.choose'>).value &&
+      !context.draft.whistleblower.notification &&
+      (context.draft.password !== '' || context.draft.passwordConfirmation !== ''),
+    isSendEnabled: ({ context }) => isSendEnabled(context.draft),
+    hasInvalidStep: ({ context }) => firstInvalidStep(context) !== null,
+    hasResponse: (_, params: { response: SuccessData | null }) => params.response !== null,
+  },
+});
+
+/** Builds the machine of one channel. */
+export function createReportMachine(channel: ReportChannel) {
+  const online = channel === 'online';
+  const id = `${channel}Report`;
+
+  // The step regions only the online form has (spec §2).
+  const onlineSteps = {
+    describeProblem: {
+      initial: 'editing',
+      states: {
+        editing: {
+          on: {
+            'description.change': { actions: 'assignDescription' },
+            'violation.select': { actions: 'assignViolation' },
+            'repeated.choose': { actions: 'assignRepeated' },
+          },
+        },
+      },
+    },
+    reportRelated: {
+      initial: 'editing',
+      states: {
+        editing: {
+          on: {
+            'concerns.choose': [
+              { guard: 'hasConcernDataToDiscard', target: '#' + id + '.editing.confirmingDiscard.reportRelated' },
+              { actions: 'assignConcerns' },
+            ],
+            'person.change': { actions: 'assignPersonField' },
+            'person.add': { guard: 'isPersonComplete', actions: 'addPerson' },
+            'person.remove': { actions: 'removePerson' },
+            'unit.change': { actions: 'assignUnit' },
+          },
+        },
+      },
+    },
+    documents: {
+      initial: 'editing',
+      states: {
+        editing: {
+          on: {
+            'files.add': { actions: 'addFiles' },
+            'file.remove': { actions: 'removeFile' },
+          },
+        },
+      },
+    },
+  } as const;
+
+  const followChoice = online
+    ? ({
+        'follow.choose': [
+          { guard: 'isDiscardingPassword', target: '#' + id + '.editing.confirmingDiscard.followReport' },
+          { guard: 'isFollowChoiceAllowed', actions: 'assignFollow' },
+        ],
+      } as const)
+    : {};
+
+  const copy = {
+    type: 'copyCaseNumber',
+    params: ({ context }: { context: ReportContext }) => ({ caseNumber: context.response?.caseDto.caseNumber ?? '' }),
+  } as const;
+
+  return reportSetup.createMachine({
+    id,
+    context: {
+      channel,
+      company: noCompany,
+      draft: emptyDraft(channel, noCompany),
+      droppedFiles: 0,
+      progress: [],
+      firstInvalidStep: null,
+      response: null,
+    },
+    initial: 'loadingCompany',
+    on: {
+      // Spec §2: leaving a form route resets validation, dialog data and the draft.
+      // The company info stays.
+      'form.reset': { target: '.editing', reenter: true, actions: 'resetDraft' },
+    },
+    states: {
+      loadingCompany: {
+        invoke: {
+          id: 'loadCompanyInfo',
+          src: 'loadCompanyInfo',
+          onDone: {
+            target: 'editing',
+            actions: { type: 'assignCompany', params: ({ event }) => ({ company: event.output }) },
+          },
+          onError: { target: 'companyUnavailable' },
+        },
+      },
+      companyUnavailable: {
+        entry: 'goToErrorPage',
+      },
+      editing: {
+        initial: 'steps',
+        states: {
+          // One region per step; a step's data lives in the draft, its validity is derived.
+          steps: {
+            type: 'parallel',
+            on: {
+              'report.submit': [
+                {
+                  guard: and(['isSendEnabled', 'hasInvalidStep']),
+                  target: '#' + id + '.showingValidation',
+                  actions: 'assignFirstInvalidStep',
+                },
+                { guard: 'isSendEnabled', target: '#' + id + '.sending' },
+              ],
+            },
+            states: {
+              subsidiary: {
+                initial: 'editing',
+                states: { editing: { on: { 'subsidiary.select': { actions: 'assignSubsidiary' } } } },
+              },
+              protectionOfficer: {
+                initial: 'editing',
+                states: { editing: { on: { 'officer.select': { actions: 'assignOfficer' } } } },
+              },
+              relation: {
+                initial: 'editing',
+                states: { editing: { on: { 'relation.change': { actions: 'assignRelation' } } } },
+              },
+              ...(online ? onlineSteps : {}),
+              identity: {
+                initial: 'editing',
+                states: {
+                  editing: {
+                    on: {
+                      'identity.choose': [
+                        { guard: 'hasIdentityDataToDiscard', target: '#' + id + '.editing.confirmingDiscard.identity' },
+                        { actions: 'assignIdentityChoice' },
+                      ],
+                      'identity.change': { guard: 'isRevealing', actions: 'assignIdentityField' },
+                      'phone.change': { guard: 'isRevealing', actions: 'assignPhone' },
+                      'notification.toggle': { guard: 'isRevealing', actions: 'assignNotification' },
+                    },
+                  },
+                },
+              },
+              followReport: {
+                initial: 'editing',
+                states: {
+                  editing: {
+                    on: {
+                      ...followChoice,
+                      'password.change': { actions: 'assignPassword' },
+                      'passwordConfirmation.change': { actions: 'assignPasswordConfirmation' },
+                      'terms.toggle': { actions: 'assignTerms' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          // A change that would drop typed data waits here for the reporter's answer;
+          // the steps are frozen meanwhile, and cancelling keeps the earlier choice.
+          confirmingDiscard: {
+            tags: ['discardDialog'],
+            // Only ever entered through a named substate; `identity` is there in every channel.
+            initial: 'identity',
+            on: { 'discard.cancel': { target: 'steps' } },
+            states: {
+              ...(online
+                ? {
+                    reportRelated: {
+                      on: { 'discard.confirm': { target: '#' + id + '.editing.steps', actions: 'switchConcernsDiscarding' } },
+                    },
+                  }
+                : {}),
+              identity: {
+                on: { 'discard.confirm': { target: '#' + id + '.editing.steps', actions: 'becomeAnonymousDiscarding' } },
+              },
+              ...(online
+                ? {
+                    followReport: {
+                      on: { 'discard.confirm': { target: '#' + id + '.editing.steps', actions: 'stopFollowingDiscarding' } },
+                    },
+                  }
+                : {}),
+            },
+          },
+        },
+      },
+      showingValidation: {
+        tags: ['validationDialog'],
+        on: { 'dialog.close': { target: 'editing' } },
+      },
+      sending: {
+        tags: ['busy'],
+        entry: ['clearFirstInvalidStep', 'startProgress'],
+        invoke: {
+          id: 'submitReport',
+          src: 'submitReport',
+          input: ({ context, self }) => ({
+            submission: buildSubmission(context),
+            reportProgress: (e: UploadProgressEvent) => self.send(e),
+          }),
+          onDone: [
+            {
+              guard: { type: 'hasResponse', params: ({ event }) => ({ response: event.output }) },
+              target: 'succeeded',
+              actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output }) },
+            },
+            { target: 'failed' },
+          ],
+          onError: { target: 'failed' },
+        },
+        on: { 'upload.progress': { actions: 'assignProgress' } },
+      },
+      succeeded: {
+        tags: ['successDialog'],
+        initial: 'showing',
+        on: {
+          // Spec §2: closing the success dialog resets the draft and goes to /.
+          'dialog.close': { target: 'editing', actions: ['resetDraft', 'goToFrontPage'] },
+          'login.start': { target: 'editing', actions: ['resetDraft', 'goToLogin'] },
+          // Copying again restarts the 2-second hint.
+          'caseNumber.copy': { target: '.copied', reenter: true, actions: copy },
+        },
+        states: {
+          showing: {},
+          copied: {
+            tags: ['copied'],
+            after: { copiedHint: 'showing' },
+          },
+        },
+      },
+      failed: {
+        tags: ['failureDialog'],
+        // The draft is kept: the reporter completes the form and tries again.
+        on: { 'dialog.close': { target: 'editing' } },
+      },
+    },
+  });
+}
+
+export const onlineReportMachine = createReportMachine('online');
+export const oralReportMachine = createReportMachine('oral');
+export const meetingReportMachine = createReportMachine('meeting');
+
+export type ReportMachine = typeof onlineReportMachine;
+export type ReportActor = ActorRefFrom<ReportMachine>;
+
+export { VIOLATIONS };

@@ -1,0 +1,398 @@
+/**
+ * Model-based tests of the three report channels (machines/report.ts).
+ *
+ * 1. Every shortest path of each model (createTestModel over report.kit.ts) is
+ *    replayed on the chart, and after every step the spec's invariants are checked
+ *    against the snapshot: Send enabled exactly as spec §4 says, the validation
+ *    dialog naming the first invalid step, a sent report passing the server's own
+ *    schema, follow forced by notification, discard confirmations only with data.
+ * 2. The same machines run as real actors with the effects supplied by .provide():
+ *    auto-selected officer, the submit actor's answer, upload progress, the 2 s
+ *    copied hint on a clock, the draft kept after a failure, reset.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as v from 'valibot';
+import { createActor, createEmptyActor, fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import {
+  buildSubmission,
+  firstInvalidStep,
+  isSendEnabled,
+  requiredSteps,
+  reportSteps,
+  stepValidity,
+  type CompanyInfo,
+  type ReportChannel,
+  type ReportContext,
+  type SubmitReportInput,
+  type SuccessData,
+} from '../../machines/report.ts';
+import { caseDtoSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
+import { createModelTestModel } from './harness.ts';
+import { ONE_OFFICER, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportModel } from './report.kit.ts';
+
+const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
+
+function scope() {
+  const self = createEmptyActor();
+  return {
+    self,
+    logger: () => {},
+    id: '',
+    sessionId: 'model',
+    defer: () => {},
+    system: self.system,
+    stopChild: () => {},
+    emit: () => {},
+    actionExecutor: () => {},
+  } as any;
+}
+
+const inEditing = (s: AnyMachineSnapshot) => s.matches({ editing: 'steps' });
+const ctx = (s: AnyMachineSnapshot) => s.context as ReportContext;
+
+function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event: EventObject, next: AnyMachineSnapshot) {
+  const c = ctx(next);
+  const d = c.draft;
+  // Oral and meeting: follow is fixed on.
+  if (channel !== 'online') expect(d.follow).toBe(true);
+  // Notification forces follow.
+  if (d.whistleblower.notification) expect(d.follow).toBe(true);
+  // Send is enabled exactly when spec §4 says (and only while editing).
+  if (inEditing(next)) expect(next.can({ type: 'report.submit' })).toBe(isSendEnabled(d));
+  else expect(next.can({ type: 'report.submit' })).toBe(false);
+
+  if (event.type === 'report.submit' && inEditing(prev)) {
+    const invalid = firstInvalidStep(ctx(prev));
+    if (!isSendEnabled(ctx(prev).draft)) expect(next.value).toEqual(prev.value);
+    else if (invalid) {
+      expect(next.matches('showingValidation')).toBe(true);
+      expect(next.hasTag('validationDialog')).toBe(true);
+      expect(c.firstInvalidStep).toBe(invalid);
+    } else {
+      expect(next.matches('sending')).toBe(true);
+      // What goes to the server passes the server's own schema.
+      const submission = buildSubmission(c);
+      const schema = channel === 'online' ? caseDtoSchema : submissionByPhoneDtoSchema;
+      const parsed = v.safeParse(schema, submission.dto);
+      expect(parsed.success, JSON.stringify(parsed.issues?.[0]?.message)).toBe(true);
+      expect(next.hasTag('busy')).toBe(true);
+    }
+  }
+  // A discard confirmation opens only when there is data to drop.
+  if (next.hasTag('discardDialog') && !prev.hasTag('discardDialog')) {
+    const pd = ctx(prev).draft;
+    if (event.type === 'concerns.choose') {
+      expect(pd.reportedPersons.length + pd.personInput.name.length + pd.personInput.jobTitle.length + pd.personInput.phoneOrEmail.length + pd.reportedUnit.trim().length).toBeGreaterThan(0);
+    } else if (event.type === 'identity.choose') {
+      const w = pd.whistleblower;
+      expect(w.name + w.email + w.phone !== '' || w.notification).toBe(true);
+    } else if (event.type === 'follow.choose') {
+      expect(pd.password + pd.passwordConfirmation).not.toBe('');
+      expect(pd.whistleblower.notification).toBe(false);
+    } else throw new Error(`unexpected discard dialog after ${event.type}`);
+    // The choice itself is not changed until the discard is confirmed.
+    expect({ c: d.concerns, i: d.identity, f: d.follow }).toEqual({ c: pd.concerns, i: pd.identity, f: pd.follow });
+  }
+  if (event.type === 'discard.cancel' && prev.hasTag('discardDialog')) {
+    expect(d).toEqual(ctx(prev).draft);
+    expect(next.hasTag('discardDialog')).toBe(false);
+  }
+  if (event.type === 'discard.confirm' && prev.hasTag('discardDialog')) {
+    const pd = ctx(prev).draft;
+    if (pd.concerns !== d.concerns) {
+      expect(d.reportedPersons).toEqual([]);
+      expect(d.reportedUnit).toBe('');
+    } else if (pd.identity !== d.identity) {
+      expect(d.identity).toBe('anonymous');
+      expect(d.whistleblower).toMatchObject({ name: '', email: '', phone: '', notification: false });
+    } else {
+      expect(d.follow).toBe(false);
+      expect(d.password + d.passwordConfirmation).toBe('');
+    }
+  }
+  // A failure keeps the draft; success holds the server's answer.
+  if (next.matches('failed')) expect(d).toEqual(ctx(prev).draft);
+  if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
+  // Closing the success dialog or resetting leaves a fresh draft.
+  if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches('succeeded') && event.type === 'dialog.close')) {
+    expect(next.matches({ editing: 'steps' })).toBe(true);
+    expect(d.whistleblowerRelation + d.password + d.description).toBe('');
+    expect(d.termsAccepted).toBe(false);
+  }
+}
+
+describe.each(CHANNELS)('%s report: model paths', (channel) => {
+  const model = reportModel(channel);
+  const testModel = createModelTestModel(model);
+  const paths = testModel.getShortestPaths();
+
+  it('walks enough paths to reach every step state, dialog and outcome', () => {
+    const reached = new Set<string>();
+    for (const p of paths) for (const st of p.steps) for (const n of st.state._nodes) reached.add(n.id);
+    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'failed', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
+      expect(reached, id).toContain(`${channel}Report.${id}`);
+    }
+    if (channel === 'online') {
+      expect(reached).toContain('onlineReport.editing.confirmingDiscard.reportRelated');
+      expect(reached).toContain('onlineReport.editing.confirmingDiscard.followReport');
+    }
+  });
+
+  it(`every path (${paths.length}) keeps the spec's invariants at every step`, () => {
+    const sc = scope();
+    for (const path of paths) {
+      let snapshot = model.machine.getInitialSnapshot(sc) as AnyMachineSnapshot;
+      for (const step of path.steps.slice(1)) {
+        const next = model.machine.transition(snapshot, step.event, sc) as AnyMachineSnapshot;
+        expect(next.value, path.description).toEqual(step.state.value);
+        checkInvariants(channel, snapshot, step.event, next);
+        snapshot = next;
+      }
+    }
+  });
+});
+
+// ---- the machines as running actors, effects supplied with .provide() -------------
+
+function run(channel: ReportChannel, company: CompanyInfo, submit: (input: SubmitReportInput) => Promise<SuccessData | null>) {
+  const copied: string[] = [];
+  const navigations: string[] = [];
+  const machine = reportModel(channel).machine.provide({
+    actors: {
+      loadCompanyInfo: fromPromise(async () => company),
+      submitReport: fromPromise<SuccessData | null, SubmitReportInput>(({ input }) => submit(input)),
+    },
+    actions: {
+      copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
+      goToFrontPage: () => void navigations.push('/'),
+      goToLogin: () => void navigations.push('/private/status'),
+      goToErrorPage: () => void navigations.push('/something-went-wrong'),
+    },
+  });
+  const actor = createActor(machine).start();
+  return { actor, copied, navigations };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function fillOnline(send: (e: any) => void) {
+  send({ type: 'officer.select', id: 'po-2' });
+  send({ type: 'subsidiary.select', id: 'sub-1' });
+  send({ type: 'relation.change', value: 'Accountant' });
+  send({ type: 'description.change', value: 'Invoices were forged in March.' });
+  send({ type: 'violation.select', value: 'FORGERY' });
+  send({ type: 'repeated.choose', value: true });
+  send({ type: 'concerns.choose', value: 'persons' });
+  send({ type: 'person.change', field: 'name', value: 'Per Hansen' });
+  send({ type: 'person.change', field: 'jobTitle', value: 'CFO' });
+  send({ type: 'person.change', field: 'phoneOrEmail', value: '+4512345678' });
+  send({ type: 'person.add' });
+  send({ type: 'identity.choose', value: 'anonymous' });
+  send({ type: 'follow.choose', value: true });
+  send({ type: 'password.change', value: 'hemmelig' });
+  send({ type: 'passwordConfirmation.change', value: 'hemmelig' });
+  send({ type: 'terms.toggle', value: true });
+}
+
+describe('report machines as actors', () => {
+  beforeEach(() => vi.useRealTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('steps: 7 or 8 online, 4 or 5 oral and meeting; required steps per channel', () => {
+    expect(reportSteps('online', false)).toHaveLength(7);
+    expect(reportSteps('online', true)).toHaveLength(8);
+    expect(reportSteps('oral', false)).toHaveLength(4);
+    expect(reportSteps('meeting', true)).toHaveLength(5);
+    expect(requiredSteps('oral')).not.toContain('describeProblem');
+    expect(requiredSteps('meeting')).not.toContain('reportRelated');
+  });
+
+  it('auto-selects the only protection officer, and only then', async () => {
+    const one = run('online', ONE_OFFICER, async () => null);
+    await tick();
+    expect(one.actor.getSnapshot().context.draft.protectionOfficer).toBe('po-9');
+    expect(stepValidity(one.actor.getSnapshot().context).protectionOfficer).toBe(true);
+    const two = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    expect(two.actor.getSnapshot().context.draft.protectionOfficer).toBeNull();
+    expect(stepValidity(two.actor.getSnapshot().context).protectionOfficer).toBe(false);
+  });
+
+  it('company info failure goes to the error page', async () => {
+    const machine = reportModel('online').machine.provide({
+      actors: { loadCompanyInfo: fromPromise(async () => { throw new Error('500'); }) },
+      actions: { goToErrorPage: () => void navigations.push('/something-went-wrong') },
+    });
+    const navigations: string[] = [];
+    const actor = createActor(machine).start();
+    await tick();
+    expect(actor.getSnapshot().matches('companyUnavailable')).toBe(true);
+    expect(navigations).toEqual(['/something-went-wrong']);
+  });
+
+  it('step rules: description length, repeated answer, reveal needs name and valid e-mail, phone only when given', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    const send = actor.send.bind(actor);
+    const valid = () => stepValidity(actor.getSnapshot().context);
+    send({ type: 'description.change', value: 'x'.repeat(201) });
+    send({ type: 'repeated.choose', value: false });
+    expect(valid().describeProblem).toBe(false);
+    send({ type: 'description.change', value: 'x'.repeat(200) });
+    expect(valid().describeProblem).toBe(true);
+    send({ type: 'identity.choose', value: 'reveal' });
+    send({ type: 'identity.change', field: 'name', value: 'Ida' });
+    expect(valid().identity).toBe(false);
+    send({ type: 'identity.change', field: 'email', value: 'not-an-email' });
+    expect(valid().identity).toBe(false);
+    send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
+    expect(valid().identity).toBe(true);
+    send({ type: 'phone.change', phone: '+45123', countryCode: 'dk' });
+    expect(valid().identity).toBe(false);
+    send({ type: 'phone.change', phone: '+4512345678', countryCode: 'dk' });
+    expect(valid().identity).toBe(true);
+    // Company needs a unit; a typed (not yet added) complete person counts.
+    send({ type: 'concerns.choose', value: 'company' });
+    expect(valid().reportRelated).toBe(false);
+    send({ type: 'unit.change', value: 'Finance' });
+    expect(valid().reportRelated).toBe(true);
+    // Password: 4 characters and confirmed.
+    send({ type: 'follow.choose', value: true });
+    send({ type: 'terms.toggle', value: true });
+    send({ type: 'password.change', value: 'abc' });
+    send({ type: 'passwordConfirmation.change', value: 'abc' });
+    expect(actor.getSnapshot().can({ type: 'report.submit' })).toBe(true);
+    expect(valid().followReport).toBe(false);
+    send({ type: 'passwordConfirmation.change', value: 'abcd' });
+    expect(actor.getSnapshot().can({ type: 'report.submit' })).toBe(false);
+  });
+
+  it('at most five allowed files are kept, and the rest is counted for the notice', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    const f = (name: string, type = '') => ({ name, size: 10, type });
+    actor.send({ type: 'files.add', files: [f('a.pdf'), f('evil.exe'), f('b.png', 'image/png'), f('c.txt', 'application/x-msdownload')] });
+    expect(actor.getSnapshot().context.draft.files.map((x: { name: string }) => x.name)).toEqual(['a.pdf', 'b.png']);
+    expect(actor.getSnapshot().context.droppedFiles).toBe(2);
+    actor.send({ type: 'files.add', files: [f('1.pdf'), f('2.pdf'), f('3.pdf'), f('4.pdf')] });
+    expect(actor.getSnapshot().context.draft.files).toHaveLength(5);
+    expect(actor.getSnapshot().context.droppedFiles).toBe(1);
+    actor.send({ type: 'file.remove', index: 0 });
+    expect(actor.getSnapshot().context.draft.files.map((x: { name: string }) => x.name)).toEqual(['b.png', '1.pdf', '2.pdf', '3.pdf']);
+  });
+
+  it('online: sends the exact draft, reports upload progress, copies with a 2 s hint, and closing resets and goes home', async () => {
+    let release!: (v: SuccessData | null) => void;
+    let seen: SubmitReportInput | undefined;
+    const { actor, copied, navigations } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, (input) => {
+      seen = input;
+      return new Promise((r) => (release = r));
+    });
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'files.add', files: [{ name: 'a.pdf', size: 1000, type: 'application/pdf' }] });
+    actor.send({ type: 'report.submit' });
+    expect(actor.getSnapshot().matches('sending')).toBe(true);
+    expect(seen!.submission).toMatchObject({
+      channel: 'online',
+      dto: {
+        protectionOfficer: { id: 'po-2' },
+        subsidiary: 'sub-1',
+        whistleblowerRelation: 'Accountant',
+        description: 'Invoices were forged in March.',
+        violation: 'FORGERY',
+        repeatedViolations: true,
+        reportedPersons: [{ name: 'Per Hansen', jobTitle: 'CFO', phoneOrEmail: '+4512345678' }],
+        reportedUnit: null,
+        whistleblower: null,
+        caseAccount: { follow: true, password: 'hemmelig' },
+      },
+    });
+    expect(seen!.submission.files.map((f) => f.name)).toEqual(['a.pdf']);
+    seen!.reportProgress({ type: 'upload.progress', index: 0, loaded: 400, total: 1000 });
+    expect(actor.getSnapshot().context.progress).toEqual([{ loaded: 400, total: 1000 }]);
+    vi.useFakeTimers();
+    release(SUCCESS);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(actor.getSnapshot().matches({ succeeded: 'showing' })).toBe(true);
+    actor.send({ type: 'caseNumber.copy' });
+    expect(copied).toEqual(['1234567890123456']);
+    expect(actor.getSnapshot().hasTag('copied')).toBe(true);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(actor.getSnapshot().hasTag('copied')).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(actor.getSnapshot().hasTag('copied')).toBe(false);
+    actor.send({ type: 'dialog.close' });
+    expect(navigations).toEqual(['/']);
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().context.draft.description).toBe('');
+    expect(actor.getSnapshot().context.response).toBeNull();
+  });
+
+  it('a null answer shows the failure dialog and keeps the draft; closing it returns to the form', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    const draft = actor.getSnapshot().context.draft;
+    actor.send({ type: 'report.submit' });
+    await tick();
+    expect(actor.getSnapshot().hasTag('failureDialog')).toBe(true);
+    actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().context.draft).toEqual(draft);
+  });
+
+  it('oral and meeting: follow fixed on, send the phone DTO; login.start resets and goes to sign-in', async () => {
+    for (const channel of ['oral', 'meeting'] as const) {
+      let seen: SubmitReportInput | undefined;
+      const { actor, navigations } = run(channel, ONE_OFFICER, async (input) => {
+        seen = input;
+        return SUCCESS;
+      });
+      await tick();
+      actor.send({ type: 'relation.change', value: 'Supplier' });
+      actor.send({ type: 'identity.choose', value: 'reveal' });
+      actor.send({ type: 'identity.change', field: 'name', value: 'Ida Jensen' });
+      actor.send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
+      actor.send({ type: 'follow.choose', value: false } as any);
+      expect(actor.getSnapshot().context.draft.follow).toBe(true);
+      actor.send({ type: 'terms.toggle', value: true });
+      actor.send({ type: 'report.submit' });
+      expect(actor.getSnapshot().matches('showingValidation')).toBe(false); // send disabled: no password yet
+      actor.send({ type: 'password.change', value: 'pass1' });
+      actor.send({ type: 'passwordConfirmation.change', value: 'pass1' });
+      actor.send({ type: 'report.submit' });
+      await tick();
+      expect(seen!.submission).toEqual({
+        channel,
+        files: [],
+        dto: {
+          whistleblowerRelation: 'Supplier',
+          subsidiary: null,
+          protectionOfficer: { id: 'po-9' },
+          whistleblower: { name: 'Ida Jensen', email: 'ida@example.com', phone: null, phoneCountryCode: null, notification: false },
+          creationChannel: 'BY_PHONE',
+          caseAccount: { follow: true, password: 'pass1' },
+        },
+      });
+      expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+      actor.send({ type: 'login.start' });
+      expect(navigations).toEqual(['/private/status']);
+      expect(actor.getSnapshot().context.draft.whistleblowerRelation).toBe('');
+    }
+  });
+
+  it('validation: opens on an invalid step and names the first one; closing returns to the same form', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS);
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'relation.change', value: '   ' });
+    actor.send({ type: 'identity.choose', value: 'reveal' });
+    actor.send({ type: 'report.submit' });
+    expect(actor.getSnapshot().hasTag('validationDialog')).toBe(true);
+    expect(actor.getSnapshot().context.firstInvalidStep).toBe('relation');
+    actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().context.draft.identity).toBe('reveal');
+  });
+});
