@@ -1,0 +1,389 @@
+/**
+ * Registers the embedded identity provider on the Fastify app (DESIGN.md §3
+ * "Sign-in"): the provider itself under /idp/realms/whistleblower, our own
+ * sign-in and new-password pages, the assets those pages use, and the sweeps
+ * (expired follow accounts, expired provider rows, old throttle rows).
+ *
+ * oidc-provider is a Koa application: its requests are handed over raw
+ * (`reply.hijack()`), with our security headers set first, so its pages obey the
+ * same Content-Security-Policy as the rest of the portal.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { companyByHost, type Company } from '../companies/service.ts';
+import { CASE_NUMBER, LIMITS, normalizeCaseNumber, type Language } from '../../machines/schema.ts';
+import { sweepExpiredPayloads } from './adapter.ts';
+import { IdpKeys, type KeySet } from './keys.ts';
+import { CLIENT_ID, MOUNT, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
+import { identitySettings, type IdentitySettings } from './settings.ts';
+import { SigninThrottle, type Attempt } from './throttle.ts';
+import { pickLanguage, translator } from './i18n.ts';
+import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type PageFrame } from './pages.ts';
+import { TokenVerifier } from './tokens.ts';
+import { sweepExpiredAccounts } from './expiry.ts';
+
+export { MOUNT, CLIENT_ID } from './provider.ts';
+
+const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8');
+const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type OidcProvider = any;
+
+interface CachedProvider {
+  provider: OidcProvider;
+  callback: (req: unknown, res: unknown) => void;
+}
+
+const PASSWORD_STEP_MS = 15 * 60_000;
+const MAX_PROVIDERS = 200;
+
+export class IdentityService {
+  readonly settings: IdentitySettings;
+  readonly keys: IdpKeys;
+  readonly verifier: TokenVerifier;
+  private keySet!: KeySet;
+  private providers = new Map<string, CachedProvider>();
+  private throttle!: SigninThrottle;
+  private keyCheckAt = 0;
+
+  /** `headers`: what every provider answer gets (the app's onSend hook does not run for hijacked replies). */
+  constructor(
+    readonly ctx: AppContext,
+    private readonly headers: Record<string, string> = {},
+  ) {
+    this.settings = identitySettings(ctx.config.identity);
+    this.keys = new IdpKeys(ctx);
+    this.verifier = new TokenVerifier(this);
+  }
+
+  async init(): Promise<void> {
+    this.keySet = await this.keys.load();
+    this.throttle = new SigninThrottle(this.ctx.db, await this.keys.derive('throttle'), this.settings.throttle);
+  }
+
+  get currentKeys(): KeySet {
+    return this.keySet;
+  }
+
+  /** Rotates the signing key: new tokens use the new key; tokens of the old one keep verifying. */
+  async rotateSigningKey(): Promise<string> {
+    const kid = await this.keys.rotateSigningKey();
+    await this.reloadKeys();
+    return kid;
+  }
+
+  /** Re-reads the keys (another process may have rotated them) and rebuilds providers when they changed. */
+  async reloadKeys(): Promise<boolean> {
+    const next = await this.keys.load();
+    this.keyCheckAt = Date.now();
+    if (next.version === this.keySet.version) return false;
+    this.keySet = next;
+    this.providers.clear();
+    return true;
+  }
+
+  private async maybeReloadKeys(): Promise<void> {
+    if (Date.now() - this.keyCheckAt < 60_000) return;
+    this.keyCheckAt = Date.now();
+    if ((await this.keys.version()) !== this.keySet.version) await this.reloadKeys();
+  }
+
+  /** The portal origin a request came to (the public URL when one is configured). */
+  originOf(req: FastifyRequest): string {
+    if (this.ctx.config.publicUrl) return new URL(this.ctx.config.publicUrl).origin;
+    return `${req.protocol}://${req.host}`;
+  }
+
+  issuerOf(req: FastifyRequest): string {
+    return `${this.originOf(req)}${MOUNT}`;
+  }
+
+  /** Every issuer this portal answers as has this shape; the host must be a company's. */
+  async isOwnIssuer(iss: string): Promise<boolean> {
+    if (this.ctx.config.publicUrl) return iss === `${new URL(this.ctx.config.publicUrl).origin}${MOUNT}`;
+    let u: URL;
+    try {
+      u = new URL(iss);
+    } catch {
+      return false;
+    }
+    if (u.pathname !== MOUNT || u.search || u.hash || !/^https?:$/.test(u.protocol) || iss !== `${u.origin}${MOUNT}`) return false;
+    return !!(await companyByHost(this.ctx.db, u.host));
+  }
+
+  async providerFor(req: FastifyRequest): Promise<CachedProvider> {
+    await this.maybeReloadKeys();
+    const issuer = this.issuerOf(req);
+    let cached = this.providers.get(issuer);
+    if (cached) return cached;
+    const company = await companyByHost(this.ctx.db, req.host ?? '');
+    if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', 'No company is served on this host.');
+    cached = this.providers.get(issuer);
+    if (cached) return cached;
+    if (this.providers.size >= MAX_PROVIDERS) this.providers.delete(this.providers.keys().next().value!);
+    const provider = createProvider(this.ctx, issuer, this.keySet, this.settings, {
+      logoutSource: (kctx, form) => this.renderKoa(kctx, 200, async (f) => {
+        const hint = kctx.oidc.entities.IdTokenHint;
+        // Confirm at once only when the portal itself asked (a valid id_token_hint of this session).
+        const auto = hint && hint.payload?.sub === kctx.oidc.session.accountId;
+        return logoutPage(f, form, !!auto);
+      }),
+      postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
+      renderError: (kctx, out) => this.renderKoa(kctx, kctx.status && kctx.status >= 400 ? kctx.status : 400, async (f) => errorPage(f, out.error_description ?? out.error)),
+    });
+    cached = { provider, callback: provider.callback() };
+    this.providers.set(issuer, cached);
+    return cached;
+  }
+
+  private async frameFor(host: string, uiLocales?: string | null): Promise<PageFrame> {
+    const company = await companyByHost(this.ctx.db, host);
+    const lang = pickLanguage(uiLocales, company?.settings.languages ?? [], company?.settings.defaultLanguage ?? 'da');
+    return frame(company, lang);
+  }
+
+  private async renderKoa(kctx: KoaCtx, status: number, render: (f: PageFrame) => Promise<string>): Promise<void> {
+    const uiLocales = kctx.oidc?.params?.ui_locales ?? kctx.query?.ui_locales;
+    const f = await this.frameFor(kctx.host ?? '', typeof uiLocales === 'string' ? uiLocales : undefined);
+    kctx.type = 'html';
+    kctx.status = status;
+    kctx.body = await render(f);
+  }
+
+  // ---- sign-in -------------------------------------------------------------
+
+  /** One attempt with a case number and password; the same work and answer whatever fails. */
+  async checkCredentials(company: Company, caseNumberInput: string, password: string): Promise<{ caseId: string; mustChange: boolean } | null> {
+    const caseNumber = normalizeCaseNumber(caseNumberInput);
+    const attempt: Attempt = await this.throttle.begin(company.id, caseNumber);
+    const row = CASE_NUMBER.test(caseNumber)
+      ? await this.ctx.db
+          .selectFrom('report_case')
+          .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+          .select(['report_case.id', 'case_account.password_hash', 'case_account.must_change_password'])
+          .where('report_case.case_number', '=', caseNumber)
+          .where('report_case.company_id', '=', company.id)
+          .executeTakeFirst()
+      : undefined;
+    if (attempt.delayMs > 0) await sleep(attempt.delayMs);
+    const ok = row ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
+    if (!ok || attempt.blocked || !row) {
+      await this.throttle.failure(attempt);
+      return null;
+    }
+    await this.throttle.success(attempt);
+    await this.ctx.db.updateTable('case_account').set({ last_login_at: new Date() }).where('case_id', '=', row.id).execute();
+    return { caseId: row.id, mustChange: !!row.must_change_password };
+  }
+
+  /** Ends every sign-in of a case (password change requested): sessions, grants and refresh tokens. */
+  async endSessionsOf(caseId: string): Promise<void> {
+    const grants = await this.ctx.db
+      .selectFrom('oidc_payload')
+      .select('id')
+      .where('type', '=', 'Grant')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId))
+      .execute();
+    const grantIds = grants.map((g) => g.id);
+    await this.ctx.db
+      .deleteFrom('oidc_payload')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('type', 'in', ['Session', 'Grant', 'RefreshToken', 'AuthorizationCode']), eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId)]),
+          ...(grantIds.length ? [eb('grant_id', 'in', grantIds)] : []),
+        ]),
+      )
+      .execute();
+  }
+
+  async sweep(): Promise<void> {
+    try {
+      const deleted = await sweepExpiredAccounts(this.ctx.db, this.settings.accountExpiryDays);
+      if (deleted > 0) this.ctx.log.info({ deleted }, 'expired follow accounts deleted');
+      await sweepExpiredPayloads(this.ctx.db);
+      await this.throttle.sweep();
+      await this.ctx.db.deleteFrom('idp_password_change').where('expires_at', '<', new Date()).execute();
+    } catch (err) {
+      this.ctx.log.error({ err: { message: (err as Error).message } }, 'identity sweep failed');
+    }
+  }
+
+  // ---- Fastify routes ------------------------------------------------------
+
+  register(app: FastifyInstance): void {
+    const service = this;
+
+    // The provider's own endpoints: raw request to Koa. No body parsing here.
+    void app.register(async (inst) => {
+      inst.removeAllContentTypeParsers();
+      inst.addContentTypeParser('*', (_req, _payload, done) => done(null));
+      const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+        const { callback } = await service.providerFor(req);
+        reply.hijack();
+        const raw = req.raw as typeof req.raw & { originalUrl?: string };
+        raw.originalUrl = raw.url;
+        raw.url = (raw.url ?? '/').slice(MOUNT.length) || '/';
+        for (const [k, v] of Object.entries(service.headers)) reply.raw.setHeader(k, v);
+        callback(raw, reply.raw);
+      };
+      inst.all(`${MOUNT}/*`, handler);
+    });
+
+    // Assets of our pages (same origin; no inline script or style anywhere).
+    app.get(`${MOUNT}/assets/idp.css`, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(IDP_CSS));
+    app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(LOGOUT_JS));
+    app.get(`${MOUNT}/assets/theme.css`, async (req, reply) => {
+      const company = await companyByHost(service.ctx.db, req.host ?? '');
+      const c = company?.settings.siteColors;
+      const safe = (v: string | undefined, d: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : d);
+      const css = `:root { --wb-primary: ${safe(c?.primaryColorCode, '#172a55')}; --wb-secondary: ${safe(c?.secondaryColorCode, '#ecf1f5')}; }\n`;
+      return reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css);
+    });
+
+    // Our interaction pages: form posts.
+    void app.register(async (inst) => {
+      inst.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      });
+
+      inst.get<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid`, async (req, reply) => {
+        const it = await service.interaction(req, reply);
+        if (!it) return reply;
+        const pending = await service.pendingPasswordChange(it.uid);
+        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
+        return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`));
+      });
+
+      inst.post<{ Params: { uid: string }; Body: Record<string, string> }>(`${MOUNT}/interaction/:uid/login`, async (req, reply) => {
+        const it = await service.interaction(req, reply);
+        if (!it) return reply;
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const caseNumber = typeof body.caseNumber === 'string' ? body.caseNumber.slice(0, 300) : '';
+        const password = typeof body.password === 'string' ? body.password.slice(0, LIMITS.passwordMax + 1) : '';
+        const action = `${MOUNT}/interaction/${it.uid}/login`;
+        if (!caseNumber.trim() || !password) {
+          return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.required')));
+        }
+        const result = await service.checkCredentials(it.company, caseNumber, password);
+        if (!result) return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.invalid')));
+        if (result.mustChange) {
+          await service.ctx.db
+            .insertInto('idp_password_change')
+            .values({ interaction_uid: it.uid, case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
+            .onConflict((oc) => oc.column('interaction_uid').doUpdateSet({ case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) }))
+            .execute();
+          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
+        }
+        return service.finishLogin(req, reply, it.provider, result.caseId);
+      });
+
+      inst.post<{ Params: { uid: string }; Body: Record<string, string> }>(`${MOUNT}/interaction/:uid/password`, async (req, reply) => {
+        const it = await service.interaction(req, reply);
+        if (!it) return reply;
+        const pending = await service.pendingPasswordChange(it.uid);
+        if (!pending) {
+          return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, it.frame.t('password.error.expired')));
+        }
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const next = typeof body.newPassword === 'string' ? body.newPassword : '';
+        const again = typeof body.confirmPassword === 'string' ? body.confirmPassword : '';
+        const action = `${MOUNT}/interaction/${it.uid}/password`;
+        let error: string | undefined;
+        if ([...next].length < LIMITS.passwordMin) error = 'password.error.min';
+        else if ([...next].length > LIMITS.passwordMax) error = 'password.error.max';
+        else if (next !== again) error = 'password.error.mismatch';
+        if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error)));
+        const hash = await service.ctx.passwords.hash(next);
+        await service.ctx.db.transaction().execute(async (trx) => {
+          await trx.updateTable('case_account').set({ password_hash: hash, must_change_password: false }).where('case_id', '=', pending.case_id).execute();
+          await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', it.uid).execute();
+        });
+        return service.finishLogin(req, reply, it.provider, pending.case_id);
+      });
+    });
+  }
+
+  async pendingPasswordChange(uid: string) {
+    return this.ctx.db
+      .selectFrom('idp_password_change')
+      .select(['case_id'])
+      .where('interaction_uid', '=', uid)
+      .where('expires_at', '>', new Date())
+      .executeTakeFirst();
+  }
+
+  sendPage(reply: FastifyReply, status: number, html: string) {
+    return reply.status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+  }
+
+  /** The interaction of this request, or an error page already sent (null). */
+  async interaction(req: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
+    const company = await companyByHost(this.ctx.db, req.host ?? '');
+    if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', 'No company is served on this host.');
+    const { provider } = await this.providerFor(req);
+    let details: { uid: string; prompt: { name: string }; params: Record<string, unknown>; session?: { accountId?: string } };
+    try {
+      details = await provider.interactionDetails(req.raw, reply.raw);
+    } catch {
+      const f = await this.frameFor(req.host ?? '');
+      this.sendPage(reply, 400, errorPage(f));
+      return null;
+    }
+    const uiLocales = typeof details.params.ui_locales === 'string' ? details.params.ui_locales : undefined;
+    const lang: Language = pickLanguage(uiLocales, company.settings.languages ?? [], company.settings.defaultLanguage ?? 'da');
+    const f = frame(company, lang);
+    if (details.uid !== req.params.uid) {
+      this.sendPage(reply, 400, errorPage(f));
+      return null;
+    }
+    if (details.prompt.name !== 'login') {
+      // Consent is implied for our own client (see loadExistingGrant): finish at once.
+      const accountId = details.session?.accountId;
+      const grant = new provider.Grant({ accountId, clientId: CLIENT_ID });
+      grant.addOIDCScope('openid offline_access');
+      grant.addResourceScope(resourceFor(new URL(provider.issuer).origin), 'case');
+      const grantId = await grant.save();
+      const to = await provider.interactionResult(req.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      void reply.redirect(to, 303);
+      return null;
+    }
+    return { uid: details.uid, company, frame: f, provider };
+  }
+
+  async finishLogin(req: FastifyRequest, reply: FastifyReply, provider: OidcProvider, caseId: string) {
+    if (!isUuid(caseId)) throw new HttpError(400, 'BAD_REQUEST', 'Bad account.');
+    const to = await provider.interactionResult(req.raw, reply.raw, { login: { accountId: caseId } }, { mergeWithLastSubmission: false });
+    return reply.redirect(to, 303);
+  }
+}
+
+function frame(company: Company | null, lang: Language): PageFrame {
+  return {
+    lang,
+    t: translator(lang),
+    base: MOUNT,
+    company: company ? { name: company.name, logoFileName: company.settings.logoFileName } : null,
+  };
+}
+
+function sleep(ms: number) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Mounts the provider, its pages and sweeps on the app; the private API verifies tokens with the result. */
+export async function registerIdentity(app: FastifyInstance, ctx: AppContext, headers: Record<string, string>): Promise<IdentityService> {
+  const service = new IdentityService(ctx, headers);
+  await service.init();
+  service.register(app);
+  // Reachable for operators' scripts and tests (key rotation): `app.identity`.
+  app.decorate('identity', service);
+  await service.sweep();
+  const timer = setInterval(() => void service.sweep(), service.settings.sweepIntervalMs);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  return service;
+}
+

@@ -1,0 +1,111 @@
+/**
+ * The identity provider's own pages, rendered on the server: sign-in, new password,
+ * sign-out and errors. No inline script or style: the stylesheet and the company's
+ * colours are files served from our origin (assets.ts), the logo comes from the
+ * public logo route, so nothing is loaded from another host.
+ */
+import type { Language } from '../../machines/schema.ts';
+import { htmlLang, type Translate } from './i18n.ts';
+
+export interface PageFrame {
+  lang: Language;
+  t: Translate;
+  base: string;
+  company: { name: string; logoFileName?: string } | null;
+}
+
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function frame(f: PageFrame, title: string, body: string, opts: { script?: string } = {}): string {
+  const company = f.company?.name ?? '';
+  const logo = f.company?.logoFileName
+    ? `<a class="logo" href="/"><img src="/api/public/site-look-and-feel/logo/${encodeURIComponent(f.company.logoFileName)}" alt="${esc(f.t('page.logoAlt', { company }))}"></a>`
+    : '';
+  return `<!DOCTYPE html>
+<html lang="${htmlLang(f.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)}</title>
+<link rel="stylesheet" href="${f.base}/assets/idp.css">
+<link rel="stylesheet" href="${f.base}/assets/theme.css">
+${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}</head>
+<body>
+<a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
+<header class="bar">${logo}</header>
+<main id="main" tabindex="-1">
+<div class="card">
+${body}
+</div>
+</main>
+</body>
+</html>
+`;
+}
+
+function errorBox(message: string | undefined): string {
+  return message ? `<div id="form-error" class="alert" role="alert">${esc(message)}</div>\n` : '';
+}
+
+function field(opts: { id: string; label: string; type: string; autocomplete: string; hint?: string; invalid: boolean; autofocus?: boolean; inputmode?: string }): string {
+  const described = [opts.hint ? `${opts.id}-hint` : '', opts.invalid ? 'form-error' : ''].filter(Boolean).join(' ');
+  return `<div class="field">
+<label for="${opts.id}">${esc(opts.label)}</label>
+${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : ''}<input id="${opts.id}" name="${opts.id}" type="${opts.type}" autocomplete="${opts.autocomplete}"${opts.inputmode ? ` inputmode="${opts.inputmode}"` : ''} required aria-required="true"${described ? ` aria-describedby="${described}"` : ''}${opts.invalid ? ' aria-invalid="true"' : ''}${opts.autofocus ? ' autofocus' : ''} maxlength="300">
+</div>`;
+}
+
+export function signInPage(f: PageFrame, action: string, error?: string): string {
+  const t = f.t;
+  const body = `<h1>${esc(t('signin.heading'))}</h1>
+<p>${esc(t('signin.intro'))}</p>
+${errorBox(error)}<form method="post" action="${esc(action)}" novalidate>
+${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: true })}
+${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error })}
+<button type="submit">${esc(t('signin.submit'))}</button>
+</form>
+<p class="home"><a href="/">${esc(t('page.home'))}</a></p>`;
+  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body);
+}
+
+export function newPasswordPage(f: PageFrame, action: string, error?: string): string {
+  const t = f.t;
+  const body = `<h1>${esc(t('password.heading'))}</h1>
+<p>${esc(t('password.intro'))}</p>
+${errorBox(error)}<form method="post" action="${esc(action)}" novalidate>
+${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.new.hint'), type: 'password', autocomplete: 'new-password', invalid: !!error, autofocus: true })}
+${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error })}
+<button type="submit">${esc(t('password.submit'))}</button>
+</form>`;
+  return frame(f, t('password.heading'), body);
+}
+
+/** oidc-provider hands over its hidden logout form (`op.logoutForm`); our script submits it with logout=yes. */
+export function logoutPage(f: PageFrame, form: string, autoConfirm: boolean): string {
+  const t = f.t;
+  const body = `<h1>${esc(t('logout.heading'))}</h1>
+<p>${esc(t('logout.text'))}</p>
+${form}
+<div class="actions">
+<button id="logout-yes" type="submit" form="op.logoutForm" value="yes" name="logout">${esc(t('logout.submit'))}</button>
+<button class="secondary" type="submit" form="op.logoutForm">${esc(t('logout.cancel'))}</button>
+</div>`;
+  return frame(f, t('logout.heading'), body, autoConfirm ? { script: 'logout.js' } : {});
+}
+
+export function loggedOutPage(f: PageFrame): string {
+  const t = f.t;
+  return frame(f, t('logout.done.heading'), `<h1>${esc(t('logout.done.heading'))}</h1>
+<p>${esc(t('logout.done.text'))}</p>
+<p class="home"><a href="/">${esc(t('page.home'))}</a></p>`);
+}
+
+export function errorPage(f: PageFrame, detail?: string): string {
+  const t = f.t;
+  return frame(f, t('error.heading'), `<h1>${esc(t('error.heading'))}</h1>
+<div class="alert" role="alert">${esc(t('error.text'))}</div>
+${detail ? `<p class="detail">${esc(detail)}</p>\n` : ''}<p class="home"><a href="/">${esc(t('page.home'))}</a></p>`);
+}

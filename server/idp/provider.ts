@@ -1,0 +1,166 @@
+/**
+ * The embedded OpenID provider (node `oidc-provider`), one instance per issuer.
+ *
+ * The issuer is `<origin>/idp/realms/whistleblower`, the origin being the portal's
+ * public URL or the company host the browser used, so `config.json` `idSettings`
+ * and the provider's discovery document always agree. Instances share the same
+ * database storage and keys; they differ only in issuer and allowed redirects.
+ *
+ * - public client `whistleblower-app`: authorization code + PKCE (S256 only), no
+ *   client secret; redirects allowed to any page of the issuer's own origin outside
+ *   /api and /idp; sign-out returns to `/`;
+ * - access tokens are JWTs for the resource `<origin>/api/private` (resource
+ *   indicator chosen by default), carrying `sub` (case id), `case_number`, `company`;
+ * - refresh tokens rotate on every use and end with the sign-in session;
+ * - consent is implied for our own client (no consent page).
+ */
+import Provider from 'oidc-provider';
+import type { AppContext } from '../context.ts';
+import type { IdentitySettings } from './settings.ts';
+import type { KeySet } from './keys.ts';
+import { createAdapterClass } from './adapter.ts';
+
+export const MOUNT = '/idp/realms/whistleblower';
+export const CLIENT_ID = 'whistleblower-app';
+export const RESOURCE_PATH = '/api/private';
+export const RESOURCE_SCOPE = 'case';
+
+export interface ProviderHooks {
+  /** Renders oidc-provider's own pages (sign-out, errors) in the reporter's language. */
+  logoutSource(ctx: KoaCtx, form: string): Promise<void>;
+  postLogoutSuccessSource(ctx: KoaCtx): Promise<void>;
+  renderError(ctx: KoaCtx, out: Record<string, string>, error: unknown): Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type KoaCtx = any;
+
+export function resourceFor(origin: string): string {
+  return `${origin}${RESOURCE_PATH}`;
+}
+
+export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, settings: IdentitySettings, hooks: ProviderHooks) {
+  const origin = new URL(issuer).origin;
+  const resource = resourceFor(origin);
+  const { db } = ctx;
+
+  const provider = new Provider(issuer, {
+    adapter: createAdapterClass(db),
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_name: 'Whistleblower portal',
+        token_endpoint_auth_method: 'none',
+        application_type: 'web',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [`${origin}/`],
+        post_logout_redirect_uris: [`${origin}/`],
+      },
+    ],
+    jwks: { keys: keys.signing },
+    cookies: {
+      keys: keys.cookies,
+      long: { httpOnly: true, sameSite: 'lax', signed: true, path: '/idp/' },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    claims: { openid: ['sub'] },
+    scopes: ['openid', 'offline_access'],
+    pkce: { required: () => true },
+    responseTypes: ['code'],
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: hooks.logoutSource, postLogoutSuccessSource: hooks.postLogoutSuccessSource },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx: KoaCtx, indicator: string) => {
+          if (indicator !== resource) {
+            throw new Provider.errors.InvalidTarget();
+          }
+          return {
+            scope: RESOURCE_SCOPE,
+            audience: resource,
+            accessTokenTTL: settings.accessTokenTtl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    interactions: {
+      url: async (_ctx: KoaCtx, interaction: { uid: string }) => `${MOUNT}/interaction/${interaction.uid}`,
+    },
+    ttl: {
+      AccessToken: () => settings.accessTokenTtl,
+      AuthorizationCode: () => 60,
+      IdToken: () => settings.idTokenTtl,
+      RefreshToken: () => settings.refreshTokenTtl,
+      Interaction: () => settings.interactionTtl,
+      Session: () => settings.sessionTtl,
+      Grant: () => settings.sessionTtl,
+    },
+    // Every refresh rotates; the old refresh token is consumed (reuse revokes the grant).
+    rotateRefreshToken: () => true,
+    issueRefreshToken: async (_ctx: KoaCtx, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // Tokens end with the sign-in session, so signing out ends them too.
+    expiresWithSession: async () => true,
+    // The only browser origin that may call the token endpoint is the portal's own.
+    clientBasedCORS: (_ctx: KoaCtx, requestOrigin: string) => requestOrigin === origin,
+    findAccount: async (_ctx: KoaCtx, sub: string) => {
+      const row = await db
+        .selectFrom('report_case')
+        .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+        .select(['report_case.id'])
+        .where('report_case.id', '=', isUuid(sub) ? sub : '00000000-0000-0000-0000-000000000000')
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return { accountId: row.id, claims: async () => ({ sub: row.id }) };
+    },
+    extraTokenClaims: async (_ctx: KoaCtx, token: { kind: string; accountId?: string }) => {
+      if (token.kind !== 'AccessToken' || !token.accountId || !isUuid(token.accountId)) return undefined;
+      const row = await db.selectFrom('report_case').select(['case_number', 'company_id']).where('id', '=', token.accountId).executeTakeFirst();
+      return row ? { case_number: row.case_number, company: row.company_id } : undefined;
+    },
+    // Our own client: consent is implied, so a grant covering what it asks is made here.
+    loadExistingGrant: async (kctx: KoaCtx) => {
+      const clientId = kctx.oidc.client.clientId;
+      const grantId = kctx.oidc.result?.consent?.grantId || kctx.oidc.session.grantIdFor(clientId);
+      let grant = grantId ? await kctx.oidc.provider.Grant.find(grantId) : undefined;
+      if (!grant) {
+        grant = new kctx.oidc.provider.Grant({ clientId, accountId: kctx.oidc.session.accountId });
+      }
+      grant.addOIDCScope('openid offline_access');
+      grant.addResourceScope(resource, RESOURCE_SCOPE);
+      await grant.save();
+      return grant;
+    },
+    renderError: hooks.renderError,
+    enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+  });
+  provider.proxy = !!ctx.config.publicUrl;
+
+  // Redirects: any page of the issuer's own origin (the SPA's callback path is its
+  // own choice), never another host, never the API or the provider itself.
+  const allowed = (value: string) => {
+    try {
+      const u = new URL(value);
+      return u.origin === origin && !u.username && !u.password && !u.hash && !/^\/(api|idp)(\/|$)/.test(u.pathname);
+    } catch {
+      return false;
+    }
+  };
+  provider.Client.prototype.redirectUriAllowed = allowed;
+  provider.Client.prototype.postLogoutRedirectUriAllowed = allowed;
+
+  // Not a log line can carry who a reporter is: the provider's events are not logged with request data.
+  provider.on('server_error', (_kctx: KoaCtx, err: Error) => ctx.log.error({ err: { message: err.message, stack: err.stack } }, 'identity provider error'));
+  return provider;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(s: string): boolean {
+  return UUID.test(s);
+}

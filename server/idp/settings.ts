@@ -1,0 +1,42 @@
+/**
+ * Identity settings: lifetimes, throttle and account expiry. Defaults follow
+ * DESIGN.md §3–4; tests shorten them through `ServerConfig.identity`.
+ */
+import { DEFAULT_THROTTLE, type ThrottleSettings } from './throttle.ts';
+
+export interface IdentitySettings {
+  /** Access token (JWT) lifetime, seconds. */
+  accessTokenTtl: number;
+  idTokenTtl: number;
+  /** Each refresh token lives this long unused; every use rotates it. */
+  refreshTokenTtl: number;
+  /** The sign-in session: refresh tokens end with it. */
+  sessionTtl: number;
+  interactionTtl: number;
+  throttle: ThrottleSettings;
+  /** A follow account never signed in this many days after creation is deleted. */
+  accountExpiryDays: number;
+  sweepIntervalMs: number;
+}
+
+declare module '../config.ts' {
+  interface ServerConfig {
+    /** Overrides of the identity provider's settings (server/idp/settings.ts). */
+    identity?: Partial<Omit<IdentitySettings, 'throttle'>> & { throttle?: Partial<ThrottleSettings> };
+  }
+}
+
+export const DEFAULT_IDENTITY: IdentitySettings = {
+  accessTokenTtl: 5 * 60,
+  idTokenTtl: 60 * 60,
+  refreshTokenTtl: 30 * 60,
+  sessionTtl: 8 * 60 * 60,
+  interactionTtl: 30 * 60,
+  throttle: DEFAULT_THROTTLE,
+  accountExpiryDays: 10,
+  sweepIntervalMs: 60 * 60 * 1000,
+};
+
+export function identitySettings(over: import('../config.ts').ServerConfig['identity']): IdentitySettings {
+  return { ...DEFAULT_IDENTITY, ...over, throttle: { ...DEFAULT_THROTTLE, ...over?.throttle } };
+}

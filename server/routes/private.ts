@@ -1,0 +1,117 @@
+/**
+ * The reporter's private calls (spec §7, DESIGN.md §3). Every call first verifies
+ * the bearer token (server/idp/tokens.ts): the case is always the token's own,
+ * never one named by the client. 401 for a missing, expired or foreign token, 403
+ * for a valid token used with another company's host.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { commentDtoSchema, messageDtoSchema, whistleblowerUpdateSchema } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { addMessage, buildCaseView, openCaseFile, type CaseRow } from '../cases/service.ts';
+import { discardStaged, receiveUpload } from '../cases/upload.ts';
+import { addComment, approveCase, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
+import type { IdentityService } from '../idp/index.ts';
+import type { Reporter } from '../idp/tokens.ts';
+import { parseOr400 } from './public.ts';
+import { contentDisposition } from './handler.ts';
+
+const BASE = '/api/private/case';
+
+export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, identity: IdentityService) {
+  async function reporterCase(req: FastifyRequest): Promise<{ reporter: Reporter; row: CaseRow }> {
+    const reporter = await identity.verifier.verify(req);
+    const row = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', reporter.caseId).executeTakeFirst();
+    if (!row) throw new HttpError(401, 'UNAUTHORIZED', 'This case no longer exists.');
+    return { reporter, row };
+  }
+
+  const noStore = { 'cache-control': 'no-store' };
+
+  app.get(`${BASE}/token/verify`, async (req, reply) => {
+    const { reporter } = await reporterCase(req);
+    return reply.headers(noStore).send({ valid: true, caseNumber: reporter.caseNumber });
+  });
+
+  app.get(`${BASE}/my-case`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return reply.headers(noStore).send(await buildCaseView(ctx, row));
+  });
+
+  app.get(`${BASE}/messages`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return reply.headers(noStore).send((await buildCaseView(ctx, row)).messages);
+  });
+
+  app.post(`${BASE}/messages/new`, async (req, reply) => {
+    const { reporter, row } = await reporterCase(req);
+    const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+    const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
+    try {
+      if (upload.json === undefined) throw new HttpError(400, 'MISSING_PART', 'The "messageDto" part is missing.', 'messageDto');
+      let json: unknown;
+      try {
+        json = JSON.parse(upload.json);
+      } catch {
+        throw new HttpError(400, 'BAD_JSON', 'The "messageDto" part is not valid JSON.', 'messageDto');
+      }
+      const dto = parseOr400(messageDtoSchema, json, 'messageDto');
+      if (!dto.message && upload.files.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
+      const message = await addMessage(ctx, row, {
+        type: 'STANDARD',
+        createdBy: reporter.caseNumber,
+        text: dto.message,
+        fromReporter: true,
+        files: upload.files,
+      });
+      return reply.status(201).headers(noStore).send({ message });
+    } catch (err) {
+      await discardStaged(ctx, upload.files);
+      throw err;
+    }
+  });
+
+  app.put(`${BASE}/approve`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await approveCase(ctx, row);
+    const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    return reply.headers(noStore).send(await buildCaseView(ctx, fresh));
+  });
+
+  const updateIdentity = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const { row } = await reporterCase(req);
+    const dto = parseOr400(whistleblowerUpdateSchema, req.body ?? {}, 'whistleblowerDto');
+    const whistleblower = await updateWhistleblower(ctx, row, dto);
+    return reply.headers(noStore).send({ whistleblower });
+  };
+  // The spec's readings differ on the method (§7): both are accepted.
+  app.post(`${BASE}/whistleblower/update`, updateIdentity);
+  app.put(`${BASE}/whistleblower/update`, updateIdentity);
+
+  app.put(`${BASE}/password/request-update`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await requestPasswordChange(ctx, row.id);
+    // Every sign-in of this case ends, so the next one asks for the new password.
+    await identity.endSessionsOf(row.id);
+    return reply.headers(noStore).send({ mustChangePassword: true });
+  });
+
+  app.post(`${BASE}/comments`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    const { comment } = parseOr400(commentDtoSchema, req.body ?? {}, 'body');
+    return reply.status(201).headers(noStore).send(await addComment(ctx, row, comment));
+  });
+
+  app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    const file = /^[0-9a-f-]{36}$/i.test(req.params.fileId) ? await openCaseFile(ctx, row, req.params.fileId.toLowerCase()) : null;
+    if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
+    return reply
+      .type('application/octet-stream')
+      .header('content-disposition', contentDisposition(file.name))
+      .header('content-length', String(file.size))
+      .header('cache-control', 'no-store')
+      .header('x-file-content-type', file.mimeType)
+      .send(file.stream);
+  });
+}
