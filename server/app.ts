@@ -84,6 +84,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     logger: {
       level: config.logLevel,
       ...(opts.logStream ? { stream: opts.logStream } : {}),
+      // Plug-ins log request headers at debug/trace level (@fastify/multipart logs
+      // busboy's options with every header); drop them wherever they appear.
+      redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
       serializers: {
         req: (req) => ({ method: req.method, url: req.url.split('?')[0] }),
         res: (res) => ({ statusCode: res.statusCode }),

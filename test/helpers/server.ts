@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { buildApp, type BuiltApp } from '../../server/app.ts';
+import { buildApp, type BuiltApp, type BuildOptions } from '../../server/app.ts';
 import { configFromEnv, type ServerConfig } from '../../server/config.ts';
 
 export interface TestServer extends BuiltApp {
@@ -22,7 +22,7 @@ export interface TestServer extends BuiltApp {
   cleanup(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServerConfig> = {}, buildOptions: Omit<BuildOptions, 'loadDataDir'> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'wb-data-'));
   let databaseUrl: string | undefined;
   let dropDatabase: (() => Promise<void>) | undefined;
@@ -56,7 +56,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
   };
   const template = databaseUrl ? undefined : inject('pgliteTemplate');
   const loadDataDir = template ? new Blob([readFileSync(template)]) : undefined;
-  const built = await buildApp(config, { loadDataDir });
+  const built = await buildApp(config, { ...buildOptions, loadDataDir });
   await built.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = built.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
