@@ -168,6 +168,13 @@ export function toDot(machine: AnyStateMachine): string {
   const node = (id: string) => machine.getStateNodeById(`#${id}`) as AnyStateNode;
   const wrapRoot = edges.some((e) => e.source === root.id) || invokesOf(root).length > 0 || root.type === 'parallel';
   const anchor = (n: AnyStateNode) => `${n.id}#anchor`;
+  // A container's transition into itself or its own states is drawn from an "any state"
+  // mark inside it: it applies whatever state inside is active.
+  const anyMark = (n: AnyStateNode) => `${n.id}#any`;
+  const isBox = (n: AnyStateNode) => isContainer(n) || (n === root && wrapRoot);
+  const withAnyMark = new Set(
+    edges.filter((e) => isBox(node(e.source)) && (e.source === e.to || isAncestor(node(e.source), node(e.to)))).map((e) => e.source),
+  );
   const lines: string[] = [
     `digraph ${q(machine.id)} {`,
     '  graph [compound=true, fontname="Helvetica", fontsize=12, nodesep=0.4, ranksep=0.45, labeljust=l];',
@@ -186,6 +193,9 @@ export function toDot(machine: AnyStateMachine): string {
         lines.push(`${indent}  ${q(anchor(n))} [shape=point, width=0.12, label=""];`);
       } else {
         lines.push(`${indent}  ${q(anchor(n))} [shape=point, style=invis, width=0.01, label=""];`);
+      }
+      if (withAnyMark.has(n.id)) {
+        lines.push(`${indent}  ${q(anyMark(n))} [shape=plaintext, label="any state", fontsize=9, fontcolor="#555555"];`);
       }
       for (const c of Object.values(n.states) as AnyStateNode[]) emit(c, `${indent}  `);
       if (n.type !== 'parallel' && initial) {
@@ -214,16 +224,34 @@ export function toDot(machine: AnyStateMachine): string {
       lines.push(`  ${q(anchor(root))} -> ${head};`);
     }
   }
+  // Parallel arrows between the same two boxes are drawn once, with one label line each.
+  const grouped = new Map<string, { tail: string; head: string; attrs: string[]; labels: string[] }>();
   for (const e of edges) {
     const from = node(e.source);
     const to = node(e.to);
-    const attrs: string[] = [`label=${q(e.label + (e.internal ? ' (stays)' : ''))}`];
+    const attrs: string[] = [];
     if (e.event === 'always') attrs.push('style=dashed');
-    const fromBox = isContainer(from) || (from === root && wrapRoot);
-    const toBox = isContainer(to) || (to === root && wrapRoot);
-    if (fromBox && from !== to && !isAncestor(from, to)) attrs.push(`ltail=${q(`cluster_${from.id}`)}`);
-    if (toBox && from !== to && !isAncestor(to, from)) attrs.push(`lhead=${q(`cluster_${to.id}`)}`);
-    lines.push(`  ${q(fromBox ? anchor(from) : from.id)} -> ${q(toBox ? anchor(to) : to.id)} [${attrs.join(', ')}];`);
+    let tail = from.id;
+    let head = to.id;
+    if (isBox(from)) {
+      if (withAnyMark.has(from.id) && (from === to || isAncestor(from, to))) tail = anyMark(from);
+      else {
+        tail = anchor(from);
+        attrs.push(`ltail=${q(`cluster_${from.id}`)}`);
+      }
+    }
+    if (isBox(to)) {
+      head = anchor(to);
+      if (from !== to && !isAncestor(to, from)) attrs.push(`lhead=${q(`cluster_${to.id}`)}`);
+    }
+    const key = JSON.stringify([tail, head, attrs]);
+    const label = e.label + (e.internal ? ' (stays)' : '');
+    const g = grouped.get(key);
+    if (g) g.labels.push(label);
+    else grouped.set(key, { tail, head, attrs, labels: [label] });
+  }
+  for (const { tail, head, attrs, labels } of grouped.values()) {
+    lines.push(`  ${q(tail)} -> ${q(head)} [${[`label=${q(labels.join('\n'))}`, ...attrs].join(', ')}];`);
   }
   lines.push('}');
   return lines.join('\n') + '\n';
