@@ -14,6 +14,7 @@ import { catalogueKeys } from '../../server/idp/i18n.ts';
 import { LANGUAGES } from '../../machines/schema.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 import type { IdentityService } from '../../server/idp/index.ts';
+import { DEFAULT_THROTTLE, SigninThrottle } from '../../server/idp/throttle.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -238,6 +239,75 @@ describe('sign-in', () => {
     expect(r.text).toContain('Type both your case number and your password.');
     const bogus = await b.postForm(`${MOUNT}/interaction/nope/login`, { caseNumber: '1', password: '1' });
     expect(bogus.status).toBe(400);
+  });
+});
+
+describe('provider pages', () => {
+  it('renders provider errors with our own page: no third-party fonts, no inline script', async () => {
+    const b = new Browser(server);
+    const res = await b.get(`${MOUNT}/auth?client_id=nobody&response_type=code&scope=openid&ui_locales=en`);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.text).toContain('Something went wrong');
+    expect(res.text).not.toContain('googleapis');
+    expect(res.text).not.toMatch(/<script/);
+    expect(res.text).not.toMatch(/<style/);
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+
+  it('asks before signing out when the portal did not send its ID token', async () => {
+    const caseNumber = await newCase(server);
+    const b = new Browser(server);
+    await signIn(b, caseNumber, 'pass1234');
+    const end = await b.get(`${MOUNT}/session/end?ui_locales=en`);
+    expect(end.status).toBe(200);
+    expect(end.text).not.toContain('<script');
+    expect(end.text).toContain('Yes, sign me out');
+    expect(end.text).toContain('No, stay signed in');
+  });
+});
+
+describe('sign-in throttle (database state, as a restarted process sees it)', () => {
+  const key = Buffer.alloc(32, 7);
+  const settings = { ...DEFAULT_THROTTLE, freeFailures: 2, delayBaseMs: 100, maxDelayMs: 400, lockAfter: 4, lockMs: 60_000, companyLimit: 6, globalLimit: 9, windowMs: 60_000 };
+
+  it('grows the delay, locks after the limit, and keeps the lock across instances', async () => {
+    // Other tests' failures count towards the overall limit; start this one from zero.
+    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
+    const t = new SigninThrottle(server.ctx.db, key, settings);
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const a = await t.begin('throttle-co-1', '1111222233334444');
+      expect(a.blocked).toBe(false);
+      delays.push(a.delayMs);
+      await t.failure(a);
+    }
+    expect(delays).toEqual([0, 0, 100, 200]);
+    const restarted = new SigninThrottle(server.ctx.db, key, settings);
+    expect((await restarted.begin('throttle-co-1', '1111222233334444')).blocked).toBe(true);
+    // Another case number of the company is not locked by it.
+    const other = await restarted.begin('throttle-co-1', '9999222233334444');
+    expect(other.blocked).toBe(false);
+    await restarted.success(other);
+  });
+
+  it('limits failures per company and overall', async () => {
+    const t = new SigninThrottle(server.ctx.db, key, settings);
+    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
+    // Six failures spread over many case numbers of one company.
+    for (let i = 0; i < 6; i++) {
+      const a = await t.begin('throttle-co-2', `55550000000000${String(i).padStart(2, '0')}`);
+      expect(a.blocked).toBe(false);
+      await t.failure(a);
+    }
+    expect((await t.begin('throttle-co-2', '5555000000009999')).blocked).toBe(true);
+    // The other company still gets in, until the overall limit is reached too.
+    const a = await t.begin('throttle-co-3', '7777000000000000');
+    expect(a.blocked).toBe(false);
+    for (let i = 0; i < 3; i++) await t.failure(await t.begin('throttle-co-3', `77770000000001${i}0`));
+    expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(true);
+    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
+    expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(false);
   });
 });
 
