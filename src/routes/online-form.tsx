@@ -1,13 +1,7 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { useT } from '../i18n/index.ts';
-import { PageTitle } from '../components/PageTitle.tsx';
+import { OnlineReportPage } from '../forms/ReportPage.tsx';
 
+// The form is split into its own chunk (router autoCodeSplitting): the landing page never loads it.
 export const Route = createFileRoute('/online-form')({
-  component: OnlineForm,
+  component: OnlineReportPage,
 });
-
-// Placeholder until the forms (issue 5) take this route over.
-function OnlineForm() {
-  const t = useT();
-  return <PageTitle title={t('landing.cards.online.title')} />;
-}

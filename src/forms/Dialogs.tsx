@@ -1,0 +1,161 @@
+/**
+ * The report dialogs (spec §2 "Dialogs", §4, §8): each is open exactly while the
+ * machine is in its state, so they are controlled Radix dialogs whose only way out
+ * is an event. Confirmations and errors use role="alertdialog".
+ */
+import type { ReactNode } from 'react';
+import * as Dialog from '@radix-ui/react-dialog';
+import { useSelector } from '@xstate/react';
+import { useT } from '../i18n/index.ts';
+import { formatCaseNumber } from '../../machines/schema.ts';
+import type { ReportEvent } from '../../machines/report.ts';
+import { useReport } from './context.ts';
+import { stepHeadingId } from './Steps.tsx';
+import * as styles from './ReportForm.css.ts';
+
+function ReportDialog(props: {
+  open: boolean;
+  alert?: boolean;
+  title: string;
+  /** The event that Escape sends; none: Escape does nothing. */
+  onEscape?: ReportEvent;
+  onCloseFocus?: () => boolean;
+  children: ReactNode;
+}) {
+  const actor = useReport();
+  return (
+    <Dialog.Root open={props.open}>
+      <Dialog.Portal>
+        <Dialog.Overlay className={styles.overlay} />
+        <Dialog.Content
+          className={styles.dialog}
+          role={props.alert ? 'alertdialog' : 'dialog'}
+          onEscapeKeyDown={(e) => {
+            e.preventDefault();
+            if (props.onEscape) actor.send(props.onEscape);
+          }}
+          onPointerDownOutside={(e) => e.preventDefault()}
+          onInteractOutside={(e) => e.preventDefault()}
+          onCloseAutoFocus={(e) => {
+            if (props.onCloseFocus?.()) e.preventDefault();
+          }}
+        >
+          <Dialog.Title className={styles.dialogTitle}>{props.title}</Dialog.Title>
+          {props.children}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+/** Spec §4: after the validation dialog the page goes to the first invalid step. */
+function focusStep(step: string | null): boolean {
+  if (!step) return false;
+  const heading = document.getElementById(stepHeadingId(step as never));
+  if (!heading) return false;
+  heading.focus({ preventScroll: true });
+  heading.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+  return true;
+}
+
+export function ReportDialogs() {
+  const t = useT('forms');
+  const actor = useReport();
+  const validation = useSelector(actor, (s) => s.hasTag('validationDialog'));
+  const discard = useSelector(actor, (s) => s.hasTag('discardDialog'));
+  const failure = useSelector(actor, (s) => s.hasTag('failureDialog'));
+  const firstInvalid = useSelector(actor, (s) => s.context.firstInvalidStep);
+  return (
+    <>
+      <ReportDialog
+        open={validation}
+        alert
+        title={t('dialog.validation.title')}
+        onEscape={{ type: 'dialog.close' }}
+        onCloseFocus={() => focusStep(firstInvalid)}
+      >
+        <Dialog.Description>{t('dialog.validation.text')}</Dialog.Description>
+        <div className={styles.actions}>
+          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+            {t('dialog.validation.ok')}
+          </button>
+        </div>
+      </ReportDialog>
+      <ReportDialog open={discard} alert title={t('dialog.discard.title')} onEscape={{ type: 'discard.cancel' }}>
+        <Dialog.Description>{t('dialog.discard.text')}</Dialog.Description>
+        <div className={styles.actions}>
+          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'discard.confirm' })}>
+            {t('dialog.discard.continue')}
+          </button>
+          <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'discard.cancel' })}>
+            {t('dialog.discard.back')}
+          </button>
+        </div>
+      </ReportDialog>
+      <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
+        <Dialog.Description>{t('dialog.failure.text')}</Dialog.Description>
+        <div className={styles.actions}>
+          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+            {t('dialog.failure.close')}
+          </button>
+        </div>
+      </ReportDialog>
+      <SuccessDialog />
+    </>
+  );
+}
+
+function SuccessDialog() {
+  const t = useT('forms');
+  const actor = useReport();
+  const open = useSelector(actor, (s) => s.hasTag('successDialog'));
+  const copied = useSelector(actor, (s) => s.hasTag('copied'));
+  const channel = useSelector(actor, (s) => s.context.channel);
+  const following = useSelector(actor, (s) => s.context.draft.follow === true);
+  const caseNumber = useSelector(actor, (s) => s.context.response?.caseDto.caseNumber ?? '');
+  return (
+    <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
+      <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
+      {following ? (
+        <>
+          <p>{t('forms.success.caseNumber')}</p>
+          <div className={styles.copyRow}>
+            <p className={styles.caseNumber} data-testid="case-number">
+              {formatCaseNumber(caseNumber)}
+            </p>
+            <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'caseNumber.copy' })}>
+              {t('forms.success.copy')}
+            </button>
+            <span role="status" className={styles.copied}>
+              {copied ? t('forms.success.copied') : ''}
+            </span>
+          </div>
+          <p>{t('forms.success.keep')}</p>
+          <h3>{t('forms.success.stepsTitle')}</h3>
+          <ol>
+            <li>{t('forms.success.step1')}</li>
+            <li>{t('forms.success.step2')}</li>
+            <li>{t('forms.success.step3')}</li>
+          </ol>
+          <div className={styles.actions}>
+            <button type="button" className={styles.button} onClick={() => actor.send({ type: 'login.start' })}>
+              {t('forms.success.login')}
+            </button>
+            <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'dialog.close' })}>
+              {t('forms.success.close')}
+            </button>
+          </div>
+        </>
+      ) : (
+        <>
+          <p>{t('forms.success.notFollowed')}</p>
+          <div className={styles.actions}>
+            <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+              {t('forms.success.frontPage')}
+            </button>
+          </div>
+        </>
+      )}
+    </ReportDialog>
+  );
+}

@@ -1,0 +1,210 @@
+import { globalStyle, style } from '@vanilla-extract/css';
+import { vars } from '../styles/theme.css.ts';
+
+export const intro = style({ margin: '0 0 24px', maxWidth: 720 });
+
+export const step = style({
+  background: vars.color.surface,
+  borderRadius: vars.radius.large,
+  boxShadow: vars.shadow.card,
+  padding: '20px 24px',
+  marginBottom: 16,
+  scrollMarginTop: `calc(${vars.size.topBar} + 16px)`,
+});
+export const stepInvalid = style({ boxShadow: `0 0 0 2px ${vars.color.error}` });
+export const stepHeading = style({
+  display: 'flex',
+  flexWrap: 'wrap',
+  alignItems: 'baseline',
+  justifyContent: 'space-between',
+  gap: 8,
+  fontSize: '1.25rem',
+  margin: '0 0 12px',
+  outline: 'none',
+});
+export const counter = style({ fontSize: '0.875rem', fontWeight: 400, color: vars.color.textMuted });
+
+export const field = style({ display: 'flex', flexDirection: 'column', gap: 4, marginBottom: 14, maxWidth: 640 });
+export const label = style({ fontWeight: 600 });
+export const required = style({ color: vars.color.error, marginLeft: 2 });
+export const input = style({
+  font: 'inherit',
+  padding: '10px 12px',
+  minHeight: 44,
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  background: vars.color.surface,
+  color: vars.color.text,
+  selectors: { '&[aria-invalid="true"]': { borderColor: vars.color.error } },
+});
+export const textarea = style([input, { minHeight: 120, resize: 'vertical' }]);
+export const hint = style({ fontSize: '0.875rem', color: vars.color.textMuted, margin: 0 });
+export const error = style({ fontSize: '0.875rem', color: vars.color.error, margin: 0, fontWeight: 600 });
+export const notice = style({
+  background: vars.color.warning,
+  color: vars.color.onWarning,
+  padding: '8px 12px',
+  borderRadius: vars.radius.small,
+  margin: '8px 0',
+});
+
+export const fieldset = style({ border: 0, padding: 0, margin: '0 0 14px', minWidth: 0 });
+export const legend = style({ fontWeight: 600, padding: 0, marginBottom: 6 });
+export const choices = style({ display: 'flex', flexWrap: 'wrap', gap: 8 });
+export const choice = style({
+  display: 'flex',
+  alignItems: 'center',
+  gap: 8,
+  minHeight: 44,
+  padding: '8px 14px',
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  cursor: 'pointer',
+  selectors: { '&:has(input:disabled)': { opacity: 0.6, cursor: 'not-allowed' } },
+});
+export const officers = style({ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))', gap: 10 });
+export const officer = style([choice, { alignItems: 'flex-start' }]);
+export const officerText = style({ display: 'flex', flexDirection: 'column' });
+export const officerLogo = style({ width: 48, height: 48, objectFit: 'contain' });
+
+export const persons = style({ listStyle: 'none', padding: 0, margin: '0 0 12px' });
+export const person = style({
+  display: 'flex',
+  justifyContent: 'space-between',
+  alignItems: 'center',
+  gap: 8,
+  padding: '8px 0',
+  borderBottom: `1px solid ${vars.color.border}`,
+});
+
+export const button = style({
+  font: 'inherit',
+  display: 'inline-flex',
+  alignItems: 'center',
+  justifyContent: 'center',
+  gap: 8,
+  minHeight: 44,
+  padding: '8px 20px',
+  borderRadius: 999,
+  border: `2px solid ${vars.color.primary}`,
+  background: vars.color.primary,
+  color: vars.color.onPrimary,
+  fontWeight: 600,
+  cursor: 'pointer',
+  selectors: { '&:disabled': { opacity: 0.5, cursor: 'not-allowed' } },
+});
+export const secondaryButton = style([button, { background: vars.color.surface, color: vars.color.primary }]);
+export const linkButton = style({
+  font: 'inherit',
+  background: 'none',
+  border: 0,
+  padding: 4,
+  minHeight: 32,
+  color: vars.color.link,
+  textDecoration: 'underline',
+  cursor: 'pointer',
+});
+export const actions = style({ display: 'flex', flexWrap: 'wrap', gap: 12, marginTop: 16 });
+
+export const dropZone = style({
+  border: `2px dashed ${vars.color.border}`,
+  borderRadius: vars.radius.large,
+  padding: 20,
+  textAlign: 'center',
+  selectors: { '&[data-over="true"]': { borderColor: vars.color.primary, background: vars.color.secondary } },
+});
+export const files = style({ listStyle: 'none', padding: 0, margin: '12px 0 0' });
+export const file = style({ display: 'grid', gridTemplateColumns: '1fr auto', alignItems: 'center', gap: 8, padding: '6px 0' });
+export const progress = style({ gridColumn: '1 / -1', width: '100%', height: 8 });
+
+export const sendRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 16, marginTop: 16 });
+export const busy = style({ color: vars.color.textMuted });
+
+// Dialogs (Radix portals render into <body>; the theme sits on :root).
+export const overlay = style({ position: 'fixed', inset: 0, background: 'rgba(0, 0, 0, 0.45)', zIndex: 50 });
+export const dialog = style({
+  position: 'fixed',
+  zIndex: 51,
+  top: '50%',
+  left: '50%',
+  transform: 'translate(-50%, -50%)',
+  width: 'min(560px, calc(100vw - 32px))',
+  maxHeight: 'calc(100vh - 32px)',
+  overflowY: 'auto',
+  background: vars.color.surface,
+  color: vars.color.text,
+  borderRadius: vars.radius.large,
+  padding: '24px 28px',
+  boxShadow: vars.shadow.card,
+});
+export const dialogTitle = style({ fontSize: '1.375rem', margin: '0 0 8px' });
+export const caseNumber = style({
+  fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+  fontSize: '1.5rem',
+  fontWeight: 700,
+  letterSpacing: '0.05em',
+  margin: '8px 0',
+});
+export const copyRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 12 });
+export const copied = style({ color: vars.color.text, fontWeight: 600 });
+
+export const strength = style({ display: 'flex', alignItems: 'center', gap: 8, fontSize: '0.875rem' });
+export const strengthBar = style({ width: 120, height: 6 });
+
+// The phone input: sizes and colours from the theme, no stylesheet of the library.
+export const phone = style({ display: 'flex', gap: 6, alignItems: 'stretch' });
+globalStyle(`${phone} .react-international-phone-input`, {
+  font: 'inherit',
+  flex: 1,
+  padding: '10px 12px',
+  minHeight: 44,
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  color: vars.color.text,
+  background: vars.color.surface,
+});
+globalStyle(`${phone} .react-international-phone-country-selector`, { position: 'relative' });
+globalStyle(`${phone} .react-international-phone-country-selector-button`, {
+  display: 'flex',
+  alignItems: 'center',
+  gap: 4,
+  minHeight: 44,
+  height: '100%',
+  padding: '0 8px',
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  background: vars.color.surface,
+  cursor: 'pointer',
+});
+globalStyle(`${phone} .react-international-phone-flag-emoji`, { width: 24, height: 16 });
+globalStyle(`${phone} .react-international-phone-country-selector-dropdown`, {
+  position: 'absolute',
+  zIndex: 20,
+  top: '100%',
+  left: 0,
+  maxHeight: 240,
+  width: 300,
+  overflowY: 'auto',
+  margin: 0,
+  padding: 4,
+  listStyle: 'none',
+  background: vars.color.surface,
+  color: vars.color.text,
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  boxShadow: vars.shadow.card,
+});
+globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item`, {
+  display: 'flex',
+  alignItems: 'center',
+  gap: 8,
+  padding: '6px 8px',
+  cursor: 'pointer',
+});
+globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item--focused`, {
+  background: vars.color.secondary,
+  color: vars.color.onSecondary,
+});
+globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item-dial-code`, {
+  color: vars.color.textMuted,
+});

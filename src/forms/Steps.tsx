@@ -1,0 +1,618 @@
+/**
+ * The steps of a report form, each a section with a heading and "n of max". Inputs
+ * show the draft from the machine's context and send one event per change; what is
+ * enabled comes from `snapshot.can(...)`, which the machine guards again.
+ */
+import { useId, useState, type ReactNode } from 'react';
+import { useSelector } from '@xstate/react';
+import * as v from 'valibot';
+import { useLanguage, useT, type TFunction } from '../i18n/index.ts';
+import { useApi, useLookAndFeel } from '../app/lookAndFeel.tsx';
+import { Icon } from '../components/Icon.tsx';
+import {
+  LIMITS,
+  VIOLATIONS,
+  descriptionSchema,
+  emailSchema,
+  internationalPhoneSchema,
+  passwordSchema,
+  phoneOrEmailSchema,
+  requiredText,
+} from '../../machines/schema.ts';
+import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
+import { useReport } from './context.ts';
+import { PhoneField, DEFAULT_PHONE_COUNTRY } from './PhoneField.tsx';
+import { Documents } from './Documents.tsx';
+import { passwordStrength } from './passwordStrength.ts';
+import * as styles from './ReportForm.css.ts';
+
+export const stepHeadingId = (step: StepName) => `step-${step}-heading`;
+
+function useDraft() {
+  return useSelector(useReport(), (s) => s.context.draft);
+}
+
+/** Field errors show once a field was left, or for every field after a send attempt. */
+function useAttempted() {
+  return useSelector(useReport(), (s) => s.context.firstInvalidStep !== null);
+}
+
+function firstMessage(schema: v.GenericSchema, value: unknown): string | undefined {
+  const r = v.safeParse(schema, value);
+  return r.success ? undefined : r.issues[0]?.message;
+}
+
+function Required() {
+  return (
+    <span className={styles.required} aria-hidden="true">
+      *
+    </span>
+  );
+}
+
+function ErrorText({ id, message, t }: { id: string; message: string | undefined; t: TFunction }) {
+  if (!message) return null;
+  return (
+    <p id={id} className={styles.error}>
+      {t(message)}
+    </p>
+  );
+}
+
+function TextField(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  required?: boolean;
+  /** The issue key of the current value, if any. */
+  issue?: string;
+  multiline?: boolean;
+  type?: string;
+  autoComplete?: string;
+  maxLength?: number;
+  hint?: ReactNode;
+}) {
+  const t = useT('forms');
+  const id = useId();
+  const [left, setLeft] = useState(false);
+  const attempted = useAttempted();
+  const issue = left || attempted ? props.issue : undefined;
+  const describedBy = [props.hint ? `${id}-hint` : '', issue ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    value: props.value,
+    required: props.required,
+    'aria-required': props.required,
+    'aria-invalid': issue ? true : undefined,
+    'aria-describedby': describedBy,
+    onBlur: () => setLeft(true),
+    maxLength: props.maxLength,
+    autoComplete: props.autoComplete,
+  };
+  return (
+    <div className={styles.field}>
+      <label htmlFor={id} className={styles.label}>
+        {props.label}
+        {props.required && <Required />}
+      </label>
+      {props.multiline ? (
+        <textarea {...common} className={styles.textarea} onChange={(e) => props.onChange(e.target.value)} />
+      ) : (
+        <input {...common} type={props.type ?? 'text'} className={styles.input} onChange={(e) => props.onChange(e.target.value)} />
+      )}
+      {props.hint && (
+        <p id={`${id}-hint`} className={styles.hint}>
+          {props.hint}
+        </p>
+      )}
+      <ErrorText id={`${id}-error`} message={issue} t={t} />
+    </div>
+  );
+}
+
+function Choices<T extends string>(props: {
+  legend: string;
+  name: string;
+  value: T | null;
+  options: Array<{ value: T; label: string; disabled?: boolean }>;
+  onChange: (value: T) => void;
+  issue?: string;
+}) {
+  const t = useT('forms');
+  const id = useId();
+  const attempted = useAttempted();
+  const issue = attempted ? props.issue : undefined;
+  return (
+    <fieldset className={styles.fieldset} aria-describedby={issue ? `${id}-error` : undefined}>
+      <legend className={styles.legend}>
+        {props.legend}
+        <Required />
+      </legend>
+      <div className={styles.choices}>
+        {props.options.map((o) => (
+          <label key={o.value} className={styles.choice}>
+            <input
+              type="radio"
+              name={props.name}
+              value={o.value}
+              checked={props.value === o.value}
+              disabled={o.disabled}
+              required
+              onChange={() => props.onChange(o.value)}
+            />
+            {o.label}
+          </label>
+        ))}
+      </div>
+      <ErrorText id={`${id}-error`} message={issue} t={t} />
+    </fieldset>
+  );
+}
+
+function Step({ step, n, max, children }: { step: StepName; n: number; max: number; children: ReactNode }) {
+  const t = useT('forms');
+  const actor = useReport();
+  const invalid = useSelector(actor, (s) => s.context.firstInvalidStep !== null && !stepValidity(s.context)[step]);
+  return (
+    <section className={`${styles.step} ${invalid ? styles.stepInvalid : ''}`} aria-labelledby={stepHeadingId(step)} data-step={step}>
+      <h2 id={stepHeadingId(step)} className={styles.stepHeading} tabIndex={-1}>
+        <span>{t(`forms.step.${step}.title`)}</span>
+        <span className={styles.counter}>{t('forms.step.counter', { n, max })}</span>
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+// ---- the steps -----------------------------------------------------------------------
+
+function SubsidiaryStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const id = useId();
+  const subsidiaries = useSelector(actor, (s) => s.context.company.subsidiaries);
+  const value = useSelector(actor, (s) => s.context.draft.subsidiary);
+  return (
+    <div className={styles.field}>
+      <label htmlFor={id} className={styles.label}>
+        {t('forms.subsidiary.label')}
+      </label>
+      <select
+        id={id}
+        className={styles.input}
+        value={value ?? ''}
+        onChange={(e) => actor.send({ type: 'subsidiary.select', id: e.target.value || null })}
+      >
+        <option value="">{t('forms.subsidiary.none')}</option>
+        {subsidiaries.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function OfficerStep() {
+  const t = useT('forms');
+  const api = useApi();
+  const actor = useReport();
+  const officers = useSelector(actor, (s) => s.context.company.protectionOfficers);
+  const value = useSelector(actor, (s) => s.context.draft.protectionOfficer);
+  const attempted = useAttempted();
+  const id = useId();
+  return (
+    <fieldset className={styles.fieldset} aria-describedby={attempted && !value ? `${id}-error` : undefined}>
+      <legend className={styles.legend}>
+        {t('forms.officer.legend')}
+        <Required />
+      </legend>
+      <div className={styles.officers}>
+        {officers.map((o) => (
+          <label key={o.id} className={styles.officer}>
+            <input
+              type="radio"
+              name="protectionOfficer"
+              value={o.id}
+              checked={value === o.id}
+              required
+              onChange={() => actor.send({ type: 'officer.select', id: o.id })}
+            />
+            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" />}
+            <span className={styles.officerText}>
+              <strong>{o.name}</strong>
+              {o.jobTitle && <span>{o.jobTitle}</span>}
+              {o.company && <span>{o.company}</span>}
+              {o.phone && <span>{t('forms.officer.phone', { phone: o.phone })}</span>}
+              {o.customerRelation && <span className={styles.hint}>{t(`forms.officer.relation.${o.customerRelation}`)}</span>}
+            </span>
+          </label>
+        ))}
+      </div>
+      <ErrorText id={`${id}-error`} message={attempted && !value ? 'forms.validation.selectOption' : undefined} t={t} />
+    </fieldset>
+  );
+}
+
+function RelationStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const value = useDraft().whistleblowerRelation;
+  return (
+    <TextField
+      label={t('forms.relation.label')}
+      hint={t('forms.relation.hint')}
+      value={value}
+      required
+      maxLength={LIMITS.freeTextMax}
+      issue={firstMessage(requiredText(), value)}
+      onChange={(value) => actor.send({ type: 'relation.change', value })}
+    />
+  );
+}
+
+function DescribeProblemStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const d = useDraft();
+  const id = useId();
+  const attempted = useAttempted();
+  return (
+    <>
+      <div className={styles.field}>
+        <label htmlFor={id} className={styles.label}>
+          {t('forms.describe.violation')}
+        </label>
+        <select
+          id={id}
+          className={styles.input}
+          value={d.violation}
+          onChange={(e) => actor.send({ type: 'violation.select', value: e.target.value as (typeof VIOLATIONS)[number] })}
+        >
+          {VIOLATIONS.map((x) => (
+            <option key={x} value={x}>
+              {t(`forms.violation.${x}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <TextField
+        label={t('forms.describe.description')}
+        value={d.description}
+        multiline
+        required
+        issue={firstMessage(descriptionSchema, d.description)}
+        hint={t('forms.describe.counter', { count: d.description.length, max: LIMITS.descriptionMax })}
+        onChange={(value) => actor.send({ type: 'description.change', value })}
+      />
+      <Choices
+        legend={t('forms.describe.repeated')}
+        name="repeatedViolations"
+        value={d.repeatedViolations === null ? null : d.repeatedViolations ? 'yes' : 'no'}
+        options={[
+          { value: 'yes', label: t('forms.yes') },
+          { value: 'no', label: t('forms.no') },
+        ]}
+        issue={attempted && d.repeatedViolations === null ? 'forms.validation.selectOption' : undefined}
+        onChange={(x) => actor.send({ type: 'repeated.choose', value: x === 'yes' })}
+      />
+      {d.repeatedViolations === true && <p className={styles.hint}>{t('forms.describe.repeatedHint')}</p>}
+    </>
+  );
+}
+
+function ReportRelatedStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const d = useDraft();
+  const canAdd = useSelector(actor, (s) => s.can({ type: 'person.add' }));
+  const p = d.personInput;
+  const typing = p.name !== '' || p.jobTitle !== '' || p.phoneOrEmail !== '';
+  const personIssue = (schema: v.GenericSchema, value: string) =>
+    d.reportedPersons.length > 0 && !typing ? undefined : firstMessage(schema, value);
+  const send = (e: ReportEvent) => actor.send(e);
+  return (
+    <>
+      <Choices
+        legend={t('forms.related.legend')}
+        name="concerns"
+        value={d.concerns}
+        options={[
+          { value: 'persons', label: t('forms.related.persons') },
+          { value: 'company', label: t('forms.related.company') },
+        ]}
+        issue={d.concerns === null ? 'forms.validation.selectOption' : undefined}
+        onChange={(value) => send({ type: 'concerns.choose', value })}
+      />
+      {d.concerns === 'persons' && (
+        <>
+          {d.reportedPersons.length > 0 && (
+            <ul className={styles.persons} aria-label={t('forms.related.added')}>
+              {d.reportedPersons.map((x, index) => (
+                <li key={index} className={styles.person}>
+                  <span>
+                    {x.name}, {x.jobTitle}, {x.phoneOrEmail}
+                  </span>
+                  <button
+                    type="button"
+                    className={styles.linkButton}
+                    onClick={() => send({ type: 'person.remove', index })}
+                    aria-label={t('forms.related.remove', { name: x.name })}
+                  >
+                    {t('forms.remove')}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <TextField
+            label={t('forms.related.name')}
+            value={p.name}
+            required
+            autoComplete="off"
+            issue={personIssue(requiredText(200), p.name)}
+            onChange={(value) => send({ type: 'person.change', field: 'name', value })}
+          />
+          <TextField
+            label={t('forms.related.jobTitle')}
+            value={p.jobTitle}
+            required
+            autoComplete="off"
+            issue={personIssue(requiredText(200), p.jobTitle)}
+            onChange={(value) => send({ type: 'person.change', field: 'jobTitle', value })}
+          />
+          <TextField
+            label={t('forms.related.phoneOrEmail')}
+            value={p.phoneOrEmail}
+            required
+            autoComplete="off"
+            issue={personIssue(phoneOrEmailSchema, p.phoneOrEmail)}
+            onChange={(value) => send({ type: 'person.change', field: 'phoneOrEmail', value })}
+          />
+          <button type="button" className={styles.secondaryButton} disabled={!canAdd} onClick={() => send({ type: 'person.add' })}>
+            {t('forms.related.add')}
+          </button>
+        </>
+      )}
+      {d.concerns === 'company' && (
+        <TextField
+          label={t('forms.related.unit')}
+          value={d.reportedUnit}
+          required
+          maxLength={LIMITS.freeTextMax}
+          issue={firstMessage(requiredText(), d.reportedUnit)}
+          onChange={(value) => send({ type: 'unit.change', value })}
+        />
+      )}
+    </>
+  );
+}
+
+function IdentityStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const lang = useLanguage();
+  const laf = useLookAndFeel();
+  const d = useDraft();
+  const w = d.whistleblower;
+  const phoneId = useId();
+  const attempted = useAttempted();
+  const send = (e: ReportEvent) => actor.send(e);
+  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
+  const showPhoneIssue = phoneIssue && (attempted || w.phone.length > 8);
+  return (
+    <>
+      <Choices
+        legend={t('forms.identity.legend')}
+        name="identity"
+        value={d.identity}
+        options={[
+          { value: 'reveal', label: t('forms.identity.reveal') },
+          { value: 'anonymous', label: t('forms.identity.anonymous') },
+        ]}
+        issue={d.identity === null ? 'forms.validation.selectOption' : undefined}
+        onChange={(value) => send({ type: 'identity.choose', value })}
+      />
+      <p className={styles.hint}>
+        {t(d.identity === 'reveal' ? 'forms.identity.revealHint' : 'forms.identity.anonymousHint')}
+      </p>
+      {d.identity === 'reveal' && (
+        <>
+          <TextField
+            label={t('forms.identity.name')}
+            value={w.name}
+            required
+            autoComplete="name"
+            issue={firstMessage(requiredText(200), w.name)}
+            onChange={(value) => send({ type: 'identity.change', field: 'name', value })}
+          />
+          <TextField
+            label={t('forms.identity.email')}
+            value={w.email}
+            type="email"
+            required
+            autoComplete="email"
+            issue={firstMessage(emailSchema, w.email)}
+            onChange={(value) => send({ type: 'identity.change', field: 'email', value })}
+          />
+          <div className={styles.field}>
+            <label htmlFor={phoneId} className={styles.label}>
+              {t('forms.identity.phone')}
+            </label>
+            <PhoneField
+              id={phoneId}
+              value={w.phone}
+              defaultCountry={(laf.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase()}
+              invalid={!!showPhoneIssue}
+              describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
+              countryLabel={t('forms.identity.country')}
+              onChange={(phone, countryCode) => send({ type: 'phone.change', phone, countryCode })}
+            />
+            <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
+          </div>
+          <label className={styles.choice}>
+            <input
+              type="checkbox"
+              checked={w.notification}
+              onChange={(e) => send({ type: 'notification.toggle', value: e.target.checked })}
+            />
+            {t('forms.identity.notification')}
+          </label>
+        </>
+      )}
+    </>
+  );
+}
+
+function FollowReportStep() {
+  const t = useT('forms');
+  const actor = useReport();
+  const d = useDraft();
+  const channel = useSelector(actor, (s) => s.context.channel);
+  const canNotFollow = useSelector(actor, (s) => s.can({ type: 'follow.choose', value: false }));
+  const canSend = useSelector(actor, (s) => s.can({ type: 'report.submit' }));
+  const sending = useSelector(actor, (s) => s.hasTag('busy'));
+  const send = (e: ReportEvent) => actor.send(e);
+  const strength = passwordStrength(d.password);
+  const confirmIssue =
+    d.passwordConfirmation !== '' || d.password !== ''
+      ? d.password === d.passwordConfirmation
+        ? undefined
+        : 'forms.validation.confirmPassword'
+      : 'validation.required';
+  return (
+    <>
+      {channel === 'online' ? (
+        <>
+          <Choices
+            legend={t('forms.follow.legend')}
+            name="follow"
+            value={d.follow === null ? null : d.follow ? 'follow' : 'notFollow'}
+            options={[
+              { value: 'follow', label: t('forms.follow.follow') },
+              { value: 'notFollow', label: t('forms.follow.notFollow'), disabled: !canNotFollow },
+            ]}
+            issue={d.follow === null ? 'forms.validation.selectOption' : undefined}
+            onChange={(x) => send({ type: 'follow.choose', value: x === 'follow' })}
+          />
+          {d.whistleblower.notification && <p className={styles.hint}>{t('forms.follow.forced')}</p>}
+        </>
+      ) : (
+        <p>{t('forms.follow.fixed')}</p>
+      )}
+      {d.follow === true && (
+        <>
+          <p className={styles.hint}>{t('forms.follow.explain')}</p>
+          <TextField
+            label={t('forms.follow.password')}
+            type="password"
+            autoComplete="new-password"
+            value={d.password}
+            required
+            issue={firstMessage(passwordSchema, d.password) ?? (d.password ? undefined : 'validation.required')}
+            hint={
+              d.password ? (
+                <span className={styles.strength}>
+                  <meter className={styles.strengthBar} min={0} max={4} low={2} high={3} optimum={4} value={strength} aria-hidden="true" />
+                  {t(`forms.follow.strength.${strength}`)}
+                </span>
+              ) : (
+                t('forms.follow.passwordHint', { min: LIMITS.passwordMin })
+              )
+            }
+            onChange={(value) => send({ type: 'password.change', value })}
+          />
+          <TextField
+            label={t('forms.follow.confirm')}
+            type="password"
+            autoComplete="new-password"
+            value={d.passwordConfirmation}
+            required
+            issue={confirmIssue}
+            onChange={(value) => send({ type: 'passwordConfirmation.change', value })}
+          />
+        </>
+      )}
+      <Terms />
+      <div className={styles.sendRow}>
+        <button type="button" className={styles.button} disabled={!canSend} onClick={() => send({ type: 'report.submit' })}>
+          {channel === 'oral' && <Icon name="phone" size={20} />}
+          {t(`forms.send.${channel}`)}
+        </button>
+        {sending && (
+          <span className={styles.busy} role="status">
+            {t('forms.sending')}
+          </span>
+        )}
+      </div>
+    </>
+  );
+}
+
+function Terms() {
+  const t = useT('forms');
+  const actor = useReport();
+  const accepted = useDraft().termsAccepted;
+  const attempted = useAttempted();
+  const id = useId();
+  return (
+    <div className={styles.field}>
+      <label className={styles.choice}>
+        <input
+          type="checkbox"
+          checked={accepted}
+          required
+          aria-required
+          aria-describedby={`${id}-links${attempted && !accepted ? ` ${id}-error` : ''}`}
+          onChange={(e) => actor.send({ type: 'terms.toggle', value: e.target.checked })}
+        />
+        <span>
+          {t('forms.terms.accept')}
+          <Required />
+        </span>
+      </label>
+      <p id={`${id}-links`} className={styles.hint}>
+        <a href="/about-whistleblowing/personal-data" target="_blank" rel="noopener noreferrer">
+          {t('forms.terms.policy')}
+        </a>
+        {' · '}
+        <a href="/about-whistleblowing/case-process" target="_blank" rel="noopener noreferrer">
+          {t('forms.terms.process')}
+        </a>
+        {' '}
+        {t('forms.newTab')}
+      </p>
+      <ErrorText id={`${id}-error`} message={attempted && !accepted ? 'validation.required' : undefined} t={t} />
+    </div>
+  );
+}
+
+const STEP_VIEWS: Record<StepName, () => ReactNode> = {
+  subsidiary: SubsidiaryStep,
+  protectionOfficer: OfficerStep,
+  relation: RelationStep,
+  describeProblem: DescribeProblemStep,
+  reportRelated: ReportRelatedStep,
+  documents: Documents,
+  identity: IdentityStep,
+  followReport: FollowReportStep,
+};
+
+export function ReportSteps({ steps }: { steps: StepName[] }) {
+  const sending = useSelector(useReport(), (s) => s.hasTag('busy'));
+  return (
+    <form noValidate onSubmit={(e) => e.preventDefault()} aria-busy={sending || undefined}>
+      <fieldset disabled={sending} className={styles.fieldset}>
+        {steps.map((step, i) => {
+          const View = STEP_VIEWS[step];
+          return (
+            <Step key={step} step={step} n={i + 1} max={steps.length}>
+              <View />
+            </Step>
+          );
+        })}
+      </fieldset>
+    </form>
+  );
+}
