@@ -120,7 +120,7 @@ export function toMermaid(machine: AnyStateMachine): string {
 
   const emitState = (n: AnyStateNode, indent: string) => {
     const id = ids.get(n.id)!;
-    const label = n === root ? machine.id : n.type === 'history' ? `history (${n.history})` : n.key;
+    const label = n === root ? machine.id : n.type === 'history' ? `history (${n.history || 'shallow'})` : n.key;
     // Always the `state "label" as id` form: a bare `state id` line before a block does not parse.
     if (label !== id || !isContainer(n)) lines.push(`${indent}state "${mermaidText(label)}" as ${id}`);
     if (isContainer(n)) {
@@ -284,7 +284,7 @@ export function machinePage(name: string, summary: string, machine: AnyStateMach
     '| state | kind | invokes |',
     '|---|---|---|',
     ...states.map(
-      (n) => `| \`${n.path.join('.')}\` | ${n.type}${n.type === 'history' ? ` (${n.history})` : ''} | ${mdCell(invokesOf(n).map((i) => i.replace(/^invoke /, '')).join(', '))} |`,
+      (n) => `| \`${n.path.join('.')}\` | ${n.type}${n.type === 'history' ? ` (${n.history || 'shallow'})` : ''} | ${mdCell(invokesOf(n).map((i) => i.replace(/^invoke /, '')).join(', '))} |`,
     ),
     '',
     `## Transitions (${[...transitionCatalogue(machine).values()].length}, each guarded branch counted separately)`,

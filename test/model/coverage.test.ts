@@ -71,6 +71,7 @@ describe('coverage harness (fixture machine)', async () => {
     expect(states).toContain('fixture.editing.form.describing');
     expect(states).toContain('fixture.editing.help.shown');
     expect(states).toContain('fixture.sent.done');
+    expect(states).toContain('fixture.editing.form.previousStep');
     const ids = [...transitionCatalogue(fixtureModel.machine).values()].map((t) => t.id);
     expect(ids).toContain('#fixture.editing.form.describing step.next[0]');
     expect(ids).toContain('#fixture.editing.form.describing step.next[1]');
@@ -86,6 +87,21 @@ describe('coverage harness (fixture machine)', async () => {
     expect(row.transitions.missed).toEqual([]);
     expect(row.states.reached).toBe(row.states.total);
     expect(row.paths).toBeGreaterThan(1);
+  });
+
+  it('counts a history state as reached when a transition targets it, and it restores the step', () => {
+    const paths = modelPaths(fixtureModel);
+    // Every cancel of a discard asked for from reviewing lands back on reviewing.
+    const cancels = paths.flatMap((p) =>
+      p.steps
+        .map((s, i) => ({ s, i }))
+        .filter(({ s, i }) => s.event.type === 'discard.cancel' && p.steps[i - 2]?.state.matches({ editing: { form: 'reviewing' } }))
+        .map(({ s }) => s.state),
+    );
+    expect(cancels.length, 'no path cancels a discard from reviewing').toBeGreaterThan(0);
+    for (const after of cancels) expect(after.matches({ editing: { form: 'reviewing' } })).toBe(true);
+    const onlyForward = coverageOf(fixtureModel, paths.filter((p) => !p.steps.some((s) => s.event.type === 'discard.cancel')));
+    expect(onlyForward.states.missed).toEqual(['fixture.editing.form.previousStep']);
   });
 
   it('names the branch and the states missed when a payload is missing', () => {

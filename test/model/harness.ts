@@ -227,6 +227,14 @@ export function eventsFor(model: MachineModel, snapshot: AnyMachineSnapshot): Ev
   return out;
 }
 
+function historyKey(snapshot: AnyMachineSnapshot): string {
+  const history = (snapshot as { historyValue?: Record<string, Array<{ id: string }>> }).historyValue ?? {};
+  const entries = Object.keys(history)
+    .sort()
+    .map((k) => `${k}=${history[k]!.map((n) => n.id).join('+')}`);
+  return entries.length ? ` history ${entries.join(' ')}` : '';
+}
+
 export function defaultSerialize(snapshot: AnyMachineSnapshot): string {
   const context = snapshot.context && Object.keys(snapshot.context).length ? snapshot.context : undefined;
   return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
@@ -241,7 +249,8 @@ export function defaultSerialize(snapshot: AnyMachineSnapshot): string {
  * after `steps[i].event`. The graph is @xstate/graph's `getAdjacencyMap`.
  */
 export function modelPaths(model: MachineModel): ModelPath[] {
-  const serialize = model.serializeState ?? defaultSerialize;
+  // History is part of where the machine is, whatever the model's serializeState keeps.
+  const serialize = (s: AnyMachineSnapshot) => `${(model.serializeState ?? defaultSerialize)(s)}${historyKey(s)}`;
   const { scope } = createTracingScope();
   const fromState = model.machine.getInitialSnapshot(scope, model.input);
   const adjacency = getAdjacencyMap(model.machine, {

@@ -48,6 +48,11 @@ describe('Mermaid statechart', () => {
     expect(lines).toContain('editing_form_describing --> editing_form_describing : text.change (stays)');
   });
 
+  it('shows history states and the transitions into them', () => {
+    expect(lines).toContain('state "history (shallow)" as editing_form_previousStep');
+    expect(lines).toContain('confirmingDiscard --> editing_form_previousStep : discard.cancel');
+  });
+
   it('shows invoked actors and their outcomes', () => {
     expect(lines).toContain('sending : invoke submitReport');
     expect(lines).toContain('sending --> sent : done submitReport');
@@ -82,6 +87,7 @@ describe('Graphviz statechart', () => {
     expect(dot).toContain('"fixture.discarded" [label="discarded", peripheries=2];');
     expect(dot).toContain('"fixture.sending" [label="sending\ninvoke submitReport"];');
     expect(dot).toContain('[label="always [hasTooManyAttempts]", style=dashed]');
+    expect(dot).toContain('"fixture.editing.form.previousStep" [shape=circle, label="H"];');
   });
 
   it('renders to SVG with every state and label in it, the same twice', async () => {
