@@ -39,7 +39,7 @@ export function form(jsonField: string, json: unknown | undefined, files: Upload
     else fd.append(jsonField, text);
   };
   if (opts.jsonFirst !== false) addJson();
-  for (const f of files) fd.append('files', new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name);
+  for (const f of files) fd.append('files', new Blob([f.bytes as BlobPart], { type: f.type ?? 'application/octet-stream' }), f.name);
   if (opts.jsonFirst === false) addJson();
   return fd;
 }

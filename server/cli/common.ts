@@ -1,0 +1,65 @@
+/**
+ * Shared by the operator CLIs: where the running server is, the admin token, and
+ * whether the database may be opened directly. PGlite lets only one process open
+ * its data folder, so while the server runs the CLIs talk to it over HTTP
+ * (server/routes/admin.ts); the server records its port and pid in
+ * DATA_DIR/server.json while it listens.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { configFromEnv, type ServerConfig } from '../config.ts';
+
+export interface RunningServer {
+  pid: number;
+  port: number;
+}
+
+export function runningServer(config: ServerConfig): RunningServer | null {
+  const file = path.join(config.dataDir, 'server.json');
+  if (!existsSync(file)) return null;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as RunningServer;
+    process.kill(s.pid, 0); // throws when no such process
+    return s;
+  } catch {
+    return null;
+  }
+}
+
+export function cliConfig(): ServerConfig {
+  return configFromEnv();
+}
+
+/** --url, else the server recorded in the data folder, else PORT or 9000 on localhost. */
+export function serverUrl(config: ServerConfig, given?: string): string {
+  if (given) return given.replace(/\/$/, '');
+  const running = runningServer(config);
+  return `http://localhost:${running?.port ?? config.port}`;
+}
+
+export function adminToken(config: ServerConfig): string | null {
+  const file = path.join(config.dataDir, 'admin.token');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
+}
+
+export function isConnectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } })?.cause;
+  return cause?.code === 'ECONNREFUSED' || (err as { code?: string })?.code === 'ECONNREFUSED';
+}
+
+export function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
+/** Prints an API error answer and exits. */
+export async function failFromResponse(res: Response): Promise<never> {
+  let text = await res.text();
+  try {
+    const body = JSON.parse(text) as { error?: { code: string; message: string; field?: string } };
+    if (body.error) text = `${body.error.code}: ${body.error.message}${body.error.field ? ` (field ${body.error.field})` : ''}`;
+  } catch {
+    // not JSON: print as it came
+  }
+  fail(`${res.status} ${text}`);
+}

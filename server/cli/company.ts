@@ -1,0 +1,74 @@
+/**
+ * npm run company -- import FILE [--url URL]
+ * npm run company -- validate FILE
+ *
+ * Imports (creates or replaces, by id) a company from its JSON file and the images
+ * it names (server/companies/format.ts). A bad file gets an error that names the
+ * field. With a server running on this data folder the import goes through it
+ * (loopback admin API); otherwise the database is opened directly.
+ */
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../db/database.ts';
+import { CompanyFileError, importCompany, readCompanyBundle, type CompanyBundle } from '../companies/service.ts';
+import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+
+const USAGE = `usage:
+  npm run company -- import FILE [--url URL]   create or replace the company described by FILE
+  npm run company -- validate FILE             check FILE without importing it`;
+
+const { values, positionals } = parseArgs({ options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+const [command, file] = positionals;
+if (values.help || !command || !file || !['import', 'validate'].includes(command)) {
+  process.stdout.write(USAGE + '\n');
+  process.exit(values.help ? 0 : 2);
+}
+
+let bundle: CompanyBundle;
+try {
+  bundle = readCompanyBundle(file);
+} catch (err) {
+  if (err instanceof CompanyFileError) fail(`${file}: field ${err.field}: ${err.message.slice(err.field.length + 2)}`);
+  throw err;
+}
+
+if (command === 'validate') {
+  process.stdout.write(`${file}: valid company "${bundle.company.id}" (${bundle.company.hosts.join(', ')})\n`);
+  process.exit(0);
+}
+
+const config = cliConfig();
+const url = serverUrl(config, values.url);
+const token = adminToken(config);
+
+async function viaServer(): Promise<boolean> {
+  if (!token) return false;
+  const assets = Object.fromEntries(Object.entries(bundle.assets).map(([p, a]) => [p, { contentType: a.contentType, base64: a.bytes.toString('base64') }]));
+  let res: Response;
+  try {
+    res = await fetch(`${url}/api/admin/companies`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ file: JSON.parse(JSON.stringify(bundle.company)), assets }),
+    });
+  } catch (err) {
+    if (isConnectionRefused(err) && !runningServer(config)) return false;
+    throw err;
+  }
+  if (!res.ok) await failFromResponse(res);
+  const body = (await res.json()) as { id: string; created: boolean };
+  process.stdout.write(`${body.created ? 'created' : 'updated'} company "${body.id}" via ${url}\n`);
+  return true;
+}
+
+if (!(await viaServer())) {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    const result = await importCompany(db.db, bundle);
+    process.stdout.write(`${result.created ? 'created' : 'updated'} company "${result.id}" in ${config.databaseUrl ? 'the PostgreSQL database' : config.dataDir}\n`);
+  } catch (err) {
+    if (err instanceof CompanyFileError) fail(`${file}: field ${err.field}: ${err.message.slice(err.field.length + 2)}`);
+    throw err;
+  } finally {
+    await db.close();
+  }
+}

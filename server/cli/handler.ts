@@ -1,0 +1,210 @@
+/**
+ * npm run handler -- COMMAND …   (a case handler's side, over the handler API)
+ *
+ * Talks HTTP to a running server: --url (default: the server recorded in the data
+ * folder, else http://localhost:PORT or 9000), token from --token or HANDLER_TOKEN.
+ * `create-account` uses the loopback admin API with DATA_DIR/admin.token, or opens
+ * the database directly when no server runs.
+ */
+import { mkdirSync, openAsBlob, existsSync, createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../db/database.ts';
+import { createHandlerAccount } from '../handlers/accounts.ts';
+import { companyByHost, companyById } from '../companies/service.ts';
+import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+
+const USAGE = `usage: npm run handler -- COMMAND [options]
+
+  list                                   the company's cases
+  show CASE [--save DIR]                 one case in full; --save writes its files (decrypted) to DIR
+  status CASE STATUS                     RECEIVED, BEING_INVESTIGATED, BEING_CLOSED or CLOSED
+  report CASE TEXT                       record the text of a phone or meeting report
+  message CASE TEXT [--type T] [--answer-wanted] [--file F]…
+                                         T: STANDARD (default), FEEDBACK or CONFIRMATION
+  create-account --company HOST [--name NAME]
+                                         prints a new handler token for the company
+
+options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
+
+const { values, positionals } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    token: { type: 'string' },
+    save: { type: 'string' },
+    type: { type: 'string' },
+    'answer-wanted': { type: 'boolean' },
+    file: { type: 'string', multiple: true },
+    company: { type: 'string' },
+    name: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  allowPositionals: true,
+});
+
+const config = cliConfig();
+const url = serverUrl(config, values.url);
+const [command, ...args] = positionals;
+const out = (s: string) => process.stdout.write(s + '\n');
+
+if (values.help || !command) {
+  out(USAGE);
+  process.exit(values.help ? 0 : 2);
+}
+
+function token(): string {
+  const t = values.token ?? process.env.HANDLER_TOKEN;
+  if (!t) fail('a handler token is needed: --token TOKEN or HANDLER_TOKEN (create one with create-account)');
+  return t;
+}
+
+async function api(method: string, p: string, body?: BodyInit, json?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token()}` };
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${url}${p}`, { method, headers, body: json !== undefined ? JSON.stringify(json) : body });
+  } catch (err) {
+    if (isConnectionRefused(err)) fail(`no server answers at ${url} (start it with npm start, or pass --url)`);
+    throw err;
+  }
+  if (!res.ok) await failFromResponse(res);
+  return res;
+}
+
+function need(n: number, what: string) {
+  if (args.length < n) fail(`${command} needs ${what}\n\n${USAGE}`);
+}
+
+const caseNo = (s: string) => encodeURIComponent(s.replace(/[\s-]/g, ''));
+
+interface CaseView {
+  caseNumber: string;
+  files: { id: string; name: string; size: number }[];
+  [k: string]: unknown;
+}
+
+function printCase(c: CaseView) {
+  if (values.json) return out(JSON.stringify(c, null, 2));
+  const v = c as Record<string, any>;
+  out(`Case ${v.caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${v.status}  ${v.submission.type}  created ${v.created}`);
+  if (v.pendingWhistleblowerAction) out('  waiting for the reporter to answer');
+  if (v.approvedAt) out(`  report approved ${v.approvedAt}`);
+  out(`  officer: ${v.protectionOfficer.name} (${v.protectionOfficer.jobTitle}, ${v.protectionOfficer.company})`);
+  if (v.subsidiary) out(`  subsidiary: ${v.subsidiary.name}`);
+  out(`  relation: ${v.whistleblowerRelation}`);
+  if (v.description) out(`  description: ${v.description}`);
+  if (v.violation) out(`  violation: ${v.violation}${v.repeatedViolations ? ' (repeated)' : ''}`);
+  for (const p of v.reportedPersons) out(`  reported person: ${p.name}, ${p.jobTitle}, ${p.phoneOrEmail}`);
+  if (v.reportedUnit) out(`  reported unit: ${v.reportedUnit}`);
+  out(`  reporter: ${v.whistleblower ? `${v.whistleblower.name} <${v.whistleblower.email}>${v.whistleblower.phone ? ` ${v.whistleblower.phone}` : ''}` : 'anonymous'}; follows the case: ${v.caseAccount.follow ? 'yes' : 'no'}`);
+  if (v.report) out(`  recorded report (${v.report.updatedAt}): ${v.report.text}`);
+  out('  status history:');
+  for (const e of v.caseStatusHistory) out(`    ${e.dateTime}  ${e.status}`);
+  if (v.files.length) out('  files:');
+  for (const f of v.files) out(`    ${f.id}  ${f.name}  ${f.size} bytes  ${f.mimeType}`);
+  if (v.messages.length) out('  messages:');
+  for (const m of v.messages) out(`    ${m.time}  ${m.type}${m.createdByUserId === v.caseNumber ? ' from reporter' : ''}${m.answerWanted ? ' (answer wanted)' : ''}: ${m.message}${m.files.length ? ` [${m.files.map((f: { name: string }) => f.name).join(', ')}]` : ''}`);
+  if (v.comments.length) out('  comments on the report:');
+  for (const c2 of v.comments) out(`    ${c2.created}: ${c2.comment}`);
+}
+
+function freeName(dir: string, name: string): string {
+  const base = path.basename(name).replace(/[\u0000-\u001f/\\]/g, '_') || 'file';
+  let candidate = path.join(dir, base);
+  for (let i = 1; existsSync(candidate); i++) {
+    const ext = path.extname(base);
+    candidate = path.join(dir, `${path.basename(base, ext)} (${i})${ext}`);
+  }
+  return candidate;
+}
+
+async function createAccount() {
+  if (!values.company) fail('create-account needs --company HOST (a host name or company id)');
+  const name = values.name ?? 'handler';
+  const admin = adminToken(config);
+  if (admin) {
+    try {
+      const res = await fetch(`${url}/api/admin/handlers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ company: values.company, name }),
+      });
+      if (!res.ok) await failFromResponse(res);
+      const body = (await res.json()) as { token: string; companyId: string };
+      out(body.token);
+      process.stderr.write(`handler account "${name}" created for company "${body.companyId}"; keep the token secret, it is shown only once\n`);
+      return;
+    } catch (err) {
+      if (!isConnectionRefused(err)) throw err;
+      if (runningServer(config)) fail(`the server holding ${config.dataDir} does not answer at ${url}; pass --url`);
+    }
+  }
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    const company = (await companyByHost(db.db, values.company)) ?? (await companyById(db.db, values.company));
+    if (!company) fail(`no company has the host name or id "${values.company}"`);
+    const account = await createHandlerAccount(db.db, company.id, name);
+    out(account.token);
+    process.stderr.write(`handler account "${name}" created for company "${company.id}"; keep the token secret, it is shown only once\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+switch (command) {
+  case 'list': {
+    const { cases } = (await (await api('GET', '/api/handler/cases')).json()) as { cases: any[] };
+    if (values.json) out(JSON.stringify(cases, null, 2));
+    else if (!cases.length) out('no cases');
+    else for (const c of cases) out(`${c.caseNumber}  ${c.status.padEnd(29)} ${c.submission.type.padEnd(11)} ${c.created}${c.pendingWhistleblowerAction ? '  answer wanted' : ''}`);
+    break;
+  }
+  case 'show': {
+    need(1, 'a case number');
+    const c = (await (await api('GET', `/api/handler/cases/${caseNo(args[0]!)}`)).json()) as CaseView;
+    printCase(c);
+    if (values.save) {
+      mkdirSync(values.save, { recursive: true });
+      for (const f of c.files) {
+        const res = await api('GET', `/api/handler/cases/${caseNo(c.caseNumber)}/files/${f.id}`);
+        const dest = freeName(values.save, f.name);
+        await pipeline(Readable.fromWeb(res.body as never), createWriteStream(dest, { mode: 0o600 }));
+        process.stderr.write(`saved ${dest}\n`);
+      }
+    }
+    break;
+  }
+  case 'status': {
+    need(2, 'a case number and a status');
+    const c = (await (await api('PUT', `/api/handler/cases/${caseNo(args[0]!)}/status`, undefined, { status: args[1]!.toUpperCase() })).json()) as CaseView;
+    out(`case ${c.caseNumber} is now ${String(c.status)}`);
+    break;
+  }
+  case 'report': {
+    need(2, 'a case number and the report text');
+    const c = (await (await api('PUT', `/api/handler/cases/${caseNo(args[0]!)}/report`, undefined, { text: args.slice(1).join(' ') })).json()) as CaseView;
+    out(`report recorded for case ${c.caseNumber} (status ${String(c.status)})`);
+    break;
+  }
+  case 'message': {
+    need(1, 'a case number');
+    const fd = new FormData();
+    fd.append('messageDto', JSON.stringify({ message: args.slice(1).join(' '), type: (values.type ?? 'STANDARD').toUpperCase(), answerWanted: !!values['answer-wanted'] }));
+    for (const f of values.file ?? []) {
+      if (!existsSync(f)) fail(`no such file: ${f}`);
+      fd.append('files', await openAsBlob(f), path.basename(f));
+    }
+    const { message } = (await (await api('POST', `/api/handler/cases/${caseNo(args[0]!)}/messages`, fd)).json()) as { message: { id: string; type: string; files: unknown[] } };
+    out(`sent ${message.type} message ${message.id}${message.files.length ? ` with ${message.files.length} file(s)` : ''}`);
+    break;
+  }
+  case 'create-account':
+    await createAccount();
+    break;
+  default:
+    fail(`unknown command "${command}"\n\n${USAGE}`);
+}
