@@ -16,10 +16,17 @@ import { Route as FaqRouteImport } from './routes/faq'
 import { Route as HowToReportRouteImport } from './routes/how-to-report'
 import { Route as OnlineFormRouteImport } from './routes/online-form'
 import { Route as OralReportRouteImport } from './routes/oral-report'
+import { Route as PrivateRouteImport } from './routes/private'
 import { Route as SomethingWentWrongRouteImport } from './routes/something-went-wrong'
 import { Route as AboutWhistleblowingAnonymityRouteImport } from './routes/about-whistleblowing/anonymity'
 import { Route as AboutWhistleblowingCaseProcessRouteImport } from './routes/about-whistleblowing/case-process'
 import { Route as AboutWhistleblowingPersonalDataRouteImport } from './routes/about-whistleblowing/personal-data'
+import { Route as PrivateIndexRouteImport } from './routes/private/index'
+import { Route as PrivateCallbackRouteImport } from './routes/private/callback'
+import { Route as PrivateInfoRouteImport } from './routes/private/info'
+import { Route as PrivateMessagesRouteImport } from './routes/private/messages'
+import { Route as PrivateReportRouteImport } from './routes/private/report'
+import { Route as PrivateStatusRouteImport } from './routes/private/status'
 
 const IndexRoute = IndexRouteImport.update({
   id: '/',
@@ -56,6 +63,11 @@ const OralReportRoute = OralReportRouteImport.update({
   path: '/oral-report',
   getParentRoute: () => rootRouteImport,
 } as any)
+const PrivateRoute = PrivateRouteImport.update({
+  id: '/private',
+  path: '/private',
+  getParentRoute: () => rootRouteImport,
+} as any)
 const SomethingWentWrongRoute = SomethingWentWrongRouteImport.update({
   id: '/something-went-wrong',
   path: '/something-went-wrong',
@@ -79,6 +91,36 @@ const AboutWhistleblowingPersonalDataRoute =
     path: '/about-whistleblowing/personal-data',
     getParentRoute: () => rootRouteImport,
   } as any)
+const PrivateIndexRoute = PrivateIndexRouteImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => PrivateRoute,
+} as any)
+const PrivateCallbackRoute = PrivateCallbackRouteImport.update({
+  id: '/callback',
+  path: '/callback',
+  getParentRoute: () => PrivateRoute,
+} as any)
+const PrivateInfoRoute = PrivateInfoRouteImport.update({
+  id: '/info',
+  path: '/info',
+  getParentRoute: () => PrivateRoute,
+} as any)
+const PrivateMessagesRoute = PrivateMessagesRouteImport.update({
+  id: '/messages',
+  path: '/messages',
+  getParentRoute: () => PrivateRoute,
+} as any)
+const PrivateReportRoute = PrivateReportRouteImport.update({
+  id: '/report',
+  path: '/report',
+  getParentRoute: () => PrivateRoute,
+} as any)
+const PrivateStatusRoute = PrivateStatusRouteImport.update({
+  id: '/status',
+  path: '/status',
+  getParentRoute: () => PrivateRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
@@ -88,10 +130,17 @@ export interface FileRoutesByFullPath {
   '/how-to-report': typeof HowToReportRoute
   '/online-form': typeof OnlineFormRoute
   '/oral-report': typeof OralReportRoute
+  '/private': typeof PrivateRouteWithChildren
   '/something-went-wrong': typeof SomethingWentWrongRoute
   '/about-whistleblowing/anonymity': typeof AboutWhistleblowingAnonymityRoute
   '/about-whistleblowing/case-process': typeof AboutWhistleblowingCaseProcessRoute
   '/about-whistleblowing/personal-data': typeof AboutWhistleblowingPersonalDataRoute
+  '/private/callback': typeof PrivateCallbackRoute
+  '/private/info': typeof PrivateInfoRoute
+  '/private/messages': typeof PrivateMessagesRoute
+  '/private/report': typeof PrivateReportRoute
+  '/private/status': typeof PrivateStatusRoute
+  '/private/': typeof PrivateIndexRoute
 }
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
@@ -105,6 +154,12 @@ export interface FileRoutesByTo {
   '/about-whistleblowing/anonymity': typeof AboutWhistleblowingAnonymityRoute
   '/about-whistleblowing/case-process': typeof AboutWhistleblowingCaseProcessRoute
   '/about-whistleblowing/personal-data': typeof AboutWhistleblowingPersonalDataRoute
+  '/private/callback': typeof PrivateCallbackRoute
+  '/private/info': typeof PrivateInfoRoute
+  '/private/messages': typeof PrivateMessagesRoute
+  '/private/report': typeof PrivateReportRoute
+  '/private/status': typeof PrivateStatusRoute
+  '/private': typeof PrivateIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -115,10 +170,17 @@ export interface FileRoutesById {
   '/how-to-report': typeof HowToReportRoute
   '/online-form': typeof OnlineFormRoute
   '/oral-report': typeof OralReportRoute
+  '/private': typeof PrivateRouteWithChildren
   '/something-went-wrong': typeof SomethingWentWrongRoute
   '/about-whistleblowing/anonymity': typeof AboutWhistleblowingAnonymityRoute
   '/about-whistleblowing/case-process': typeof AboutWhistleblowingCaseProcessRoute
   '/about-whistleblowing/personal-data': typeof AboutWhistleblowingPersonalDataRoute
+  '/private/callback': typeof PrivateCallbackRoute
+  '/private/info': typeof PrivateInfoRoute
+  '/private/messages': typeof PrivateMessagesRoute
+  '/private/report': typeof PrivateReportRoute
+  '/private/status': typeof PrivateStatusRoute
+  '/private/': typeof PrivateIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -130,10 +192,17 @@ export interface FileRouteTypes {
     | '/how-to-report'
     | '/online-form'
     | '/oral-report'
+    | '/private'
     | '/something-went-wrong'
     | '/about-whistleblowing/anonymity'
     | '/about-whistleblowing/case-process'
     | '/about-whistleblowing/personal-data'
+    | '/private/callback'
+    | '/private/info'
+    | '/private/messages'
+    | '/private/report'
+    | '/private/status'
+    | '/private/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -147,6 +216,12 @@ export interface FileRouteTypes {
     | '/about-whistleblowing/anonymity'
     | '/about-whistleblowing/case-process'
     | '/about-whistleblowing/personal-data'
+    | '/private/callback'
+    | '/private/info'
+    | '/private/messages'
+    | '/private/report'
+    | '/private/status'
+    | '/private'
   id:
     | '__root__'
     | '/'
@@ -156,10 +231,17 @@ export interface FileRouteTypes {
     | '/how-to-report'
     | '/online-form'
     | '/oral-report'
+    | '/private'
     | '/something-went-wrong'
     | '/about-whistleblowing/anonymity'
     | '/about-whistleblowing/case-process'
     | '/about-whistleblowing/personal-data'
+    | '/private/callback'
+    | '/private/info'
+    | '/private/messages'
+    | '/private/report'
+    | '/private/status'
+    | '/private/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -170,6 +252,7 @@ export interface RootRouteChildren {
   HowToReportRoute: typeof HowToReportRoute
   OnlineFormRoute: typeof OnlineFormRoute
   OralReportRoute: typeof OralReportRoute
+  PrivateRoute: typeof PrivateRouteWithChildren
   SomethingWentWrongRoute: typeof SomethingWentWrongRoute
   AboutWhistleblowingAnonymityRoute: typeof AboutWhistleblowingAnonymityRoute
   AboutWhistleblowingCaseProcessRoute: typeof AboutWhistleblowingCaseProcessRoute
@@ -227,6 +310,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof OralReportRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/private': {
+      id: '/private'
+      path: '/private'
+      fullPath: '/private'
+      preLoaderRoute: typeof PrivateRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/something-went-wrong': {
       id: '/something-went-wrong'
       path: '/something-went-wrong'
@@ -255,8 +345,71 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AboutWhistleblowingPersonalDataRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/private/': {
+      id: '/private/'
+      path: '/'
+      fullPath: '/private/'
+      preLoaderRoute: typeof PrivateIndexRouteImport
+      parentRoute: typeof PrivateRoute
+    }
+    '/private/callback': {
+      id: '/private/callback'
+      path: '/callback'
+      fullPath: '/private/callback'
+      preLoaderRoute: typeof PrivateCallbackRouteImport
+      parentRoute: typeof PrivateRoute
+    }
+    '/private/info': {
+      id: '/private/info'
+      path: '/info'
+      fullPath: '/private/info'
+      preLoaderRoute: typeof PrivateInfoRouteImport
+      parentRoute: typeof PrivateRoute
+    }
+    '/private/messages': {
+      id: '/private/messages'
+      path: '/messages'
+      fullPath: '/private/messages'
+      preLoaderRoute: typeof PrivateMessagesRouteImport
+      parentRoute: typeof PrivateRoute
+    }
+    '/private/report': {
+      id: '/private/report'
+      path: '/report'
+      fullPath: '/private/report'
+      preLoaderRoute: typeof PrivateReportRouteImport
+      parentRoute: typeof PrivateRoute
+    }
+    '/private/status': {
+      id: '/private/status'
+      path: '/status'
+      fullPath: '/private/status'
+      preLoaderRoute: typeof PrivateStatusRouteImport
+      parentRoute: typeof PrivateRoute
+    }
   }
 }
+
+interface PrivateRouteChildren {
+  PrivateCallbackRoute: typeof PrivateCallbackRoute
+  PrivateInfoRoute: typeof PrivateInfoRoute
+  PrivateMessagesRoute: typeof PrivateMessagesRoute
+  PrivateReportRoute: typeof PrivateReportRoute
+  PrivateStatusRoute: typeof PrivateStatusRoute
+  PrivateIndexRoute: typeof PrivateIndexRoute
+}
+
+const PrivateRouteChildren: PrivateRouteChildren = {
+  PrivateCallbackRoute: PrivateCallbackRoute,
+  PrivateInfoRoute: PrivateInfoRoute,
+  PrivateMessagesRoute: PrivateMessagesRoute,
+  PrivateReportRoute: PrivateReportRoute,
+  PrivateStatusRoute: PrivateStatusRoute,
+  PrivateIndexRoute: PrivateIndexRoute,
+}
+
+const PrivateRouteWithChildren =
+  PrivateRoute._addFileChildren(PrivateRouteChildren)
 
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
@@ -266,6 +419,7 @@ const rootRouteChildren: RootRouteChildren = {
   HowToReportRoute: HowToReportRoute,
   OnlineFormRoute: OnlineFormRoute,
   OralReportRoute: OralReportRoute,
+  PrivateRoute: PrivateRouteWithChildren,
   SomethingWentWrongRoute: SomethingWentWrongRoute,
   AboutWhistleblowingAnonymityRoute: AboutWhistleblowingAnonymityRoute,
   AboutWhistleblowingCaseProcessRoute: AboutWhistleblowingCaseProcessRoute,

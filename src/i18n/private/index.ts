@@ -1,0 +1,3 @@
+import { registerCatalogues } from '../index.ts';
+
+registerCatalogues('private', import.meta.glob('./*.json', { import: 'default' }));

@@ -1,0 +1,148 @@
+/**
+ * The private area's layout (spec §2 Private routes): a left drawer (status,
+ * messages, your report, your identity, log out) that shrinks to icons under
+ * 1000 px, and the page. It owns the session actor: nothing private renders before
+ * the token is verified and the case is read, and an expired session keeps the
+ * page (and any draft) mounted under a dialog offering to sign in again.
+ */
+import { useState } from 'react';
+import { Link, Outlet, useRouter, useRouterState } from '@tanstack/react-router';
+import { useActorRef, useSelector } from '@xstate/react';
+import * as AlertDialog from '@radix-ui/react-alert-dialog';
+import { sessionMachine } from '../../machines/session.ts';
+import { useApi } from '../app/lookAndFeel.tsx';
+import type { RuntimeConfig } from '../api/config.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { FrameActions } from '../components/FrameSlot.tsx';
+import { PrivateContext, type SessionActor } from './context.tsx';
+import { createPrivateServices, sessionImplementations } from './services.ts';
+import { PrivateIcon } from './PrivateIcon.tsx';
+import './index.ts';
+import * as styles from './Layout.css.ts';
+
+const NAV = [
+  { to: '/private/status', icon: 'status', label: 'private.nav.status' },
+  { to: '/private/messages', icon: 'messages', label: 'private.nav.messages' },
+  { to: '/private/report', icon: 'report', label: 'private.nav.report' },
+  { to: '/private/info', icon: 'identity', label: 'private.nav.info' },
+] as const;
+
+export function PrivateLayout({ config }: { config: RuntimeConfig }) {
+  const api = useApi();
+  const router = useRouter();
+  const language = useLanguage();
+  // Created once per mounted layout: the OpenID client and the private API client.
+  const [services] = useState(() => createPrivateServices(config, api, window.location.origin));
+  const [languageRef] = useState(() => ({ current: language }));
+  languageRef.current = language;
+  const session = useActorRef(
+    sessionMachine.provide(
+      sessionImplementations(
+        services,
+        {
+          replace: (path) => void router.navigate({ to: path, replace: true }),
+          home: () => void router.navigate({ to: '/', replace: true }),
+          error: () => void router.navigate({ to: '/something-went-wrong', replace: true }),
+          path: () => window.location.pathname,
+        },
+        () => languageRef.current,
+      ),
+    ),
+  );
+  const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
+  const t = useT('private');
+  if (!ready) {
+    return (
+      <div className={styles.loading} aria-busy="true">
+        <p role="status">{t('private.session.checking')}</p>
+      </div>
+    );
+  }
+  return (
+    <PrivateContext value={{ session, services }}>
+      <div className={styles.shell}>
+        <Drawer session={session} />
+        <div className={styles.content}>
+          <Outlet />
+        </div>
+      </div>
+      <ExpiredDialog session={session} />
+      <FrameActions>
+        <button type="button" className={styles.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+          {t('private.nav.logout')}
+        </button>
+      </FrameActions>
+    </PrivateContext>
+  );
+}
+
+function Drawer({ session }: { session: SessionActor }) {
+  const t = useT('private');
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  return (
+    <nav aria-label={t('private.nav.label')} className={styles.drawer}>
+      <ul className={styles.drawerList}>
+        {NAV.map((item) => (
+          <li key={item.to}>
+            <Link
+              to={item.to}
+              className={styles.drawerLink}
+              aria-current={pathname === item.to ? 'page' : undefined}
+              title={t(item.label)}
+            >
+              <PrivateIcon name={item.icon} />
+              <span className={styles.drawerLabel}>{t(item.label)}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <button
+        type="button"
+        className={`${styles.drawerLink} ${styles.logout}`}
+        onClick={() => session.send({ type: 'session.logout' })}
+        title={t('private.nav.logout')}
+      >
+        <PrivateIcon name="logout" />
+        <span className={styles.drawerLabel}>{t('private.nav.logout')}</span>
+      </button>
+    </nav>
+  );
+}
+
+/** A failed refresh: the page stays, the draft stays; sign in again or log out. */
+function ExpiredDialog({ session }: { session: SessionActor }) {
+  const t = useT('private');
+  const open = useSelector(session, (s) => s.matches('expired') || s.matches('resuming'));
+  const resuming = useSelector(session, (s) => s.matches('resuming'));
+  return (
+    <AlertDialog.Root open={open}>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className={styles.overlay} />
+        <AlertDialog.Content className={styles.dialog}>
+          <AlertDialog.Title className={styles.dialogTitle}>{t('private.session.expired.title')}</AlertDialog.Title>
+          <AlertDialog.Description>{t('private.session.expired.text')}</AlertDialog.Description>
+          <div className={styles.dialogActions}>
+            <AlertDialog.Cancel asChild>
+              <button type="button" className={styles.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+                {t('private.nav.logout')}
+              </button>
+            </AlertDialog.Cancel>
+            <AlertDialog.Action asChild>
+              <button
+                type="button"
+                className={styles.button}
+                disabled={resuming}
+                onClick={(e) => {
+                  e.preventDefault();
+                  session.send({ type: 'session.resume' });
+                }}
+              >
+                {t('private.session.expired.signIn')}
+              </button>
+            </AlertDialog.Action>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}

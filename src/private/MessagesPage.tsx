@@ -1,0 +1,261 @@
+/**
+ * /private/messages (spec §2, §4 Chat message, §5 Chat): the conversation with the
+ * case handlers, the composer (a chart: machines/chat.ts) and a drawer of every
+ * shared file, filtered by kind with count and total size. Files download as
+ * attachments through the portal; nothing renders inline.
+ */
+import { useEffect, useId, useState } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { chatMachine } from '../../machines/chat.ts';
+import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
+import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime, formatRelativeTime } from '../i18n/dates.ts';
+import { PageTitle } from '../components/PageTitle.tsx';
+import { visuallyHidden } from '../styles/global.css.ts';
+import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
+import { downloadFile, uploadMessageActor } from './services.ts';
+import {
+  FILE_CATEGORIES,
+  categoryOf,
+  categoryTotals,
+  formatBytes,
+  isOwnMessage,
+  sharedFiles,
+  type FileCategory,
+} from './caseView.ts';
+import { PrivateIcon } from './PrivateIcon.tsx';
+import * as layout from './Layout.css.ts';
+import * as pages from './Pages.css.ts';
+import * as styles from './MessagesPage.css.ts';
+
+export function MessagesPage() {
+  const t = useT('private');
+  const { session } = usePrivateArea();
+  useEffect(() => session.send({ type: 'case.reload' }), [session]);
+  return (
+    <>
+      <PageTitle title={t('private.messages.title')} />
+      <div className={styles.layout}>
+        <div className={styles.chat}>
+          <Thread />
+          <Composer />
+        </div>
+        <SharedFiles />
+      </div>
+    </>
+  );
+}
+
+function Thread() {
+  const t = useT('private');
+  const lang = useLanguage();
+  const c = useCase();
+  const { services } = usePrivateArea();
+  const messages = [...c.messages].sort((a, b) => a.time.localeCompare(b.time));
+  if (messages.length === 0) return <p className={layout.loading}>{t('private.messages.empty')}</p>;
+  return (
+    <ol className={styles.thread} aria-label={t('private.messages.thread')} tabIndex={0}>
+      {messages.map((m) => {
+        const own = isOwnMessage(c, m);
+        return (
+          <li key={m.id} className={`${styles.bubble} ${own ? styles.own : ''}`} data-own={own} data-type={m.type}>
+            <div className={styles.meta}>
+              <strong>{own ? t('private.messages.you') : t('private.messages.handler')}</strong>
+              {m.type !== 'STANDARD' && <span className={styles.badge}>{t(`private.messages.type.${m.type}`)}</span>}
+              <time dateTime={m.time} title={formatLongDateTime(m.time, lang)}>
+                {formatRelativeTime(m.time, lang)}
+              </time>
+            </div>
+            {m.message && <p className={styles.text}>{m.message}</p>}
+            {m.files.map((f) => (
+              <button key={f.id} type="button" className={styles.fileButton} onClick={() => void downloadFile(services, f)}>
+                <PrivateIcon name="download" size={16} />
+                <span className={visuallyHidden}>{t('private.files.download')} </span>
+                {f.name}
+              </button>
+            ))}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function Composer() {
+  const t = useT('private');
+  const { session, services } = usePrivateArea();
+  const active = useSessionActive();
+  const ids = { text: useId(), counter: useId(), files: useId(), error: useId() };
+  const composer = useActorRef(
+    chatMachine.provide({
+      actors: { uploadMessage: uploadMessageActor(services) },
+      actions: {
+        reloadCase: () => session.send({ type: 'case.reload' }),
+        reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
+      },
+    }),
+  );
+  const text = useSelector(composer, (s) => s.context.text);
+  const files = useSelector(composer, (s) => s.context.files);
+  const sending = useSelector(composer, (s) => s.matches('sending'));
+  const failed = useSelector(composer, (s) => s.matches({ composing: 'failed' }));
+  const progress = useSelector(composer, (s) => ({ loaded: s.context.loaded, total: s.context.total }));
+  const canSend = useSelector(composer, (s) => s.can({ type: 'message.send' })) && active;
+  const send = () => {
+    if (canSend) composer.send({ type: 'message.send' });
+  };
+  return (
+    <form
+      className={styles.composer}
+      aria-label={t('private.messages.composer')}
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <label htmlFor={ids.text} className={pages.label}>
+        {t('private.messages.label')}
+      </label>
+      <textarea
+        id={ids.text}
+        value={text}
+        maxLength={LIMITS.chatMax}
+        rows={3}
+        disabled={sending}
+        aria-describedby={`${ids.counter}${failed ? ` ${ids.error}` : ''}`}
+        onChange={(e) => composer.send({ type: 'text.change', text: e.currentTarget.value })}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            send();
+          }
+        }}
+        className={pages.textarea}
+      />
+      <div className={styles.composerRow}>
+        <span id={ids.counter} aria-live="polite">
+          {t('private.messages.counter', { count: text.length, max: LIMITS.chatMax })}
+        </span>
+        <span>{t('private.messages.hint')}</span>
+      </div>
+      {files.length > 0 && (
+        <ul className={styles.attachments} aria-label={t('private.messages.attached')}>
+          {files.map((f, i) => (
+            <li key={`${f.name}-${i}`} className={styles.attachment}>
+              {f.name}
+              <button
+                type="button"
+                className={styles.removeButton}
+                aria-label={t('private.messages.removeFile', { name: f.name })}
+                disabled={sending}
+                onClick={() => composer.send({ type: 'file.remove', index: i })}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {sending && (
+        <progress
+          className={styles.progress}
+          aria-label={t('private.messages.uploading')}
+          value={progress.total ? progress.loaded : undefined}
+          max={progress.total || undefined}
+        />
+      )}
+      {failed && (
+        <p id={ids.error} role="alert" className={pages.error}>
+          {t('private.messages.failed')}
+        </p>
+      )}
+      <div className={styles.composerRow}>
+        <span>
+          <label htmlFor={ids.files} className={styles.fileLabel}>
+            <PrivateIcon name="attach" size={18} />
+            {t('private.messages.attach', { count: files.length, max: LIMITS.maxFiles })}
+          </label>
+          <input
+            id={ids.files}
+            type="file"
+            multiple
+            className={visuallyHidden}
+            disabled={sending || files.length >= LIMITS.maxFiles}
+            accept={ALLOWED_EXTENSIONS.map((e) => `.${e}`).join(',')}
+            onChange={(e) => {
+              const picked = Array.from(e.currentTarget.files ?? []);
+              e.currentTarget.value = '';
+              if (picked.length) composer.send({ type: 'files.add', files: picked });
+            }}
+          />
+        </span>
+        {sending ? (
+          <button type="button" className={layout.secondaryButton} onClick={() => composer.send({ type: 'message.cancel' })}>
+            {t('private.messages.cancel')}
+          </button>
+        ) : (
+          <button type="submit" className={layout.button} disabled={!canSend}>
+            <PrivateIcon name="send" size={18} />
+            {t('private.messages.send')}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function SharedFiles() {
+  const t = useT('private');
+  const lang = useLanguage();
+  const c = useCase();
+  const { services } = usePrivateArea();
+  // Which filter is shown is view state, not flow state.
+  const [filter, setFilter] = useState<FileCategory>('all');
+  const all = sharedFiles(c);
+  const totals = categoryTotals(all);
+  const shown = filter === 'all' ? all : all.filter((f) => categoryOf(f) === filter);
+  const locale = toBcp47(lang);
+  return (
+    <aside className={styles.files} aria-labelledby="shared-files-heading">
+      <h2 id="shared-files-heading" className={pages.cardTitle}>
+        {t('private.files.title')}
+      </h2>
+      <div className={styles.filters} role="group" aria-label={t('private.files.filter')}>
+        {FILE_CATEGORIES.map((cat) => (
+          <button
+            key={cat}
+            type="button"
+            className={styles.filter}
+            aria-pressed={filter === cat}
+            data-category={cat}
+            onClick={() => setFilter(cat)}
+          >
+            <span>{t(`private.files.category.${cat}`)}</span>
+            <span>
+              {t('private.files.summary', { count: totals[cat].count, size: formatBytes(totals[cat].bytes, locale) })}
+            </span>
+          </button>
+        ))}
+      </div>
+      {shown.length === 0 ? (
+        <p>{t('private.files.none')}</p>
+      ) : (
+        <ul className={styles.fileList}>
+          {shown.map((f) => (
+            <li key={f.id}>
+              <button type="button" className={styles.fileRow} onClick={() => void downloadFile(services, f)}>
+                <span>
+                  <PrivateIcon name="file" size={16} /> {f.name}
+                </span>
+                <span>
+                  <span className={visuallyHidden}>{t('private.files.download')} </span>
+                  {formatBytes(f.size, locale)}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </aside>
+  );
+}

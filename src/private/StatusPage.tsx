@@ -1,0 +1,161 @@
+/**
+ * /private/status (spec §2, §4 Progress display): title with the case number, the
+ * yellow banner while an answer is wanted, the four-step progress, the "will be
+ * initiated" warning, the confirmation and feedback blocks, and the directive's
+ * clocks (acknowledgement in 7 days, feedback in 3 months).
+ */
+import { useEffect } from 'react';
+import { Link } from '@tanstack/react-router';
+import * as Collapsible from '@radix-ui/react-collapsible';
+import { formatCaseNumber } from '../../machines/schema.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime, formatReceiptDate } from '../i18n/dates.ts';
+import { PageTitle } from '../components/PageTitle.tsx';
+import { useCase, usePrivateArea } from './context.tsx';
+import {
+  PROGRESS_STEPS,
+  countedEvents,
+  hasConfirmation,
+  isAwaitingInitiation,
+  legalClocks,
+  messagesOfType,
+  progressFill,
+  receivedEvents,
+  type Clock,
+} from './caseView.ts';
+import * as styles from './Pages.css.ts';
+
+export function StatusPage() {
+  const t = useT('private');
+  const lang = useLanguage();
+  const c = useCase();
+  const { session } = usePrivateArea();
+  useEffect(() => session.send({ type: 'case.reload' }), [session]);
+
+  const events = c.events.length ? c.events : c.caseStatusHistory;
+  const fill = progressFill(events);
+  const reached = countedEvents(events);
+  const confirmationEnabled = hasConfirmation(events);
+  const received = receivedEvents(events)[0];
+  const confirmationMessage = messagesOfType(c, 'CONFIRMATION')[0];
+  const feedback = messagesOfType(c, 'FEEDBACK');
+  const clocks = legalClocks(c);
+
+  return (
+    <>
+      <PageTitle title={t('private.status.title', { caseNumber: formatCaseNumber(c.caseNumber) })} />
+      {c.pendingWhistleblowerAction && (
+        <div className={styles.banner} role="status">
+          <span>{t('private.status.banner.text')}</span>
+          <Link to="/private/messages" className={styles.bannerLink}>
+            {t('private.status.banner.link')}
+          </Link>
+        </div>
+      )}
+      {isAwaitingInitiation(events) && (
+        <p className={styles.warning} role="note">
+          {t('private.status.initiated')}
+        </p>
+      )}
+
+      <section className={styles.card} aria-labelledby="progress-heading">
+        <h2 id="progress-heading" className={styles.cardTitle}>
+          {t('private.status.progress.title')}
+        </h2>
+        <div
+          className={styles.progressTrack}
+          role="progressbar"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={fill}
+          aria-label={t('private.status.progress.label')}
+        >
+          <div className={styles.progressFill} style={{ width: `${fill}%` }} />
+        </div>
+        <ol className={styles.steps}>
+          {PROGRESS_STEPS.map((status, i) => {
+            const event = reached[i];
+            const done = event !== undefined;
+            return (
+              <li key={status} className={`${styles.step} ${done ? styles.stepDone : ''}`} data-status={status} data-done={done}>
+                <span className={`${styles.stepMark} ${done ? styles.stepMarkDone : ''}`} aria-hidden="true">
+                  {i + 1}
+                </span>
+                <span>{t(`private.status.step.${status}`)}</span>
+                <span className={styles.muted}>
+                  {done ? formatReceiptDate(event.dateTime) : t('private.status.step.notYet')}
+                </span>
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+
+      <section className={styles.card} aria-labelledby="clocks-heading">
+        <h2 id="clocks-heading" className={styles.cardTitle}>
+          {t('private.status.clocks.title')}
+        </h2>
+        <div className={styles.clocks}>
+          <ClockView name="acknowledgement" clock={clocks.acknowledgement} />
+          <ClockView name="feedback" clock={clocks.feedback} />
+        </div>
+      </section>
+
+      <Collapsible.Root className={styles.card} disabled={!confirmationEnabled}>
+        <Collapsible.Trigger className={styles.collapsibleTrigger}>
+          {t('private.status.confirmation.title')}
+          <span aria-hidden="true">▾</span>
+        </Collapsible.Trigger>
+        <Collapsible.Content>
+          {received && (
+            <p>
+              {t('private.status.confirmation.received', { date: formatReceiptDate(c.receivedDate ?? received.dateTime) })}
+            </p>
+          )}
+          <p>{t('private.status.confirmation.text')}</p>
+          {confirmationMessage?.message && <p className={styles.muted}>{confirmationMessage.message}</p>}
+        </Collapsible.Content>
+      </Collapsible.Root>
+
+      <Collapsible.Root className={styles.card} disabled={feedback.length === 0}>
+        <Collapsible.Trigger className={styles.collapsibleTrigger}>
+          {t('private.status.feedback.title')}
+          <span aria-hidden="true">▾</span>
+        </Collapsible.Trigger>
+        <Collapsible.Content>
+          {feedback[0] && <p>{t('private.status.feedback.first', { date: formatReceiptDate(feedback[0].time) })}</p>}
+          <ul className={styles.feedbackList} tabIndex={0} aria-label={t('private.status.feedback.list')}>
+            {feedback.map((m) => (
+              <li key={m.id} className={styles.feedbackItem}>
+                <time dateTime={m.time} className={styles.muted}>
+                  {formatLongDateTime(m.time, lang)}
+                </time>
+                <p>{m.message}</p>
+              </li>
+            ))}
+          </ul>
+        </Collapsible.Content>
+      </Collapsible.Root>
+    </>
+  );
+}
+
+function ClockView({ name, clock }: { name: 'acknowledgement' | 'feedback'; clock: Clock }) {
+  const t = useT('private');
+  return (
+    <div data-clock={name} data-state={clock.state}>
+      <h3 className={styles.label}>{t(`private.status.clocks.${name}`)}</h3>
+      {clock.state === 'notStarted' && <p className={styles.muted}>{t('private.status.clocks.notStarted')}</p>}
+      {clock.state === 'due' && (
+        <p className={clock.overdue ? styles.clockOverdue : undefined}>
+          {t(clock.overdue ? 'private.status.clocks.overdue' : 'private.status.clocks.due', { date: formatReceiptDate(clock.due) })}
+        </p>
+      )}
+      {clock.state === 'met' && (
+        <p className={styles.clockMet}>
+          {t('private.status.clocks.met', { date: formatReceiptDate(clock.at), due: formatReceiptDate(clock.due) })}
+        </p>
+      )}
+    </div>
+  );
+}

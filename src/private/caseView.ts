@@ -1,0 +1,149 @@
+/**
+ * Pure readings of the case as read back (spec §4 Progress display, §9), shared by
+ * the private pages and their tests. No React, no fetch.
+ */
+import type { CaseFile, CaseMessage, PrivateCase, StatusEvent } from '../../machines/session.ts';
+import { ALLOWED_FILE_TYPES, fileExtension } from '../../machines/schema.ts';
+
+/** The four steps of the progress display; pending contact is not a step. */
+export const PROGRESS_STEPS = ['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED'] as const;
+export const PROGRESS_FILL = [0, 5, 33, 66, 100] as const;
+
+export function countedEvents(events: readonly StatusEvent[]): StatusEvent[] {
+  return events.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT');
+}
+
+/** Fill level in percent: follows the number of status events, pending excluded. */
+export function progressFill(events: readonly StatusEvent[]): number {
+  const n = Math.min(countedEvents(events).length, PROGRESS_STEPS.length);
+  return PROGRESS_FILL[n]!;
+}
+
+/** Exactly one event, and it is pending contact: the case will be initiated. */
+export function isAwaitingInitiation(events: readonly StatusEvent[]): boolean {
+  return events.length === 1 && events[0]!.status === 'PENDING_WHISTLEBLOWER_CONTACT';
+}
+
+export function receivedEvents(events: readonly StatusEvent[]): StatusEvent[] {
+  return events.filter((e) => e.status === 'RECEIVED');
+}
+
+/** The confirmation block is enabled only with exactly one RECEIVED event. */
+export function hasConfirmation(events: readonly StatusEvent[]): boolean {
+  return receivedEvents(events).length === 1;
+}
+
+export function messagesOfType(c: PrivateCase, type: CaseMessage['type']): CaseMessage[] {
+  return c.messages.filter((m) => m.type === type).sort((a, b) => a.time.localeCompare(b.time));
+}
+
+const DAY = 24 * 3600 * 1000;
+
+function addMonths(d: Date, months: number): Date {
+  const out = new Date(d.getTime());
+  const day = out.getDate();
+  out.setMonth(out.getMonth() + months);
+  // 31 Jan + 1 month: the last day of February, not 3 March.
+  if (out.getDate() < day) out.setDate(0);
+  return out;
+}
+
+export type Clock =
+  | { state: 'notStarted' }
+  | { state: 'met'; at: Date; due: Date; late: boolean }
+  | { state: 'due'; due: Date; overdue: boolean };
+
+/**
+ * The directive's clocks (2019/1937 art. 9(1)(b) and (f)): acknowledgement within 7
+ * days of receipt; feedback within 3 months of the acknowledgement or, without one,
+ * of the end of those 7 days. Acknowledgement is met by the first CONFIRMATION
+ * message, feedback by the first FEEDBACK message.
+ */
+export function legalClocks(c: PrivateCase, now: Date = new Date()): { acknowledgement: Clock; feedback: Clock } {
+  const received = receivedEvents(c.events)[0]?.dateTime ?? null;
+  if (!received) return { acknowledgement: { state: 'notStarted' }, feedback: { state: 'notStarted' } };
+  const receivedAt = new Date(received);
+  const ackDue = new Date(receivedAt.getTime() + 7 * DAY);
+  const ackMsg = messagesOfType(c, 'CONFIRMATION')[0];
+  const ackAt = ackMsg ? new Date(ackMsg.time) : null;
+  const acknowledgement: Clock = ackAt
+    ? { state: 'met', at: ackAt, due: ackDue, late: ackAt > ackDue }
+    : { state: 'due', due: ackDue, overdue: now > ackDue };
+  const feedbackDue = addMonths(ackAt && ackAt < ackDue ? ackAt : ackDue, 3);
+  const fbMsg = messagesOfType(c, 'FEEDBACK')[0];
+  const feedback: Clock = fbMsg
+    ? { state: 'met', at: new Date(fbMsg.time), due: feedbackDue, late: new Date(fbMsg.time) > feedbackDue }
+    : { state: 'due', due: feedbackDue, overdue: now > feedbackDue };
+  return { acknowledgement, feedback };
+}
+
+export const FILE_CATEGORIES = ['all', 'documents', 'images', 'video', 'other'] as const;
+export type FileCategory = (typeof FILE_CATEGORIES)[number];
+
+const DOCUMENTS = new Set(['docx', 'csv', 'pdf', 'txt', 'xlsx', 'xls']);
+const IMAGES = new Set(['jpg', 'jpeg', 'png']);
+const VIDEO = new Set(['mp4', 'mov', 'avi', 'wmv']);
+
+export function categoryOf(file: Pick<CaseFile, 'name' | 'mimeType'>): Exclude<FileCategory, 'all'> {
+  const ext = fileExtension(file.name);
+  if (Object.hasOwn(ALLOWED_FILE_TYPES, ext)) {
+    if (DOCUMENTS.has(ext)) return 'documents';
+    if (IMAGES.has(ext)) return 'images';
+    if (VIDEO.has(ext)) return 'video';
+  }
+  if (file.mimeType?.startsWith('image/')) return 'images';
+  if (file.mimeType?.startsWith('video/')) return 'video';
+  return 'other';
+}
+
+export interface SharedFile extends CaseFile {
+  /** Who shared it: the reporter (own) or the handlers. */
+  own: boolean;
+  at: string;
+}
+
+/** Every file of the case (submission and messages), newest first, each once. */
+export function sharedFiles(c: PrivateCase): SharedFile[] {
+  const seen = new Map<string, SharedFile>();
+  for (const f of c.files) seen.set(f.id, { ...f, own: true, at: f.created ?? c.created });
+  for (const m of c.messages) {
+    for (const f of m.files) seen.set(f.id, { ...f, own: m.createdByUserId === c.caseNumber, at: f.created ?? m.time });
+  }
+  return [...seen.values()].sort((a, b) => b.at.localeCompare(a.at));
+}
+
+export function categoryTotals(files: readonly SharedFile[]): Record<FileCategory, { count: number; bytes: number }> {
+  const out = Object.fromEntries(FILE_CATEGORIES.map((c) => [c, { count: 0, bytes: 0 }])) as Record<
+    FileCategory,
+    { count: number; bytes: number }
+  >;
+  for (const f of files) {
+    for (const c of ['all', categoryOf(f)] as FileCategory[]) {
+      out[c].count++;
+      out[c].bytes += f.size;
+    }
+  }
+  return out;
+}
+
+/** Human-readable size, e.g. "1.2 MB", in the given BCP 47 locale. */
+export function formatBytes(bytes: number, locale: string): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: units[i],
+    unitDisplay: 'short',
+    maximumFractionDigits: i === 0 ? 0 : 1,
+  }).format(v);
+}
+
+/** The reporter's own messages carry the case number as author (spec §3). */
+export function isOwnMessage(c: PrivateCase, m: CaseMessage): boolean {
+  return m.createdByUserId === c.caseNumber;
+}

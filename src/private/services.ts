@@ -1,0 +1,245 @@
+/**
+ * The private area's effects, given to the machines with `.provide()`: the OpenID
+ * client (oidc-client-ts, loaded only in this lazy chunk), the private API calls and
+ * navigation. Created once per mounted private layout, never as a module singleton.
+ *
+ * Tokens live in sessionStorage (this tab only, gone when it closes) and in memory;
+ * nothing goes to localStorage. The provider's state and PKCE verifier too.
+ */
+import { UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
+import { fromCallback, fromPromise } from 'xstate';
+import type { ApiClient } from '../api/client.ts';
+import { ApiError, createApiClient } from '../api/client.ts';
+import type { RuntimeConfig } from '../api/config.ts';
+import { toBcp47, type Language } from '../i18n/index.ts';
+import type {
+  CheckResult,
+  LoadCaseResult,
+  PrivateCase,
+  SignInAgainResult,
+  VerifyResult,
+} from '../../machines/session.ts';
+import type { ChatEvent, UploadInput } from '../../machines/chat.ts';
+import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
+
+export const CALLBACK_PATH = '/private/callback';
+export const LANDING_PATH = '/private/status';
+
+export interface PrivateServices {
+  userManager: UserManager;
+  api: ApiClient;
+  /** Bearer token for calls made outside the API client (uploads with progress, downloads). */
+  accessToken(): Promise<string | null>;
+}
+
+export function statusOf(err: unknown): number {
+  return err instanceof ApiError && typeof err.status === 'number' ? err.status : 0;
+}
+
+export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClient, origin: string): PrivateServices {
+  const id = config.idSettings ?? {
+    authority: `${origin}/idp/realms/whistleblower`,
+    realm: 'whistleblower',
+    clientId: 'whistleblower-app',
+  };
+  const store = new WebStorageStateStore({ store: window.sessionStorage });
+  const userManager = new UserManager({
+    authority: id.authority,
+    client_id: id.clientId,
+    redirect_uri: `${origin}${CALLBACK_PATH}`,
+    popup_redirect_uri: `${origin}${CALLBACK_PATH}`,
+    post_logout_redirect_uri: `${origin}/`,
+    response_type: 'code',
+    scope: 'openid offline_access',
+    userStore: store,
+    stateStore: store,
+    // The session chart owns every timer: no library timers, no iframes polling.
+    automaticSilentRenew: false,
+    monitorSession: false,
+    loadUserInfo: false,
+    includeIdTokenInSilentRenew: false,
+  });
+  const accessToken = async () => {
+    const user = await userManager.getUser();
+    return user && !user.expired ? user.access_token : null;
+  };
+  const api = createApiClient({
+    baseUrl: publicApi.baseUrl,
+    companyHost: window.location.hostname,
+    getAccessToken: accessToken,
+    // 401/403 are answered by the calling machine, which tells the session.
+  });
+  return { userManager, api, accessToken };
+}
+
+/** The `case_number` claim of the access token (the provider puts it there). */
+export function caseNumberOf(user: User | null | undefined): string | null {
+  const token = user?.access_token;
+  if (!token) return null;
+  try {
+    const payload = token.split('.')[1]!;
+    const json = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { case_number?: string };
+    return json.case_number ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const never = () => new Promise<never>(() => {});
+
+/** Actors and actions for the session chart. */
+export function sessionImplementations(
+  s: PrivateServices,
+  nav: { replace(path: string): void; home(): void; error(): void; path(): string },
+  language: () => Language,
+) {
+  let callback: Promise<User | undefined> | undefined;
+  return {
+    actors: {
+      checkSession: fromPromise<CheckResult, void>(async () => {
+        const url = new URL(window.location.href);
+        if (url.pathname === CALLBACK_PATH && (url.searchParams.has('state') || url.searchParams.has('error'))) {
+          // Once per URL, even if React mounts the layout twice.
+          callback ??= s.userManager.signinCallback(url.href);
+          const user = await callback;
+          if (!user) return never(); // a popup's callback window: the opener takes it over
+          const returnTo = (user.state as { returnTo?: string } | undefined)?.returnTo;
+          nav.replace(returnTo && returnTo.startsWith('/private/') && returnTo !== CALLBACK_PATH ? returnTo : LANDING_PATH);
+          return { authenticated: true, caseNumber: caseNumberOf(user) };
+        }
+        const user = await s.userManager.getUser();
+        if (user && !user.expired) return { authenticated: true, caseNumber: caseNumberOf(user) };
+        if (user?.refresh_token) {
+          try {
+            const fresh = await s.userManager.signinSilent();
+            if (fresh) return { authenticated: true, caseNumber: caseNumberOf(fresh) };
+          } catch {
+            await s.userManager.removeUser();
+          }
+        }
+        return { authenticated: false };
+      }),
+      signIn: fromPromise<void, void>(async () => {
+        const path = nav.path();
+        await s.userManager.signinRedirect({
+          state: { returnTo: path === CALLBACK_PATH ? LANDING_PATH : path },
+          ui_locales: toBcp47(language()),
+        });
+        return never();
+      }),
+      verifyToken: fromPromise<VerifyResult, void>(async () => {
+        try {
+          await s.api.request('/api/private/case/token/verify');
+          return { status: 200 };
+        } catch (err) {
+          return { status: statusOf(err) };
+        }
+      }),
+      loadCase: fromPromise<LoadCaseResult, void>(async ({ signal }) => {
+        try {
+          return { status: 200, data: await s.api.json<PrivateCase>('/api/private/case/my-case', { signal }) };
+        } catch (err) {
+          return { status: statusOf(err), data: null };
+        }
+      }),
+      refreshToken: fromPromise<void, { minValidity: number }>(async ({ input }) => {
+        const user = await s.userManager.getUser();
+        if (!user) throw new Error('no session');
+        if (!user.expired && (user.expires_in ?? 0) > input.minValidity) return;
+        const fresh = await s.userManager.signinSilent();
+        if (!fresh) throw new Error('refresh failed');
+      }),
+      signInAgain: fromPromise<SignInAgainResult, void>(async () => {
+        const user = await s.userManager.signinPopup({ ui_locales: toBcp47(language()) });
+        return { caseNumber: caseNumberOf(user) };
+      }),
+      signOut: fromPromise<void, void>(async () => {
+        await s.userManager.signoutRedirect({ post_logout_redirect_uri: `${window.location.origin}/` });
+        return never();
+      }),
+    },
+    actions: {
+      navigateToHome: () => nav.home(),
+      navigateToError: () => nav.error(),
+      clearSession: () => void s.userManager.removeUser(),
+    },
+  };
+}
+
+/** The chat upload: multipart with progress, through XMLHttpRequest (fetch reports no upload progress). */
+export function uploadMessageActor(s: PrivateServices) {
+  return fromCallback<ChatEvent, UploadInput>(({ input, sendBack }) => {
+    const xhr = new XMLHttpRequest();
+    let cancelled = false;
+    void s.accessToken().then((token) => {
+      if (cancelled) return;
+      const form = new FormData();
+      form.append('messageDto', new Blob([JSON.stringify({ message: input.message })], { type: 'application/json' }));
+      for (const f of input.files) form.append('files', f as File, f.name);
+      xhr.open('POST', s.api.url('/api/private/case/messages/new'));
+      if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+      xhr.setRequestHeader('accept', 'application/json');
+      xhr.upload.onprogress = (e) => sendBack({ type: 'upload.progress', loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
+      xhr.onload = () => sendBack({ type: 'upload.done', status: xhr.status });
+      xhr.onerror = () => sendBack({ type: 'upload.done', status: 0 });
+      xhr.send(form);
+    });
+    return () => {
+      cancelled = true;
+      if (xhr.readyState !== XMLHttpRequest.DONE) xhr.abort();
+    };
+  });
+}
+
+async function callStatus(run: () => Promise<unknown>): Promise<IdentityCallResult> {
+  try {
+    await run();
+    return { status: 200 };
+  } catch (err) {
+    return { status: statusOf(err) };
+  }
+}
+
+export function identityActors(s: PrivateServices) {
+  return {
+    updateWhistleblower: fromPromise<IdentityCallResult, WhistleblowerDto>(({ input }) =>
+      callStatus(() => s.api.request('/api/private/case/whistleblower/update', { method: 'POST', body: input })),
+    ),
+    requestPasswordUpdate: fromPromise<IdentityCallResult, void>(() =>
+      callStatus(() => s.api.request('/api/private/case/password/request-update', { method: 'PUT' })),
+    ),
+  };
+}
+
+export function reviewActors(s: PrivateServices) {
+  return {
+    sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) =>
+      callStatus(() => s.api.request('/api/private/case/comments', { method: 'POST', body: input })),
+    ),
+    approveCase: fromPromise<IdentityCallResult, void>(() =>
+      callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT' })),
+    ),
+  };
+}
+
+/** Downloads a file of the case as an attachment: never rendered inline. */
+export async function downloadFile(s: PrivateServices, file: { id: string; name: string }): Promise<number> {
+  try {
+    const res = await s.api.request(`/api/private/case/files/${encodeURIComponent(file.id)}`, {
+      headers: { accept: 'application/octet-stream' },
+    });
+    const blob = await res.blob();
+    const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = file.name;
+    a.rel = 'noopener';
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    return 200;
+  } catch (err) {
+    return statusOf(err);
+  }
+}
