@@ -91,14 +91,15 @@ export function formAction(html: string): string {
 }
 
 /** Starts an authorization request and follows it to our sign-in page. */
-export async function openSignIn(b: Browser, opts: { uiLocales?: string; redirectPath?: string; allowSession?: boolean } = {}) {
+export async function openSignIn(b: Browser, opts: { uiLocales?: string; redirectPath?: string; allowSession?: boolean; scope?: string } = {}) {
   const { verifier, challenge } = pkce();
   const state = randomBytes(8).toString('hex');
-  const redirectUri = `${b.origin}${opts.redirectPath ?? '/private/status'}`;
+  const redirectUri = `${b.origin}${opts.redirectPath ?? '/private/callback'}`;
   const q = new URLSearchParams({
     client_id: 'whistleblower-app',
     response_type: 'code',
-    scope: 'openid',
+    // What the SPA asks for (src/private/services.ts).
+    scope: opts.scope ?? 'openid offline_access',
     redirect_uri: redirectUri,
     code_challenge: challenge,
     code_challenge_method: 'S256',

@@ -65,7 +65,7 @@ describe('sign-in', () => {
     expect(page.text).toContain('<label for="password">Password</label>');
 
     const tokens = await (async () => {
-      const { verifier, redirectUri, page: p2 } = await openSignIn(b);
+      const { verifier, redirectUri, page: p2 } = await openSignIn(b, { scope: 'openid', redirectPath: '/private/status' });
       // Spaces in the case number are allowed.
       const grouped = caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ');
       const res = await b.postForm(formAction(p2.text), { caseNumber: grouped, password: 'pass1234' });
