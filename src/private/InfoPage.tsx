@@ -29,7 +29,8 @@ export function InfoPage() {
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
-        logOut: () => session.send({ type: 'session.logout' }),
+        // The server ended every sign-in of the case: the portal only forgets its tokens.
+        logOut: () => session.send({ type: 'session.ended' }),
       },
     }),
     { input: { whistleblower: c.whistleblower } },

@@ -6,6 +6,7 @@ import { useDisplayLanguage, useLookAndFeel, useLookAndFeelActor } from '../app/
 import { ThemeSync } from '../app/Theme.tsx';
 import { I18nProvider, useT } from '../i18n/index.ts';
 import { Frame } from '../components/Frame.tsx';
+import { ErrorPage } from '../components/ErrorPage.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
 import * as styles from '../components/Status.css.ts';
 
@@ -36,9 +37,7 @@ function Root() {
       <Suspense fallback={<Loading />}>
         {hasLookAndFeel || failed ? (
           <Frame>
-            <Suspense fallback={<Loading />}>
-              <Outlet />
-            </Suspense>
+            <Suspense fallback={<Loading />}>{failed ? <ErrorPage /> : <Outlet />}</Suspense>
           </Frame>
         ) : (
           <Loading />

@@ -1,0 +1,115 @@
+/**
+ * Browser harness: real Chromium through playwright-core, against the real server
+ * (startTestServer) serving the built SPA (DIST_DIR, default dist/). Nothing of the
+ * server is mocked. Every request a page makes is recorded, so tests can assert that
+ * none went to another host; axe runs on pages from browser.newContext().
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { ServerConfig } from '../../server/config.ts';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+export function chromiumPath(): string {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) {
+    throw new Error(
+      `No Chromium found (looked at ${candidates.join(', ')}). Install it with: apt-get install -y chromium ` +
+        '(or set CHROMIUM_PATH to a Chromium binary).',
+    );
+  }
+  return found;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, headless: true });
+}
+
+export function distDir(): string {
+  const dir = path.resolve(process.env.DIST_DIR ?? path.join(import.meta.dirname, '../../dist'));
+  if (!existsSync(path.join(dir, 'index.html'))) {
+    throw new Error(`No built SPA in ${dir}: run \`npx vite build --outDir ${dir}\` (or \`npm run build\`) first, or set DIST_DIR.`);
+  }
+  return dir;
+}
+
+export interface Portal {
+  server: TestServer;
+  /** http://HOST:PORT/path — Chromium resolves *.localhost to 127.0.0.1. */
+  url(host?: string, pathname?: string): string;
+}
+
+/** The real server with the built SPA and the demo companies. */
+export async function startPortal(overrides: Partial<ServerConfig> = {}): Promise<Portal> {
+  const server = await startTestServer({ distDir: distDir(), seedDemo: true, ...overrides });
+  return {
+    server,
+    url: (host = 'localhost', pathname = '/') => `http://${host}:${server.port}${pathname}`,
+  };
+}
+
+export interface RecordedRequest {
+  url: string;
+  method: string;
+}
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  requests: RecordedRequest[];
+  /** Requests whose origin is not one of `allowedOrigins` (data:/blob: URLs never leave the page). */
+  foreignRequests(allowedOrigins: string[]): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  /** The browser language (navigator.languages), e.g. 'sv-SE'. */
+  locale?: string;
+}
+
+export async function openPage(browser: Browser, opts: PageOptions = {}): Promise<OpenedPage> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
+    locale: opts.locale ?? 'da-DK',
+    serviceWorkers: 'block',
+  });
+  const requests: RecordedRequest[] = [];
+  context.on('request', (r) => requests.push({ url: r.url(), method: r.method() }));
+  const page = await context.newPage();
+  return {
+    context,
+    page,
+    requests,
+    foreignRequests: (allowed) =>
+      requests.filter((r) => {
+        if (r.url.startsWith('data:') || r.url.startsWith('blob:') || r.url === 'about:blank') return false;
+        return !allowed.includes(new URL(r.url).origin);
+      }),
+    close: () => context.close(),
+  };
+}
+
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** axe's WCAG 2.1 A/AA violations on the page, one line each (empty when none). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+  return result.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`,
+  );
+}
