@@ -99,6 +99,8 @@ export interface SessionContext {
 export type SessionEvent =
   | { type: 'case.reload' }
   | { type: 'session.logout' }
+  /** The server already ended every sign-in of the case (password change): only forget the tokens. */
+  | { type: 'session.ended' }
   | { type: 'session.unauthorized' }
   | { type: 'session.resume' };
 
@@ -181,6 +183,7 @@ export const sessionMachine = setup({
       on: {
         'session.unauthorized': 'unauthorized',
         'session.logout': 'loggingOut',
+        'session.ended': 'loggedOut',
       },
       states: {
         caseData: {

@@ -30,6 +30,7 @@ export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.signOut', error: 'end-session failed' },
   { type: 'case.reload' },
   { type: 'session.logout' },
+  { type: 'session.ended' },
   { type: 'session.unauthorized' },
   { type: 'session.resume' },
 ];
