@@ -8,6 +8,7 @@
  * (`reply.hijack()`), with our security headers set first, so its pages obey the
  * same Content-Security-Policy as the rest of the portal.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -216,6 +217,24 @@ export class IdentityService {
   register(app: FastifyInstance): void {
     const service = this;
 
+    // Another provider takes over sign-in: the SPA is told its issuer (docs/identity.md).
+    const external = service.settings.externalIssuer;
+    if (external) {
+      app.addHook('onSend', async (req, reply, payload) => {
+        if (req.url.split('?')[0] !== '/config/config.json' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+        const body = JSON.parse(payload) as { idSettings?: Record<string, unknown> };
+        body.idSettings = { ...body.idSettings, authority: external };
+        return JSON.stringify(body);
+      });
+    }
+
+    // Operator: rotate the signing key (npm run identity -- rotate-signing-key). Loopback and admin token only.
+    app.post('/api/admin/identity/rotate-signing-key', async (req, reply) => {
+      adminGuard(service.ctx, req);
+      const kid = await service.rotateSigningKey();
+      return reply.status(201).send({ kid });
+    });
+
     // The provider's own endpoints: raw request to Koa. No body parsing here.
     void app.register(async (inst) => {
       inst.removeAllContentTypeParsers();
@@ -367,6 +386,17 @@ function frame(company: Company | null, lang: Language): PageFrame {
     base: MOUNT,
     company: company ? { name: company.name, logoFileName: company.settings.logoFileName } : null,
   };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** The admin routes' two locks (as server/routes/admin.ts): the loopback interface and the admin token. */
+function adminGuard(ctx: AppContext, req: FastifyRequest) {
+  if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(404, 'NOT_FOUND', `No such resource: ${req.method} ${req.url.split('?')[0]}`);
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  const a = createHash('sha256').update(m?.[1] ?? '').digest();
+  const b = createHash('sha256').update(ctx.adminToken).digest();
+  if (!m || !timingSafeEqual(a, b)) throw new HttpError(401, 'UNAUTHORIZED', 'The admin token (DATA_DIR/admin.token) is needed.');
 }
 
 function sleep(ms: number) {

@@ -17,6 +17,14 @@ export interface IdentitySettings {
   /** A follow account never signed in this many days after creation is deleted. */
   accountExpiryDays: number;
   sweepIntervalMs: number;
+  /**
+   * Another OpenID provider whose access tokens the private API accepts as well
+   * (docs/identity.md, "Pointing the portal at another OpenID provider"); also
+   * published as `config.json` `idSettings.authority`. From `OIDC_ISSUER`.
+   */
+  externalIssuer?: string;
+  /** The `aud` its access tokens must carry; without it, `azp` must be our client id. From `OIDC_AUDIENCE`. */
+  externalAudience?: string;
 }
 
 declare module '../config.ts' {
@@ -37,6 +45,12 @@ export const DEFAULT_IDENTITY: IdentitySettings = {
   sweepIntervalMs: 60 * 60 * 1000,
 };
 
-export function identitySettings(over: import('../config.ts').ServerConfig['identity']): IdentitySettings {
-  return { ...DEFAULT_IDENTITY, ...over, throttle: { ...DEFAULT_THROTTLE, ...over?.throttle } };
+export function identitySettings(over: import('../config.ts').ServerConfig['identity'], env: NodeJS.ProcessEnv = process.env): IdentitySettings {
+  return {
+    ...DEFAULT_IDENTITY,
+    externalIssuer: env.OIDC_ISSUER?.replace(/\/$/, '') || undefined,
+    externalAudience: env.OIDC_AUDIENCE || undefined,
+    ...over,
+    throttle: { ...DEFAULT_THROTTLE, ...over?.throttle },
+  };
 }

@@ -11,11 +11,11 @@
  *
  * The case is always the token's own: routes never take a case id from the client.
  */
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.ts';
 import { companyByHost } from '../companies/service.ts';
-import { isUuid, resourceFor } from './provider.ts';
+import { CLIENT_ID, isUuid, resourceFor } from './provider.ts';
 import type { IdentityService } from './index.ts';
 
 export interface Reporter {
@@ -28,7 +28,47 @@ const unauthorized = (message = 'Sign in again: the access token is missing, exp
   new HttpError(401, 'UNAUTHORIZED', message);
 
 export class TokenVerifier {
+  private externalJwks?: Promise<ReturnType<typeof createRemoteJWKSet>>;
+
   constructor(private readonly identity: IdentityService) {}
+
+  /** The external provider's keys, from its discovery document's `jwks_uri` (fetched once, then cached by jose). */
+  private externalKeys(issuer: string) {
+    this.externalJwks ??= (async () => {
+      const res = await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) });
+      if (!res.ok) throw new Error(`discovery of ${issuer} answered ${res.status}`);
+      const d = (await res.json()) as { issuer?: string; jwks_uri?: string };
+      if (d.issuer !== issuer || !d.jwks_uri) throw new Error(`discovery of ${issuer} does not name it or its keys`);
+      return createRemoteJWKSet(new URL(d.jwks_uri), { timeoutDuration: 5000 });
+    })().catch((err) => {
+      this.externalJwks = undefined;
+      throw err;
+    });
+    return this.externalJwks;
+  }
+
+  /** A token of the configured external provider (Keycloak, say): the case comes from `case_number` and `company`. */
+  private async verifyExternal(token: string, issuer: string): Promise<{ caseNumber: unknown; companyId: unknown; caseId?: undefined }> {
+    const { externalAudience } = this.identity.settings;
+    let payload: JWTPayload;
+    try {
+      const header = decodeProtectedHeader(token);
+      if (header.typ && !['JWT', 'at+jwt', 'application/at+jwt'].includes(header.typ)) throw new Error('not an access token');
+      payload = (
+        await jwtVerify(token, await this.externalKeys(issuer), {
+          issuer,
+          algorithms: ['RS256', 'PS256', 'ES256'],
+          ...(externalAudience ? { audience: externalAudience } : {}),
+        })
+      ).payload;
+    } catch {
+      throw unauthorized();
+    }
+    // Keycloak marks ID tokens `typ: ID`; without a configured audience the token must be for our client.
+    if (payload.typ === 'ID') throw unauthorized();
+    if (!externalAudience && payload.azp !== CLIENT_ID && payload.client_id !== CLIENT_ID) throw unauthorized();
+    return { caseNumber: payload.case_number, companyId: payload.company };
+  }
 
   private async verifyJwt(token: string, iss: string): Promise<JWTPayload> {
     const opts = {
@@ -59,25 +99,34 @@ export class TokenVerifier {
     } catch {
       throw unauthorized();
     }
-    if (!iss || !(await this.identity.isOwnIssuer(iss))) throw unauthorized();
-    let payload: JWTPayload;
-    try {
-      payload = await this.verifyJwt(token, iss);
-    } catch {
-      throw unauthorized();
+    let claims: { caseId?: unknown; caseNumber: unknown; companyId: unknown };
+    const external = this.identity.settings.externalIssuer;
+    if (iss && external && iss === external) {
+      claims = await this.verifyExternal(token, iss);
+    } else {
+      if (!iss || !(await this.identity.isOwnIssuer(iss))) throw unauthorized();
+      let payload: JWTPayload;
+      try {
+        payload = await this.verifyJwt(token, iss);
+      } catch {
+        throw unauthorized();
+      }
+      if (typeof payload.sub !== 'string' || !isUuid(payload.sub)) throw unauthorized();
+      claims = { caseId: payload.sub, caseNumber: payload.case_number, companyId: payload.company };
     }
-    const sub = payload.sub;
-    const caseNumber = payload.case_number;
-    const companyId = payload.company;
-    if (typeof sub !== 'string' || !isUuid(sub) || typeof caseNumber !== 'string' || typeof companyId !== 'string') throw unauthorized();
+    const { caseId, caseNumber, companyId } = claims;
+    if (typeof caseNumber !== 'string' || !/^\d{16}$/.test(caseNumber) || typeof companyId !== 'string') throw unauthorized();
 
-    const row = await this.identity.ctx.db
+    let q = this.identity.ctx.db
       .selectFrom('report_case')
       .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
-      .select(['report_case.case_number', 'report_case.company_id'])
-      .where('report_case.id', '=', sub)
-      .executeTakeFirst();
-    if (!row || row.case_number !== caseNumber || row.company_id !== companyId) throw unauthorized();
+      .select(['report_case.id', 'report_case.case_number', 'report_case.company_id'])
+      .where('report_case.case_number', '=', caseNumber)
+      .where('report_case.company_id', '=', companyId);
+    if (typeof caseId === 'string') q = q.where('report_case.id', '=', caseId);
+    const row = await q.executeTakeFirst();
+    if (!row) throw unauthorized();
+    const sub = row.id;
 
     // The company the page names must be the token's own.
     const named = req.headers['x-company-host'];
