@@ -15,7 +15,7 @@
  *   name and supplied with `.provide()`: this file knows no `fetch` or storage.
  */
 import { assign, fromPromise, setup } from 'xstate';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './schema.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
 
 export interface TextSection {
   heading: string;

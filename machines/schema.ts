@@ -40,11 +40,9 @@ export type CreationChannel = (typeof CREATION_CHANNELS)[number];
 export const SUBMISSION_TYPES = ['ONLINE_FORM', 'PHONE', 'MEETING'] as const;
 export type SubmissionType = (typeof SUBMISSION_TYPES)[number];
 
-/** Interface languages. `se` is the spec's code for Swedish; browsers say `sv`. */
-export const LANGUAGES = ['da', 'no', 'se', 'en', 'es', 'pl', 'de'] as const;
-export type Language = (typeof LANGUAGES)[number];
-export const PRIVATE_LANGUAGES = ['da', 'no', 'se', 'en'] as const satisfies readonly Language[];
-export const DEFAULT_LANGUAGE: Language = 'da';
+/** Interface languages (machines/languages.ts, kept free of valibot for the landing page). */
+import { LANGUAGES, PRIVATE_LANGUAGES, DEFAULT_LANGUAGE, type Language } from './languages.ts';
+export { LANGUAGES, PRIVATE_LANGUAGES, DEFAULT_LANGUAGE, type Language };
 
 /** File types (spec §5). Each extension maps to the content types its bytes may have. */
 export const ALLOWED_FILE_TYPES = {

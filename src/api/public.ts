@@ -1,6 +1,6 @@
 /** Public calls of spec §7 used by the frame and the public pages. */
 import type { CompanyInfo, LookAndFeel } from '../../machines/lookAndFeel.ts';
-import type { Language } from '../../machines/schema.ts';
+import type { Language } from '../../machines/languages.ts';
 import type { ApiClient } from './client.ts';
 
 export function getLookAndFeel(api: ApiClient, language: Language, signal?: AbortSignal): Promise<LookAndFeel> {

@@ -5,8 +5,8 @@
  * (forms, private) plug in.
  */
 import { createContext, createElement, use, useCallback, useMemo, type ReactNode } from 'react';
-import { IntlMessageFormat } from 'intl-messageformat';
-import { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/schema.ts';
+import type { IntlMessageFormat } from 'intl-messageformat';
+import { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/languages.ts';
 
 export { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language };
 
@@ -43,7 +43,8 @@ export function fromBcp47(tag: string): Language | undefined {
 }
 
 export type Catalogue = Record<string, string>;
-export type CatalogueLoader = () => Promise<Catalogue | { default: Catalogue }>;
+/** What `import.meta.glob('./*.json', { import: 'default' })` gives (typed or not). */
+export type CatalogueLoader = () => Promise<unknown>;
 
 const loaders = new Map<string, Map<Language, CatalogueLoader>>();
 type TrackedPromise<T> = Promise<T> & { status?: 'pending' | 'fulfilled' | 'rejected'; value?: T; reason?: unknown };
@@ -76,9 +77,14 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
   if (cached) return cached;
   const loader = loaders.get(area)?.get(lang);
   if (!loader) return Promise.reject(new Error(`No catalogue registered for ${id}`));
-  const p: TrackedPromise<Catalogue> = loader().then((m) =>
-    'default' in m && typeof m.default === 'object' ? (m.default as Catalogue) : (m as Catalogue),
-  );
+  const p: TrackedPromise<Catalogue> = loader().then(async (m) => {
+    const mod = m as { default?: unknown } | null;
+    const cat = (mod && typeof mod.default === 'object' ? mod.default : mod) as Catalogue;
+    // The full ICU formatter is loaded only for catalogues that need it (plurals,
+    // selects, number/date formats, escapes): the landing page's `common` does not.
+    if (Object.values(cat).some((msg) => !isSimpleMessage(msg))) await loadIcu();
+    return cat;
+  });
   p.status = 'pending';
   p.then(
     (value) => {
@@ -95,6 +101,36 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
   return p;
 }
 
+/**
+ * A message with at most plain `{name}` arguments and no ICU quoting: formatted by
+ * substitution, with the same result intl-messageformat gives.
+ */
+const SIMPLE = /^[^{}]*(?:\{\s*[\p{L}\p{N}_]+\s*\}[^{}]*)*$/u;
+export function isSimpleMessage(message: string): boolean {
+  return SIMPLE.test(message) && !/'[{}'#|]/.test(message);
+}
+
+/** Mirrors intl-messageformat for a plain argument: strings and numbers as String(), other falsy values empty. */
+export function formatSimple(message: string, values?: MessageValues): string {
+  return message.replace(/\{\s*([\p{L}\p{N}_]+)\s*\}/gu, (_m, name: string) => {
+    if (!values || !(name in values)) {
+      throw new Error(`The intl string context variable "${name}" was not provided to the string "${message}"`);
+    }
+    const v = values[name];
+    if (typeof v === 'string' || typeof v === 'number') return String(v);
+    return v ? String(v) : '';
+  });
+}
+
+let Icu: typeof IntlMessageFormat | undefined;
+let icuLoading: Promise<void> | undefined;
+function loadIcu(): Promise<void> {
+  icuLoading ??= import('intl-messageformat').then((m) => {
+    Icu = m.IntlMessageFormat;
+  });
+  return icuLoading;
+}
+
 const formats = new Map<string, IntlMessageFormat>();
 
 export type MessageValues = Record<string, string | number | Date | boolean | null | undefined>;
@@ -105,10 +141,12 @@ export function formatMessage(lang: Language, catalogues: Catalogue[], key: stri
   for (const cat of catalogues) {
     const source = cat[key];
     if (source === undefined) continue;
+    if (isSimpleMessage(source)) return formatSimple(source, values);
+    if (!Icu) throw new Error(`i18n: ICU formatter not loaded for ${key}`);
     const id = `${lang}\u0000${source}`;
     let fmt = formats.get(id);
     if (!fmt) {
-      fmt = new IntlMessageFormat(source, toBcp47(lang));
+      fmt = new Icu(source, toBcp47(lang));
       formats.set(id, fmt);
     }
     const out = fmt.format(values as Record<string, string | number | Date>);

@@ -1,0 +1,101 @@
+/** The i18n runtime: the fast path for plain messages gives what intl-messageformat gives; language tags. */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { formatSimple, fromBcp47, isSimpleMessage, toBcp47, PRIVATE_LANGUAGE_OPTIONS } from '../../src/i18n/index.ts';
+import { formatLongDateTime, formatReceiptDate, formatRelativeTime } from '../../src/i18n/dates.ts';
+import { initialLanguage, LANGUAGE_STORAGE_KEY } from '../../src/app/language.ts';
+
+const root = path.resolve(import.meta.dirname, '../../src/i18n');
+
+describe('plain-message fast path', () => {
+  it('tells plain messages from ones that need the ICU formatter', () => {
+    expect(isSimpleMessage('Hello')).toBe(true);
+    expect(isSimpleMessage('Show the pages under {page}')).toBe(true);
+    expect(isSimpleMessage("Don't worry")).toBe(true);
+    expect(isSimpleMessage('{n, plural, one {# file} other {# files}}')).toBe(false);
+    expect(isSimpleMessage('{count, number}')).toBe(false);
+    expect(isSimpleMessage("It''s")).toBe(false);
+    expect(isSimpleMessage("'{literal}'")).toBe(false);
+    expect(isSimpleMessage('{a} and {b}')).toBe(true);
+  });
+
+  it('formats every plain message of every catalogue exactly as intl-messageformat does', () => {
+    const values = { page: 'FAQ', n: 3, max: 7, name: 'Anna', count: 2, caseNumber: '1234 5678 9012 3456' };
+    let checked = 0;
+    for (const area of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+      for (const file of readdirSync(path.join(root, area.name)).filter((f) => f.endsWith('.json'))) {
+        const cat = JSON.parse(readFileSync(path.join(root, area.name, file), 'utf8')) as Record<string, string>;
+        for (const [key, msg] of Object.entries(cat)) {
+          if (!isSimpleMessage(msg)) continue;
+          const args = [...msg.matchAll(/\{\s*([\p{L}\p{N}_]+)\s*\}/gu)].map((m) => m[1]!);
+          const v = Object.fromEntries(args.map((a) => [a, (values as Record<string, unknown>)[a] ?? `<${a}>`]));
+          const expected = new IntlMessageFormat(msg, 'en').format(v as never);
+          expect(formatSimple(msg, v as never), `${area.name}/${file} ${key}`).toBe(String(expected));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+  });
+
+  it('throws like intl-messageformat when a value is missing', () => {
+    expect(() => formatSimple('Hi {name}', {})).toThrow(/name/);
+    expect(formatSimple('n={n}', { n: 0 })).toBe(String(new IntlMessageFormat('n={n}', 'en').format({ n: 0 })));
+  });
+});
+
+describe('languages', () => {
+  it('maps the spec codes to browser tags and back', () => {
+    expect(toBcp47('se')).toBe('sv');
+    expect(toBcp47('da')).toBe('da');
+    expect(fromBcp47('sv-SE')).toBe('se');
+    expect(fromBcp47('nb-NO')).toBe('no');
+    expect(fromBcp47('nn')).toBe('no');
+    expect(fromBcp47('en-GB')).toBe('en');
+    expect(fromBcp47('fr-FR')).toBeUndefined();
+  });
+
+  it('first visit: the first supported browser language, else da; after that the stored choice', () => {
+    const empty = { getItem: () => null };
+    expect(initialLanguage(['fr-FR', 'de-DE', 'en'], empty)).toBe('de');
+    expect(initialLanguage(['fr-FR', 'it'], empty)).toBe('da');
+    expect(initialLanguage([], empty)).toBe('da');
+    const stored = { getItem: (k: string) => (k === LANGUAGE_STORAGE_KEY ? 'pl' : null) };
+    expect(initialLanguage(['sv-SE'], stored)).toBe('pl');
+    const junk = { getItem: () => 'xx' };
+    expect(initialLanguage(['sv-SE'], junk)).toBe('se');
+  });
+
+  it('private pages offer Dansk, Norsk, Svenska and English only', () => {
+    expect(PRIVATE_LANGUAGE_OPTIONS).toEqual([
+      { code: 'da', name: 'Dansk' },
+      { code: 'no', name: 'Norsk' },
+      { code: 'se', name: 'Svenska' },
+      { code: 'en', name: 'English' },
+    ]);
+  });
+});
+
+describe('dates (spec §9)', () => {
+  const d = new Date(2025, 2, 3, 14, 5); // 3 March 2025, 14:05 local time
+  it('receipt date is DD/MM/YYYY', () => {
+    expect(formatReceiptDate(d)).toBe('03/03/2025');
+    expect(formatReceiptDate(new Date(2024, 11, 31, 23, 59))).toBe('31/12/2024');
+  });
+  it('created date has the long weekday, day, month, year and time in the language', () => {
+    const da = formatLongDateTime(d, 'da');
+    expect(da).toMatch(/mandag/);
+    expect(da).toMatch(/marts/);
+    expect(da).toMatch(/2025/);
+    expect(da).toMatch(/14[.:]05/);
+    expect(formatLongDateTime(d, 'se')).toMatch(/måndag/);
+    expect(formatLongDateTime(d, 'en')).toMatch(/Monday/);
+  });
+  it('chat times are relative', () => {
+    const now = new Date(2025, 2, 3, 14, 10);
+    expect(formatRelativeTime(d, 'en', now)).toBe('5 minutes ago');
+    expect(formatRelativeTime(new Date(2025, 2, 2, 14, 5), 'da', now)).toBe('i går');
+  });
+});
