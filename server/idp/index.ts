@@ -63,6 +63,8 @@ export class IdentityService {
   async init(): Promise<void> {
     this.keySet = await this.keys.load();
     this.throttle = new SigninThrottle(this.ctx.db, await this.keys.derive('throttle'), this.settings.throttle);
+    // Make the dummy hash now, so the first unknown case number costs what every later one does.
+    await this.ctx.passwords.verifyNothing('warm-up');
   }
 
   get currentKeys(): KeySet {

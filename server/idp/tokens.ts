@@ -10,6 +10,10 @@
  *   `Host`) → 403.
  *
  * The case is always the token's own: routes never take a case id from the client.
+ *
+ * With OIDC_ISSUER set, tokens of that provider are accepted too: verified against
+ * the keys its discovery document names, the case found by `case_number` and
+ * `company` (docs/identity.md, "Pointing the portal at another OpenID provider").
  */
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { FastifyRequest } from 'fastify';

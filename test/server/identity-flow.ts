@@ -10,6 +10,8 @@ import type { TestServer } from '../helpers/server.ts';
 import { call, caseDto, form, oralDto } from './api.ts';
 
 export const MOUNT = '/idp/realms/whistleblower';
+/** Sent with every request, so a test can show it is stored nowhere. */
+export const USER_AGENT = 'WB-Identity-Test-Agent/1.0';
 
 export interface RawResponse {
   status: number;
@@ -32,7 +34,7 @@ export class Browser {
 
   request(method: string, pathOrUrl: string, opts: { body?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
     const u = new URL(pathOrUrl, this.origin);
-    const headers: Record<string, string> = { host: `${this.host}:${this.server.port}`, ...(opts.headers ?? {}) };
+    const headers: Record<string, string> = { host: `${this.host}:${this.server.port}`, 'user-agent': USER_AGENT, ...(opts.headers ?? {}) };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
     return new Promise((resolve, reject) => {

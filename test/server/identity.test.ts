@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call } from './api.ts';
-import { Browser, MOUNT, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn } from './identity-flow.ts';
+import { Browser, MOUNT, USER_AGENT, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn } from './identity-flow.ts';
 import { sweepExpiredAccounts } from '../../server/idp/expiry.ts';
 import { catalogueKeys } from '../../server/idp/i18n.ts';
 import { LANGUAGES } from '../../machines/schema.ts';
@@ -308,6 +308,25 @@ describe('sign-in throttle (database state, as a restarted process sees it)', ()
     expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(true);
     await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
     expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(false);
+  });
+});
+
+describe('privacy', () => {
+  it('stores no IP address or user agent in anything the provider or the throttle keeps', async () => {
+    const caseNumber = await newCase(server);
+    const b = new Browser(server);
+    await signIn(b, caseNumber, 'pass1234');
+    const { page } = await openSignIn(new Browser(server));
+    await new Browser(server).postForm(formAction(page.text), { caseNumber, password: 'wrong' });
+    const dump = JSON.stringify([
+      await server.ctx.db.selectFrom('oidc_payload').selectAll().execute(),
+      await server.ctx.db.selectFrom('signin_throttle').selectAll().execute(),
+      await server.ctx.db.selectFrom('idp_password_change').selectAll().execute(),
+    ]);
+    expect(dump.length).toBeGreaterThan(100);
+    expect(dump).not.toContain('127.0.0.1');
+    expect(dump).not.toContain(USER_AGENT);
+    expect(dump).not.toContain(caseNumber);
   });
 });
 
