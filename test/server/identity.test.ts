@@ -196,6 +196,17 @@ describe('sign-in', () => {
     expect(req.status).toBe(200);
     // The sign-in session ended with it: the refresh token no longer works.
     expect((await refresh(b, t.refresh_token)).status).toBe(400);
+    // The SPA then signs out; with the session already gone the provider posts its form by itself,
+    // its one inline script allowed by hash only, and the browser lands on '/'.
+    const q = new URLSearchParams({ id_token_hint: t.id_token, post_logout_redirect_uri: `${b.origin}/`, client_id: 'whistleblower-app' });
+    const end = await b.get(`${MOUNT}/session/end?${q}`);
+    expect(end.status, end.text).toBe(200);
+    const csp = String(end.headers['content-security-policy']);
+    expect(csp).toMatch(/script-src 'self' 'sha256-[^']+'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    const out = await b.postForm(formAction(end.text), { xsrf: /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!, logout: 'yes' });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe(`${b.origin}/`);
 
     // Next sign-in asks for the new password twice; mistakes are explained.
     const { verifier, redirectUri, page } = await openSignIn(b, { uiLocales: 'en' });
