@@ -27,6 +27,8 @@ export const LANDING_PATH = '/private/status';
 
 export interface PrivateServices {
   userManager: UserManager;
+  /** Refreshes with the refresh token; concurrent callers share one request. */
+  refresh(): Promise<User | null>;
   api: ApiClient;
   /** Bearer token for calls made outside the API client (uploads with progress, downloads). */
   accessToken(): Promise<string | null>;
@@ -59,8 +61,20 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     loadUserInfo: false,
     includeIdTokenInSilentRenew: false,
   });
+  // One refresh at a time: refresh tokens rotate, and a second use of the same one
+  // would make the provider revoke the whole grant.
+  let inflight: Promise<User | null> | null = null;
+  const refresh = () =>
+    (inflight ??= userManager.signinSilent().finally(() => {
+      inflight = null;
+    }));
+  // The chart refreshes every 60 s; a call never leaves with a token that has
+  // (nearly) run out anyway, e.g. after the computer slept through a tick.
   const accessToken = async () => {
-    const user = await userManager.getUser();
+    let user = await userManager.getUser();
+    if (user?.refresh_token && (user.expired || (user.expires_in ?? 0) < 10)) {
+      user = await refresh().catch(() => user);
+    }
     return user && !user.expired ? user.access_token : null;
   };
   const api = createApiClient({
@@ -69,7 +83,7 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, api, accessToken };
+  return { userManager, refresh, api, accessToken };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */
@@ -111,7 +125,7 @@ export function sessionImplementations(
         if (user && !user.expired) return { authenticated: true, caseNumber: caseNumberOf(user) };
         if (user?.refresh_token) {
           try {
-            const fresh = await s.userManager.signinSilent();
+            const fresh = await s.refresh();
             if (fresh) return { authenticated: true, caseNumber: caseNumberOf(fresh) };
           } catch {
             await s.userManager.removeUser();
@@ -146,7 +160,7 @@ export function sessionImplementations(
         const user = await s.userManager.getUser();
         if (!user) throw new Error('no session');
         if (!user.expired && (user.expires_in ?? 0) > input.minValidity) return;
-        const fresh = await s.userManager.signinSilent();
+        const fresh = await s.refresh();
         if (!fresh) throw new Error('refresh failed');
       }),
       signInAgain: fromPromise<SignInAgainResult, void>(async () => {
