@@ -11,6 +11,7 @@
  * master key wraps (server/crypto, row `idp_secret.name = 'keys'`).
  */
 import { generateKeyPairSync, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { open, seal } from '../crypto/case-crypto.ts';
 import type { AppContext } from '../context.ts';
 
@@ -54,15 +55,6 @@ export class IdpKeys {
     return Buffer.from(hkdfSync('sha256', await this.key(), Buffer.alloc(0), `wb:idp:${purpose}`, 32));
   }
 
-  private async insert(kind: 'signing' | 'cookie', secret: string): Promise<string> {
-    const kid = randomUUID();
-    await this.ctx.db
-      .insertInto('idp_key')
-      .values({ kid, kind, secret_enc: seal(await this.key(), `wb:idp:${kind}:${kid}`, secret), created_at: new Date(), retired_at: null })
-      .execute();
-    return kid;
-  }
-
   private static newSigningJwk(kid: string): string {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' });
@@ -88,10 +80,22 @@ export class IdpKeys {
     const needSigning = active.length === 0;
     const needCookie = !rows.some((r) => r.kind === 'cookie');
     if (needSigning || needCookie) {
-      // One process creates the first keys; a concurrent one would create a second
-      // active key, which is harmless (the newest signs, all are published).
-      if (needSigning) await this.insertSigning();
-      if (needCookie) await this.insert('cookie', randomBytes(32).toString('base64url'));
+      // Processes starting together on a fresh database: one creates the first keys
+      // (a transaction-scoped advisory lock), the others then find them.
+      const key = await this.key();
+      await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(727401)`.execute(trx);
+        const existing = await trx.selectFrom('idp_key').select(['kind', 'retired_at']).execute();
+        const now = new Date();
+        if (!existing.some((r) => r.kind === 'signing' && !r.retired_at)) {
+          const kid = randomUUID();
+          await trx.insertInto('idp_key').values({ kid, kind: 'signing', secret_enc: seal(key, `wb:idp:signing:${kid}`, IdpKeys.newSigningJwk(kid)), created_at: now, retired_at: null }).execute();
+        }
+        if (!existing.some((r) => r.kind === 'cookie')) {
+          const kid = randomUUID();
+          await trx.insertInto('idp_key').values({ kid, kind: 'cookie', secret_enc: seal(key, `wb:idp:cookie:${kid}`, randomBytes(32).toString('base64url')), created_at: now, retired_at: null }).execute();
+        }
+      });
       rows = await db.selectFrom('idp_key').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
     }
     const key = await this.key();
