@@ -29,6 +29,7 @@ export { MOUNT, CLIENT_ID } from './provider.ts';
 
 const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8');
 const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
+const PASSWORD_JS = readFileSync(new URL('./assets/password.js', import.meta.url), 'utf8');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type OidcProvider = any;
@@ -256,6 +257,7 @@ export class IdentityService {
     // Assets of our pages (same origin; no inline script or style anywhere).
     app.get(`${MOUNT}/assets/idp.css`, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(IDP_CSS));
     app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(LOGOUT_JS));
+    app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PASSWORD_JS));
     app.get(`${MOUNT}/assets/theme.css`, async (req, reply) => {
       const company = await companyByHost(service.ctx.db, req.host ?? '');
       const c = company?.settings.siteColors;

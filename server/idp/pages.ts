@@ -77,10 +77,11 @@ export function newPasswordPage(f: PageFrame, action: string, error?: string): s
 <p>${esc(t('password.intro'))}</p>
 ${errorBox(error)}<form method="post" action="${esc(action)}" novalidate>
 ${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.new.hint'), type: 'password', autocomplete: 'new-password', invalid: !!error, autofocus: true })}
+<p class="strength" id="newPassword-strength" aria-live="polite" data-label="${esc(t('password.strength.label', { level: '{level}' }))}" data-weak="${esc(t('password.strength.weak'))}" data-fair="${esc(t('password.strength.fair'))}" data-strong="${esc(t('password.strength.strong'))}"></p>
 ${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error })}
 <button type="submit">${esc(t('password.submit'))}</button>
 </form>`;
-  return frame(f, t('password.heading'), body);
+  return frame(f, t('password.heading'), body, { script: 'password.js' });
 }
 
 /** oidc-provider hands over its hidden logout form (`op.logoutForm`); our script submits it with logout=yes. */

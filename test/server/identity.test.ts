@@ -214,6 +214,9 @@ describe('sign-in', () => {
     const step = await b.postForm(formAction(page.text), { caseNumber, password: 'old-pass' });
     expect(step.status).toBe(200);
     expect(step.text).toContain('name="newPassword"');
+    expect(step.text).toContain(`<script src="${MOUNT}/assets/password.js" defer></script>`);
+    expect(step.text).toContain('data-label="Password strength: {level}" data-weak="weak" data-fair="fair" data-strong="strong"');
+    expect((await b.get(`${MOUNT}/assets/password.js`)).headers['content-type']).toContain('text/javascript');
     const short = await b.postForm(formAction(step.text), { newPassword: 'abc', confirmPassword: 'abc' });
     expect(short.status).toBe(400);
     expect(short.text).toContain('at least 4 characters');
