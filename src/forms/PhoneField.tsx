@@ -2,7 +2,7 @@
  * The identity's phone: react-international-phone with flags served by the portal
  * itself (country-flag-icons, STACK.md), never from the library's CDN.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { PhoneInput, defaultCountries, parseCountry, type CustomFlagImage } from 'react-international-phone';
 import type { Language } from '../../machines/schema.ts';
 import * as styles from './ReportForm.css.ts';
@@ -50,13 +50,16 @@ export function PhoneField(props: {
       ?.querySelector('.react-international-phone-country-selector-button')
       ?.setAttribute('aria-label', props.countryLabel);
   });
+  // The input owns its text (formatting, dial code); the draft gets the E.164 number.
+  // Feeding the draft back would reset the dial code whenever the number is empty.
+  const [initial] = useState(props.value);
   const known = defaultCountries.some((c) => parseCountry(c).iso2 === props.defaultCountry);
   return (
     <div ref={wrapper}>
       <PhoneInput
         className={styles.phone}
         defaultCountry={known ? props.defaultCountry : 'dk'}
-        value={props.value}
+        value={initial}
         flags={FLAGS}
         onChange={(phone, meta) => props.onChange(phoneValue(phone, meta.country.dialCode), meta.country.iso2)}
         inputProps={{

@@ -1,0 +1,355 @@
+/**
+ * The report channels in real Chromium against the real server with the built SPA
+ * (DIST_DIR). Each journey types a report as a reporter would, sends it, and then
+ * reads the case back through the handler API (a handler account created in the
+ * server's own database) and compares it with exactly what was typed, files' bytes
+ * included. axe runs on the form in its states and with every dialog open. The last
+ * journey stops the server before sending, for the failure dialog.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+
+const read = (area: string) =>
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
+const en = { ...read('common'), ...read('forms') };
+const msg = (key: string, values: Record<string, string | number> = {}) =>
+  en[key]!.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]));
+
+let browser: Browser;
+let portal: Portal;
+const tokens: Record<string, string> = {};
+const opened: OpenedPage[] = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-forms-e2e-'));
+
+beforeAll(async () => {
+  [browser, portal] = await Promise.all([launchBrowser(), startPortal()]);
+  tokens.localhost = (await createHandlerAccount(portal.server.ctx.db, 'nordlys-energi', 'E2E Handler')).token;
+  tokens.group = (await createHandlerAccount(portal.server.ctx.db, 'fjordgruppen', 'E2E Group Handler')).token;
+});
+
+afterAll(async () => {
+  for (const p of opened) await p.close().catch(() => {});
+  await browser?.close();
+  await portal?.server.cleanup();
+});
+
+async function open(host: string, pathname: string): Promise<OpenedPage> {
+  const p = await openPage(browser, { locale: 'en-GB' });
+  opened.push(p);
+  await p.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: portal.url(host, '/').slice(0, -1) });
+  await p.page.goto(portal.url(host, pathname));
+  await p.page.getByRole('heading', { level: 2 }).first().waitFor();
+  return p;
+}
+
+async function handler(kind: 'localhost' | 'group', pathname: string) {
+  const res = await fetch(`${portal.server.url}${pathname}`, { headers: { authorization: `Bearer ${tokens[kind]}` } });
+  expect(res.status, pathname).toBe(200);
+  return res;
+}
+const caseOf = async (kind: 'localhost' | 'group', caseNumber: string) =>
+  (await (await handler(kind, `/api/handler/cases/${caseNumber}`)).json()) as any;
+const caseNumbers = async (kind: 'localhost' | 'group') =>
+  ((await (await handler(kind, '/api/handler/cases')).json()) as { cases: Array<{ caseNumber: string }> }).cases.map((c) => c.caseNumber);
+
+async function expectNoAxeViolations(page: Page, where: string) {
+  expect(await axeViolations(page), where).toEqual([]);
+}
+
+const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A text field by its whole label (required fields add an asterisk). */
+const field = (page: Page, key: string) => page.getByLabel(new RegExp(`^${escape(en[key]!)}\\*?$`));
+const step = (page: Page, key: string) => page.locator('section', { has: page.getByRole('heading', { name: en[`forms.step.${key}.title`] }) });
+
+async function send(page: Page, channel: 'online' | 'oral' | 'meeting') {
+  const button = page.getByRole('button', { name: msg(`forms.send.${channel}`) });
+  await expect.poll(() => button.isEnabled()).toBe(true);
+  await button.click();
+}
+
+function file(name: string, bytes: Buffer): string {
+  const p = path.join(tmp, name);
+  writeFileSync(p, bytes);
+  return p;
+}
+
+describe('online form', () => {
+  it('anonymous, not following: the case holds exactly what was typed', async () => {
+    const { page } = await open('localhost', '/online-form');
+    const before = await caseNumbers('localhost');
+    // One protection officer: chosen for the reporter.
+    await expect.poll(() => step(page, 'protectionOfficer').getByRole('radio').isChecked()).toBe(true);
+    await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toContain(
+      `${en['forms.step.relation.title']}${msg('forms.step.counter', { n: 2, max: 7 })}`,
+    );
+    await field(page, 'forms.relation.label').fill('Former employee in accounting');
+    await field(page, 'forms.describe.violation').selectOption('FRAUD');
+    await field(page, 'forms.describe.description').fill('Invoices to a shell company, signed by the CFO.');
+    await step(page, 'describeProblem').getByRole('radio', { name: en['forms.no'] }).check();
+    await page.getByRole('radio', { name: en['forms.related.company'] }).check();
+    await field(page, 'forms.related.unit').fill('Finance department');
+    await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+    await page.getByRole('radio', { name: en['forms.follow.notFollow'] }).check();
+    await expect(page.getByRole('button', { name: en['forms.send.online'] }).isDisabled()).resolves.toBe(true);
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await expectNoAxeViolations(page, 'online form filled, anonymous');
+    await send(page, 'online');
+
+    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
+    await dialog.waitFor();
+    await expect(dialog.getByText(en['forms.success.notFollowed']!).isVisible()).resolves.toBe(true);
+    await expect(dialog.getByTestId('case-number').count()).resolves.toBe(0);
+    await expectNoAxeViolations(page, 'success dialog, not following');
+    await dialog.getByRole('button', { name: en['forms.success.frontPage'] }).click();
+    await page.waitForURL(portal.url('localhost', '/'));
+
+    const added = (await caseNumbers('localhost')).filter((n) => !before.includes(n));
+    expect(added).toHaveLength(1);
+    const c = await caseOf('localhost', added[0]!);
+    expect(c).toMatchObject({
+      submission: { type: 'ONLINE_FORM' },
+      whistleblowerRelation: 'Former employee in accounting',
+      violation: 'FRAUD',
+      description: 'Invoices to a shell company, signed by the CFO.',
+      repeatedViolations: false,
+      reportedPersons: [],
+      reportedUnit: 'Finance department',
+      whistleblower: null,
+      caseAccount: { follow: false },
+      files: [],
+    });
+    expect(c.protectionOfficer.name).toBe('Anne Sørensen');
+  });
+
+  it('identified, following, with 3 files: case number copied, files stored byte for byte', async () => {
+    const { page } = await open('localhost', '/online-form');
+    const files = [
+      { name: 'ledger.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(300_000, 7), Buffer.from('\n%%EOF\n')]) },
+      { name: 'notes.txt', bytes: Buffer.from('Met the supplier on 3 March.\nCash in an envelope.\n') },
+      { name: 'photo.png', bytes: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2048, 1)]) },
+    ];
+    await field(page, 'forms.relation.label').fill('Supplier');
+    await field(page, 'forms.describe.description').fill('Bribes for contracts.');
+    await step(page, 'describeProblem').getByRole('radio', { name: en['forms.yes'] }).check();
+    await expect(page.getByText(en['forms.describe.repeatedHint']!).isVisible()).resolves.toBe(true);
+    await page.getByRole('radio', { name: en['forms.related.persons'] }).check();
+    const add = page.getByRole('button', { name: en['forms.related.add'] });
+    await expect(add.isDisabled()).resolves.toBe(true);
+    await field(page, 'forms.related.name').fill('Per Hansen');
+    await field(page, 'forms.related.jobTitle').fill('Purchasing manager');
+    await field(page, 'forms.related.phoneOrEmail').fill('per@example.com');
+    await add.click();
+    await expect(page.getByRole('list', { name: en['forms.related.added'] }).getByRole('listitem').count()).resolves.toBe(1);
+
+    // The keyboard-reachable picker: the button opens the browser's file chooser.
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: en['forms.documents.choose'] }).click()]);
+    await chooser.setFiles(files.map((f) => file(f.name, f.bytes)));
+    await expect(page.getByRole('list', { name: msg('forms.documents.list', { count: 3, max: 5 }) }).getByRole('listitem').count()).resolves.toBe(3);
+
+    await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
+    await field(page, 'forms.identity.name').fill('Ida Jensen');
+    await field(page, 'forms.identity.email').fill('ida@example.com');
+    // English: the phone starts in Great Britain (spec §5); typing +45 switches to Denmark.
+    const phone = field(page, 'forms.identity.phone');
+    await expect(phone.inputValue()).resolves.toMatch(/^\+44/);
+    await phone.click();
+    await phone.press('Control+A');
+    await phone.pressSequentially('+4512345678');
+    await expect(phone.inputValue()).resolves.toBe('+45 12 34 56 78');
+    await page.getByRole('checkbox', { name: en['forms.identity.notification'] }).check();
+    // Notification forces follow, and not-follow is disabled.
+    await expect(page.getByRole('radio', { name: en['forms.follow.follow'] }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('radio', { name: en['forms.follow.notFollow'] }).isDisabled()).resolves.toBe(true);
+    await field(page, 'forms.follow.password').fill('correct horse battery');
+    await expect(page.getByText(en['forms.follow.strength.4']!).isVisible()).resolves.toBe(true);
+    await field(page, 'forms.follow.confirm').fill('correct horse battery');
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await expectNoAxeViolations(page, 'online form filled, identified, following');
+    await send(page, 'online');
+
+    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
+    await dialog.waitFor({ timeout: 30_000 });
+    const shown = (await dialog.getByTestId('case-number').textContent())!;
+    expect(shown).toMatch(/^\d{4} \d{4} \d{4} \d{4}$/);
+    const caseNumber = shown.replace(/ /g, '');
+    await expectNoAxeViolations(page, 'success dialog, following');
+    await dialog.getByRole('button', { name: en['forms.success.copy'] }).click();
+    const hint = dialog.getByRole('status');
+    await expect.poll(() => hint.textContent()).toBe(en['forms.success.copied']);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(caseNumber);
+    await expect.poll(() => hint.textContent(), { timeout: 4000 }).toBe('');
+    await dialog.getByRole('button', { name: en['forms.success.close'] }).click();
+    await page.waitForURL(portal.url('localhost', '/'));
+
+    const c = await caseOf('localhost', caseNumber);
+    expect(c).toMatchObject({
+      caseNumber,
+      submission: { type: 'ONLINE_FORM' },
+      whistleblowerRelation: 'Supplier',
+      description: 'Bribes for contracts.',
+      violation: 'DONT_KNOW',
+      repeatedViolations: true,
+      reportedPersons: [{ name: 'Per Hansen', jobTitle: 'Purchasing manager', phoneOrEmail: 'per@example.com' }],
+      reportedUnit: null,
+      whistleblower: { name: 'Ida Jensen', email: 'ida@example.com', phone: '+4512345678', notification: true },
+      caseAccount: { follow: true },
+    });
+    expect(c.files.map((f: any) => [f.name, f.size])).toEqual(files.map((f) => [f.name, f.bytes.length]));
+    for (const [i, f] of c.files.entries()) {
+      const res = await handler('localhost', `/api/handler/cases/${caseNumber}/files/${f.id}`);
+      expect(Buffer.from(await res.arrayBuffer()).equals(files[i]!.bytes), f.name).toBe(true);
+    }
+  });
+
+  it('validation dialog: send with a step missing jumps to the first invalid step; discard dialog confirmed and cancelled', async () => {
+    const { page } = await open('localhost', '/online-form');
+    await field(page, 'forms.describe.description').fill('Something is wrong.');
+    await page.getByRole('radio', { name: en['forms.related.persons'] }).check();
+    await field(page, 'forms.related.name').fill('Somebody');
+    await expectNoAxeViolations(page, 'online form, persons being typed');
+    // Switching to company with a person typed asks first; back keeps the choice and the data.
+    await page.getByRole('radio', { name: en['forms.related.company'] }).click();
+    const discard = page.getByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await discard.waitFor();
+    await expectNoAxeViolations(page, 'discard dialog');
+    await discard.getByRole('button', { name: en['dialog.discard.back'] }).click();
+    await expect(page.getByRole('radio', { name: en['forms.related.persons'] }).isChecked()).resolves.toBe(true);
+    await expect(field(page, 'forms.related.name').inputValue()).resolves.toBe('Somebody');
+    await page.getByRole('radio', { name: en['forms.related.company'] }).click();
+    await discard.getByRole('button', { name: en['dialog.discard.continue'] }).click();
+    await expect(page.getByRole('radio', { name: en['forms.related.company'] }).isChecked()).resolves.toBe(true);
+    await field(page, 'forms.related.unit').fill('Warehouse');
+
+    await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+    await page.getByRole('radio', { name: en['forms.follow.notFollow'] }).check();
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await send(page, 'online');
+    const validation = page.getByRole('alertdialog', { name: en['dialog.validation.title'] });
+    await validation.waitFor();
+    await expectNoAxeViolations(page, 'validation dialog');
+    await validation.getByRole('button', { name: en['dialog.validation.ok'] }).click();
+    // The relation step (step 2) is the first invalid one: focused, in view, its field flagged.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('step-relation-heading');
+    await expect
+      .poll(() => page.evaluate(() => {
+        const r = document.getElementById('step-relation-heading')!.getBoundingClientRect();
+        return r.top >= 0 && r.top < window.innerHeight;
+      }))
+      .toBe(true);
+    await expect(field(page, 'forms.relation.label').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(step(page, 'relation').getByText(en['validation.required']!).isVisible()).resolves.toBe(true);
+    await expect(step(page, 'describeProblem').getByText(en['forms.validation.selectOption']!).isVisible()).resolves.toBe(true);
+    await expectNoAxeViolations(page, 'form with field errors');
+  });
+});
+
+describe('oral report and book meeting on group.localhost (subsidiaries)', () => {
+  it('oral report: 5 steps, phone icon on send, case by phone with the subsidiary', async () => {
+    const { page } = await open('group.localhost', '/oral-report');
+    const before = await caseNumbers('group');
+    const headings = await page.getByRole('heading', { level: 2 }).allTextContents();
+    expect(headings).toHaveLength(5);
+    expect(headings[0]).toBe(`${en['forms.step.subsidiary.title']}${msg('forms.step.counter', { n: 1, max: 5 })}`);
+    await field(page, 'forms.subsidiary.label').selectOption('fjord-seafood');
+    await step(page, 'protectionOfficer').getByRole('radio').nth(1).check();
+    const officer = (await step(page, 'protectionOfficer').getByRole('radio').nth(1).getAttribute('value'))!;
+    await field(page, 'forms.relation.label').fill('Deckhand');
+    await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+    await expect(page.getByRole('radio', { name: en['forms.follow.notFollow'] }).count()).resolves.toBe(0);
+    await field(page, 'forms.follow.password').fill('havet123');
+    await field(page, 'forms.follow.confirm').fill('havet123');
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await expect(page.getByRole('button', { name: en['forms.send.oral'] }).locator('svg').count()).resolves.toBe(1);
+    await expectNoAxeViolations(page, 'oral report filled');
+    await send(page, 'oral');
+    const dialog = page.getByRole('dialog', { name: en['forms.success.oral.title'] });
+    await dialog.waitFor();
+    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    await expectNoAxeViolations(page, 'oral success dialog');
+    await dialog.getByRole('button', { name: en['forms.success.login'] }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/oral-report'));
+
+    expect((await caseNumbers('group')).filter((n) => !before.includes(n))).toEqual([caseNumber]);
+    const c = await caseOf('group', caseNumber);
+    expect(c).toMatchObject({
+      submission: { type: 'PHONE' },
+      whistleblowerRelation: 'Deckhand',
+      subsidiary: { id: 'fjord-seafood' },
+      whistleblower: null,
+      caseAccount: { follow: true },
+    });
+    expect(c.protectionOfficer.id).toBe(officer);
+  });
+
+  it('book meeting: identified reporter, case by meeting', async () => {
+    const { page } = await open('group.localhost', '/book-meeting');
+    await field(page, 'forms.subsidiary.label').selectOption('fjord-shipping');
+    await step(page, 'protectionOfficer').getByRole('radio').first().check();
+    await field(page, 'forms.relation.label').fill('Customer');
+    await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
+    await field(page, 'forms.identity.name').fill('Ola Nordmann');
+    await field(page, 'forms.identity.email').fill('ola@example.no');
+    // Anonymous with typed data asks first; back keeps the identity.
+    await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).click();
+    const discard = page.getByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await discard.waitFor();
+    await discard.getByRole('button', { name: en['dialog.discard.back'] }).click();
+    await expect(field(page, 'forms.identity.name').inputValue()).resolves.toBe('Ola Nordmann');
+    await field(page, 'forms.follow.password').fill('fjord');
+    await field(page, 'forms.follow.confirm').fill('fjord');
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await expectNoAxeViolations(page, 'meeting filled, identified');
+    await send(page, 'meeting');
+    const dialog = page.getByRole('dialog', { name: en['forms.success.meeting.title'] });
+    await dialog.waitFor();
+    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    await dialog.getByRole('button', { name: en['forms.success.close'] }).click();
+    await page.waitForURL(portal.url('group.localhost', '/'));
+    const c = await caseOf('group', caseNumber);
+    expect(c).toMatchObject({
+      submission: { type: 'MEETING' },
+      whistleblowerRelation: 'Customer',
+      subsidiary: { id: 'fjord-shipping' },
+      whistleblower: { name: 'Ola Nordmann', email: 'ola@example.no' },
+      caseAccount: { follow: true },
+    });
+  });
+});
+
+describe('server failure', () => {
+  it('the server stopped before sending: failure dialog, and the draft is kept', async () => {
+    const { page } = await open('localhost', '/online-form');
+    await field(page, 'forms.relation.label').fill('Temp worker');
+    await field(page, 'forms.describe.description').fill('Safety rules ignored.');
+    await step(page, 'describeProblem').getByRole('radio', { name: en['forms.no'] }).check();
+    await page.getByRole('radio', { name: en['forms.related.company'] }).check();
+    await field(page, 'forms.related.unit').fill('Site B');
+    await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+    await page.getByRole('radio', { name: en['forms.follow.notFollow'] }).check();
+    await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+    await portal.server.stop();
+    await send(page, 'online');
+    const failure = page.getByRole('alertdialog', { name: en['dialog.failure.title'] });
+    await failure.waitFor();
+    await expect(failure.getByText(en['dialog.failure.text']!).isVisible()).resolves.toBe(true);
+    await expectNoAxeViolations(page, 'failure dialog');
+    await failure.getByRole('button', { name: en['dialog.failure.close'] }).click();
+    await expect(field(page, 'forms.relation.label').inputValue()).resolves.toBe('Temp worker');
+    await expect(field(page, 'forms.describe.description').inputValue()).resolves.toBe('Safety rules ignored.');
+    await expect(field(page, 'forms.related.unit').inputValue()).resolves.toBe('Site B');
+    await expect(page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: en['forms.send.online'] }).isEnabled()).resolves.toBe(true);
+  });
+
+  it('no page of the journeys made a request to another host', () => {
+    for (const p of opened) {
+      const origins = [portal.url('localhost', '/').slice(0, -1), portal.url('group.localhost', '/').slice(0, -1)];
+      expect(p.foreignRequests(origins)).toEqual([]);
+    }
+  });
+});
