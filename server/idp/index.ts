@@ -27,6 +27,13 @@ import { sweepExpiredAccounts } from './expiry.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The embedded identity provider (server/idp): key rotation, token checks. */
+    identity: IdentityService;
+  }
+}
+
 const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8');
 const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
 const PASSWORD_JS = readFileSync(new URL('./assets/password.js', import.meta.url), 'utf8');

@@ -350,7 +350,7 @@ describe('keys and accounts', () => {
     const b = new Browser(server);
     const before = await signIn(b, caseNumber, 'pass1234');
     const oldKid = decodeProtectedHeader(before.access_token).kid;
-    const identity = (server.app as unknown as { identity: IdentityService }).identity;
+    const identity: IdentityService = server.app.identity;
     const newKid = await identity.rotateSigningKey();
     expect(newKid).not.toBe(oldKid);
     // Both keys are published: tokens signed before the rotation still verify.
