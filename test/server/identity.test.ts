@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call } from './api.ts';
-import { Browser, MOUNT, USER_AGENT, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn } from './identity-flow.ts';
+import { Browser, MOUNT, USER_AGENT, pkce, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn } from './identity-flow.ts';
 import { sweepExpiredAccounts } from '../../server/idp/expiry.ts';
 import { catalogueKeys } from '../../server/idp/i18n.ts';
 import { LANGUAGES } from '../../machines/schema.ts';
@@ -243,6 +243,22 @@ describe('sign-in', () => {
     const r = await b.postForm(formAction(page.text), { caseNumber, password: 'pass1234' });
     expect(r.status).toBe(400);
     expect(r.text).toContain('role="alert"');
+  });
+
+  it('implies consent for our own client, even when the request asks for it', async () => {
+    const caseNumber = await newCase(server);
+    const b = new Browser(server);
+    await signIn(b, caseNumber, 'pass1234');
+    const { verifier, challenge } = pkce();
+    const redirectUri = `${b.origin}/private/callback`;
+    const q = new URLSearchParams({ client_id: 'whistleblower-app', response_type: 'code', scope: 'openid offline_access', prompt: 'consent', redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256' });
+    const auth = await b.get(`${MOUNT}/auth?${q}`);
+    expect(auth.status).toBe(303);
+    expect(auth.headers.location).toMatch(/\/interaction\//);
+    const back = await followToApp(b, await b.get(auth.headers.location!));
+    const tok = await exchangeCode(b, back.searchParams.get('code')!, verifier, redirectUri);
+    expect(tok.status, tok.text).toBe(200);
+    expect(decodeJwt(JSON.parse(tok.text).access_token).case_number).toBe(caseNumber);
   });
 
   it('answers missing fields with a 400 page naming the problem', async () => {
