@@ -3,6 +3,7 @@ import * as m0001 from './0001_meta.ts';
 import * as m0002 from './0002_core.ts';
 import * as m0003 from './0003_file_position.ts';
 import * as m0100 from './0100_identity.ts';
+import * as m0101 from './0101_identity_account_index.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_core': m0002,
   '0003_file_position': m0003,
   '0100_identity': m0100,
+  '0101_identity_account_index': m0101,
 };
