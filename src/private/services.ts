@@ -113,6 +113,12 @@ export function sessionImplementations(
       checkSession: fromPromise<CheckResult, void>(async () => {
         const url = new URL(window.location.href);
         if (url.pathname === CALLBACK_PATH && (url.searchParams.has('state') || url.searchParams.has('error'))) {
+          // The sign-in-again popup: its state lives with the opener, which completes
+          // the sign-in; this window only hands the answer over and closes.
+          if (window.opener && window.opener !== window) {
+            await s.userManager.signinPopupCallback(url.href);
+            return never();
+          }
           // Once per URL, even if React mounts the layout twice.
           callback ??= s.userManager.signinCallback(url.href);
           const user = await callback;

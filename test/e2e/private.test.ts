@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { sql } from 'kysely';
 import { formatCaseNumber } from '../../machines/schema.ts';
 
 const run = promisify(execFile);
@@ -105,7 +106,8 @@ async function go(page: Page, label: string) {
   try {
     await page.getByRole('navigation', { name: msg('private.nav.label') }).getByRole('link', { name: label }).click({ timeout: 10_000 });
   } catch (err) {
-    console.log('DEBUG', page.url(), (await page.locator('body').innerText()).slice(0, 3000));
+    // Say where the reporter ended up, to make a failure readable.
+    console.log(`no "${label}" link at ${page.url()}:\n${(await page.locator('body').innerText()).slice(0, 2000)}`);
     throw err;
   }
 }
@@ -327,6 +329,39 @@ describe('private area', () => {
     await box.press('Enter');
     await page.locator('[data-own="true"]', { hasText: 'Half-written message' }).waitFor();
     expect((await handlerCase(caseNumber)).messages.some((m: any) => m.message === 'Half-written message')).toBe(true);
+  });
+
+  it('keeps the draft when a refresh fails, and sends it after signing in again in a popup', async () => {
+    const caseNumber = await newOnlineCase('expiry-pass');
+    const { page } = await open({ clock: true });
+    await signIn(page, caseNumber, 'expiry-pass', '/private/messages');
+    const box = page.getByLabel(msg('private.messages.label'));
+    await box.fill('A draft that must survive');
+    // The provider forgets the case's refresh tokens, so the next refresh fails.
+    const row = await portal.server.ctx.db.selectFrom('report_case').select('id').where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
+    await sql`delete from oidc_payload where type = 'RefreshToken' and payload->>'accountId' = ${row.id}`.execute(portal.server.ctx.db);
+    await page.clock.fastForward(60_000);
+    const dialog = page.getByRole('alertdialog', { name: msg('private.session.expired.title') });
+    await dialog.waitFor();
+    // Not logged out: same page, the draft is still there under the dialog.
+    expect(new URL(page.url()).pathname).toBe('/private/messages');
+    expect(await box.inputValue()).toBe('A draft that must survive');
+    expect(await axeViolations(page)).toEqual([]);
+    const [popup] = await Promise.all([
+      page.waitForEvent('popup'),
+      dialog.getByRole('button', { name: msg('private.session.expired.signIn') }).click(),
+    ]);
+    await popup.waitForLoadState();
+    if (!popup.isClosed() && (await popup.locator('#caseNumber').count()) > 0) {
+      await popup.fill('#caseNumber', caseNumber);
+      await popup.fill('#password', 'expiry-pass');
+      await popup.press('#password', 'Enter');
+    }
+    await dialog.waitFor({ state: 'detached' });
+    expect(await box.inputValue()).toBe('A draft that must survive');
+    await box.press('Enter');
+    await page.locator('[data-own="true"]', { hasText: 'A draft that must survive' }).waitFor();
+    expect((await handlerCase(caseNumber)).messages.some((m: any) => m.message === 'A draft that must survive')).toBe(true);
   });
 
   it('collapses the drawer to icons under 1000 px and stacks the progress under 740 px', async () => {
