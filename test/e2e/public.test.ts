@@ -448,6 +448,21 @@ describe('spec §8: the server failing on purpose', () => {
 });
 
 describe('accessibility (axe, WCAG 2.1 A and AA) and privacy', () => {
+  it('the harness sees a planted violation and a request to another host', async () => {
+    const p = await open({ locale: 'da-DK' });
+    await p.page.goto(portal.url('localhost'));
+    await h1(p.page).waitFor();
+    expect(await axeViolations(p.page)).toEqual([]);
+    await p.page.evaluate(() => {
+      const img = document.createElement('img');
+      img.src = 'http://third-party.invalid/pixel.png';
+      document.querySelector('main')!.append(img);
+    });
+    const found = await axeViolations(p.page);
+    expect(found.some((v) => v.startsWith('image-alt'))).toBe(true);
+    await expect.poll(() => p.foreignRequests(origins()).map((r) => new URL(r.url).host)).toEqual(['third-party.invalid']);
+  });
+
   const ROUTES = [
     '/',
     '/ask-questions',
