@@ -51,7 +51,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
 }
 
 export async function migrate(db: Database): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Core (0002–0099) and identity (0100–0199) migrations are numbered in separate
+  // ranges, so a new core migration may sort before an applied identity one.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
