@@ -204,6 +204,17 @@ describe('private area', () => {
     const origin = new URL(portal.url('localhost')).origin;
     expect(requests.filter((r) => !r.url.startsWith('blob:') && !r.url.startsWith('data:') && new URL(r.url).origin !== origin)).toEqual([]);
 
+    // The language selector offers exactly Dansk, Norsk, Svenska and English, and
+    // switching keeps the reporter signed in on the same page.
+    const select = page.getByRole('combobox', { name: 'Language' });
+    expect(await select.locator('option').allTextContents()).toEqual(['Dansk', 'Norsk', 'Svenska', 'English']);
+    await select.selectOption('da');
+    await expect.poll(() => heading(page)).toBe(`Status på sag ${formatCaseNumber(caseNumber)}`);
+    expect(new URL(page.url()).pathname).toBe('/private/status');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('combobox', { name: 'Sprog' }).selectOption('en');
+    await expect.poll(() => heading(page)).toBe(msg('private.status.title', { caseNumber: formatCaseNumber(caseNumber) }));
+
     // axe on every private route.
     for (const [label, route] of [
       ['private.nav.status', '/private/status'],

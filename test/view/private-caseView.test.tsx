@@ -1,0 +1,110 @@
+/** The private pages' readings of a case: progress, the directive's clocks, shared files. */
+import { describe, expect, it } from 'vitest';
+import {
+  categoryOf,
+  categoryTotals,
+  formatBytes,
+  hasConfirmation,
+  isAwaitingInitiation,
+  legalClocks,
+  progressFill,
+  sharedFiles,
+} from '../../src/private/caseView.ts';
+import type { PrivateCase, StatusEvent } from '../../machines/session.ts';
+import { sampleCase } from '../model/session.fixtures.ts';
+
+const ev = (status: StatusEvent['status'], dateTime = '2026-11-01T10:00:00.000Z'): StatusEvent => ({ status, dateTime });
+
+describe('progress display (spec §4)', () => {
+  it('fills 5/33/66/100 % by the number of events, pending contact excluded', () => {
+    expect(progressFill([ev('PENDING_WHISTLEBLOWER_CONTACT')])).toBe(0);
+    expect(progressFill([ev('PENDING_WHISTLEBLOWER_CONTACT'), ev('RECEIVED')])).toBe(5);
+    expect(progressFill([ev('RECEIVED'), ev('BEING_INVESTIGATED')])).toBe(33);
+    expect(progressFill([ev('RECEIVED'), ev('BEING_INVESTIGATED'), ev('BEING_CLOSED')])).toBe(66);
+    expect(progressFill([ev('RECEIVED'), ev('BEING_INVESTIGATED'), ev('BEING_CLOSED'), ev('CLOSED')])).toBe(100);
+  });
+  it('warns that the case will be initiated only for a lone pending-contact event', () => {
+    expect(isAwaitingInitiation([ev('PENDING_WHISTLEBLOWER_CONTACT')])).toBe(true);
+    expect(isAwaitingInitiation([ev('PENDING_WHISTLEBLOWER_CONTACT'), ev('RECEIVED')])).toBe(false);
+    expect(isAwaitingInitiation([ev('RECEIVED')])).toBe(false);
+  });
+  it('enables the confirmation only with exactly one RECEIVED event', () => {
+    expect(hasConfirmation([ev('RECEIVED')])).toBe(true);
+    expect(hasConfirmation([ev('PENDING_WHISTLEBLOWER_CONTACT')])).toBe(false);
+    expect(hasConfirmation([ev('RECEIVED'), ev('RECEIVED')])).toBe(false);
+  });
+});
+
+describe('the directive\'s clocks', () => {
+  const base: PrivateCase = { ...sampleCase, events: [ev('RECEIVED', '2026-01-31T09:00:00.000Z')], messages: [] };
+  const msg = (type: 'CONFIRMATION' | 'FEEDBACK', time: string) => ({ id: `${type}-${time}`, message: 'x', time, type, createdByUserId: 'h1', files: [] });
+
+  it('has not started before the case is received', () => {
+    expect(legalClocks({ ...base, events: [ev('PENDING_WHISTLEBLOWER_CONTACT')] })).toEqual({
+      acknowledgement: { state: 'notStarted' },
+      feedback: { state: 'notStarted' },
+    });
+  });
+  it('is due 7 days after receipt, then overdue', () => {
+    const due = legalClocks(base, new Date('2026-02-03T00:00:00Z')).acknowledgement;
+    expect(due).toEqual({ state: 'due', due: new Date('2026-02-07T09:00:00.000Z'), overdue: false });
+    expect(legalClocks(base, new Date('2026-02-08T00:00:00Z')).acknowledgement).toMatchObject({ state: 'due', overdue: true });
+  });
+  it('counts feedback from the acknowledgement, 3 months, clamping to the month end', () => {
+    const c = { ...base, messages: [msg('CONFIRMATION', '2026-02-01T12:00:00.000Z')] };
+    const { acknowledgement, feedback } = legalClocks(c, new Date('2026-02-02T00:00:00Z'));
+    expect(acknowledgement).toMatchObject({ state: 'met', late: false });
+    expect(feedback).toMatchObject({ state: 'due', due: new Date('2026-05-01T12:00:00.000Z') });
+    // Without an acknowledgement: 3 months from the end of the 7 days.
+    expect(legalClocks(base, new Date('2026-02-02T00:00:00Z')).feedback).toMatchObject({ due: new Date('2026-05-07T09:00:00.000Z') });
+    // 30 November + 3 months is the end of February, not 2 March.
+    const nov = { ...base, events: [ev('RECEIVED', '2025-11-23T10:00:00.000Z')] };
+    expect(legalClocks(nov).feedback).toMatchObject({ due: new Date('2026-02-28T10:00:00.000Z') });
+  });
+  it('is met by the first feedback message, and says when that was late', () => {
+    const c = { ...base, messages: [msg('CONFIRMATION', '2026-02-01T12:00:00.000Z'), msg('FEEDBACK', '2026-06-01T12:00:00.000Z')] };
+    expect(legalClocks(c).feedback).toMatchObject({ state: 'met', late: true });
+  });
+});
+
+describe('shared files', () => {
+  const c: PrivateCase = {
+    ...sampleCase,
+    files: [{ id: 'f1', name: 'contract.PDF', size: 2_000, mimeType: 'application/pdf', created: '2026-11-01T10:00:00Z' }],
+    messages: [
+      {
+        id: 'm1',
+        message: 'see attached',
+        time: '2026-11-02T10:00:00Z',
+        type: 'STANDARD',
+        createdByUserId: 'handler-1',
+        files: [
+          { id: 'f2', name: 'photo.jpg', size: 1_500_000, mimeType: 'image/jpeg' },
+          { id: 'f3', name: 'call.mov', size: 30_000_000, mimeType: 'video/quicktime' },
+          { id: 'f4', name: 'notes.odt', size: 500, mimeType: 'application/octet-stream' },
+        ],
+      },
+    ],
+  };
+  it('sorts files into documents, pictures, video and other, with count and total size', () => {
+    expect(categoryOf({ name: 'a.xlsx', mimeType: '' })).toBe('documents');
+    expect(categoryOf({ name: 'a.PNG', mimeType: '' })).toBe('images');
+    expect(categoryOf({ name: 'a.wmv', mimeType: '' })).toBe('video');
+    expect(categoryOf({ name: 'a.exe', mimeType: 'application/x-msdownload' })).toBe('other');
+    const files = sharedFiles(c);
+    expect(files.map((f) => f.id)).toEqual(['f2', 'f3', 'f4', 'f1']);
+    expect(files.find((f) => f.id === 'f1')!.own).toBe(true);
+    expect(files.find((f) => f.id === 'f2')!.own).toBe(false);
+    const totals = categoryTotals(files);
+    expect(totals.all).toEqual({ count: 4, bytes: 31_502_500 });
+    expect(totals.documents).toEqual({ count: 1, bytes: 2_000 });
+    expect(totals.images).toEqual({ count: 1, bytes: 1_500_000 });
+    expect(totals.video).toEqual({ count: 1, bytes: 30_000_000 });
+    expect(totals.other).toEqual({ count: 1, bytes: 500 });
+  });
+  it('shows sizes human-readable in the reporter\'s language', () => {
+    expect(formatBytes(500, 'en')).toBe('500 byte');
+    expect(formatBytes(1_500_000, 'en')).toBe('1.5 MB');
+    expect(formatBytes(1_500_000, 'da')).toBe('1,5 MB');
+  });
+});
