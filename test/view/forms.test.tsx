@@ -1,0 +1,332 @@
+/**
+ * The report views (src/forms) in jsdom, driven by role and label through the same
+ * paths as the model test: step counter, auto-selected officer, Send enabled only
+ * as spec §4 says, the validation dialog and the jump to the first invalid step,
+ * every discard dialog confirmed and cancelled, follow forced by notification,
+ * documents dropped and picked (five kept, a notice for the rest), upload progress,
+ * success with copy and the 2 s hint, failure keeping the draft, the oral variant.
+ * The machine is the real one; only its effects are supplied by the test.
+ */
+import { Suspense, type ReactNode } from 'react';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fromPromise } from 'xstate';
+import { AppProviders } from '../../src/app/lookAndFeel.tsx';
+import { createApiClient } from '../../src/api/client.ts';
+import { I18nProvider, loadCatalogue } from '../../src/i18n/index.ts';
+import { ReportProvider, ReportView } from '../../src/forms/ReportPage.tsx';
+import {
+  createReportMachine,
+  type CompanyInfo,
+  type ReportChannel,
+  type SubmitReportInput,
+  type SuccessData,
+} from '../../machines/report.ts';
+import common from '../../src/i18n/common/en.json';
+import forms from '../../src/i18n/forms/en.json';
+
+const en: Record<string, string> = { ...common, ...forms };
+const msg = (key: string, values: Record<string, string | number> = {}) =>
+  en[key]!.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]));
+
+const ONE: CompanyInfo = {
+  protectionOfficers: [
+    { id: 'po-1', name: 'Anne Sørensen', jobTitle: 'Lawyer', company: 'Holm & Lund', phone: '+4570203040', customerRelation: 'EXTERNAL', logoUrl: null },
+  ],
+  subsidiaries: [],
+};
+const SUCCESS: SuccessData = { caseDto: { caseNumber: '1234567890123456' } };
+
+// The app's services without a server: the look-and-feel fetch never answers, so the
+// views use the built-in defaults (this suite tests the views, not the API).
+const api = createApiClient({ baseUrl: 'http://portal.test', companyHost: 'portal.test', fetch: () => new Promise(() => {}) });
+
+function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SuccessData | null>, company = ONE) {
+  const navigations: string[] = [];
+  const copied: string[] = [];
+  const machine = createReportMachine(channel).provide({
+    actors: {
+      loadCompanyInfo: fromPromise(async () => company),
+      submitReport: fromPromise<SuccessData | null, SubmitReportInput>(({ input }) => submit(input)),
+    },
+    actions: {
+      copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
+      goToFrontPage: () => void navigations.push('/'),
+      goToLogin: () => void navigations.push('/private/status'),
+      goToErrorPage: () => void navigations.push('/something-went-wrong'),
+    },
+  });
+  const Wrapper = ({ children }: { children: ReactNode }) => (
+    <AppProviders api={api} initialLanguage="en">
+      {() => (
+        <I18nProvider language="en">
+          <Suspense fallback={<p>loading</p>}>{children}</Suspense>
+        </I18nProvider>
+      )}
+    </AppProviders>
+  );
+  render(
+    <Wrapper>
+      <ReportProvider machine={machine}>
+        <ReportView />
+      </ReportProvider>
+    </Wrapper>,
+  );
+  return { navigations, copied, user: userEvent.setup() };
+}
+
+/** A text field by its label (required ones carry an aria-hidden asterisk). */
+const field = (key: string) => screen.getByLabelText(new RegExp(`^${en[key]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\*?$`));
+const radio = (key: string) => screen.getByRole('radio', { name: en[key] });
+const sendButton = (channel: ReportChannel = 'online') => screen.getByRole('button', { name: en[`forms.send.${channel}`] });
+const terms = () => screen.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) });
+
+async function fillOnline(user: ReturnType<typeof userEvent.setup>) {
+  await user.type(field('forms.relation.label'), 'Accountant');
+  await user.type(field('forms.describe.description'), 'Forged invoices.');
+  await user.click(within(screen.getByRole('group', { name: new RegExp(en['forms.describe.repeated']!) })).getByRole('radio', { name: en['forms.no'] }));
+  await user.click(radio('forms.related.company'));
+  await user.type(field('forms.related.unit'), 'Finance');
+  await user.click(radio('forms.identity.anonymous'));
+  await user.click(radio('forms.follow.follow'));
+  await user.type(field('forms.follow.password'), 'secret1');
+  await user.type(field('forms.follow.confirm'), 'secret1');
+  await user.click(terms());
+}
+
+// As a route loader would: the catalogues are there before the form renders.
+beforeAll(async () => {
+  await Promise.all([loadCatalogue('common', 'en'), loadCatalogue('forms', 'en')]);
+});
+
+const checked = (el: Element) => (el as HTMLInputElement).checked;
+const disabled = (el: Element) => (el as HTMLButtonElement).disabled;
+const value = (el: Element) => (el as HTMLInputElement).value;
+const description = (el: Element) =>
+  (el.getAttribute('aria-describedby') ?? '')
+    .split(/\s+/)
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ');
+
+
+describe('online form view', { timeout: 30_000 }, () => {
+  it('shows 7 steps with "n of 7", the single officer chosen, and Send only as spec §4 allows', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    const headings = await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    expect(headings).toHaveLength(7);
+    expect(headings[0]!.textContent).toContain(msg('forms.step.counter', { n: 1, max: 7 }));
+    expect(headings[6]!.textContent).toContain(en['forms.step.followReport.title']!);
+    expect(checked(screen.getByRole('radio', { name: /Anne Sørensen/ }))).toBe(true);
+    expect(disabled(sendButton())).toBe(true);
+    await user.click(terms());
+    expect(disabled(sendButton())).toBe(false); // follow not chosen yet: Send opens the validation dialog
+    await user.click(radio('forms.follow.follow'));
+    expect(disabled(sendButton())).toBe(true); // following: needs the password and its confirmation
+    await user.type(field('forms.follow.password'), 'abcd');
+    expect(disabled(sendButton())).toBe(true);
+    await user.type(field('forms.follow.confirm'), 'abcd');
+    expect(disabled(sendButton())).toBe(false);
+    // Policy links open in a new tab without leaking the opener.
+    const policy = screen.getByRole('link', { name: en['forms.terms.policy'] });
+    expect(policy.getAttribute('target')).toBe('_blank');
+    expect(policy.getAttribute('rel')).toBe('noopener noreferrer');
+  });
+
+  it('validation dialog: OK moves focus to the first invalid step, whose fields show the required message', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.type(field('forms.describe.description'), 'x');
+    await user.click(radio('forms.follow.notFollow'));
+    await user.click(terms());
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['dialog.validation.title'] });
+    expect(dialog.textContent).toContain(en['dialog.validation.text']!);
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.validation.ok'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    await waitFor(() => expect(document.activeElement?.id).toBe('step-relation-heading'));
+    expect(field('forms.relation.label').getAttribute('aria-invalid')).toBe('true');
+    expect(description(field('forms.relation.label'))).toEqual(expect.stringContaining(en['validation.required']!));
+  });
+
+  it('persons → company with a person typed: Back keeps it, Continue drops it', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.related.persons'));
+    const add = screen.getByRole('button', { name: en['forms.related.add'] });
+    expect(disabled(add)).toBe(true);
+    await user.type(field('forms.related.name'), 'Per Hansen');
+    await user.type(field('forms.related.jobTitle'), 'CFO');
+    await user.type(field('forms.related.phoneOrEmail'), 'per@example.com');
+    expect(disabled(add)).toBe(false);
+    await user.click(add);
+    expect(within(screen.getByRole('list', { name: en['forms.related.added'] })).getAllByRole('listitem')).toHaveLength(1);
+    await user.click(radio('forms.related.company'));
+    let dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.back'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(checked(radio('forms.related.persons'))).toBe(true);
+    expect(screen.getByRole('list', { name: en['forms.related.added'] }).textContent).toContain('Per Hansen');
+    await user.click(radio('forms.related.company'));
+    dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.continue'] }));
+    await waitFor(() => expect(checked(radio('forms.related.company'))).toBe(true));
+    expect(screen.queryByRole('list', { name: en['forms.related.added'] })).toBeNull();
+    expect(value(field('forms.related.unit'))).toBe('');
+  });
+
+  it('identity and follow: notification forces follow; anonymous and not-follow ask before dropping data', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.identity.reveal'));
+    await user.type(field('forms.identity.name'), 'Ida Jensen');
+    await user.click(screen.getByRole('checkbox', { name: en['forms.identity.notification'] }));
+    expect(checked(radio('forms.follow.follow'))).toBe(true);
+    expect(disabled(radio('forms.follow.notFollow'))).toBe(true);
+    expect(screen.getByText(en['forms.follow.forced']!)).toBeTruthy();
+    // Anonymous with a name typed: Back keeps it.
+    await user.click(radio('forms.identity.anonymous'));
+    let dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.back'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(value(field('forms.identity.name'))).toBe('Ida Jensen');
+    await user.click(screen.getByRole('checkbox', { name: en['forms.identity.notification'] }));
+    expect(disabled(radio('forms.follow.notFollow'))).toBe(false);
+    // Not follow with a password typed: Back keeps it, Continue drops it.
+    await user.type(field('forms.follow.password'), 'pw12');
+    await user.click(radio('forms.follow.notFollow'));
+    dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.back'] }));
+    await waitFor(() => expect(value(field('forms.follow.password'))).toBe('pw12'));
+    await user.click(radio('forms.follow.notFollow'));
+    dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.continue'] }));
+    await waitFor(() => expect(checked(radio('forms.follow.notFollow'))).toBe(true));
+    expect(screen.queryByLabelText(/^Password/)).toBeNull();
+    // Anonymous with data: Continue clears the identity.
+    await user.click(radio('forms.identity.anonymous'));
+    dialog = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.discard.continue'] }));
+    await waitFor(() => expect(checked(radio('forms.identity.anonymous'))).toBe(true));
+    await user.click(radio('forms.identity.reveal'));
+    expect(value(field('forms.identity.name'))).toBe('');
+  });
+
+  it('documents: dropped files keep five allowed ones with a notice; the picker adds files; remove works', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    expect(screen.getByText(msg('forms.documents.rules', { max: 5, types: 'docx, csv, pdf, txt, xlsx, xls, jpg, jpeg, png, mp4, mov, avi, wmv' }))).toBeTruthy();
+    const f = (name: string, type: string) => new File(['x'.repeat(10)], name, { type });
+    const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
+    fireEvent.drop(zone, {
+      dataTransfer: {
+        files: [f('a.pdf', 'application/pdf'), f('evil.exe', 'application/x-msdownload'), f('b.png', 'image/png'), f('c.txt', 'text/plain'), f('d.docx', ''), f('e.csv', 'text/csv'), f('f.mov', 'video/quicktime')],
+      },
+    });
+    const list = await screen.findByRole('list', { name: msg('forms.documents.list', { count: 5, max: 5 }) });
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(
+      ['a.pdf', 'b.png', 'c.txt', 'd.docx', 'e.csv'].map((n) => expect.stringContaining(n)),
+    );
+    expect(screen.getByRole('status').textContent).toContain('2 files were not added');
+    const choose = screen.getByRole('button', { name: en['forms.documents.choose'] });
+    expect(disabled(choose)).toBe(true); // five already
+    await user.click(screen.getByRole('button', { name: msg('forms.documents.remove', { name: 'a.pdf' }) }));
+    expect(disabled(choose)).toBe(false);
+    const input = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+    await user.upload(input, f('g.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'));
+    expect(within(screen.getByRole('list', { name: msg('forms.documents.list', { count: 5, max: 5 }) })).getByText(/g\.xlsx/)).toBeTruthy();
+  });
+
+  it('sending shows per-file progress; success shows the grouped case number, copies it with a 2 s hint, and closing resets', async () => {
+    let release!: (x: SuccessData | null) => void;
+    let sent: SubmitReportInput | undefined;
+    const { user, copied, navigations } = setup('online', (input) => {
+      sent = input;
+      return new Promise((r) => (release = r));
+    });
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const file = new File(['y'.repeat(1000)], 'proof.pdf', { type: 'application/pdf' });
+    await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, file);
+    await fillOnline(user);
+    await user.click(sendButton());
+    await screen.findByRole('status', { name: '' }).catch(() => null);
+    expect(screen.getByText(en['forms.sending']!)).toBeTruthy();
+    act(() => sent!.reportProgress({ type: 'upload.progress', index: 0, loaded: 400, total: 1000 }));
+    const bar = await screen.findByRole('progressbar', { name: msg('forms.documents.progress', { name: 'proof.pdf' }) });
+    expect(bar.getAttribute('value')).toBe('400');
+    await act(async () => release(SUCCESS));
+    const dialog = await screen.findByRole('dialog', { name: en['forms.success.online.title'] });
+    expect(within(dialog).getByText('1234 5678 9012 3456')).toBeTruthy();
+    await user.click(within(dialog).getByRole('button', { name: en['forms.success.copy'] }));
+    expect(copied).toEqual(['1234567890123456']);
+    expect(within(dialog).getByRole('status').textContent).toContain(en['forms.success.copied']!);
+    await waitFor(() => expect(within(dialog).getByRole('status').textContent).toBe(''), { timeout: 3000 });
+    expect(within(dialog).getByRole('list').textContent).toContain(en['forms.success.step1']!);
+    await user.click(within(dialog).getByRole('button', { name: en['forms.success.close'] }));
+    expect(navigations).toEqual(['/']);
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(value(field('forms.relation.label'))).toBe('');
+  });
+
+  it('a failed send shows the failure dialog and keeps every field', async () => {
+    const { user } = setup('online', async () => null);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await fillOnline(user);
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
+    expect(dialog.textContent).toContain('Can not submit case. Complete the form and try again.');
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(value(field('forms.relation.label'))).toBe('Accountant');
+    expect(value(field('forms.related.unit'))).toBe('Finance');
+    expect(value(field('forms.follow.password'))).toBe('secret1');
+    expect(checked(terms())).toBe(true);
+  });
+
+  it('not following: success shows the not-followed notice and a front-page button', async () => {
+    const { user, navigations } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await fillOnline(user);
+    await user.click(radio('forms.follow.notFollow'));
+    const confirm = await screen.findByRole('alertdialog', { name: en['dialog.discard.title'] });
+    await user.click(within(confirm).getByRole('button', { name: en['dialog.discard.continue'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('dialog', { name: en['forms.success.online.title'] });
+    expect(dialog.textContent).toContain(en['forms.success.notFollowed']!);
+    expect(within(dialog).queryByRole('button', { name: en['forms.success.copy'] })).toBeNull();
+    await user.click(within(dialog).getByRole('button', { name: en['forms.success.frontPage'] }));
+    expect(navigations).toEqual(['/']);
+  });
+});
+
+describe('oral report and book meeting views', { timeout: 30_000 }, () => {
+  it('oral: 5 steps with subsidiaries, follow fixed, phone icon on Send, log-in button after success', async () => {
+    const company: CompanyInfo = { ...ONE, subsidiaries: [{ id: 's1', name: 'Nord AS' }] };
+    const { user, navigations } = setup('oral', async () => SUCCESS, company);
+    const headings = await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    expect(headings).toHaveLength(5);
+    expect(headings[0]!.textContent).toContain(msg('forms.step.counter', { n: 1, max: 5 }));
+    expect(screen.queryByRole('radio', { name: en['forms.follow.notFollow'] })).toBeNull();
+    expect(screen.getByText(en['forms.follow.fixed']!)).toBeTruthy();
+    expect(sendButton('oral').querySelector('svg')).not.toBeNull();
+    await user.selectOptions(screen.getByLabelText(en['forms.subsidiary.label']!), 's1');
+    await user.type(field('forms.relation.label'), 'Driver');
+    await user.click(radio('forms.identity.anonymous'));
+    await user.type(field('forms.follow.password'), 'road');
+    await user.type(field('forms.follow.confirm'), 'road');
+    await user.click(terms());
+    await user.click(sendButton('oral'));
+    const dialog = await screen.findByRole('dialog', { name: en['forms.success.oral.title'] });
+    await user.click(within(dialog).getByRole('button', { name: en['forms.success.login'] }));
+    expect(navigations).toEqual(['/private/status']);
+  });
+
+  it('meeting: 4 steps without subsidiaries and the meeting variant of Send', async () => {
+    setup('meeting', async () => SUCCESS);
+    const headings = await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    expect(headings).toHaveLength(4);
+    expect(headings[3]!.textContent).toContain(msg('forms.step.counter', { n: 4, max: 4 }));
+    expect(disabled(sendButton('meeting'))).toBe(true);
+  });
+});
