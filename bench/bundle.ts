@@ -109,6 +109,10 @@ async function bench() {
     console.log(`| landing route | ${kB(landing)} |`);
     console.log(`| bare React hello world (same Vite) | ${kB(hello)} |`);
     console.log(`| ratio | ${(landing / hello).toFixed(2)}× (aim ≤ 1.30×) |`);
+    // The report forms' own chunks (loaded only on /online-form, /oral-report, /book-meeting).
+    const formChunks = [...modules].filter(([, ids]) => ids.some((m) => /\/src\/forms\//.test(m))).map(([f]) => f);
+    const formGzip = formChunks.reduce((sum, f) => sum + gz(path.join(portalDir, f)), 0);
+    console.log(`| report forms chunk${formChunks.length > 1 ? 's' : ''} (${formChunks.map((f) => path.basename(f)).join(', ')}) | ${kB(formGzip)} |`);
     console.log(`\nforms, phone input, private area on the landing page: ${offenders.length === 0 ? 'none (good)' : `LOADED:\n  ${offenders.join('\n  ')}`}`);
 
     const screens = path.join(root, 'docs/screens');
