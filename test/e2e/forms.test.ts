@@ -82,6 +82,7 @@ describe('online form', () => {
   it('anonymous, not following: the case holds exactly what was typed', async () => {
     const { page } = await open('localhost', '/online-form');
     const before = await caseNumbers('localhost');
+    await expectNoAxeViolations(page, 'online form, untouched');
     // One protection officer: chosen for the reporter.
     await expect.poll(() => step(page, 'protectionOfficer').getByRole('radio').isChecked()).toBe(true);
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toContain(
@@ -254,6 +255,7 @@ describe('oral report and book meeting on group.localhost (subsidiaries)', () =>
     const before = await caseNumbers('group');
     const headings = await page.getByRole('heading', { level: 2 }).allTextContents();
     expect(headings).toHaveLength(5);
+    await expectNoAxeViolations(page, 'oral report, untouched');
     expect(headings[0]).toBe(`${en['forms.step.subsidiary.title']}${msg('forms.step.counter', { n: 1, max: 5 })}`);
     await field(page, 'forms.subsidiary.label').selectOption('fjord-seafood');
     await step(page, 'protectionOfficer').getByRole('radio').nth(1).check();
@@ -298,6 +300,7 @@ describe('oral report and book meeting on group.localhost (subsidiaries)', () =>
     await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).click();
     const discard = page.getByRole('alertdialog', { name: en['dialog.discard.title'] });
     await discard.waitFor();
+    await expectNoAxeViolations(page, 'meeting, discard dialog over the identity');
     await discard.getByRole('button', { name: en['dialog.discard.back'] }).click();
     await expect(field(page, 'forms.identity.name').inputValue()).resolves.toBe('Ola Nordmann');
     await field(page, 'forms.follow.password').fill('fjord');
