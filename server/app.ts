@@ -96,7 +96,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     bodyLimit: 1024 * 1024,
   });
 
-  const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir });
+  const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
   app.addHook('onClose', async () => opened.close());
   const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });

@@ -19,6 +19,7 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** A PGlite dump to start from (tests clone one migrated template per test file). */
   loadDataDir?: Blob | File;
+  onPoolError?: (err: Error) => void;
 }
 
 export interface OpenedDatabase {
@@ -36,6 +37,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
   if (opts.databaseUrl) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle client's connection can die (database restart, admin termination).
+    // Without a listener pg re-emits that as an uncaught error and the process
+    // exits; the pool already discards the client, so noting it is enough.
+    pool.on('error', (err) => opts.onPoolError?.(err));
     dialect = new PostgresDialect({ pool });
   } else {
     kind = 'pglite';
