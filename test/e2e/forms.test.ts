@@ -171,7 +171,20 @@ describe('online form', () => {
     await field(page, 'forms.follow.confirm').fill('correct horse battery');
     await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
     await expectNoAxeViolations(page, 'online form filled, identified, following');
+    // Chromium's own network throttling, so the upload takes a moment and its real progress shows.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 200_000 });
     await send(page, 'online');
+    const bar = page.getByRole('progressbar', { name: msg('forms.documents.progress', { name: 'ledger.pdf' }) });
+    await bar.waitFor();
+    await expect
+      .poll(async () => {
+        const [value, max] = await Promise.all([bar.getAttribute('value'), bar.getAttribute('max')]);
+        return Number(value) > 0 && Number(value) < Number(max);
+      })
+      .toBe(true);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 
     const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
     await dialog.waitFor({ timeout: 30_000 });
