@@ -248,7 +248,12 @@ export function defaultSerialize(snapshot: AnyMachineSnapshot): string {
  * is the initial snapshot (event `xstate.init`); `steps[i].state` is the snapshot
  * after `steps[i].event`. The graph is @xstate/graph's `getAdjacencyMap`.
  */
-export function modelPaths(model: MachineModel): ModelPath[] {
+export interface PathOptions {
+  /** Leaves out events the walk may not send in a snapshot (e.g. what a browser cannot do there). */
+  filter?: (event: EventObject, snapshot: AnyMachineSnapshot) => boolean;
+}
+
+export function modelPaths(model: MachineModel, options: PathOptions = {}): ModelPath[] {
   // History is part of where the machine is, whatever the model's serializeState keeps.
   const serialize = (s: AnyMachineSnapshot) => `${(model.serializeState ?? defaultSerialize)(s)}${historyKey(s)}`;
   const { scope } = createTracingScope();
@@ -256,7 +261,10 @@ export function modelPaths(model: MachineModel): ModelPath[] {
   const adjacency = getAdjacencyMap(model.machine, {
     fromState,
     input: model.input,
-    events: (s: AnyMachineSnapshot) => eventsFor(model, s),
+    events: (s: AnyMachineSnapshot) => {
+      const events = eventsFor(model, s);
+      return options.filter ? events.filter((e) => options.filter!(e, s)) : events;
+    },
     serializeState: (s: AnyMachineSnapshot) => serialize(s),
     serializeEvent: (e: EventObject) => JSON.stringify(e),
     limit: TRAVERSAL_LIMIT,
