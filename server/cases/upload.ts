@@ -78,6 +78,9 @@ export async function receiveUpload(
   req.raw.once('close', onClose);
   try {
     const parts = req.parts({
+      // Larger stream buffers than the 16 KiB default (measured: bench/upload.ts); memory stays bounded.
+      highWaterMark: 256 * 1024,
+      fileHwm: 256 * 1024,
       limits: { fileSize: ctx.config.maxFileBytes, files: maxFiles + 1, fields: 10, parts: maxFiles + 12, fieldSize: JSON_PART_MAX },
     });
     for await (const part of parts as AsyncIterableIterator<Multipart>) {

@@ -127,7 +127,7 @@ export class FileEncryptor extends Transform {
   private index = 0;
 
   constructor(key: Uint8Array, private readonly fileId: string) {
-    super();
+    super({ highWaterMark: 4 * FILE_CHUNK });
     const salt = randomBytes(16);
     this.prefix = randomBytes(7);
     this.subkey = fileSubkey(key, salt, fileId);

@@ -60,7 +60,7 @@ export class ContentSniffer extends Transform {
   private textOk = true;
 
   constructor(fileName: string) {
-    super();
+    super({ highWaterMark: 256 * 1024 });
     this.ext = fileExtension(fileName);
     this.isText = this.ext === 'txt' || this.ext === 'csv';
     if (this.isText) this.decoder = new TextDecoder('utf-8', { fatal: true });

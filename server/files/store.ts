@@ -56,7 +56,8 @@ export class DiskFileStore implements FileStore {
   }
 
   async putTemp(key: string, source: Readable, ...through: Transform[]): Promise<number> {
-    const out = createWriteStream(this.tempPath(key), { flags: 'wx', mode: 0o600 });
+    // Bigger buffers than the 16 KiB default: fewer, larger writes; still bounded per upload.
+    const out = createWriteStream(this.tempPath(key), { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 });
     await pipeline([source, ...through, out]);
     return out.bytesWritten;
   }

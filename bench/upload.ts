@@ -1,0 +1,170 @@
+/**
+ * npm run bench -- upload [MB]   (default 1024)
+ *
+ * One run, two measurements of the same bytes sent over HTTP from this process:
+ * 1. POST /api/public/case/new/by-form on the real server (a child process:
+ *    multipart parsing, content sniffing, AES-256-GCM chunk encryption, disk);
+ * 2. a bare Node HTTP server (also a child process) that pipes the request body
+ *    straight to a file.
+ * Prints MB/s for each and their ratio, and the server's peak RSS growth over its
+ * resting RSS while the upload runs, sampled from /proc every 20 ms. The budget is
+ * a growth under 64 MB.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const MB = 1024 * 1024;
+const sizeMb = Number(process.argv[2] ?? 1024);
+const BUDGET_MB = 64;
+const ROOT = path.resolve(import.meta.dirname, '..');
+const block = randomBytes(MB);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** User + system CPU seconds the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (ready.test(out)) resolve(child);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
+  });
+}
+
+/** Streams a multipart body of `prefix`, `mb` MiB of file bytes and `suffix`; resolves with seconds taken and the answer. */
+function upload(port: number, p: string, headers: Record<string, string>, prefix: Buffer, fileHead: Buffer, mb: number, suffix: Buffer): Promise<{ seconds: number; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const length = prefix.length + mb * MB + suffix.length;
+    const t0 = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, path: p, method: 'POST', headers: { ...headers, 'content-length': String(length) } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.write(prefix);
+    req.write(fileHead);
+    let sent = 0;
+    const pump = () => {
+      while (sent < mb) {
+        // The first block loses fileHead's length so the file is exactly mb MiB.
+        const chunk = sent === 0 ? block.subarray(fileHead.length) : block;
+        sent++;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end(suffix);
+    };
+    pump();
+  });
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-upload-'));
+const children: ChildProcess[] = [];
+try {
+  // ---- the portal --------------------------------------------------------------
+  const port = await freePort();
+  process.stderr.write('starting the portal…\n');
+  const server = await start(['--import', 'tsx', 'server/main.ts'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'true', DATABASE_URL: '' }, /running on/);
+  children.push(server);
+  const info = (await (await fetch(`http://127.0.0.1:${port}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as { protectionOfficers: { id: string }[] };
+  const dto = {
+    whistleblowerRelation: 'Benchmark',
+    protectionOfficer: { id: info.protectionOfficers[0]!.id },
+    description: 'Upload benchmark',
+    violation: 'DONT_KNOW',
+    repeatedViolations: false,
+    reportedUnit: 'Bench',
+    caseAccount: { follow: false },
+  };
+  const boundary = '----wbbench' + randomBytes(8).toString('hex');
+  const prefix = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="caseDto"\r\n\r\n${JSON.stringify(dto)}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+  );
+  const fileHead = Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypisom')]);
+  const suffix = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-company-host': 'localhost' };
+
+  process.stderr.write('portal up; warming up…\n');
+  // Warm up (code paths, JIT, first database writes), then let the heap settle.
+  const warm = await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, 8, suffix);
+  if (warm.status !== 201) throw new Error(`warm-up upload failed: ${warm.status} ${warm.body}`);
+  await new Promise((r) => setTimeout(r, 1000));
+  const restingRss = rssMb(server.pid!);
+  let peakRss = restingRss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMb(server.pid!));
+  }, 20);
+  process.stderr.write(`uploading ${sizeMb} MiB to the portal…\n`);
+  const cpu0 = cpuSeconds(server.pid!);
+  const portal = await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, sizeMb, suffix);
+  const portalCpu = cpuSeconds(server.pid!) - cpu0;
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, rssMb(server.pid!));
+  if (portal.status !== 201) throw new Error(`upload failed: ${portal.status} ${portal.body}`);
+  server.kill('SIGTERM');
+
+  // ---- the bare baseline ---------------------------------------------------------
+  const barePort = await freePort();
+  const bareFile = path.join(dataDir, 'bare.bin');
+  const bare = await start(
+    [
+      '-e',
+      `const http=require('http'),fs=require('fs'),{pipeline}=require('stream');
+       http.createServer((req,res)=>pipeline(req,fs.createWriteStream(${JSON.stringify(bareFile)}),(e)=>{res.statusCode=e?500:201;res.end('ok')}))
+         .listen(${barePort},'127.0.0.1',()=>console.log('bare ready'))`,
+    ],
+    {},
+    /bare ready/,
+  );
+  children.push(bare);
+  process.stderr.write(`uploading ${sizeMb} MiB to the bare server…\n`);
+  const baseline = await upload(barePort, '/', headers, prefix, fileHead, sizeMb, suffix);
+  bare.kill('SIGTERM');
+
+  const mbps = (s: number) => sizeMb / s;
+  const growth = peakRss - restingRss;
+  const rows: [string, string][] = [
+    ['file size', `${sizeMb} MiB`],
+    ['portal new/by-form', `${mbps(portal.seconds).toFixed(1)} MiB/s (${portal.seconds.toFixed(2)} s)`],
+    ['bare stream-to-disk', `${mbps(baseline.seconds).toFixed(1)} MiB/s (${baseline.seconds.toFixed(2)} s)`],
+    ['portal CPU time', `${portalCpu.toFixed(2)} s (${((portalCpu / portal.seconds) * 100).toFixed(0)} % of its wall time)`],
+    ['portal / bare', `${(mbps(portal.seconds) / mbps(baseline.seconds)).toFixed(2)}`],
+    ['server resting RSS', `${restingRss.toFixed(1)} MiB`],
+    ['server peak RSS', `${peakRss.toFixed(1)} MiB`],
+    ['peak RSS growth', `${growth.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${growth < BUDGET_MB ? 'within' : 'OVER'})`],
+  ];
+  process.stdout.write('\nupload benchmark\n' + rows.map(([k, v]) => `  ${k.padEnd(22)} ${v}`).join('\n') + '\n');
+  if (growth >= BUDGET_MB) process.exitCode = 1;
+} finally {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+}
