@@ -20,8 +20,8 @@ export const topBar = style({
   height: vars.size.topBar,
   display: 'flex',
   alignItems: 'center',
-  gap: 24,
-  padding: '0 24px',
+  gap: 16,
+  padding: '0 20px',
   background: vars.color.surface,
   borderBottom: `1px solid ${vars.color.border}`,
 });
@@ -41,14 +41,15 @@ export const logo = style({ maxHeight: 52, maxWidth: 200, width: 'auto', height:
 export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });
 export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !important' } } });
 
-export const nav = style({ flex: 1, height: '100%' });
-export const navList = style({ display: 'flex', gap: 4, listStyle: 'none', margin: 0, padding: 0, height: '100%', alignItems: 'stretch' });
+export const nav = style({ flex: 1, minWidth: 0, height: '100%' });
+export const navList = style({ display: 'flex', gap: 2, listStyle: 'none', margin: 0, padding: 0, height: '100%', alignItems: 'stretch' });
 export const navItem = style({ position: 'relative', display: 'flex', alignItems: 'center' });
 export const navLink = style({
   display: 'flex',
   alignItems: 'center',
   gap: 6,
-  padding: '8px 12px',
+  padding: '6px 10px',
+  lineHeight: 1.25,
   borderRadius: vars.radius.small,
   color: vars.color.text,
   textDecoration: 'none',
@@ -74,6 +75,9 @@ export const subMenu = style({
 });
 globalStyle(`${navItem}:hover > ${subMenu}, ${navItem}:focus-within > ${subMenu}`, { display: 'block' });
 export const subLink = style([navLink, { display: 'flex', width: '100%' }]);
+/** Between 1111 and 1280 px the bar's icons give way to the texts (long German and Polish labels). */
+export const navIcon = style({ flexShrink: 0, '@media': { 'screen and (max-width: 1279.98px)': { display: 'none' } } });
+export const logoShrink = style({ minWidth: 0 });
 
 export const actions = style({ display: 'flex', alignItems: 'center', gap: 12, marginLeft: 'auto' });
 

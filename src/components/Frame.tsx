@@ -48,7 +48,7 @@ function WideNav({ items, label }: { items: NavItem[]; label: string }) {
         {items.map((item) => (
           <li key={item.to + item.text} className={styles.navItem}>
             <PathLink to={item.to} className={styles.navLink}>
-              <Icon name={item.icon} size={20} />
+              <Icon name={item.icon} size={20} className={styles.navIcon} />
               {item.text}
               {item.children.length > 0 && <Icon name="chevron" size={16} />}
             </PathLink>
