@@ -337,6 +337,49 @@ describe('oral report and book meeting on group.localhost (subsidiaries)', () =>
   });
 });
 
+describe('keyboard only', () => {
+  /** Presses Tab until the focused element matches, failing after `max` presses. */
+  async function tabTo(page: Page, describe: string, matches: () => boolean, max = 80) {
+    for (let i = 0; i < max; i++) {
+      if (await page.evaluate(matches)) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`Tab never reached ${describe}`);
+  }
+
+  it('the oral report can be filled, sent and its dialog used with the keyboard alone', async () => {
+    const { page } = await open('localhost', '/oral-report');
+    const before = await caseNumbers('localhost');
+    await tabTo(page, 'the relation field', () => document.activeElement?.closest('[data-step="relation"]') !== null && document.activeElement?.tagName === 'INPUT');
+    await page.keyboard.type('Cleaner');
+    await tabTo(page, 'the identity choice', () => (document.activeElement as HTMLInputElement | null)?.name === 'identity');
+    // Arrow keys move within the radio group; the second option is anonymous.
+    await page.keyboard.press('ArrowDown');
+    await expect(page.getByRole('radio', { name: en['forms.identity.anonymous'] }).isChecked()).resolves.toBe(true);
+    await tabTo(page, 'the password', () => (document.activeElement as HTMLInputElement | null)?.type === 'password');
+    await page.keyboard.type('mop4');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('mop4');
+    await tabTo(page, 'the terms', () => (document.activeElement as HTMLInputElement | null)?.type === 'checkbox');
+    await page.keyboard.press('Space');
+    await page.evaluate((labels) => Object.assign(window, { __labels: labels }), { send: en['forms.send.oral'], copy: en['forms.success.copy'] });
+    await tabTo(page, 'Send', () => document.activeElement?.textContent === (window as any).__labels.send, 20);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: en['forms.success.oral.title'] });
+    await dialog.waitFor();
+    // Focus is inside the dialog; Tab reaches Copy.
+    await tabTo(page, 'Copy', () => document.activeElement?.closest('[role="dialog"]') !== null && document.activeElement?.textContent === (window as any).__labels.copy, 10);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe(en['forms.success.copied']);
+    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    // Escape closes the success dialog like its close button: draft reset, front page.
+    await page.keyboard.press('Escape');
+    await page.waitForURL(portal.url('localhost', '/'));
+    expect((await caseNumbers('localhost')).filter((n) => !before.includes(n))).toEqual([caseNumber]);
+    expect(await caseOf('localhost', caseNumber)).toMatchObject({ submission: { type: 'PHONE' }, whistleblowerRelation: 'Cleaner', whistleblower: null });
+  });
+});
+
 describe('server failure', () => {
   it('the server stopped before sending: failure dialog, and the draft is kept', async () => {
     const { page } = await open('localhost', '/online-form');
