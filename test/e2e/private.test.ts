@@ -166,6 +166,10 @@ describe('private area', () => {
     await page.reload();
     await page.getByText(msg('private.status.banner.text')).waitFor();
     expect(await page.getByRole('button', { name: msg('private.status.feedback.title') }).isEnabled()).toBe(true);
+    await page.getByRole('button', { name: msg('private.status.feedback.title') }).click();
+    const feedbackList = page.getByRole('list', { name: msg('private.status.feedback.list') });
+    await feedbackList.getByText('We have started the investigation.').waitFor();
+    expect(await feedbackList.evaluate((el) => getComputedStyle(el).maxHeight)).toBe('290px');
     await page.getByRole('link', { name: msg('private.status.banner.link') }).click();
     await page.waitForURL('**/private/messages');
     await page.getByText('Which supplier is it?').waitFor();

@@ -1,0 +1,114 @@
+/** /private/status rendered from a real session actor (stub network actors): spec §2 and §4. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Suspense } from 'react';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import {
+  Outlet,
+  RouterProvider,
+  createMemoryHistory,
+  createRootRoute,
+  createRoute,
+  createRouter,
+} from '@tanstack/react-router';
+import { createActor, fromPromise, waitFor, type AnyActorRef } from 'xstate';
+import { I18nProvider } from '../../src/i18n/index.ts';
+import { PrivateContext } from '../../src/private/context.tsx';
+import { StatusPage } from '../../src/private/StatusPage.tsx';
+import '../../src/i18n/private/index.ts';
+import {
+  sessionMachine,
+  type CheckResult,
+  type LoadCaseResult,
+  type PrivateCase,
+  type VerifyResult,
+} from '../../machines/session.ts';
+import { CASE_NUMBER, sampleCase } from '../model/session.fixtures.ts';
+
+const actors: AnyActorRef[] = [];
+afterEach(() => actors.splice(0).forEach((a) => a.stop()));
+
+async function renderStatus(c: PrivateCase) {
+  const session = createActor(
+    sessionMachine.provide({
+      actors: {
+        checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+        verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
+        loadCase: fromPromise<LoadCaseResult, void>(async () => ({ status: 200, data: c })),
+      },
+    }),
+  ).start();
+  actors.push(session);
+  await waitFor(session, (s) => s.matches({ active: { caseData: 'ready' } }));
+  const root = createRootRoute({ component: () => <Outlet /> });
+  const status = createRoute({
+    getParentRoute: () => root,
+    path: '/private/status',
+    component: () => (
+      <PrivateContext value={{ session, services: {} as never }}>
+        <StatusPage />
+      </PrivateContext>
+    ),
+  });
+  const messages = createRoute({ getParentRoute: () => root, path: '/private/messages', component: () => <p>the messages page</p> });
+  const router = createRouter({
+    routeTree: root.addChildren([status, messages]),
+    history: createMemoryHistory({ initialEntries: ['/private/status'] }),
+  });
+  render(
+    <I18nProvider language="en">
+      <Suspense fallback={<p>loading</p>}>
+        <RouterProvider router={router as never} />
+      </Suspense>
+    </I18nProvider>,
+  );
+  await screen.findByRole('heading', { level: 1 }, { timeout: 5000 });
+}
+
+describe('/private/status', () => {
+  it('names the case, shows 5 % for a received case, and enables only the confirmation', async () => {
+    await renderStatus({ ...sampleCase, submission: { type: 'ONLINE_FORM' } });
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Status of case 1234 5678 9012 3456');
+    expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('5');
+    expect(screen.queryByText(/asked you for feedback/)).toBeNull();
+    expect(screen.queryByText(/will be initiated/)).toBeNull();
+    const confirmation = screen.getByRole('button', { name: /Confirmation of receipt/ });
+    expect((confirmation as HTMLButtonElement).disabled).toBe(false);
+    expect((screen.getByRole('button', { name: /^Feedback/ }) as HTMLButtonElement).disabled).toBe(true);
+    await userEvent.click(confirmation);
+    expect(screen.getByText('Received on 01/11/2026')).toBeTruthy();
+    // The acknowledgement clock: 7 days after receipt.
+    expect(screen.getByText(/Due by 08\/11\/2026|Overdue since 08\/11\/2026/)).toBeTruthy();
+  });
+
+  it('shows the yellow banner linking to messages and the will-be-initiated warning for a lone pending event', async () => {
+    const pending = [{ status: 'PENDING_WHISTLEBLOWER_CONTACT' as const, dateTime: '2026-11-01T10:00:00.000Z' }];
+    await renderStatus({ ...sampleCase, pendingWhistleblowerAction: true, events: pending, caseStatusHistory: pending });
+    expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('0');
+    expect(screen.getByText(/will be initiated/)).toBeTruthy();
+    expect((screen.getByRole('button', { name: /Confirmation of receipt/ }) as HTMLButtonElement).disabled).toBe(true);
+    const banner = screen.getByRole('status');
+    expect(banner.textContent).toMatch(/asked you for feedback/);
+    await userEvent.click(within(banner).getByRole('link', { name: 'Go to messages' }));
+    expect(await screen.findByText('the messages page')).toBeTruthy();
+  });
+
+  it('lists every feedback with its date and time, oldest first', async () => {
+    const fb = (id: string, time: string) => ({ id, message: `feedback ${id}`, time, type: 'FEEDBACK' as const, createdByUserId: 'h', files: [] });
+    await renderStatus({
+      ...sampleCase,
+      events: [
+        { status: 'RECEIVED', dateTime: '2026-11-01T10:00:00.000Z' },
+        { status: 'BEING_INVESTIGATED', dateTime: '2026-11-03T10:00:00.000Z' },
+      ],
+      messages: [fb('b', '2026-11-20T10:00:00.000Z'), fb('a', '2026-11-05T10:00:00.000Z')],
+    });
+    expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('33');
+    const trigger = screen.getByRole('button', { name: /^Feedback/ });
+    await userEvent.click(trigger);
+    expect(screen.getByText('First feedback on 05/11/2026')).toBeTruthy();
+    const list = screen.getByRole('list', { name: 'All feedback' });
+    expect(within(list).getAllByRole('listitem').map((li) => li.querySelector('p')!.textContent)).toEqual(['feedback a', 'feedback b']);
+    expect(list.querySelector('time')!.textContent).toMatch(/2026/);
+  });
+});
