@@ -307,7 +307,7 @@ async function countCases(): Promise<number> {
   return Number(row.n);
 }
 
-for (const channel of ['online'] as const) {
+for (const channel of ['online', 'oral', 'meeting'] as const) {
   const model = reportModel(channel);
   const walkable = walkablePaths(model);
   const journeys = coveringPaths(model, walkable);
