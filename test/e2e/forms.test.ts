@@ -337,6 +337,31 @@ describe('oral report and book meeting on group.localhost (subsidiaries)', () =>
   });
 });
 
+describe('every language', () => {
+  const LOCALES = { da: 'da-DK', no: 'nb-NO', se: 'sv-SE', en: 'en-GB', es: 'es-ES', pl: 'pl-PL', de: 'de-DE' } as const;
+  const DIAL = { da: '+45', no: '+47', se: '+46', en: '+44', es: '+34', pl: '+48', de: '+49' } as const;
+
+  it('the online form in each language: its counter, the default phone country, and axe with the identity open', async () => {
+    for (const lang of Object.keys(LOCALES) as Array<keyof typeof LOCALES>) {
+      const cat = {
+        ...(JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/common/${lang}.json`), 'utf8')) as Record<string, string>),
+        ...(JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/forms/${lang}.json`), 'utf8')) as Record<string, string>),
+      };
+      const p = await openPage(browser, { locale: LOCALES[lang] });
+      opened.push(p);
+      const { page } = p;
+      await page.goto(portal.url('localhost', '/online-form'));
+      const counter = cat['forms.step.counter']!.replace('{n}', '1').replace('{max}', '7');
+      await page.getByText(counter, { exact: true }).waitFor();
+      await page.getByRole('radio', { name: cat['forms.identity.reveal'] }).check();
+      const phone = page.getByLabel(cat['forms.identity.phone']!);
+      await expect(phone.inputValue(), lang).resolves.toMatch(new RegExp(`^\\${DIAL[lang]}`));
+      expect(await axeViolations(page), lang).toEqual([]);
+      await p.close();
+    }
+  });
+});
+
 describe('keyboard only', () => {
   /** Presses Tab until the focused element matches, failing after `max` presses. */
   async function tabTo(page: Page, describe: string, matches: () => boolean, max = 80) {
