@@ -113,9 +113,16 @@ function SuccessDialog() {
   const channel = useSelector(actor, (s) => s.context.channel);
   const following = useSelector(actor, (s) => s.context.draft.follow === true);
   const caseNumber = useSelector(actor, (s) => s.context.response?.caseDto.caseNumber ?? '');
+  // Phone and meeting cases start when the reporter calls the chosen officer (spec §1).
+  const officer = useSelector(actor, (s) =>
+    s.context.company.protectionOfficers.find((o) => o.id === s.context.draft.protectionOfficer),
+  );
   return (
     <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
       <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
+      {channel !== 'online' && officer?.phone && (
+        <p className={styles.copied}>{t('forms.success.call', { name: officer.name, phone: officer.phone })}</p>
+      )}
       {following ? (
         <>
           <p>{t('forms.success.caseNumber')}</p>

@@ -220,6 +220,26 @@ describe('online form', () => {
     }
   });
 
+  it('dropping files keeps five of the allowed types and says so', async () => {
+    const { page } = await open('localhost', '/online-form');
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      const files: Array<[string, string]> = [
+        ['a.pdf', 'application/pdf'], ['virus.exe', 'application/x-msdownload'], ['b.png', 'image/png'], ['c.txt', 'text/plain'],
+        ['d.csv', 'text/csv'], ['e.mp4', 'video/mp4'], ['f.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+      ];
+      for (const [name, type] of files) dt.items.add(new File(['content'], name, { type }));
+      return dt;
+    });
+    await page.locator('[data-step="documents"] [data-over]').dispatchEvent('drop', { dataTransfer });
+    const list = page.getByRole('list', { name: msg('forms.documents.list', { count: 5, max: 5 }) });
+    await list.waitFor();
+    expect((await list.getByRole('listitem').allTextContents()).map((x) => x.split(' ')[0])).toEqual(['a.pdf', 'b.png', 'c.txt', 'd.csv', 'e.mp4']);
+    await expect(page.getByRole('status').filter({ hasText: '2 files were not added' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('button', { name: en['forms.documents.choose'] }).isDisabled()).resolves.toBe(true);
+    await expectNoAxeViolations(page, 'documents full, notice shown');
+  });
+
   it('validation dialog: send with a step missing jumps to the first invalid step; discard dialog confirmed and cancelled', async () => {
     const { page } = await open('localhost', '/online-form');
     await field(page, 'forms.describe.description').fill('Something is wrong.');

@@ -318,6 +318,7 @@ describe('oral report and book meeting views', { timeout: 30_000 }, () => {
     await user.click(terms());
     await user.click(sendButton('oral'));
     const dialog = await screen.findByRole('dialog', { name: en['forms.success.oral.title'] });
+    expect(dialog.textContent).toContain(msg('forms.success.call', { name: 'Anne Sørensen', phone: '+4570203040' }));
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.login'] }));
     expect(navigations).toEqual(['/private/status']);
   });
