@@ -26,9 +26,9 @@ import {
   type SubmitReportInput,
   type SuccessData,
 } from '../../machines/report.ts';
-import { caseDtoSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
+import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
 import { createModelTestModel } from './harness.ts';
-import { ONE_OFFICER, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportModel } from './report.kit.ts';
+import { ONE_OFFICER, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
 
@@ -49,6 +49,10 @@ function scope() {
 
 const inEditing = (s: AnyMachineSnapshot) => s.matches({ editing: 'steps' });
 const ctx = (s: AnyMachineSnapshot) => s.context as ReportContext;
+
+/** Event types whose guard said no somewhere along the walked paths. */
+const refusals = new Set<string>();
+const REFUSABLE = ['person.add', 'identity.change', 'phone.change', 'notification.toggle', 'follow.choose'];
 
 function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event: EventObject, next: AnyMachineSnapshot) {
   const c = ctx(next);
@@ -110,6 +114,18 @@ function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event
       expect(d.password + d.passwordConfirmation).toBe('');
     }
   }
+  // Guards whose false branch is "nothing happens": the draft stays as it was.
+  if (inEditing(prev)) {
+    const pd = ctx(prev).draft;
+    const refused =
+      (event.type === 'person.add' && !(pd.concerns === 'persons' && v.is(reportedPersonSchema, pd.personInput))) ||
+      (['identity.change', 'phone.change', 'notification.toggle'].includes(event.type) && pd.identity !== 'reveal') ||
+      (event.type === 'follow.choose' && (event as { value?: boolean }).value === false && pd.whistleblower.notification);
+    if (refused) {
+      expect(d).toEqual(pd);
+      refusals.add(event.type);
+    }
+  }
   // A failure keeps the draft; success holds the server's answer.
   if (next.matches('failed')) expect(d).toEqual(ctx(prev).draft);
   if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
@@ -146,9 +162,20 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
         const next = model.machine.transition(snapshot, step.event, sc) as AnyMachineSnapshot;
         expect(next.value, path.description).toEqual(step.state.value);
         checkInvariants(channel, snapshot, step.event, next);
+        // The refused events never lie on a shortest path (they change nothing): try them here.
+        for (const e of reportEvents(next)) {
+          if (!REFUSABLE.includes(e.type)) continue;
+          checkInvariants(channel, next, e, model.machine.transition(next, e, sc) as AnyMachineSnapshot);
+        }
         snapshot = next;
       }
     }
+  });
+
+  it('takes the refusing branch of the guards too (incomplete person, identity not revealed, not-follow while notified)', () => {
+    const expected = channel === 'online' ? ['follow.choose', 'identity.change', 'notification.toggle', 'person.add', 'phone.change'] : ['identity.change', 'notification.toggle', 'phone.change'];
+    expect([...refusals].filter((t) => expected.includes(t)).sort()).toEqual(expected);
+    refusals.clear();
   });
 });
 
