@@ -29,8 +29,9 @@ function guard(ctx: AppContext, req: FastifyRequest) {
 }
 
 const handlerSchema = v.object({
-  company: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(253)),
-  name: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)), 'handler'),
+  company: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(253), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or a company id')),
+  // eslint-disable-next-line no-control-regex
+  name: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200), v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not hold control characters')), 'handler'),
 });
 
 const importSchema = v.object({

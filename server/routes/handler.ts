@@ -40,7 +40,8 @@ async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Handl
 }
 
 async function findCase(ctx: AppContext, handler: Handler, caseNumberParam: string): Promise<CaseRow> {
-  const caseNumber = normalizeCaseNumber(decodeURIComponent(caseNumberParam));
+  // Fastify has already decoded the path parameter; decoding again could throw on a stray '%'.
+  const caseNumber = normalizeCaseNumber(caseNumberParam);
   const row = /^\d{16}$/.test(caseNumber)
     ? await ctx.db.selectFrom('report_case').selectAll().where('case_number', '=', caseNumber).where('company_id', '=', handler.company_id).executeTakeFirst()
     : undefined;

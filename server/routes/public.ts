@@ -31,8 +31,11 @@ function parseJsonPart(text: string | undefined, field: string): unknown {
   }
 }
 
+/** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
+const ASSET_NAME = /^[\w.-]{1,200}$/;
+
 async function sendAsset(ctx: AppContext, reply: FastifyReply, company: Company, kind: 'logo' | 'officer-logo', name: string) {
-  const asset = await ctx.db
+  const asset = !ASSET_NAME.test(name) ? undefined : await ctx.db
     .selectFrom('company_asset')
     .select(['content_type', 'bytes'])
     .where('company_id', '=', company.id)

@@ -121,6 +121,9 @@ describe('cases of the handler\'s own company', () => {
   it('answers 404 for a case number that does not exist or is malformed', async () => {
     expectError(await call(server, 'GET', '/api/handler/cases/1234567812345678', { token }), 404, 'CASE_NOT_FOUND');
     expectError(await call(server, 'GET', '/api/handler/cases/abc', { token }), 404, 'CASE_NOT_FOUND');
+    expectError(await call(server, 'GET', '/api/handler/cases/100%25', { token }), 404, 'CASE_NOT_FOUND');
+    expectError(await call(server, 'GET', '/api/handler/cases/%00', { token }), 404, 'CASE_NOT_FOUND');
+    expectError(await call(server, 'GET', `/api/handler/cases/${onlineCase}/files/%00`, { token }), 404, 'FILE_NOT_FOUND');
   });
 });
 
@@ -258,6 +261,10 @@ describe('the admin API (loopback and admin token)', () => {
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: token, json: { company: 'acme' } }), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { company: 'nobody.test' } }), 404, 'UNKNOWN_COMPANY', 'company');
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { name: 'x' } }), 400, 'VALIDATION', 'company');
+    expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { company: 'acme\u0000' } }), 400, 'VALIDATION', 'company');
+    expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { company: 'acme', name: 'a\u0000' } }), 400, 'VALIDATION', 'name');
+    expectError(await call(server, 'POST', '/api/admin/companies', { token: admin(), json: { file: 'nope' } }), 400, 'INVALID_COMPANY_FILE');
+    expectError(await call(server, 'POST', '/api/admin/companies', { token: admin(), json: [] }), 400, 'VALIDATION');
   });
 
   it('imports a company file; a bad file gets an error naming the field', async () => {

@@ -100,6 +100,25 @@ describe('look and feel and images', () => {
   });
 });
 
+describe('hostile input never gets a 5xx', () => {
+  it('NUL bytes and odd characters in paths and headers', async () => {
+    for (const p of ['/api/public/site-look-and-feel/logo/a%00b.png', '/api/public/case/protection-officer/%00/logo', '/api/public/site-look-and-feel/language/%00', '/api/public/site-look-and-feel/logo/..%2F..%2Fetc%2Fpasswd']) {
+      const res = await call(server, 'GET', p, { host: HOST });
+      expect(res.status, p).toBe(404);
+      expect(res.data.error.code).toBeTruthy();
+    }
+    expectError(await call(server, 'GET', '/api/public/case/company-info', { host: '\u00fc.test' }), 404, 'UNKNOWN_COMPANY');
+    expectError(await call(server, 'GET', '/api/public/case/company-info', { host: 'x'.repeat(5000) }), 404, 'UNKNOWN_COMPANY');
+  });
+
+  it('NUL bytes inside the report are accepted and kept (they are encrypted, never raw SQL text)', async () => {
+    const res = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officers[0]!, { description: 'a\u0000b', whistleblowerRelation: 'x\u0000' })) });
+    expect(res.status).toBe(201);
+    const bad = await call(server, 'POST', '/api/public/case/new/by-phone', { host: HOST, json: oralDto(officers[0]!, { subsidiary: '\u0000' }) });
+    expectError(bad, 400, 'UNKNOWN_SUBSIDIARY');
+  });
+});
+
 describe('new case by form', () => {
   const post = (body: FormData, host = HOST) => call(server, 'POST', '/api/public/case/new/by-form', { host, body });
 
