@@ -220,6 +220,21 @@ describe('online form', () => {
     }
   });
 
+  it('leaving the form drops the draft; nothing of it is in storage or the address', async () => {
+    const { page } = await open('localhost', '/online-form');
+    await field(page, 'forms.relation.label').fill('Night guard');
+    await field(page, 'forms.describe.description').fill('Doors left open.');
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + location.href);
+    expect(stored).not.toContain('Night guard');
+    expect(stored).not.toContain('Doors left open');
+    await page.getByRole('link', { name: en['nav.home'] }).first().click();
+    await page.waitForURL(portal.url('localhost', '/'));
+    await page.locator('[data-card="online"]').click();
+    await field(page, 'forms.relation.label').waitFor();
+    await expect(field(page, 'forms.relation.label').inputValue()).resolves.toBe('');
+    await expect(field(page, 'forms.describe.description').inputValue()).resolves.toBe('');
+  });
+
   it('dropping files keeps five of the allowed types and says so', async () => {
     const { page } = await open('localhost', '/online-form');
     const dataTransfer = await page.evaluateHandle(() => {
