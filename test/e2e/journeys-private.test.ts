@@ -1,0 +1,220 @@
+/**
+ * Private-area journeys generated from the chat composer's model (issue 7 item 3),
+ * as test/e2e/journeys.test.ts does for the report channels: the model paths of
+ * test/model/chat.model.ts, restricted to what a signed-in reporter can cause and cut
+ * to a few covering ones, are replayed in Chromium on /private/messages against the
+ * real server and its OpenID provider. Each event maps to a gesture through a table
+ * typed by `ChatEvent`; after each step the page must show what the model says
+ * (Send enabled or not, the failure alert, the attachments), and a sent message must
+ * appear in the conversation.
+ *
+ * Out of a browser's reach against a healthy server: upload progress ticks, a cancel
+ * raced against a fast upload, and 401/500 answers. Those stay with test/model/chat.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { AnyMachineSnapshot, EventObject } from 'xstate';
+import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, type ModelPath } from '../model/harness.ts';
+import chatModel from '../model/chat.model.ts';
+import type { ChatContext, ChatEvent, DraftFile } from '../../machines/chat.ts';
+import { formatCaseNumber, LIMITS } from '../../machines/schema.ts';
+
+const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
+type T = (key: string, vars?: Record<string, string | number>) => string;
+function translator(lang: string): T {
+  const read = (area: string) => JSON.parse(readFileSync(path.join(I18N, area, `${lang}.json`), 'utf8')) as Record<string, string>;
+  const m = { ...read('common'), ...read('private') };
+  return (key, vars = {}) => {
+    const text = m[key];
+    if (text === undefined) throw new Error(`no message ${key} in ${lang}`);
+    return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+  };
+}
+
+interface GestureContext<E> {
+  page: Page;
+  event: E;
+  before: AnyMachineSnapshot;
+  t: T;
+}
+type Gesture<E> = (g: GestureContext<E>) => Promise<void>;
+interface Unrealizable {
+  unrealizable: string;
+}
+const unrealizable = (reason: string): Unrealizable => ({ unrealizable: reason });
+const ctx = (s: AnyMachineSnapshot) => s.context as ChatContext;
+const composer = (page: Page, t: T) => page.getByRole('form', { name: t('private.messages.composer') });
+
+/** Content the server's sniffer accepts for each sample file's extension. */
+function fileContent(f: DraftFile): Buffer {
+  const ext = f.name.split('.').pop()!;
+  const heads: Record<string, Buffer> = {
+    pdf: Buffer.from('%PDF-1.4\n'),
+    png: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    mp4: Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom')]),
+    txt: Buffer.from('text\n'),
+    csv: Buffer.from('a,b\n'),
+    exe: Buffer.from('MZ'),
+  };
+  const head = heads[ext];
+  if (!head) throw new Error(`no sample content for .${ext}`);
+  const pad = ext === 'txt' || ext === 'csv' ? 0x61 : 0x20;
+  return Buffer.concat([head, Buffer.alloc(Math.max(0, f.size - head.length), pad)]);
+}
+
+/** What a browser reports for a picked file of this name. */
+function mimeOf(name: string): string {
+  const types: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', mp4: 'video/mp4', txt: 'text/plain', csv: 'text/csv', exe: 'application/x-msdownload' };
+  return types[name.split('.').pop()!] ?? 'application/octet-stream';
+}
+
+const userGestures = {
+  'text.change': async ({ page, event, t }) => composer(page, t).getByLabel(t('private.messages.label'), { exact: true }).fill(event.text),
+  'files.add': async ({ page, event, t }) =>
+    composer(page, t)
+      .locator('input[type="file"]')
+      .setInputFiles(event.files.map((f) => ({ name: f.name, mimeType: f.type || mimeOf(f.name), buffer: fileContent(f) }))),
+  'file.remove': async ({ page, event, before, t }) =>
+    composer(page, t).getByRole('button', { name: t('private.messages.removeFile', { name: ctx(before).files[event.index]!.name }) }).click(),
+  'message.send': async ({ page, t }) => composer(page, t).getByRole('button', { name: t('private.messages.send') }).click(),
+  'message.cancel': unrealizable('a cancel cannot be timed against an upload to a local server'),
+  'upload.progress': unrealizable('upload progress ticks come from the browser'),
+  'upload.done': async ({ page, event, t }) => {
+    if (event.status < 200 || event.status >= 300) throw new Error('unrealizable');
+    await composer(page, t).getByRole('button', { name: t('private.messages.send') }).waitFor(); // Cancel gone: sending ended
+  },
+} satisfies { [K in ChatEvent['type']]: Gesture<Extract<ChatEvent, { type: K }>> | Unrealizable };
+
+function canHappen(event: EventObject, before: AnyMachineSnapshot): boolean {
+  const g = (userGestures as Record<string, Gesture<never> | Unrealizable>)[event.type];
+  if (!g || 'unrealizable' in g) return false;
+  if (event.type === 'upload.done') return (event as Extract<ChatEvent, { type: 'upload.done' }>).status === 201;
+  // The file picker is disabled once five files are attached.
+  if (event.type === 'files.add') return ctx(before).files.length < LIMITS.maxFiles;
+  if (event.type === 'file.remove') return (event as Extract<ChatEvent, { type: 'file.remove' }>).index < ctx(before).files.length;
+  return true;
+}
+
+const sameSnapshot = (a: AnyMachineSnapshot, b: AnyMachineSnapshot) =>
+  JSON.stringify([a.value, a.context]) === JSON.stringify([b.value, b.context]);
+
+async function expectPageShows(page: Page, s: AnyMachineSnapshot, t: T) {
+  if (s.matches('sending')) return; // as long as the real upload takes
+  const form = composer(page, t);
+  const alert = form.getByRole('alert');
+  await expect.poll(() => alert.count(), { message: 'the failure alert as the machine says' }).toBe(s.matches({ composing: 'failed' }) ? 1 : 0);
+  const send = form.getByRole('button', { name: t('private.messages.send') });
+  await expect.poll(() => send.isEnabled(), { message: 'Send enabled as the machine says' }).toBe(s.can({ type: 'message.send' }));
+  const attached = form.getByRole('list', { name: t('private.messages.attached') }).getByRole('listitem');
+  await expect.poll(() => attached.count(), { message: 'attachments' }).toBe(ctx(s).files.length);
+  await expect.poll(() => form.getByLabel(t('private.messages.label'), { exact: true }).inputValue()).toBe(ctx(s).text);
+}
+
+let browser: Browser;
+let portal: Portal;
+const opened: OpenedPage[] = [];
+let caseNumber = '';
+const PASSWORD = 'journey-pass-1';
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  portal = await startPortal();
+  const info = (await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as {
+    protectionOfficers: Array<{ id: string }>;
+  };
+  const fd = new FormData();
+  const dto = {
+    whistleblowerRelation: 'Employee',
+    protectionOfficer: { id: info.protectionOfficers[0]!.id },
+    description: 'A case to chat about.',
+    violation: 'FRAUD',
+    repeatedViolations: false,
+    caseAccount: { follow: true, password: PASSWORD },
+    reportedUnit: 'Finance',
+  };
+  fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
+  const res = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'localhost' } });
+  expect(res.status).toBe(201);
+  caseNumber = ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+});
+afterAll(async () => {
+  for (const p of opened) await p.close().catch(() => {});
+  await browser?.close();
+  await portal?.server.cleanup();
+});
+
+async function signIn(page: Page, to: string) {
+  await page.goto(portal.url('localhost', to));
+  await page.waitForSelector('#caseNumber');
+  await page.fill('#caseNumber', formatCaseNumber(caseNumber));
+  await page.fill('#password', PASSWORD);
+  await page.press('#password', 'Enter');
+  await page.waitForURL((u) => u.pathname === to);
+}
+
+async function messagesInThread(): Promise<string[]> {
+  const rows = await portal.server.ctx.db
+    .selectFrom('case_message')
+    .innerJoin('report_case', 'report_case.id', 'case_message.case_id')
+    .select('case_message.id')
+    .where('report_case.case_number', '=', caseNumber)
+    .execute();
+  return rows.map((r) => String(r.id));
+}
+
+describe('chat journeys from the model', () => {
+  const walkable: ModelPath[] = modelPaths(chatModel, { filter: canHappen });
+  const journeys = coveringPaths(chatModel, walkable);
+
+  it('cover every state and transition a browser can reach', () => {
+    const row = coverageOf(chatModel, journeys);
+    console.log(
+      `chat: ${journeys.length} journeys take ${row.transitions.taken}/${row.transitions.total} transitions, ` +
+        `reach ${row.states.reached}/${row.states.total} states; left to the model tests: ${row.transitions.missed.join(', ')}`,
+    );
+    expect(row.transitions.missed).toEqual(coverageOf(chatModel, walkable).transitions.missed);
+    for (const missed of row.transitions.missed) expect(missed).toMatch(/upload\.done\[[12]\]|message\.cancel|upload\.progress/);
+  });
+
+  for (const journey of journeys) {
+    it(describePath(journey), async () => {
+      const o = await openPage(browser, { locale: 'en-GB' });
+      opened.push(o);
+      const { page } = o;
+      page.setDefaultTimeout(10_000);
+      await signIn(page, '/private/messages');
+      const bcp47 = ((await page.locator('html').getAttribute('lang')) ?? 'da').slice(0, 2);
+      const t = translator(({ sv: 'se', nb: 'no', nn: 'no' } as Record<string, string>)[bcp47] ?? bcp47);
+      await composer(page, t).waitFor();
+      const before0 = (await messagesInThread()).length;
+      let sent = 0;
+      for (let i = 1; i < journey.steps.length; i++) {
+        const before = journey.steps[i - 1]!.state;
+        const { event, state } = journey.steps[i]!;
+        const where = `step ${i} (${event.type}) of ${pathEvents(journey).length}`;
+        if (sameSnapshot(before, state)) continue;
+        const gesture = (userGestures as unknown as Record<string, Gesture<EventObject> | Unrealizable>)[event.type]!;
+        if ('unrealizable' in gesture) throw new Error(`${where}: ${gesture.unrealizable}`);
+        await gesture({ page, event, before, t }).catch((e: Error) => {
+          throw new Error(`${where}: ${e.message}`);
+        });
+        if (event.type === 'upload.done') {
+          sent++;
+          const text = ctx(before).text.trim();
+          if (text) await page.getByRole('list', { name: t('private.messages.thread') }).getByText(text, { exact: true }).last().waitFor();
+        }
+        await expectPageShows(page, state, t).catch((e: Error) => {
+          throw new Error(`${where}, expecting ${JSON.stringify(state.value)}: ${e.message}`);
+        });
+      }
+      if (journey.state.matches('sending')) {
+        await composer(page, t).getByRole('button', { name: t('private.messages.send') }).waitFor();
+        sent++;
+      }
+      await expect.poll(async () => (await messagesInThread()).length, { message: 'messages stored' }).toBe(before0 + sent);
+    });
+  }
+});
