@@ -4,7 +4,7 @@ import { createActor, fromCallback, type AnyMachineSnapshot } from 'xstate';
 import { chatMachine, type ChatEvent, type UploadInput } from '../../machines/chat.ts';
 import model from './chat.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, describePath, modelPaths } from './harness.ts';
+import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -19,6 +19,21 @@ describe('chat composer model', () => {
     const row = coverageOf(model, paths);
     expect(row.states.missed).toEqual([]);
     expect(row.transitions.missed).toEqual([]);
+  });
+
+  it('holds its invariants on every createTestModel path', async () => {
+    const testModel = createModelTestModel(model);
+    for (const p of testModel.getShortestPaths()) {
+      await p.test({
+        states: {
+          '*': (s) => {
+            expect(s.context.text.length).toBeLessThanOrEqual(200);
+            expect(s.context.files.length).toBeLessThanOrEqual(5);
+            if (!s.matches('sending')) expect(s.context.loaded).toBe(0);
+          },
+        },
+      });
+    }
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

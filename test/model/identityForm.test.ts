@@ -4,7 +4,7 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { identityErrors, identityFormMachine, type WhistleblowerDto } from '../../machines/identityForm.ts';
 import model from './identityForm.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, describePath, modelPaths } from './harness.ts';
+import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -18,6 +18,20 @@ describe('identity form model', () => {
     const row = coverageOf(model, paths);
     expect(row.states.missed).toEqual([]);
     expect(row.transitions.missed).toEqual([]);
+  });
+
+  it('holds its invariants on every createTestModel path', async () => {
+    const testModel = createModelTestModel(model);
+    for (const p of testModel.getShortestPaths()) {
+      await p.test({
+        states: {
+          '*': (s) => {
+            // Only a valid form is ever being saved.
+            if (s.matches({ form: 'saving' })) expect(identityErrors(s.context)).toEqual([]);
+          },
+        },
+      });
+    }
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

@@ -4,7 +4,7 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { reportReviewMachine } from '../../machines/reportReview.ts';
 import model from './reportReview.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, describePath, modelPaths } from './harness.ts';
+import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -18,6 +18,20 @@ describe('report review model', () => {
     const row = coverageOf(model, paths);
     expect(row.states.missed).toEqual([]);
     expect(row.transitions.missed).toEqual([]);
+  });
+
+  it('holds its invariants on every createTestModel path', async () => {
+    const testModel = createModelTestModel(model);
+    for (const p of testModel.getShortestPaths()) {
+      await p.test({
+        states: {
+          '*': (s) => {
+            if (s.matches({ reviewing: 'sendingComment' })) expect(s.context.comment.trim()).not.toBe('');
+            if (s.matches('reviewing')) expect(s.context.submissionType === 'ONLINE_FORM' || !!s.context.approvedAt).toBe(false);
+          },
+        },
+      });
+    }
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
