@@ -11,7 +11,9 @@ globalStyle('body', {
   color: vars.color.text,
   background: vars.color.page,
 });
-globalStyle('h1, h2, h3', { fontFamily: vars.font.heading, lineHeight: 1.25 });
+// Danish, German and Norwegian compounds ("Whistleblowerordning") are wider than a
+// 375 px card at heading size: let them hyphenate or break instead of overflowing.
+globalStyle('h1, h2, h3', { fontFamily: vars.font.heading, lineHeight: 1.25, overflowWrap: 'break-word', hyphens: 'auto' });
 globalStyle('a', { color: vars.color.link });
 // Visible focus everywhere, also on dark company colours (double ring).
 globalStyle(':focus-visible', {
