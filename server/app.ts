@@ -88,7 +88,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       // busboy's options with every header); drop them wherever they appear.
       redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
       serializers: {
-        req: (req) => ({ method: req.method, url: req.url.split('?')[0] }),
+        // Case numbers (the reporter's sign-in name) are masked in logged paths too.
+        req: (req) => ({ method: req.method, url: (req.url.split('?')[0] ?? '').replace(/\d{16}/g, '<case>') }),
         res: (res) => ({ statusCode: res.statusCode }),
       },
     },

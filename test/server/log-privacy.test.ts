@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, form, oralDto, PDF } from './api.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 
 let server: TestServer;
 let log = '';
+let caseNumber = '';
 const CLIENT = {
   'user-agent': 'UA-MARKER-Browser/9.9 (Reporter Laptop)',
   'x-forwarded-for': '203.0.113.77',
@@ -30,7 +32,9 @@ beforeAll(async () => {
   await call(server, 'GET', '/api/public/case/company-info?lang=da', { host: 'acme.test', headers });
   await call(server, 'GET', '/api/public/case/company-info', { host: 'nobody.test', headers });
   await call(server, 'POST', '/api/public/case/new/by-form', { host: 'acme.test', headers, body: form('caseDto', caseDto(officer), [{ name: 'a.pdf', bytes: PDF }]) });
-  await call(server, 'POST', '/api/public/case/new/by-phone', { host: 'acme.test', headers, json: oralDto(officer) });
+  caseNumber = (await call(server, 'POST', '/api/public/case/new/by-phone', { host: 'acme.test', headers, json: oralDto(officer) })).data.caseDto.caseNumber;
+  const token = (await createHandlerAccount(server.ctx.db, 'acme', 'h')).token;
+  expect((await call(server, 'GET', `/api/handler/cases/${caseNumber}`, { headers, token })).status).toBe(200);
   await call(server, 'POST', '/api/public/case/new/by-phone', { host: 'acme.test', headers, json: '{bad' });
   await call(server, 'GET', '/api/handler/cases', { headers, token: 'wrong' });
   await call(server, 'GET', '/no/such/page', { headers });
@@ -44,13 +48,15 @@ describe('log privacy', () => {
     expect(log.split('\n').filter(Boolean).length).toBeGreaterThan(10);
   });
 
-  it('holds no client IP address, user agent, referrer or query string', () => {
+  it('holds no client IP address, user agent, referrer, query string or case number', () => {
     expect(log).not.toContain('UA-MARKER');
     expect(log).not.toContain('203.0.113.77');
     expect(log).not.toContain('198.51.100.23');
     expect(log).not.toContain('ref-marker');
     expect(log).not.toContain('secret=1');
     expect(log).not.toContain('lang=da');
+    expect(log).not.toContain(caseNumber);
+    expect(log).toContain('/api/handler/cases/<case>');
     expect(log).not.toMatch(/remoteAddress|remotePort|user-agent|userAgent/i);
     // The client connects from 127.0.0.1; only the server's own "listening at" line may name that address.
     const lines = log.split('\n').filter((l) => l.includes('127.0.0.1'));
