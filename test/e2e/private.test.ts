@@ -231,6 +231,17 @@ describe('private area', () => {
       await page.getByRole('heading', { level: 1 }).waitFor();
       expect(await axeViolations(page), route).toEqual([]);
     }
+    // ...and in the other private languages.
+    for (const lang of ['da', 'no', 'se'] as const) {
+      await page.locator('header select').selectOption(lang);
+      await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(lang === 'se' ? 'sv' : lang);
+      for (const route of ['/private/status', '/private/messages', '/private/report', '/private/info']) {
+        await page.locator(`nav a[href="${route}"]`).click();
+        await page.waitForURL(`**${route}`);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        expect(await axeViolations(page), `${lang} ${route}`).toEqual([]);
+      }
+    }
   });
 
   it('comments on and then approves the record of a phone report', async () => {
