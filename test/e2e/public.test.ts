@@ -431,17 +431,21 @@ describe('spec §8: the server failing on purpose', () => {
     await expect.poll(() => h1(p.page).textContent()).toBe(da['error.title']);
   });
 
-  it('no HTTP status (the server stopped) goes to /something-went-wrong', async () => {
+  it('no HTTP status (the server stopped) goes to /something-went-wrong', { timeout: 240_000 }, async () => {
     const own = await startPortal();
+    let stopping: Promise<void> | undefined;
     try {
       const p = await open({ locale: 'da-DK' });
       await p.page.goto(own.url('localhost'));
       await p.page.locator('[data-card]').first().waitFor();
-      await own.server.stop();
+      // The server stops listening at once; closing its database may take longer.
+      stopping = own.server.stop();
+      await expect.poll(() => fetch(own.url('localhost', '/healthz')).then(() => 'up', () => 'down')).toBe('down');
       await p.page.getByRole('combobox', { name: da['frame.language'] }).selectOption('en');
       await expect.poll(() => new URL(p.page.url()).pathname, { timeout: 20_000 }).toBe('/something-went-wrong');
       await expect.poll(() => h1(p.page).textContent()).toBe(da['error.title']);
     } finally {
+      await stopping;
       await own.server.cleanup();
     }
   });
