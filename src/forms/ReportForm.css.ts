@@ -208,3 +208,15 @@ globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list
 globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item-dial-code`, {
   color: vars.color.textMuted,
 });
+globalStyle(`${phone} .react-international-phone-country-selector-button__button-content`, {
+  display: 'flex',
+  alignItems: 'center',
+  gap: 6,
+});
+globalStyle(`${phone} .react-international-phone-country-selector-button__dropdown-arrow`, {
+  width: 0,
+  height: 0,
+  borderLeft: '4px solid transparent',
+  borderRight: '4px solid transparent',
+  borderTop: `5px solid ${vars.color.text}`,
+});
