@@ -413,5 +413,10 @@ describe('private area', () => {
     const boxes = await Promise.all([0, 1].map(async (i) => (await steps.nth(i).boundingBox())!));
     expect(boxes[1]!.y).toBeGreaterThan(boxes[0]!.y);
     expect(await axeViolations(page)).toEqual([]);
+    // The logo leads to the private landing page.
+    await page.goto(portal.url('localhost', '/private/info'));
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.locator('header a[href="/private/status"]').first().click();
+    await page.waitForURL((u) => u.pathname === '/private/status');
   });
 });
