@@ -32,6 +32,12 @@ export function LanguageSelect({ languages, className }: { languages?: readonly 
           if (isLanguage(v)) actor.send({ type: 'language.change', language: v });
         }}
       >
+        {!options.includes(current) && (
+          // The current language is not offered here (a private page): shown, not selectable.
+          <option value={current} disabled lang={toBcp47(current)}>
+            {LANGUAGE_NAMES[current]}
+          </option>
+        )}
         {options.map((l) => (
           <option key={l} value={l} lang={toBcp47(l)}>
             {LANGUAGE_NAMES[l]}
