@@ -227,6 +227,37 @@ describe('navigation', () => {
     expect(p.foreignRequests(origins())).toEqual([]);
   });
 
+  it('keyboard only: tab into the about sub-menu and open a page, then a landing card', async () => {
+    const laf = await lookAndFeel('localhost', 'en');
+    const p = await open({ locale: 'en-GB', width: 1280 });
+    await p.page.goto(portal.url('localhost'));
+    await h1(p.page).waitFor();
+    const about = laf.navigationPages.find((n) => (n.children?.length ?? 0) > 0)!;
+    const target = about.children!.find((c) => c.pageType === 'ANONYMITY')!;
+    const focusedText = () => p.page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    let found = false;
+    for (let i = 0; i < 20 && !found; i++) {
+      await p.page.keyboard.press('Tab');
+      found = (await focusedText()) === target.text;
+    }
+    expect(found).toBe(true);
+    // The focused sub-menu link is visible (the sub-menu opens on focus-within).
+    expect(await p.page.getByRole('link', { name: target.text, exact: true }).isVisible()).toBe(true);
+    await p.page.keyboard.press('Enter');
+    await expect.poll(() => new URL(p.page.url()).pathname).toBe('/about-whistleblowing/anonymity');
+
+    await p.page.goto(portal.url('localhost'));
+    await h1(p.page).waitFor();
+    found = false;
+    for (let i = 0; i < 30 && !found; i++) {
+      await p.page.keyboard.press('Tab');
+      found = await p.page.evaluate(() => document.activeElement?.getAttribute('data-card') === 'ask');
+    }
+    expect(found).toBe(true);
+    await p.page.keyboard.press('Enter');
+    await expect.poll(() => new URL(p.page.url()).pathname).toBe('/ask-questions');
+  });
+
   it('the skip link moves focus to the main content', async () => {
     const p = await open({ locale: 'en-GB' });
     await p.page.goto(portal.url('localhost'));
