@@ -39,10 +39,10 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
-/** User + system CPU seconds the process has used so far. */
-function cpuSeconds(pid: number): number {
+/** User and system CPU seconds the process has used so far. */
+function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // clock ticks (100 Hz)
 }
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
@@ -126,7 +126,10 @@ try {
   process.stderr.write(`uploading ${sizeMb} MiB to the portal…\n`);
   const cpu0 = cpuSeconds(server.pid!);
   const portal = await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, sizeMb, suffix);
-  const portalCpu = cpuSeconds(server.pid!) - cpu0;
+  const cpu1 = cpuSeconds(server.pid!);
+  const portalUser = cpu1.user - cpu0.user;
+  const portalSystem = cpu1.system - cpu0.system;
+  const portalCpu = portalUser + portalSystem;
   clearInterval(sampler);
   peakRss = Math.max(peakRss, rssMb(server.pid!));
   if (portal.status !== 201) throw new Error(`upload failed: ${portal.status} ${portal.body}`);
@@ -156,7 +159,7 @@ try {
     ['file size', `${sizeMb} MiB`],
     ['portal new/by-form', `${mbps(portal.seconds).toFixed(1)} MiB/s (${portal.seconds.toFixed(2)} s)`],
     ['bare stream-to-disk', `${mbps(baseline.seconds).toFixed(1)} MiB/s (${baseline.seconds.toFixed(2)} s)`],
-    ['portal CPU time', `${portalCpu.toFixed(2)} s (${((portalCpu / portal.seconds) * 100).toFixed(0)} % of its wall time)`],
+    ['portal CPU time', `${portalCpu.toFixed(2)} s = ${portalUser.toFixed(2)} user + ${portalSystem.toFixed(2)} system (${((portalCpu / portal.seconds) * 100).toFixed(0)} % of its wall time)`],
     ['portal / bare', `${(mbps(portal.seconds) / mbps(baseline.seconds)).toFixed(2)}`],
     ['server resting RSS', `${restingRss.toFixed(1)} MiB`],
     ['server peak RSS', `${peakRss.toFixed(1)} MiB`],
