@@ -36,6 +36,9 @@ export const cards = style({
   '@media': { [NARROW]: { marginTop: -40 } },
 });
 export const card = style({
+  overflowWrap: 'break-word',
+  hyphens: 'auto',
+  minWidth: 0,
   display: 'flex',
   flexDirection: 'column',
   gap: 8,
@@ -61,4 +64,4 @@ export const cardIcon = style({
 });
 export const cardTitle = style({ fontSize: '1.125rem', fontWeight: 700, margin: 0 });
 export const cardText = style({ margin: 0, color: vars.color.textMuted, flex: 1 });
-export const cardMore = style({ display: 'inline-flex', alignItems: 'center', gap: 6, fontWeight: 600, color: vars.color.link });
+export const cardMore = style({ display: 'inline-flex', flexWrap: 'wrap', alignItems: 'center', gap: 6, fontWeight: 600, color: vars.color.link });
