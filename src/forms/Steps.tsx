@@ -447,6 +447,7 @@ function IdentityStep() {
               invalid={!!showPhoneIssue}
               describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
               countryLabel={t('forms.identity.country')}
+              language={lang}
               onChange={(phone, countryCode) => send({ type: 'phone.change', phone, countryCode })}
             />
             <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />

@@ -391,6 +391,11 @@ describe('every language', () => {
       await page.getByRole('radio', { name: cat['forms.identity.reveal'] }).check();
       const phone = page.getByLabel(cat['forms.identity.phone']!);
       await expect(phone.inputValue(), lang).resolves.toMatch(new RegExp(`^\\${DIAL[lang]}`));
+      // Country names in the page's language, not the library's English.
+      const country = page.getByRole('combobox', { name: cat['forms.identity.country'] });
+      const iso = (await country.getAttribute('data-country'))!.toUpperCase();
+      const bcp = LOCALES[lang].split('-')[0] === 'nb' ? 'nb' : LOCALES[lang];
+      await expect(country.getAttribute('title'), lang).resolves.toBe(new Intl.DisplayNames([bcp], { type: 'region' }).of(iso));
       expect(await axeViolations(page), lang).toEqual([]);
       await p.close();
     }
