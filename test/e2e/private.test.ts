@@ -8,7 +8,9 @@
  * appearing and clearing after the reply; messages and files both ways; comment on
  * and approve a phone report's record; add identity (invalid first: nothing sent);
  * change the password and sign in with the new one; a token that really expired
- * on the server refreshed while idle, unnoticed; axe on every private route.
+ * on the server refreshed while idle, unnoticed; a failed refresh that keeps the
+ * draft; the language selector; the narrow layouts; axe on every private route in
+ * the four private languages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -208,6 +210,19 @@ describe('private area', () => {
     const origin = new URL(portal.url('localhost')).origin;
     expect(requests.filter((r) => !r.url.startsWith('blob:') && !r.url.startsWith('data:') && new URL(r.url).origin !== origin)).toEqual([]);
 
+    // The report, read-only; an online-form report offers neither comments nor approval.
+    await go(page, msg('private.nav.report'));
+    await page.getByText('Invoices from one supplier are paid twice.').waitFor();
+    await page.getByText('Accounts payable').waitFor();
+    expect(await page.getByRole('button', { name: msg('private.report.approve.open') }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: msg('private.report.comment.open') }).count()).toBe(0);
+  });
+
+  it('offers Dansk, Norsk, Svenska and English, and axe finds nothing on any private route in any of them', async () => {
+    const caseNumber = await newOnlineCase('axe-pass');
+    await handler('message', caseNumber, 'Thank you, we have received your report.', '--type', 'CONFIRMATION');
+    const { page } = await open();
+    await signIn(page, caseNumber, 'axe-pass');
     // The language selector offers exactly Dansk, Norsk, Svenska and English, and
     // switching keeps the reporter signed in on the same page.
     const select = page.getByRole('combobox', { name: 'Language' });
