@@ -5,25 +5,26 @@
  */
 import { useId, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
-import { useT } from '../i18n/index.ts';
+import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { ALLOWED_EXTENSIONS, ALLOWED_MIME_TYPES, LIMITS } from '../../machines/schema.ts';
 import { useReport } from './context.ts';
 import * as styles from './ReportForm.css.ts';
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let x = n / 1024;
+/** A file size in the display language's own format (Intl unit formatting). */
+export function formatBytes(n: number, locale: string): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let x = n;
   let i = 0;
   while (x >= 1024 && i < units.length - 1) {
     x /= 1024;
     i++;
   }
-  return `${x.toFixed(x < 10 ? 1 : 0)} ${units[i]}`;
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: x < 10 && i > 0 ? 1 : 0 }).format(x);
 }
 
 export function Documents() {
   const t = useT('forms');
+  const locale = toBcp47(useLanguage());
   const actor = useReport();
   const files = useSelector(actor, (s) => s.context.draft.files);
   const dropped = useSelector(actor, (s) => s.context.droppedFiles);
@@ -93,7 +94,7 @@ export function Documents() {
             return (
               <li key={`${f.name}-${index}`} className={styles.file}>
                 <span>
-                  {f.name} ({formatBytes(f.size)})
+                  {f.name} ({formatBytes(f.size, locale)})
                 </span>
                 {!progress && (
                   <button
