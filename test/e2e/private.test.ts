@@ -416,7 +416,7 @@ describe('private area', () => {
     expect((await handlerCase(caseNumber)).messages.some((m: any) => m.message === 'A draft that must survive')).toBe(true);
   });
 
-  it('collapses the drawer to icons under 1000 px and stacks the progress under 740 px', async () => {
+  it('collapses the drawer under 1000 px, stacks the progress under 740 px, keeps five files at most, and the logo leads home to status', async () => {
     const caseNumber = await newOnlineCase('narrow-pass');
     const { page } = await open({ width: 700 });
     await signIn(page, caseNumber, 'narrow-pass');
@@ -428,6 +428,16 @@ describe('private area', () => {
     const boxes = await Promise.all([0, 1].map(async (i) => (await steps.nth(i).boundingBox())!));
     expect(boxes[1]!.y).toBeGreaterThan(boxes[0]!.y);
     expect(await axeViolations(page)).toEqual([]);
+    // At most five files per message: the sixth is ignored, and so is a type not allowed.
+    await page.goto(portal.url('localhost', '/private/messages'));
+    const pick = page.getByLabel(/^Attach files/);
+    await pick.setInputFiles(
+      ['a.pdf', 'b.png', 'c.txt', 'd.csv', 'e.jpg', 'f.pdf', 'g.exe'].map((name) => ({ name, mimeType: '', buffer: Buffer.from(name) })),
+    );
+    const attached = page.getByRole('list', { name: msg('private.messages.attached') });
+    await expect.poll(() => attached.getByRole('listitem').count()).toBe(5);
+    expect(await attached.textContent()).not.toMatch(/f\.pdf|g\.exe/);
+    expect(await pick.isDisabled()).toBe(true);
     // The logo leads to the private landing page.
     await page.goto(portal.url('localhost', '/private/info'));
     await page.getByRole('heading', { level: 1 }).waitFor();
