@@ -1,5 +1,6 @@
 /**
- * Private-area journeys generated from the chat composer's model (issue 7 item 3),
+ * Private-area journeys generated from the chat composer's and the identity form's
+ * models (issue 7 item 3),
  * as test/e2e/journeys.test.ts does for the report channels: the model paths of
  * test/model/chat.model.ts, restricted to what a signed-in reporter can cause and cut
  * to a few covering ones, are replayed in Chromium on /private/messages against the
@@ -9,7 +10,8 @@
  * appear in the conversation.
  *
  * Out of a browser's reach against a healthy server: upload progress ticks, a cancel
- * raced against a fast upload, and 401/500 answers. Those stay with test/model/chat.test.ts.
+ * raced against a fast upload, and 4xx/5xx or network failures. Those stay with
+ * test/model/chat.test.ts and test/model/identityForm.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,9 +19,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
-import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, type ModelPath } from '../model/harness.ts';
+import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import chatModel from '../model/chat.model.ts';
+import identityModel from '../model/identityForm.model.ts';
 import type { ChatContext, ChatEvent, DraftFile } from '../../machines/chat.ts';
+import type { IdentityContext, IdentityEvent } from '../../machines/identityForm.ts';
 import { formatCaseNumber, LIMITS } from '../../machines/schema.ts';
 
 const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -101,6 +105,28 @@ function canHappen(event: EventObject, before: AnyMachineSnapshot): boolean {
 const sameSnapshot = (a: AnyMachineSnapshot, b: AnyMachineSnapshot) =>
   JSON.stringify([a.value, a.context]) === JSON.stringify([b.value, b.context]);
 
+/**
+ * The paths a browser walks: only events a reporter can cause, and never a step that
+ * changes nothing (it needs no gesture, so it must not count as walked), each cut
+ * after a step that ends the visit (`end`).
+ */
+function walkablePaths(model: MachineModel, canHappen: (e: EventObject, s: AnyMachineSnapshot) => boolean, end?: (s: AnyMachineSnapshot) => boolean) {
+  const paths = modelPaths(model, { filter: (e, s) => canHappen(e, s) && !sameSnapshot(s, traceStep(model, s, e).snapshot) });
+  if (!end) return paths;
+  const seen = new Set<string>();
+  return paths
+    .map((p) => {
+      const stop = p.steps.findIndex((st) => end(st.state));
+      return stop < 0 ? p : { ...p, steps: p.steps.slice(0, stop + 1), state: p.steps[stop]!.state, weight: stop };
+    })
+    .filter((p) => {
+      const key = JSON.stringify(pathEvents(p));
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
 async function expectPageShows(page: Page, s: AnyMachineSnapshot, t: T) {
   if (s.matches('sending')) return; // as long as the real upload takes
   const form = composer(page, t);
@@ -119,17 +145,15 @@ const opened: OpenedPage[] = [];
 let caseNumber = '';
 const PASSWORD = 'journey-pass-1';
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  portal = await startPortal();
-  const info = (await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as {
-    protectionOfficers: Array<{ id: string }>;
-  };
+let officerId = '';
+
+/** A fresh online case whose reporter follows it anonymously; returns its case number. */
+async function newCase(): Promise<string> {
   const fd = new FormData();
   const dto = {
     whistleblowerRelation: 'Employee',
-    protectionOfficer: { id: info.protectionOfficers[0]!.id },
-    description: 'A case to chat about.',
+    protectionOfficer: { id: officerId },
+    description: 'A case for the private-area journeys.',
     violation: 'FRAUD',
     repeatedViolations: false,
     caseAccount: { follow: true, password: PASSWORD },
@@ -138,7 +162,17 @@ beforeAll(async () => {
   fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
   const res = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'localhost' } });
   expect(res.status).toBe(201);
-  caseNumber = ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  portal = await startPortal();
+  const info = (await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as {
+    protectionOfficers: Array<{ id: string }>;
+  };
+  officerId = info.protectionOfficers[0]!.id;
+  caseNumber = await newCase();
 });
 afterAll(async () => {
   for (const p of opened) await p.close().catch(() => {});
@@ -146,10 +180,10 @@ afterAll(async () => {
   await portal?.server.cleanup();
 });
 
-async function signIn(page: Page, to: string) {
+async function signIn(page: Page, to: string, number = caseNumber) {
   await page.goto(portal.url('localhost', to));
   await page.waitForSelector('#caseNumber');
-  await page.fill('#caseNumber', formatCaseNumber(caseNumber));
+  await page.fill('#caseNumber', formatCaseNumber(number));
   await page.fill('#password', PASSWORD);
   await page.press('#password', 'Enter');
   await page.waitForURL((u) => u.pathname === to);
@@ -165,8 +199,13 @@ async function messagesInThread(): Promise<string[]> {
   return rows.map((r) => String(r.id));
 }
 
+async function pageTranslator(page: Page): Promise<T> {
+  const bcp47 = ((await page.locator('html').getAttribute('lang')) ?? 'da').slice(0, 2);
+  return translator(({ sv: 'se', nb: 'no', nn: 'no' } as Record<string, string>)[bcp47] ?? bcp47);
+}
+
 describe('chat journeys from the model', () => {
-  const walkable: ModelPath[] = modelPaths(chatModel, { filter: canHappen });
+  const walkable: ModelPath[] = walkablePaths(chatModel, canHappen);
   const journeys = coveringPaths(chatModel, walkable);
 
   it('cover every state and transition a browser can reach', () => {
@@ -186,8 +225,7 @@ describe('chat journeys from the model', () => {
       const { page } = o;
       page.setDefaultTimeout(10_000);
       await signIn(page, '/private/messages');
-      const bcp47 = ((await page.locator('html').getAttribute('lang')) ?? 'da').slice(0, 2);
-      const t = translator(({ sv: 'se', nb: 'no', nn: 'no' } as Record<string, string>)[bcp47] ?? bcp47);
+      const t = await pageTranslator(page);
       await composer(page, t).waitFor();
       const before0 = (await messagesInThread()).length;
       let sent = 0;
@@ -195,7 +233,6 @@ describe('chat journeys from the model', () => {
         const before = journey.steps[i - 1]!.state;
         const { event, state } = journey.steps[i]!;
         const where = `step ${i} (${event.type}) of ${pathEvents(journey).length}`;
-        if (sameSnapshot(before, state)) continue;
         const gesture = (userGestures as unknown as Record<string, Gesture<EventObject> | Unrealizable>)[event.type]!;
         if ('unrealizable' in gesture) throw new Error(`${where}: ${gesture.unrealizable}`);
         await gesture({ page, event, before, t }).catch((e: Error) => {
@@ -215,6 +252,127 @@ describe('chat journeys from the model', () => {
         sent++;
       }
       await expect.poll(async () => (await messagesInThread()).length, { message: 'messages stored' }).toBe(before0 + sent);
+    });
+  }
+});
+
+// ---- the identity form of /private/info --------------------------------------------------
+
+const ictx = (s: AnyMachineSnapshot) => s.context as IdentityContext;
+const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A field by its label; a required field's label ends in a `*` that screen readers skip. */
+const field = (page: Page, label: string) => page.getByLabel(new RegExp(`^${escapeRe(label)}\\s*\\*?$`));
+const identityCard = (page: Page, t: T) => page.getByRole('region', { name: t('private.info.identity') });
+const confirmDialog = (page: Page, t: T) => page.getByRole('alertdialog', { name: t('private.info.password.confirmTitle') });
+
+const identityGestures = {
+  'name.change': async ({ page, event, t }) => field(page, t('private.info.name')).fill(event.value),
+  'email.change': async ({ page, event, t }) => field(page, t('private.info.email')).fill(event.value),
+  'phone.change': async ({ page, event, t }) => field(page, t('private.info.phone')).fill(event.phone),
+  'notification.change': async ({ page, event, t }) =>
+    page.getByRole('checkbox', { name: t('private.info.notification') }).setChecked(event.checked),
+  'identity.save': async ({ page, t }) => page.getByRole('button', { name: t('private.info.save'), exact: true }).click(),
+  'password.change': async ({ page, t }) => page.getByRole('button', { name: t('private.info.password.change'), exact: true }).click(),
+  'password.confirm': async ({ page, t }) => confirmDialog(page, t).getByRole('button', { name: t('private.info.password.confirm') }).click(),
+  'password.cancel': async ({ page, t }) => confirmDialog(page, t).getByRole('button', { name: t('private.common.cancel') }).click(),
+} satisfies { [K in IdentityEvent['type']]: Gesture<Extract<IdentityEvent, { type: K }>> };
+
+/** The server's answers a healthy server gives: waited for, the next state is checked. */
+const identityAnswers: Record<string, (e: EventObject & { output?: { status: number } }) => boolean> = {
+  'xstate.done.actor.updateWhistleblower': (e) => e.output?.status === 200,
+  'xstate.done.actor.requestPasswordUpdate': (e) => e.output?.status === 200,
+};
+
+function identityCanHappen(event: EventObject, before: AnyMachineSnapshot): boolean {
+  const answer = identityAnswers[event.type];
+  if (answer) return answer(event as EventObject & { output?: { status: number } });
+  // A local server answers at once: nothing a reporter does fits between a request and its answer.
+  if (before.matches({ form: 'saving' }) || before.matches({ password: 'requesting' })) return false;
+  if (!(event.type in identityGestures)) return false; // failures, network errors
+  if (event.type === 'name.change') return !ictx(before).nameLocked; // the field is disabled
+  if (event.type === 'notification.change') return ictx(before).email.trim().length > 0; // disabled without an e-mail
+  // The phone input formats what is typed: only numbers it keeps as typed.
+  if (event.type === 'phone.change') {
+    const phone = (event as Extract<IdentityEvent, { type: 'phone.change' }>).phone;
+    // Emptying an empty field sends nothing.
+    return phone === '+4512345678' || (phone === '' && ictx(before).phone !== '');
+  }
+  return true;
+}
+
+async function expectInfoShows(page: Page, s: AnyMachineSnapshot, t: T) {
+  if (s.matches({ form: 'saving' }) || s.matches({ password: 'requesting' })) return;
+  await expect.poll(() => confirmDialog(page, t).count(), { message: 'the password confirmation' }).toBe(s.matches({ password: 'confirming' }) ? 1 : 0);
+  // The confirmation is modal: the rest of the page is hidden from the accessibility tree meanwhile.
+  if (s.matches({ password: 'confirming' })) return;
+  const card = identityCard(page, t);
+  const alertText = (key: string) => card.getByRole('alert').filter({ hasText: t(key) });
+  await expect.poll(() => alertText('private.info.invalid').count(), { message: 'the invalid-information error' }).toBe(
+    s.matches({ form: { editing: 'invalid' } }) ? 1 : 0,
+  );
+  await expect.poll(() => card.getByRole('status').filter({ hasText: t('private.info.saved') }).count(), { message: 'saved' }).toBe(
+    s.matches({ form: { editing: 'saved' } }) ? 1 : 0,
+  );
+  await expect.poll(() => field(page, t('private.info.name')).isDisabled(), { message: 'name locked' }).toBe(ictx(s).nameLocked);
+}
+
+async function storedIdentity(number: string) {
+  return portal.server.ctx.db
+    .selectFrom('report_case')
+    .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+    .select(['report_case.whistleblower_enc', 'case_account.must_change_password'])
+    .where('report_case.case_number', '=', number)
+    .executeTakeFirstOrThrow();
+}
+
+describe('identity form journeys from the model', () => {
+  // A requested password change logs the reporter out: the visit ends there.
+  const walkable: ModelPath[] = walkablePaths(identityModel, identityCanHappen, (st) => st.matches({ password: 'requested' }));
+  const journeys = coveringPaths(identityModel, walkable);
+
+  it('cover every state and transition a browser can reach', () => {
+    const row = coverageOf(identityModel, journeys);
+    console.log(
+      `identityForm: ${journeys.length} journeys take ${row.transitions.taken}/${row.transitions.total} transitions, ` +
+        `reach ${row.states.reached}/${row.states.total} states; left to the model tests: ${row.transitions.missed.join(', ')}`,
+    );
+    expect(row.transitions.missed).toEqual(coverageOf(identityModel, walkable).transitions.missed);
+    for (const missed of row.transitions.missed) expect(missed).toMatch(/xstate\.(error|done)\.actor\.\w+\[[12]\]|xstate\.error\.actor|\.failed /);
+  });
+
+  for (const journey of journeys) {
+    it(describePath(journey), async () => {
+      const number = await newCase(); // a fresh case: a saved name and a password change are for good
+      const o = await openPage(browser, { locale: 'en-GB' });
+      opened.push(o);
+      const { page } = o;
+      page.setDefaultTimeout(10_000);
+      await signIn(page, '/private/info', number);
+      const t = await pageTranslator(page);
+      await identityCard(page, t).waitFor();
+      for (let i = 1; i < journey.steps.length; i++) {
+        const before = journey.steps[i - 1]!.state;
+        const { event, state } = journey.steps[i]!;
+        const where = `step ${i} (${event.type}) of ${pathEvents(journey).length}`;
+        const gesture = (identityGestures as unknown as Record<string, Gesture<EventObject> | undefined>)[event.type];
+        if (gesture) {
+          await gesture({ page, event, before, t }).catch((e: Error) => {
+            throw new Error(`${where}: ${e.message}`);
+          });
+        }
+        if (state.matches({ password: 'requested' })) {
+          // The server ended every sign-in of the case: the reporter is logged out.
+          await page.waitForURL((u) => !u.pathname.startsWith('/private'));
+          expect((await storedIdentity(number)).must_change_password).toBe(true);
+          return;
+        }
+        await expectInfoShows(page, state, t).catch((e: Error) => {
+          throw new Error(`${where}, expecting ${JSON.stringify(state.value)}: ${e.message}`);
+        });
+      }
+      const saved = journey.steps.some((st) => st.state.matches({ form: { editing: 'saved' } }));
+      const stored = await storedIdentity(number);
+      expect(stored.whistleblower_enc !== null, saved ? 'the identity is stored' : 'nothing was stored').toBe(saved);
     });
   }
 });

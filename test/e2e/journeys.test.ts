@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
-import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, type MachineModel, type ModelPath } from '../model/harness.ts';
+import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import { reportModel } from '../model/report.kit.ts';
 import type { CompanyInfo, ReportChannel, ReportContext, ReportEvent, SuccessData } from '../../machines/report.ts';
 
@@ -210,8 +210,8 @@ function canHappen(event: EventObject, before: AnyMachineSnapshot): boolean {
 /**
  * The model as a reporter sees it: the views show some things the machine's guards
  * never read (the case number only to a reporter who follows the case, a remove
- * button per added person or file), so the walk keeps them apart and can remove
- * what was added.
+ * button per added person or file), so the walk keeps them apart, can remove what
+ * was added, and picks another subsidiary or kind of wrongdoing for real.
  */
 function journeyModel(model: MachineModel): MachineModel {
   const view = (s: AnyMachineSnapshot) => {
@@ -223,10 +223,15 @@ function journeyModel(model: MachineModel): MachineModel {
     events: (s) => {
       const base = typeof model.events === 'function' ? model.events(s) : model.events;
       const v = view(s);
+      const c = ctx(s);
+      const firstSubsidiary = c.company.subsidiaries[0]?.id ?? null;
       return [
         ...base,
         ...(v.persons ? [{ type: 'person.remove', index: 0 }] : []),
         ...(v.files ? [{ type: 'file.remove', index: 0 }] : []),
+        // The model re-sends the current choice (a change the machine cannot tell); a reporter picks another.
+        ...(firstSubsidiary ? [{ type: 'subsidiary.select', id: c.draft.subsidiary === firstSubsidiary ? null : firstSubsidiary }] : []),
+        ...(c.channel === 'online' ? [{ type: 'violation.select', value: c.draft.violation === 'FRAUD' ? 'THEFT' : 'FRAUD' }] : []),
       ];
     },
     serializeState: (s) => `${(model.serializeState ?? JSON.stringify)(s)} ${JSON.stringify(view(s))}`,
@@ -239,7 +244,9 @@ function journeyModel(model: MachineModel): MachineModel {
  * leaves the form page.
  */
 function walkablePaths(model: MachineModel): ModelPath[] {
-  const paths = modelPaths(journeyModel(model), { filter: canHappen });
+  // A step that changes nothing needs no gesture, and a skipped step must not count as walked.
+  const jm = journeyModel(model);
+  const paths = modelPaths(jm, { filter: (e, s) => canHappen(e, s) && !sameSnapshot(s, traceStep(jm, s, e).snapshot) });
   const cut = paths.map((p) => {
     const leave = p.steps.findIndex((s, i) => i > 0 && leavesPage(s.event, p.steps[i - 1]!.state));
     return leave < 0 ? p : { ...p, steps: p.steps.slice(0, leave + 1), state: p.steps[leave]!.state, weight: leave };
@@ -347,7 +354,6 @@ for (const channel of ['online', 'oral', 'meeting'] as const) {
           const { event, state } = journey.steps[i]!;
           const gesture = gestureFor(event);
           const where = `step ${i} (${event.type}) of ${pathEvents(journey).length}`;
-          if (sameSnapshot(before, state)) continue; // the model changes nothing: no gesture to make
           if ('unrealizable' in gesture) throw new Error(`${where}: ${gesture.unrealizable}`);
           await gesture({ page, event, before, t }).catch((e: Error) => {
             throw new Error(`${where}: ${e.message}`);
