@@ -34,3 +34,35 @@ describe('the portal server', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 });
+
+describe('serving the SPA', () => {
+  let spa: TestServer;
+  beforeAll(async () => {
+    const { mkdtempSync, writeFileSync, mkdirSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dist = mkdtempSync(path.join(os.tmpdir(), 'wb-dist-'));
+    mkdirSync(path.join(dist, 'assets'));
+    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>spa</title>');
+    writeFileSync(path.join(dist, 'assets', 'app-1.js'), 'console.log(1)');
+    spa = await startTestServer({ distDir: dist });
+  });
+  afterAll(async () => spa?.cleanup());
+
+  it('answers a client route with index.html, uncached', async () => {
+    const res = await fetch(`${spa.url}/private/status`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(await res.text()).toContain('<title>spa</title>');
+  });
+
+  it('serves a built asset with a long cache, and a missing one as 404 rather than HTML', async () => {
+    const ok = await fetch(`${spa.url}/assets/app-1.js`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('cache-control')).toContain('immutable');
+    const missing = await fetch(`${spa.url}/assets/app-0.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('application/json');
+  });
+});
