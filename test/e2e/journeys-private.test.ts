@@ -1,6 +1,6 @@
 /**
- * Private-area journeys generated from the chat composer's and the identity form's
- * models (issue 7 item 3),
+ * Private-area journeys generated from the models of the chat composer, the identity
+ * form and the review of a phone report's record (issue 7 item 3),
  * as test/e2e/journeys.test.ts does for the report channels: the model paths of
  * test/model/chat.model.ts, restricted to what a signed-in reporter can cause and cut
  * to a few covering ones, are replayed in Chromium on /private/messages against the
@@ -11,12 +11,12 @@
  *
  * Out of a browser's reach against a healthy server: upload progress ticks, a cancel
  * raced against a fast upload, and 4xx/5xx or network failures. Those stay with
- * test/model/chat.test.ts and test/model/identityForm.test.ts.
+ * test/model/chat.test.ts, identityForm.test.ts and reportReview.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
@@ -24,6 +24,8 @@ import chatModel from '../model/chat.model.ts';
 import identityModel from '../model/identityForm.model.ts';
 import type { ChatContext, ChatEvent, DraftFile } from '../../machines/chat.ts';
 import type { IdentityContext, IdentityEvent } from '../../machines/identityForm.ts';
+import reviewModel from '../model/reportReview.model.ts';
+import type { ReportReviewEvent } from '../../machines/reportReview.ts';
 import { formatCaseNumber, LIMITS } from '../../machines/schema.ts';
 
 const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -165,6 +167,17 @@ async function newCase(): Promise<string> {
   return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
 }
 
+/** A fresh phone report (its record can be commented on and approved once). */
+async function newPhoneCase(): Promise<string> {
+  const res = await fetch(`${portal.server.url}/api/public/case/new/by-phone`, {
+    method: 'POST',
+    headers: { 'x-company-host': 'localhost', 'content-type': 'application/json' },
+    body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: officerId }, caseAccount: { follow: true, password: PASSWORD } }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+}
+
 beforeAll(async () => {
   browser = await launchBrowser();
   portal = await startPortal();
@@ -261,7 +274,7 @@ describe('chat journeys from the model', () => {
 const ictx = (s: AnyMachineSnapshot) => s.context as IdentityContext;
 const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A field by its label; a required field's label ends in a `*` that screen readers skip. */
-const field = (page: Page, label: string) => page.getByLabel(new RegExp(`^${escapeRe(label)}\\s*\\*?$`));
+const field = (scope: Page | Locator, label: string) => scope.getByLabel(new RegExp(`^${escapeRe(label)}\\s*\\*?$`));
 const identityCard = (page: Page, t: T) => page.getByRole('region', { name: t('private.info.identity') });
 const confirmDialog = (page: Page, t: T) => page.getByRole('alertdialog', { name: t('private.info.password.confirmTitle') });
 
@@ -373,6 +386,107 @@ describe('identity form journeys from the model', () => {
       const saved = journey.steps.some((st) => st.state.matches({ form: { editing: 'saved' } }));
       const stored = await storedIdentity(number);
       expect(stored.whistleblower_enc !== null, saved ? 'the identity is stored' : 'nothing was stored').toBe(saved);
+    });
+  }
+});
+
+// ---- comment on and approve a phone report's record (/private/report) ---------------------
+
+const commentDialog = (page: Page, t: T) => page.getByRole('dialog', { name: t('private.report.comment.title') });
+const approveDialog = (page: Page, t: T) => page.getByRole('alertdialog', { name: t('private.report.approve.title') });
+
+const reviewGestures = {
+  'comment.open': async ({ page, t }) => page.getByRole('button', { name: t('private.report.comment.open'), exact: true }).click(),
+  'comment.change': async ({ page, event, t }) => field(commentDialog(page, t), t('private.report.comment.label')).fill(event.value),
+  'comment.submit': async ({ page, t }) => commentDialog(page, t).getByRole('button', { name: t('private.report.comment.submit') }).click(),
+  'comment.cancel': async ({ page, t }) => commentDialog(page, t).getByRole('button', { name: t('private.common.cancel') }).click(),
+  'approval.open': async ({ page, t }) => page.getByRole('button', { name: t('private.report.approve.open'), exact: true }).click(),
+  'approval.confirm': async ({ page, t }) => approveDialog(page, t).getByRole('button', { name: t('private.report.approve.confirm') }).click(),
+  'approval.cancel': async ({ page, t }) => approveDialog(page, t).getByRole('button', { name: t('private.common.cancel') }).click(),
+  'case.change': unrealizable("the case's channel and approval come from the server"),
+} satisfies { [K in ReportReviewEvent['type']]: Gesture<Extract<ReportReviewEvent, { type: K }>> | Unrealizable };
+
+const reviewAnswers: Record<string, (e: EventObject & { output?: { status: number } }) => boolean> = {
+  'xstate.done.actor.sendComment': (e) => e.output?.status === 201,
+  'xstate.done.actor.approveCase': (e) => e.output?.status === 200,
+};
+
+function reviewCanHappen(event: EventObject, before: AnyMachineSnapshot): boolean {
+  const answer = reviewAnswers[event.type];
+  if (answer) return answer(event as EventObject & { output?: { status: number } });
+  const g = (reviewGestures as unknown as Record<string, Gesture<EventObject> | Unrealizable | undefined>)[event.type];
+  if (!g || 'unrealizable' in g) return false;
+  // A local server answers at once: nothing fits between a request and its answer.
+  return !before.matches({ reviewing: 'sendingComment' }) && !before.matches({ reviewing: 'approving' });
+}
+
+async function expectReviewShows(page: Page, s: AnyMachineSnapshot, t: T) {
+  if (s.matches({ reviewing: 'sendingComment' }) || s.matches({ reviewing: 'approving' })) return;
+  const commenting = s.matches({ reviewing: 'commenting' });
+  await expect.poll(() => commentDialog(page, t).count(), { message: 'the comment dialog' }).toBe(commenting ? 1 : 0);
+  await expect.poll(() => approveDialog(page, t).count(), { message: 'the approval dialog' }).toBe(s.matches({ reviewing: 'confirmingApproval' }) ? 1 : 0);
+  if (commenting) {
+    const required = commentDialog(page, t).getByRole('alert').filter({ hasText: t('private.report.comment.required') });
+    await expect.poll(() => required.count(), { message: 'the comment-required error' }).toBe(s.matches({ reviewing: { commenting: 'invalid' } }) ? 1 : 0);
+    return; // the rest of the page is behind the modal dialog
+  }
+  if (s.matches({ reviewing: 'confirmingApproval' })) return;
+  const status = (key: string) => page.getByRole('status').filter({ hasText: t(key) });
+  await expect.poll(() => status('private.report.comment.sent').count(), { message: 'comment sent' }).toBe(s.matches({ reviewing: { idle: 'commentSent' } }) ? 1 : 0);
+  await expect.poll(() => status('private.report.approved').count(), { message: 'approved' }).toBe(s.matches('approved') ? 1 : 0);
+  const offered = page.getByRole('heading', { name: t('private.report.review.title') });
+  await expect.poll(() => offered.count(), { message: 'the review offered' }).toBe(s.matches('reviewing') ? 1 : 0);
+}
+
+async function storedReview(number: string) {
+  const row = await portal.server.ctx.db.selectFrom('report_case').select(['id', 'approved_at']).where('case_number', '=', number).executeTakeFirstOrThrow();
+  const comments = await portal.server.ctx.db.selectFrom('case_comment').select('id').where('case_id', '=', row.id).execute();
+  return { approved: row.approved_at !== null, comments: comments.length };
+}
+
+describe('record review journeys from the model', () => {
+  const walkable: ModelPath[] = walkablePaths(reviewModel, reviewCanHappen);
+  const journeys = coveringPaths(reviewModel, walkable);
+
+  it('cover every state and transition a browser can reach', () => {
+    const row = coverageOf(reviewModel, journeys);
+    console.log(
+      `reportReview: ${journeys.length} journeys take ${row.transitions.taken}/${row.transitions.total} transitions, ` +
+        `reach ${row.states.reached}/${row.states.total} states; left to the model tests: ${row.transitions.missed.join(', ')}`,
+    );
+    expect(row.transitions.missed).toEqual(coverageOf(reviewModel, walkable).transitions.missed);
+    for (const missed of row.transitions.missed) expect(missed).toMatch(/xstate\.(error|done)\.actor\.\w+\[[12]\]|xstate\.error\.actor|case\.change|#reportReview\.(deciding|locked)/);
+  });
+
+  for (const journey of journeys) {
+    it(describePath(journey), async () => {
+      const number = await newPhoneCase();
+      const o = await openPage(browser, { locale: 'en-GB' });
+      opened.push(o);
+      const { page } = o;
+      page.setDefaultTimeout(10_000);
+      await signIn(page, '/private/report', number);
+      const t = await pageTranslator(page);
+      await page.getByRole('heading', { name: t('private.report.review.title') }).waitFor();
+      let comments = 0;
+      for (let i = 1; i < journey.steps.length; i++) {
+        const before = journey.steps[i - 1]!.state;
+        const { event, state } = journey.steps[i]!;
+        const where = `step ${i} (${event.type}) of ${pathEvents(journey).length}`;
+        const gesture = (reviewGestures as unknown as Record<string, Gesture<EventObject> | Unrealizable | undefined>)[event.type];
+        if (gesture && 'unrealizable' in gesture) throw new Error(`${where}: ${gesture.unrealizable}`);
+        if (gesture) {
+          await gesture({ page, event, before, t }).catch((e: Error) => {
+            throw new Error(`${where}: ${e.message}`);
+          });
+        }
+        if (event.type === 'xstate.done.actor.sendComment') comments++;
+        await expectReviewShows(page, state, t).catch((e: Error) => {
+          throw new Error(`${where}, expecting ${JSON.stringify(state.value)}: ${e.message}`);
+        });
+      }
+      const approved = journey.steps.some((st) => st.state.matches('approved'));
+      await expect.poll(() => storedReview(number), { message: 'what the server stored' }).toEqual({ approved, comments });
     });
   }
 });
