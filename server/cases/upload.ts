@@ -48,6 +48,7 @@ function asClientError(err: unknown): unknown {
   if (err instanceof HttpError) return err;
   const e = err as { code?: string; statusCode?: number; message?: string; syscall?: string };
   if (e?.code === 'FST_REQ_FILE_TOO_LARGE') return err;
+  if (e?.code === 'FST_INVALID_JSON_FIELD_ERROR') return new HttpError(400, 'BAD_JSON', 'A JSON part is not valid JSON (or larger than 256 KiB).');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new HttpError(e.statusCode, e.code === 'FST_FILES_LIMIT' || e.code === 'FST_PARTS_LIMIT' ? 'TOO_MANY_PARTS' : 'BAD_MULTIPART', e.message ?? 'Bad multipart body.');
   }
@@ -88,7 +89,9 @@ export async function receiveUpload(
       if (part.fieldname === opts.jsonField) {
         if (json !== undefined) throw new HttpError(400, 'DUPLICATE_PART', `Send "${opts.jsonField}" once.`, opts.jsonField);
         if (part.type === 'field') {
-          json = String(part.value);
+          if (part.valueTruncated) throw new HttpError(413, 'PART_TOO_LARGE', `"${opts.jsonField}" is larger than 256 KiB.`, opts.jsonField);
+          // A field sent with Content-Type: application/json (curl -F 'caseDto=…;type=application/json') arrives parsed.
+          json = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
         } else {
           const chunks: Buffer[] = [];
           let n = 0;

@@ -149,6 +149,20 @@ describe('new case by form', () => {
     expectStoredFiles(server, after.files);
   });
 
+  it('takes caseDto as a field with Content-Type: application/json (curl -F "caseDto=…;type=application/json")', async () => {
+    const boundary = 'XyZ123';
+    const raw = (json: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="caseDto"\r\nContent-Type: application/json\r\n\r\n${json}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n${PDF.toString('latin1')}\r\n--${boundary}--\r\n`;
+    const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const ok = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers, body: raw(JSON.stringify(caseDto(officers[0]!))) });
+    expect(ok.status).toBe(201);
+    const before = await countRows(server);
+    expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers, body: raw('{"broken":') }), 400, 'BAD_JSON');
+    expect(await countRows(server)).toEqual(before);
+    expectStoredFiles(server, before.files);
+  });
+
   it('takes the parts in any order, caseDto as a file part, and no files at all', async () => {
     const a = await post(form('caseDto', caseDto(officers[0]!), [{ name: 'a.csv', bytes: 'x;y\n1;2\n' }], { jsonFirst: false, jsonAsFile: true }));
     expect(a.status).toBe(201);
@@ -194,6 +208,15 @@ describe('new case by form', () => {
       // Another company's officer is unknown here.
       const other = (await call(server, 'GET', '/api/public/case/company-info', { host: 'other.test' })).data.protectionOfficers[0].id;
       expectError(await post(form('caseDto', caseDto(other))), 400, 'UNKNOWN_OFFICER');
+      expect(await countRows(server)).toEqual(before);
+      expectStoredFiles(server, before.files);
+    });
+
+    it('an oversized caseDto, as a file part and as a field', async () => {
+      const before = await countRows(server);
+      const big = JSON.stringify(caseDto(officers[0]!, { reportedUnit: 'u'.repeat(300 * 1024) }));
+      expectError(await post(form('caseDto', big, [{ name: 'a.pdf', bytes: PDF }], { jsonAsFile: true })), 413, 'PART_TOO_LARGE', 'caseDto');
+      expectError(await post(form('caseDto', big, [{ name: 'a.pdf', bytes: PDF }])), 413, 'PART_TOO_LARGE', 'caseDto');
       expect(await countRows(server)).toEqual(before);
       expectStoredFiles(server, before.files);
     });
