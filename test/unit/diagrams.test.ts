@@ -112,3 +112,28 @@ describe('machine page', () => {
     expect(page).toContain('## Transitions (18, each guarded branch counted separately)');
   });
 });
+
+describe('guard names', () => {
+  it('names built-in, parameterised, combined and inline guards', async () => {
+    const { and, not, setup } = await import('xstate');
+    const m = setup({ guards: { isA: () => true, isB: () => true, hasC: (_, p: { n: number }) => p.n > 0 } }).createMachine({
+      id: 'g',
+      initial: 'a',
+      states: {
+        a: {
+          on: {
+            go: [
+              { guard: and(['isA', not('isB')]), target: 'b' },
+              { guard: { type: 'hasC', params: { n: 1 } }, target: 'b' },
+              { guard: ({ event }) => event.type === 'go', target: 'b' },
+              { target: 'b' },
+            ],
+          },
+        },
+        b: {},
+      },
+    });
+    const labels = edgesOf(m).map((e) => e.label);
+    expect(labels).toEqual(['go [and(isA, not(isB))]', 'go [hasC]', 'go [inline]', 'go']);
+  });
+});
