@@ -89,7 +89,7 @@ export function Frame({ children }: { children: ReactNode }) {
         {t('frame.skipToContent')}
       </a>
       <header className={styles.topBar}>
-        <Link to={(isPrivate ? LOGIN_PATH : '/') as '/'} className={styles.logoLink} aria-label={t('frame.logoHome')}>
+        <Link to={(isPrivate ? LOGIN_PATH : '/') as '/'} className={styles.logoLink} aria-label={t(isPrivate ? 'frame.logoPrivate' : 'frame.logoHome')}>
           {laf.logoFileName ? (
             <img className={styles.logo} src={logoUrl(api, laf.logoFileName)} alt="" />
           ) : (

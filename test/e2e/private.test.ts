@@ -446,7 +446,8 @@ describe('private area', () => {
     // The logo leads to the private landing page.
     await page.goto(portal.url('localhost', '/private/info'));
     await page.getByRole('heading', { level: 1 }).waitFor();
-    await page.locator('header a[href="/private/status"]').first().click();
+    const common = JSON.parse(readFileSync(path.join(ROOT, 'src/i18n/common/en.json'), 'utf8')) as Record<string, string>;
+    await page.getByRole('banner').getByRole('link', { name: common['frame.logoPrivate'] }).click();
     await page.waitForURL((u) => u.pathname === '/private/status');
   });
 });
