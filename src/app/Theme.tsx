@@ -5,7 +5,7 @@
 import { useEffect } from 'react';
 import { setElementVars } from '@vanilla-extract/dynamic';
 import { vars, defaultColors } from '../styles/theme.css.ts';
-import { normalizeHex, readableOn } from '../styles/color.ts';
+import { linkColorFor, normalizeHex, readableOn } from '../styles/color.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type { LookAndFeel } from '../../machines/lookAndFeel.ts';
 
@@ -13,16 +13,15 @@ export function themeVarsFor(colors: LookAndFeel['siteColors']) {
   const primary = normalizeHex(colors.primaryColorCode, defaultColors.primary);
   const secondary = normalizeHex(colors.secondaryColorCode, defaultColors.secondary);
   const info = normalizeHex(colors.infoColorCode, defaultColors.info);
-  const onPrimary = readableOn(primary);
   return {
     [vars.color.primary]: primary,
-    [vars.color.onPrimary]: onPrimary,
+    [vars.color.onPrimary]: readableOn(primary),
     [vars.color.secondary]: secondary,
     [vars.color.onSecondary]: readableOn(secondary),
     [vars.color.info]: info,
     [vars.color.onInfo]: readableOn(info),
     // Links use the primary colour only when it reads on white.
-    [vars.color.link]: onPrimary === '#ffffff' ? primary : defaultColors.link,
+    [vars.color.link]: linkColorFor(primary, defaultColors.link),
   };
 }
 

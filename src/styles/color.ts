@@ -31,3 +31,8 @@ export const DARK_TEXT = '#1a1a1a';
 export function readableOn(background: string): string {
   return contrast(background, LIGHT_TEXT) >= contrast(background, DARK_TEXT) ? LIGHT_TEXT : DARK_TEXT;
 }
+
+/** The link colour: the company's primary where it reads on white (white text on it), else `fallback`. */
+export function linkColorFor(primary: string, fallback: string): string {
+  return readableOn(primary) === LIGHT_TEXT ? primary : fallback;
+}
