@@ -12,7 +12,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { createHandlerAccount } from '../handlers/accounts.ts';
 import { CompanyFileError, companyByHost, companyById, importCompany, validateBundle, type AssetBytes } from '../companies/service.ts';
-import { parseOr400 } from './public.ts';
+import { parseOr400 } from './parse.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 

@@ -11,7 +11,7 @@ import { HttpError } from '../errors.ts';
 import { handlerByToken } from '../handlers/accounts.ts';
 import { addMessage, buildCaseView, openCaseFile, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
-import { parseOr400 } from './public.ts';
+import { parseJsonPartAs, parseOr400 } from './parse.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -131,14 +131,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
     const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
     try {
-      if (upload.json === undefined) throw new HttpError(400, 'MISSING_PART', 'The "messageDto" part is missing.', 'messageDto');
-      let json: unknown;
-      try {
-        json = JSON.parse(upload.json);
-      } catch {
-        throw new HttpError(400, 'BAD_JSON', 'The "messageDto" part is not valid JSON.', 'messageDto');
-      }
-      const dto = parseOr400(handlerMessageSchema, json, 'messageDto');
+      const dto = parseJsonPartAs(handlerMessageSchema, upload.json, 'messageDto');
       if (!dto.message && upload.files.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
       const message = await addMessage(ctx, row, { type: dto.type, createdBy: h.id, text: dto.message, answerWanted: dto.answerWanted, files: upload.files });
       return reply.status(201).send({ message });

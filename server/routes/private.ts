@@ -13,7 +13,7 @@ import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { addComment, approveCase, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
 import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
-import { parseOr400 } from './public.ts';
+import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { contentDisposition } from './handler.ts';
 
 const BASE = '/api/private/case';
@@ -48,14 +48,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
     const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
     try {
-      if (upload.json === undefined) throw new HttpError(400, 'MISSING_PART', 'The "messageDto" part is missing.', 'messageDto');
-      let json: unknown;
-      try {
-        json = JSON.parse(upload.json);
-      } catch {
-        throw new HttpError(400, 'BAD_JSON', 'The "messageDto" part is not valid JSON.', 'messageDto');
-      }
-      const dto = parseOr400(messageDtoSchema, json, 'messageDto');
+      const dto = parseJsonPartAs(messageDtoSchema, upload.json, 'messageDto');
       if (!dto.message && upload.files.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
       const message = await addMessage(ctx, row, {
         type: 'STANDARD',

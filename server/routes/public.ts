@@ -5,31 +5,15 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import * as v from 'valibot';
-import { caseDtoSchema, firstIssue, submissionByPhoneDtoSchema, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import { caseDtoSchema, submissionByPhoneDtoSchema, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { requireCompany, type Company } from '../companies/service.ts';
 import { lookAndFeelResponse } from '../companies/format.ts';
 import { createCase } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
+import { parseJsonPartAs, parseOr400 } from './parse.ts';
 
-/** Valibot output or a 400 naming the field (`prefix.path`). */
-export function parseOr400<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
-  const r = v.safeParse(schema, input);
-  if (r.success) return r.output;
-  const { field, message } = firstIssue(r.issues);
-  throw new HttpError(400, 'VALIDATION', `${what}${field ? `.${field}` : ''} is not valid: ${message}`, field);
-}
-
-function parseJsonPart(text: string | undefined, field: string): unknown {
-  if (text === undefined) throw new HttpError(400, 'MISSING_PART', `The "${field}" part is missing.`, field);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'BAD_JSON', `The "${field}" part is not valid JSON.`, field);
-  }
-}
 
 /** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
 const ASSET_NAME = /^[\w.-]{1,200}$/;
@@ -92,7 +76,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
     const { key, wrapped } = ctx.crypto.newCaseKey(caseId);
     const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key });
     try {
-      const dto = parseOr400(caseDtoSchema, parseJsonPart(upload.json, 'caseDto'), 'caseDto');
+      const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
       const created = await createCase(ctx, {
         company,
         caseId,
