@@ -1,5 +1,6 @@
 import { style, globalStyle } from '@vanilla-extract/css';
 import { vars, NARROW, WIDE } from '../styles/theme.css.ts';
+import { pathLink } from './NavLink.css.ts';
 
 export const skipLink = style({
   position: 'absolute',
@@ -44,21 +45,15 @@ export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !importan
 export const nav = style({ flex: 1, minWidth: 0, height: '100%' });
 export const navList = style({ display: 'flex', gap: 2, listStyle: 'none', margin: 0, padding: 0, height: '100%', alignItems: 'stretch' });
 export const navItem = style({ position: 'relative', display: 'flex', alignItems: 'center' });
-export const navLink = style({
-  display: 'flex',
-  alignItems: 'center',
-  gap: 6,
-  padding: '6px 10px',
-  lineHeight: 1.25,
-  borderRadius: vars.radius.small,
-  color: vars.color.text,
-  textDecoration: 'none',
-  fontWeight: 500,
-  selectors: {
-    '&:hover': { background: vars.color.secondary, color: vars.color.onSecondary },
-    '&[aria-current="page"]': { boxShadow: `inset 0 -3px 0 ${vars.color.primary}` },
+export const navLink = style([
+  pathLink,
+  {
+    gap: 6,
+    padding: '6px 10px',
+    lineHeight: 1.25,
+    selectors: { '&[aria-current="page"]': { boxShadow: `inset 0 -3px 0 ${vars.color.primary}` } },
   },
-});
+]);
 export const subMenu = style({
   display: 'none',
   position: 'absolute',

@@ -1,9 +1,9 @@
 import { globalStyle, keyframes, style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
+import { pathLink } from './NavLink.css.ts';
 
 const slideIn = keyframes({ from: { transform: 'translateX(-100%)' }, to: { transform: 'translateX(0)' } });
 
-export const overlay = style({ position: 'fixed', inset: 0, background: 'rgba(0, 0, 0, 0.45)', zIndex: 50 });
 export const content = style({
   position: 'fixed',
   top: 0,
@@ -35,22 +35,16 @@ export const close = style({
 });
 export const list = style({ listStyle: 'none', margin: 0, padding: 0 });
 export const row = style({ display: 'flex', alignItems: 'center' });
-export const link = style({
-  flex: 1,
-  display: 'flex',
-  alignItems: 'center',
-  gap: 10,
-  minHeight: 48,
-  padding: '8px 10px',
-  borderRadius: vars.radius.small,
-  color: vars.color.text,
-  textDecoration: 'none',
-  fontWeight: 500,
-  selectors: {
-    '&:hover': { background: vars.color.secondary, color: vars.color.onSecondary },
-    '&[aria-current="page"]': { boxShadow: `inset 3px 0 0 ${vars.color.primary}` },
+export const link = style([
+  pathLink,
+  {
+    flex: 1,
+    gap: 10,
+    minHeight: 48,
+    padding: '8px 10px',
+    selectors: { '&[aria-current="page"]': { boxShadow: `inset 3px 0 0 ${vars.color.primary}` } },
   },
-});
+]);
 export const toggle = style([close, { border: 0 }]);
 globalStyle(`${toggle}[data-state="open"] svg`, { transform: 'rotate(180deg)' });
 export const children = style({ listStyle: 'none', margin: 0, padding: '0 0 0 28px' });

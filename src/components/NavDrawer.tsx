@@ -9,6 +9,7 @@ import { Icon } from './Icon.tsx';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { LoginLink } from './Frame.tsx';
 import * as styles from './NavDrawer.css.ts';
+import * as dialogs from '../styles/dialog.css.ts';
 
 export default function NavDrawer({
   items,
@@ -30,7 +31,7 @@ export default function NavDrawer({
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
-        <Dialog.Overlay className={styles.overlay} />
+        <Dialog.Overlay className={dialogs.overlay} />
         <Dialog.Content
           className={styles.content}
           aria-describedby={undefined}

@@ -8,12 +8,5 @@ export const page = style({
 });
 export const pageHeader = style({ marginBottom: 24 });
 export const title = style({ fontSize: 'clamp(1.75rem, 4vw, 2.5rem)', margin: '0 0 8px', color: vars.color.text });
-export const section = style({
-  background: vars.color.surface,
-  borderRadius: vars.radius.large,
-  boxShadow: vars.shadow.card,
-  padding: '20px 24px',
-  marginBottom: 16,
-});
 export const sectionHeading = style({ fontSize: '1.25rem', margin: '0 0 8px' });
 export const paragraph = style({ whiteSpace: 'pre-line', margin: 0, overflowWrap: 'anywhere' });

@@ -1,5 +1,6 @@
 import { useEffect, type ReactNode } from 'react';
 import * as styles from './Page.css.ts';
+import { card } from '../styles/card.css.ts';
 
 /** The page's <h1>, also written into document.title. */
 export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
@@ -23,7 +24,7 @@ export function TextSections({ sections }: { sections: ReadonlyArray<{ heading: 
   return (
     <>
       {sections.map((s, i) => (
-        <section key={i} className={styles.section}>
+        <section key={i} className={card}>
           <h2 className={styles.sectionHeading}>{s.heading}</h2>
           <p className={styles.paragraph}>{s.paragraph}</p>
         </section>

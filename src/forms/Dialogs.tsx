@@ -12,6 +12,8 @@ import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import * as dialogs from '../styles/dialog.css.ts';
 
 function ReportDialog(props: {
   open: boolean;
@@ -26,9 +28,9 @@ function ReportDialog(props: {
   return (
     <Dialog.Root open={props.open}>
       <Dialog.Portal>
-        <Dialog.Overlay className={styles.overlay} />
+        <Dialog.Overlay className={dialogs.overlay} />
         <Dialog.Content
-          className={styles.dialog}
+          className={dialogs.dialog}
           role={props.alert ? 'alertdialog' : 'dialog'}
           onEscapeKeyDown={(e) => {
             e.preventDefault();
@@ -40,7 +42,7 @@ function ReportDialog(props: {
             if (props.onCloseFocus?.()) e.preventDefault();
           }}
         >
-          <Dialog.Title className={styles.dialogTitle}>{props.title}</Dialog.Title>
+          <Dialog.Title className={dialogs.dialogTitle}>{props.title}</Dialog.Title>
           {props.children}
         </Dialog.Content>
       </Dialog.Portal>
@@ -76,7 +78,7 @@ export function ReportDialogs() {
       >
         <Dialog.Description>{t('dialog.validation.text')}</Dialog.Description>
         <div className={styles.actions}>
-          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
             {t('dialog.validation.ok')}
           </button>
         </div>
@@ -84,10 +86,10 @@ export function ReportDialogs() {
       <ReportDialog open={discard} alert title={t('dialog.discard.title')} onEscape={{ type: 'discard.cancel' }}>
         <Dialog.Description>{t('dialog.discard.text')}</Dialog.Description>
         <div className={styles.actions}>
-          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'discard.confirm' })}>
+          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'discard.confirm' })}>
             {t('dialog.discard.continue')}
           </button>
-          <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'discard.cancel' })}>
+          <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'discard.cancel' })}>
             {t('dialog.discard.back')}
           </button>
         </div>
@@ -95,7 +97,7 @@ export function ReportDialogs() {
       <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
         <Dialog.Description>{t('dialog.failure.text')}</Dialog.Description>
         <div className={styles.actions}>
-          <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
             {t('dialog.failure.close')}
           </button>
         </div>
@@ -130,7 +132,7 @@ function SuccessDialog() {
             <p className={styles.caseNumber} data-testid="case-number">
               {formatCaseNumber(caseNumber)}
             </p>
-            <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'caseNumber.copy' })}>
+            <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'caseNumber.copy' })}>
               {t('forms.success.copy')}
             </button>
             <span role="status" className={styles.copied}>
@@ -145,10 +147,10 @@ function SuccessDialog() {
             <li>{t('forms.success.step3')}</li>
           </ol>
           <div className={styles.actions}>
-            <button type="button" className={styles.button} onClick={() => actor.send({ type: 'login.start' })}>
+            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'login.start' })}>
               {t('forms.success.login')}
             </button>
-            <button type="button" className={styles.secondaryButton} onClick={() => actor.send({ type: 'dialog.close' })}>
+            <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'dialog.close' })}>
               {t('forms.success.close')}
             </button>
           </div>
@@ -157,7 +159,7 @@ function SuccessDialog() {
         <>
           <p>{t('forms.success.notFollowed')}</p>
           <div className={styles.actions}>
-            <button type="button" className={styles.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
               {t('forms.success.frontPage')}
             </button>
           </div>

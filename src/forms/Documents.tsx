@@ -9,6 +9,7 @@ import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { ALLOWED_EXTENSIONS, ALLOWED_MIME_TYPES, LIMITS } from '../../machines/schema.ts';
 import { useReport } from './context.ts';
 import * as styles from './ReportForm.css.ts';
+import * as buttons from '../styles/button.css.ts';
 
 /** A file size in the display language's own format (Intl unit formatting). */
 export function formatBytes(n: number, locale: string): string {
@@ -74,7 +75,7 @@ export function Documents() {
         />
         <button
           type="button"
-          className={styles.secondaryButton}
+          className={buttons.secondaryButton}
           disabled={!canAdd || full}
           aria-describedby={`${id}-rules`}
           onClick={() => input.current?.click()}

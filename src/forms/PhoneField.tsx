@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { PhoneInput, buildCountryData, defaultCountries, parseCountry, type CustomFlagImage } from 'react-international-phone';
 import type { Language } from '../../machines/schema.ts';
 import { toBcp47 } from '../i18n/index.ts';
-import * as styles from './ReportForm.css.ts';
+import * as styles from '../components/PhoneField.css.ts';
 
 const flagUrls = import.meta.glob<string>('../../node_modules/country-flag-icons/3x2/*.svg', {
   query: '?url',

@@ -1,16 +1,11 @@
-import { globalStyle, style } from '@vanilla-extract/css';
+import { style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
+import { card } from '../styles/card.css.ts';
+import { input } from '../styles/field.css.ts';
 
 export const intro = style({ margin: '0 0 24px', maxWidth: 720 });
 
-export const step = style({
-  background: vars.color.surface,
-  borderRadius: vars.radius.large,
-  boxShadow: vars.shadow.card,
-  padding: '20px 24px',
-  marginBottom: 16,
-  scrollMarginTop: `calc(${vars.size.topBar} + 16px)`,
-});
+export const step = style([card, { scrollMarginTop: `calc(${vars.size.topBar} + 16px)` }]);
 export const stepInvalid = style({ boxShadow: `0 0 0 2px ${vars.color.error}` });
 export const stepHeading = style({
   display: 'flex',
@@ -27,16 +22,7 @@ export const counter = style({ fontSize: '0.875rem', fontWeight: 400, color: var
 export const field = style({ display: 'flex', flexDirection: 'column', gap: 4, marginBottom: 14, maxWidth: 640 });
 export const label = style({ fontWeight: 600 });
 export const required = style({ color: vars.color.error, marginLeft: 2 });
-export const input = style({
-  font: 'inherit',
-  padding: '10px 12px',
-  minHeight: 44,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  background: vars.color.surface,
-  color: vars.color.text,
-  selectors: { '&[aria-invalid="true"]': { borderColor: vars.color.error } },
-});
+export { input };
 export const textarea = style([input, { minHeight: 120, resize: 'vertical' }]);
 export const hint = style({ fontSize: '0.875rem', color: vars.color.textMuted, margin: 0 });
 export const error = style({ fontSize: '0.875rem', color: vars.color.error, margin: 0, fontWeight: 600 });
@@ -77,23 +63,6 @@ export const person = style({
   borderBottom: `1px solid ${vars.color.border}`,
 });
 
-export const button = style({
-  font: 'inherit',
-  display: 'inline-flex',
-  alignItems: 'center',
-  justifyContent: 'center',
-  gap: 8,
-  minHeight: 44,
-  padding: '8px 20px',
-  borderRadius: 999,
-  border: `2px solid ${vars.color.primary}`,
-  background: vars.color.primary,
-  color: vars.color.onPrimary,
-  fontWeight: 600,
-  cursor: 'pointer',
-  selectors: { '&:disabled': { opacity: 0.5, cursor: 'not-allowed' } },
-});
-export const secondaryButton = style([button, { background: vars.color.surface, color: vars.color.primary }]);
 export const linkButton = style({
   font: 'inherit',
   background: 'none',
@@ -120,24 +89,6 @@ export const progress = style({ gridColumn: '1 / -1', width: '100%', height: 8 }
 export const sendRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 16, marginTop: 16 });
 export const busy = style({ color: vars.color.textMuted });
 
-// Dialogs (Radix portals render into <body>; the theme sits on :root).
-export const overlay = style({ position: 'fixed', inset: 0, background: 'rgba(0, 0, 0, 0.45)', zIndex: 50 });
-export const dialog = style({
-  position: 'fixed',
-  zIndex: 51,
-  top: '50%',
-  left: '50%',
-  transform: 'translate(-50%, -50%)',
-  width: 'min(560px, calc(100vw - 32px))',
-  maxHeight: 'calc(100vh - 32px)',
-  overflowY: 'auto',
-  background: vars.color.surface,
-  color: vars.color.text,
-  borderRadius: vars.radius.large,
-  padding: '24px 28px',
-  boxShadow: vars.shadow.card,
-});
-export const dialogTitle = style({ fontSize: '1.375rem', margin: '0 0 8px' });
 export const caseNumber = style({
   fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
   fontSize: '1.5rem',
@@ -150,73 +101,3 @@ export const copied = style({ color: vars.color.text, fontWeight: 600 });
 
 export const strength = style({ display: 'flex', alignItems: 'center', gap: 8, fontSize: '0.875rem' });
 export const strengthBar = style({ width: 120, height: 6 });
-
-// The phone input: sizes and colours from the theme, no stylesheet of the library.
-export const phone = style({ display: 'flex', gap: 6, alignItems: 'stretch' });
-globalStyle(`${phone} .react-international-phone-input`, {
-  font: 'inherit',
-  flex: 1,
-  padding: '10px 12px',
-  minHeight: 44,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  color: vars.color.text,
-  background: vars.color.surface,
-});
-globalStyle(`${phone} .react-international-phone-country-selector`, { position: 'relative' });
-globalStyle(`${phone} .react-international-phone-country-selector-button`, {
-  display: 'flex',
-  alignItems: 'center',
-  gap: 4,
-  minHeight: 44,
-  height: '100%',
-  padding: '0 8px',
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  background: vars.color.surface,
-  cursor: 'pointer',
-});
-globalStyle(`${phone} .react-international-phone-flag-emoji`, { width: 24, height: 16 });
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown`, {
-  position: 'absolute',
-  zIndex: 20,
-  top: '100%',
-  left: 0,
-  maxHeight: 240,
-  width: 300,
-  overflowY: 'auto',
-  margin: 0,
-  padding: 4,
-  listStyle: 'none',
-  background: vars.color.surface,
-  color: vars.color.text,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  boxShadow: vars.shadow.card,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item`, {
-  display: 'flex',
-  alignItems: 'center',
-  gap: 8,
-  padding: '6px 8px',
-  cursor: 'pointer',
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item--focused`, {
-  background: vars.color.secondary,
-  color: vars.color.onSecondary,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item-dial-code`, {
-  color: vars.color.textMuted,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-button__button-content`, {
-  display: 'flex',
-  alignItems: 'center',
-  gap: 6,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-button__dropdown-arrow`, {
-  width: 0,
-  height: 0,
-  borderLeft: '4px solid transparent',
-  borderRight: '4px solid transparent',
-  borderTop: `5px solid ${vars.color.text}`,
-});

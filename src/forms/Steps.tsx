@@ -25,6 +25,7 @@ import { PhoneField, DEFAULT_PHONE_COUNTRY } from './PhoneField.tsx';
 import { Documents } from './Documents.tsx';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
+import * as buttons from '../styles/button.css.ts';
 
 export const stepHeadingId = (step: StepName) => `step-${step}-heading`;
 
@@ -370,7 +371,7 @@ function ReportRelatedStep() {
             issue={personIssue(phoneOrEmailSchema, p.phoneOrEmail)}
             onChange={(value) => send({ type: 'person.change', field: 'phoneOrEmail', value })}
           />
-          <button type="button" className={styles.secondaryButton} disabled={!canAdd} onClick={() => send({ type: 'person.add' })}>
+          <button type="button" className={buttons.secondaryButton} disabled={!canAdd} onClick={() => send({ type: 'person.add' })}>
             {t('forms.related.add')}
           </button>
         </>
@@ -537,7 +538,7 @@ function FollowReportStep() {
       )}
       <Terms />
       <div className={styles.sendRow}>
-        <button type="button" className={styles.button} disabled={!canSend} onClick={() => send({ type: 'report.submit' })}>
+        <button type="button" className={buttons.button} disabled={!canSend} onClick={() => send({ type: 'report.submit' })}>
           {channel === 'oral' && <Icon name="phone" size={20} />}
           {t(`forms.send.${channel}`)}
         </button>

@@ -13,7 +13,9 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { identityActors } from './services.ts';
 import { DEFAULT_PHONE_COUNTRY, PhoneField } from './PhoneField.tsx';
-import * as layout from './Layout.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import * as dialogs from '../styles/dialog.css.ts';
+import { card } from '../styles/card.css.ts';
 import * as styles from './Pages.css.ts';
 
 export function InfoPage() {
@@ -49,7 +51,7 @@ export function InfoPage() {
   return (
     <>
       <PageTitle title={t('private.info.title')} />
-      <section className={styles.card} aria-labelledby="identity-heading">
+      <section className={card} aria-labelledby="identity-heading">
         <h2 id="identity-heading" className={styles.cardTitle}>
           {t('private.info.identity')}
         </h2>
@@ -132,40 +134,40 @@ export function InfoPage() {
           {saved && <p className={styles.success} role="status">{t('private.info.saved')}</p>}
           {failed && <p className={styles.error} role="alert">{t('private.info.failed')}</p>}
           <div className={styles.actions}>
-            <button type="submit" className={layout.button} disabled={saving || !active}>
+            <button type="submit" className={buttons.button} disabled={saving || !active}>
               {t('private.info.save')}
             </button>
           </div>
         </form>
       </section>
 
-      <section className={styles.card} aria-labelledby="password-heading">
+      <section className={card} aria-labelledby="password-heading">
         <h2 id="password-heading" className={styles.cardTitle}>
           {t('private.info.password.title')}
         </h2>
         <p>{t('private.info.password.text')}</p>
         {passwordFailed && <p className={styles.error} role="alert">{t('private.info.password.failed')}</p>}
-        <button type="button" className={layout.secondaryButton} disabled={!active} onClick={() => form.send({ type: 'password.change' })}>
+        <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => form.send({ type: 'password.change' })}>
           {t('private.info.password.change')}
         </button>
       </section>
 
       <AlertDialog.Root open={confirming}>
         <AlertDialog.Portal>
-          <AlertDialog.Overlay className={layout.overlay} />
-          <AlertDialog.Content className={layout.dialog} onEscapeKeyDown={() => form.send({ type: 'password.cancel' })}>
-            <AlertDialog.Title className={layout.dialogTitle}>{t('private.info.password.confirmTitle')}</AlertDialog.Title>
+          <AlertDialog.Overlay className={dialogs.overlay} />
+          <AlertDialog.Content className={dialogs.dialog} onEscapeKeyDown={() => form.send({ type: 'password.cancel' })}>
+            <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.info.password.confirmTitle')}</AlertDialog.Title>
             <AlertDialog.Description>{t('private.info.password.confirmText')}</AlertDialog.Description>
-            <div className={layout.dialogActions}>
+            <div className={dialogs.dialogActions}>
               <AlertDialog.Cancel asChild>
-                <button type="button" className={layout.secondaryButton} disabled={requesting} onClick={() => form.send({ type: 'password.cancel' })}>
+                <button type="button" className={buttons.secondaryButton} disabled={requesting} onClick={() => form.send({ type: 'password.cancel' })}>
                   {t('private.common.cancel')}
                 </button>
               </AlertDialog.Cancel>
               <AlertDialog.Action asChild>
                 <button
                   type="button"
-                  className={layout.button}
+                  className={buttons.button}
                   disabled={requesting}
                   onClick={(e) => {
                     e.preventDefault();

@@ -65,48 +65,4 @@ export const content = style({ flex: '1 1 auto', minWidth: 0, padding: '24px 32p
 
 export const loading = style({ minHeight: '60vh' });
 
-export const overlay = style({ position: 'fixed', inset: 0, background: 'rgba(0, 0, 0, 0.45)', zIndex: 50 });
-
-export const dialog = style({
-  position: 'fixed',
-  top: '50%',
-  left: '50%',
-  transform: 'translate(-50%, -50%)',
-  width: 'min(560px, calc(100vw - 32px))',
-  maxHeight: 'calc(100vh - 32px)',
-  overflow: 'auto',
-  background: vars.color.surface,
-  color: vars.color.text,
-  borderRadius: vars.radius.large,
-  padding: 24,
-  zIndex: 51,
-  boxShadow: vars.shadow.card,
-});
-
-export const dialogTitle = style({ margin: '0 0 12px', fontSize: '1.35rem' });
-export const dialogActions = style({ display: 'flex', gap: 12, justifyContent: 'flex-end', flexWrap: 'wrap', marginTop: 20 });
-
-export const button = style({
-  display: 'inline-flex',
-  alignItems: 'center',
-  justifyContent: 'center',
-  gap: 8,
-  minHeight: 44,
-  padding: '8px 20px',
-  borderRadius: 999,
-  border: `2px solid ${vars.color.primary}`,
-  background: vars.color.primary,
-  color: vars.color.onPrimary,
-  font: 'inherit',
-  fontWeight: 600,
-  cursor: 'pointer',
-  textDecoration: 'none',
-  selectors: { '&:disabled': { opacity: 0.55, cursor: 'not-allowed' } },
-});
-
-export const secondaryButton = style([
-  button,
-  { background: vars.color.surface, color: vars.color.primary },
-]);
-
 globalStyle(`${content} h1`, { marginTop: 0 });

@@ -19,6 +19,8 @@ import { createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
 import './index.ts';
 import * as styles from './Layout.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import * as dialogs from '../styles/dialog.css.ts';
 
 const NAV = [
   { to: '/private/status', icon: 'status', label: 'private.nav.status' },
@@ -68,7 +70,7 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
       </div>
       <ExpiredDialog session={session} />
       <FrameActions>
-        <button type="button" className={styles.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+        <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
           {t('private.nav.logout')}
         </button>
       </FrameActions>
@@ -117,20 +119,20 @@ function ExpiredDialog({ session }: { session: SessionActor }) {
   return (
     <AlertDialog.Root open={open}>
       <AlertDialog.Portal>
-        <AlertDialog.Overlay className={styles.overlay} />
-        <AlertDialog.Content className={styles.dialog}>
-          <AlertDialog.Title className={styles.dialogTitle}>{t('private.session.expired.title')}</AlertDialog.Title>
+        <AlertDialog.Overlay className={dialogs.overlay} />
+        <AlertDialog.Content className={dialogs.dialog}>
+          <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.session.expired.title')}</AlertDialog.Title>
           <AlertDialog.Description>{t('private.session.expired.text')}</AlertDialog.Description>
-          <div className={styles.dialogActions}>
+          <div className={dialogs.dialogActions}>
             <AlertDialog.Cancel asChild>
-              <button type="button" className={styles.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+              <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
                 {t('private.nav.logout')}
               </button>
             </AlertDialog.Cancel>
             <AlertDialog.Action asChild>
               <button
                 type="button"
-                className={styles.button}
+                className={buttons.button}
                 disabled={resuming}
                 onClick={(e) => {
                   e.preventDefault();

@@ -25,6 +25,7 @@ import {
 } from './caseView.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
 import * as layout from './Layout.css.ts';
+import * as buttons from '../styles/button.css.ts';
 import * as pages from './Pages.css.ts';
 import * as styles from './MessagesPage.css.ts';
 
@@ -190,11 +191,11 @@ function Composer() {
           />
         </span>
         {sending ? (
-          <button type="button" className={layout.secondaryButton} onClick={() => composer.send({ type: 'message.cancel' })}>
+          <button type="button" className={buttons.secondaryButton} onClick={() => composer.send({ type: 'message.cancel' })}>
             {t('private.messages.cancel')}
           </button>
         ) : (
-          <button type="submit" className={layout.button} disabled={!canSend}>
+          <button type="submit" className={buttons.button} disabled={!canSend}>
             <PrivateIcon name="send" size={18} />
             {t('private.messages.send')}
           </button>

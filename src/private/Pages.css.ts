@@ -1,17 +1,11 @@
 import { globalStyle, style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
+import { input as baseInput } from '../styles/field.css.ts';
+import { dialog } from '../styles/dialog.css.ts';
 
 /** Spec §9: the progress display changes layout under 740 px. */
 export const MOBILE = 'screen and (max-width: 739.98px)';
 
-export const title = style({ fontSize: 'clamp(1.5rem, 3.5vw, 2.25rem)', margin: '0 0 16px', color: vars.color.text });
-export const card = style({
-  background: vars.color.surface,
-  borderRadius: vars.radius.large,
-  boxShadow: vars.shadow.card,
-  padding: '20px 24px',
-  marginBottom: 16,
-});
 export const cardTitle = style({ fontSize: '1.2rem', margin: '0 0 12px' });
 export const muted = style({ color: vars.color.textMuted });
 
@@ -123,82 +117,21 @@ globalStyle(`${dl} dd`, { margin: 0, whiteSpace: 'pre-line', overflowWrap: 'anyw
 
 export const field = style({ display: 'flex', flexDirection: 'column', gap: 6, marginBottom: 16 });
 export const label = style({ fontWeight: 600 });
-export const input = style({
-  font: 'inherit',
-  padding: '10px 12px',
-  minHeight: 44,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  color: vars.color.text,
-  background: vars.color.surface,
-  selectors: {
-    '&[aria-invalid="true"]': { borderColor: vars.color.error, borderWidth: 2 },
-    '&:disabled': { background: vars.color.secondary, color: vars.color.textMuted },
+export const input = style([
+  baseInput,
+  {
+    selectors: {
+      '&[aria-invalid="true"]': { borderWidth: 2 },
+      '&:disabled': { background: vars.color.secondary, color: vars.color.textMuted },
+    },
   },
-});
+]);
 export const textarea = style([input, { minHeight: 120, resize: 'vertical' }]);
 export const error = style({ color: vars.color.error, fontWeight: 600, margin: '4px 0' });
 export const success = style({ color: vars.color.text, fontWeight: 600, margin: '4px 0' });
 export const actions = style({ display: 'flex', flexWrap: 'wrap', gap: 12, marginTop: 8 });
 export const checkbox = style({ display: 'flex', alignItems: 'center', gap: 10, minHeight: 44 });
 
-export const dialogWide = style({ width: 'min(1216px, calc(100vw - 32px))' });
-export const dialogApprove = style({ width: 'min(816px, calc(100vw - 32px))' });
-
-// The phone input: theme sizes and colours, no stylesheet of the library.
-export const phone = style({ display: 'flex', gap: 6, alignItems: 'stretch' });
-globalStyle(`${phone} .react-international-phone-input`, {
-  font: 'inherit',
-  flex: 1,
-  padding: '10px 12px',
-  minHeight: 44,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  color: vars.color.text,
-  background: vars.color.surface,
-});
-globalStyle(`${phone} .react-international-phone-country-selector`, { position: 'relative' });
-globalStyle(`${phone} .react-international-phone-country-selector-button`, {
-  display: 'flex',
-  alignItems: 'center',
-  gap: 4,
-  minHeight: 44,
-  height: '100%',
-  padding: '0 8px',
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  background: vars.color.surface,
-  cursor: 'pointer',
-});
-globalStyle(`${phone} .react-international-phone-flag-emoji`, { width: 24, height: 16 });
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown`, {
-  position: 'absolute',
-  zIndex: 20,
-  top: '100%',
-  left: 0,
-  maxHeight: 240,
-  width: 300,
-  overflowY: 'auto',
-  margin: 0,
-  padding: 4,
-  listStyle: 'none',
-  background: vars.color.surface,
-  color: vars.color.text,
-  border: `1px solid ${vars.color.border}`,
-  borderRadius: vars.radius.small,
-  boxShadow: vars.shadow.card,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item`, {
-  display: 'flex',
-  alignItems: 'center',
-  gap: 8,
-  padding: '6px 8px',
-  cursor: 'pointer',
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item--focused`, {
-  background: vars.color.secondary,
-  color: vars.color.onSecondary,
-});
-globalStyle(`${phone} .react-international-phone-country-selector-dropdown__list-item-dial-code`, {
-  color: vars.color.textMuted,
-});
+// Wider dialogs: on top of the shared dialog style whichever stylesheet loads last.
+export const dialogWide = style({ selectors: { [`${dialog}&`]: { width: 'min(1216px, calc(100vw - 32px))' } } });
+export const dialogApprove = style({ selectors: { [`${dialog}&`]: { width: 'min(816px, calc(100vw - 32px))' } } });

@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { PhoneInput, defaultCountries, parseCountry, type CustomFlagImage } from 'react-international-phone';
 import { INTERNATIONAL_PHONE, type Language } from '../../machines/schema.ts';
-import * as styles from './Pages.css.ts';
+import * as styles from '../components/PhoneField.css.ts';
 
 const flagUrls = import.meta.glob<string>('../../node_modules/country-flag-icons/3x2/*.svg', {
   query: '?url',

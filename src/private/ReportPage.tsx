@@ -15,7 +15,9 @@ import { formatLongDateTime } from '../i18n/dates.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { reviewActors } from './services.ts';
-import * as layout from './Layout.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import * as dialogs from '../styles/dialog.css.ts';
+import { card } from '../styles/card.css.ts';
 import * as styles from './Pages.css.ts';
 
 export function ReportPage() {
@@ -30,7 +32,7 @@ export function ReportPage() {
     <>
       <PageTitle title={t('private.report.title', { caseNumber: formatCaseNumber(c.caseNumber) })} />
       <Review />
-      <section className={styles.card} aria-labelledby="report-heading">
+      <section className={card} aria-labelledby="report-heading">
         <h2 id="report-heading" className={styles.cardTitle}>
           {t('private.report.details')}
         </h2>
@@ -90,7 +92,7 @@ export function ReportPage() {
         </dl>
       </section>
       {c.submission.type !== 'ONLINE_FORM' && (
-        <section className={styles.card} aria-labelledby="record-heading">
+        <section className={card} aria-labelledby="record-heading">
           <h2 id="record-heading" className={styles.cardTitle}>
             {t('private.report.record')}
           </h2>
@@ -103,7 +105,7 @@ export function ReportPage() {
         </section>
       )}
       {(c.comments?.length ?? 0) > 0 && (
-        <section className={styles.card} aria-labelledby="comments-heading">
+        <section className={card} aria-labelledby="comments-heading">
           <h2 id="comments-heading" className={styles.cardTitle}>
             {t('private.report.comments')}
           </h2>
@@ -155,10 +157,10 @@ function Review() {
   const approved = useSelector(review, (s) => s.matches('approved'));
   const comment = useSelector(review, (s) => s.context.comment);
 
-  if (approved) return <p className={`${styles.card} ${styles.success}`} role="status">{t('private.report.approved')}</p>;
+  if (approved) return <p className={`${card} ${styles.success}`} role="status">{t('private.report.approved')}</p>;
   if (!offered) return null;
   return (
-    <section className={styles.card} aria-labelledby="review-heading">
+    <section className={card} aria-labelledby="review-heading">
       <h2 id="review-heading" className={styles.cardTitle}>
         {t('private.report.review.title')}
       </h2>
@@ -166,19 +168,19 @@ function Review() {
       {commentSent && <p className={styles.success} role="status">{t('private.report.comment.sent')}</p>}
       {approvalFailed && <p className={styles.error} role="alert">{t('private.report.approve.failed')}</p>}
       <div className={styles.actions}>
-        <button type="button" className={layout.secondaryButton} disabled={!active} onClick={() => review.send({ type: 'comment.open' })}>
+        <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => review.send({ type: 'comment.open' })}>
           {t('private.report.comment.open')}
         </button>
-        <button type="button" className={layout.button} disabled={!active} onClick={() => review.send({ type: 'approval.open' })}>
+        <button type="button" className={buttons.button} disabled={!active} onClick={() => review.send({ type: 'approval.open' })}>
           {t('private.report.approve.open')}
         </button>
       </div>
 
       <Dialog.Root open={commentOpen} onOpenChange={(open) => !open && review.send({ type: 'comment.cancel' })}>
         <Dialog.Portal>
-          <Dialog.Overlay className={layout.overlay} />
-          <Dialog.Content className={`${layout.dialog} ${styles.dialogWide}`} aria-describedby={undefined}>
-            <Dialog.Title className={layout.dialogTitle}>{t('private.report.comment.title')}</Dialog.Title>
+          <Dialog.Overlay className={dialogs.overlay} />
+          <Dialog.Content className={`${dialogs.dialog} ${styles.dialogWide}`} aria-describedby={undefined}>
+            <Dialog.Title className={dialogs.dialogTitle}>{t('private.report.comment.title')}</Dialog.Title>
             <form
               onSubmit={(e) => {
                 e.preventDefault();
@@ -207,13 +209,13 @@ function Review() {
                 )}
                 {commentFailed && <p className={styles.error} role="alert">{t('private.report.comment.failed')}</p>}
               </div>
-              <div className={layout.dialogActions}>
+              <div className={dialogs.dialogActions}>
                 <Dialog.Close asChild>
-                  <button type="button" className={layout.secondaryButton}>
+                  <button type="button" className={buttons.secondaryButton}>
                     {t('private.common.cancel')}
                   </button>
                 </Dialog.Close>
-                <button type="submit" className={layout.button} disabled={sendingComment} formNoValidate>
+                <button type="submit" className={buttons.button} disabled={sendingComment} formNoValidate>
                   {t('private.report.comment.submit')}
                 </button>
               </div>
@@ -224,23 +226,23 @@ function Review() {
 
       <AlertDialog.Root open={confirming}>
         <AlertDialog.Portal>
-          <AlertDialog.Overlay className={layout.overlay} />
+          <AlertDialog.Overlay className={dialogs.overlay} />
           <AlertDialog.Content
-            className={`${layout.dialog} ${styles.dialogApprove}`}
+            className={`${dialogs.dialog} ${styles.dialogApprove}`}
             onEscapeKeyDown={() => review.send({ type: 'approval.cancel' })}
           >
-            <AlertDialog.Title className={layout.dialogTitle}>{t('private.report.approve.title')}</AlertDialog.Title>
+            <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.report.approve.title')}</AlertDialog.Title>
             <AlertDialog.Description>{t('private.report.approve.text')}</AlertDialog.Description>
-            <div className={layout.dialogActions}>
+            <div className={dialogs.dialogActions}>
               <AlertDialog.Cancel asChild>
-                <button type="button" className={layout.secondaryButton} disabled={approving} onClick={() => review.send({ type: 'approval.cancel' })}>
+                <button type="button" className={buttons.secondaryButton} disabled={approving} onClick={() => review.send({ type: 'approval.cancel' })}>
                   {t('private.common.cancel')}
                 </button>
               </AlertDialog.Cancel>
               <AlertDialog.Action asChild>
                 <button
                   type="button"
-                  className={layout.button}
+                  className={buttons.button}
                   disabled={approving}
                   onClick={(e) => {
                     e.preventDefault();

@@ -24,6 +24,7 @@ import {
   type Clock,
 } from './caseView.ts';
 import * as styles from './Pages.css.ts';
+import { card } from '../styles/card.css.ts';
 
 export function StatusPage() {
   const t = useT('private');
@@ -58,7 +59,7 @@ export function StatusPage() {
         </p>
       )}
 
-      <section className={styles.card} aria-labelledby="progress-heading">
+      <section className={card} aria-labelledby="progress-heading">
         <h2 id="progress-heading" className={styles.cardTitle}>
           {t('private.status.progress.title')}
         </h2>
@@ -91,7 +92,7 @@ export function StatusPage() {
         </ol>
       </section>
 
-      <section className={styles.card} aria-labelledby="clocks-heading">
+      <section className={card} aria-labelledby="clocks-heading">
         <h2 id="clocks-heading" className={styles.cardTitle}>
           {t('private.status.clocks.title')}
         </h2>
@@ -101,7 +102,7 @@ export function StatusPage() {
         </div>
       </section>
 
-      <Collapsible.Root className={styles.card} disabled={!confirmationEnabled}>
+      <Collapsible.Root className={card} disabled={!confirmationEnabled}>
         <Collapsible.Trigger className={styles.collapsibleTrigger}>
           {t('private.status.confirmation.title')}
           <span aria-hidden="true">▾</span>
@@ -117,7 +118,7 @@ export function StatusPage() {
         </Collapsible.Content>
       </Collapsible.Root>
 
-      <Collapsible.Root className={styles.card} disabled={feedback.length === 0}>
+      <Collapsible.Root className={card} disabled={feedback.length === 0}>
         <Collapsible.Trigger className={styles.collapsibleTrigger}>
           {t('private.status.feedback.title')}
           <span aria-hidden="true">▾</span>

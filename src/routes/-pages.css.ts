@@ -1,31 +1,16 @@
 import { style, globalStyle, keyframes } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
+import { card } from '../styles/card.css.ts';
+import { button as pillButton } from '../styles/button.css.ts';
 
 export const lead = style({ fontSize: '1.125rem', margin: '0 0 24px', maxWidth: 720 });
 export const grid = style({ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(280px, 1fr))', gap: 16, marginBottom: 24 });
-export const box = style({
-  background: vars.color.surface,
-  borderRadius: vars.radius.large,
-  boxShadow: vars.shadow.card,
-  padding: '20px 24px',
-});
+export const box = style([card, { marginBottom: 0 }]);
 export const boxTitle = style({ display: 'flex', alignItems: 'center', gap: 10, fontSize: '1.25rem', margin: '0 0 8px' });
 export const phone = style({ fontSize: '1.5rem', fontWeight: 700, color: vars.color.link });
 export const muted = style({ color: vars.color.textMuted, margin: '8px 0 0' });
 export const preLine = style({ whiteSpace: 'pre-line', margin: '8px 0 0' });
-export const button = style({
-  display: 'inline-flex',
-  alignItems: 'center',
-  gap: 8,
-  minHeight: 44,
-  marginTop: 12,
-  padding: '8px 20px',
-  borderRadius: 999,
-  background: vars.color.primary,
-  color: vars.color.onPrimary,
-  fontWeight: 600,
-  textDecoration: 'none',
-});
+export const button = style([pillButton, { marginTop: 12 }]);
 
 const open = keyframes({ from: { height: 0 }, to: { height: 'var(--radix-accordion-content-height)' } });
 const close = keyframes({ from: { height: 'var(--radix-accordion-content-height)' }, to: { height: 0 } });

@@ -9,6 +9,7 @@ import { Frame } from '../components/Frame.tsx';
 import { ErrorPage } from '../components/ErrorPage.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
 import * as styles from '../components/Status.css.ts';
+import * as buttons from '../styles/button.css.ts';
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: Root,
@@ -57,7 +58,7 @@ function NotFound() {
     <Page>
       <PageTitle title={t('notFound.title')} />
       <p>{t('notFound.text')}</p>
-      <Link to="/" className={styles.homeLink}>
+      <Link to="/" className={buttons.button}>
         {t('notFound.home')}
       </Link>
     </Page>
