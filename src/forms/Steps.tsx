@@ -21,7 +21,7 @@ import {
 } from '../../machines/schema.ts';
 import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
-import { PhoneField, DEFAULT_PHONE_COUNTRY } from './PhoneField.tsx';
+import { PhoneField, DEFAULT_PHONE_COUNTRY } from '../components/PhoneField.tsx';
 import { Documents } from './Documents.tsx';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';

@@ -6,15 +6,14 @@
  */
 import { useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { identityErrors, identityFormMachine } from '../../machines/identityForm.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { identityActors } from './services.ts';
-import { DEFAULT_PHONE_COUNTRY, PhoneField } from './PhoneField.tsx';
+import { DEFAULT_PHONE_COUNTRY, PhoneField } from '../components/PhoneField.tsx';
 import * as buttons from '../styles/button.css.ts';
-import * as dialogs from '../styles/dialog.css.ts';
 import { card } from '../styles/card.css.ts';
 import * as styles from './Pages.css.ts';
 
@@ -152,35 +151,17 @@ export function InfoPage() {
         </button>
       </section>
 
-      <AlertDialog.Root open={confirming}>
-        <AlertDialog.Portal>
-          <AlertDialog.Overlay className={dialogs.overlay} />
-          <AlertDialog.Content className={dialogs.dialog} onEscapeKeyDown={() => form.send({ type: 'password.cancel' })}>
-            <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.info.password.confirmTitle')}</AlertDialog.Title>
-            <AlertDialog.Description>{t('private.info.password.confirmText')}</AlertDialog.Description>
-            <div className={dialogs.dialogActions}>
-              <AlertDialog.Cancel asChild>
-                <button type="button" className={buttons.secondaryButton} disabled={requesting} onClick={() => form.send({ type: 'password.cancel' })}>
-                  {t('private.common.cancel')}
-                </button>
-              </AlertDialog.Cancel>
-              <AlertDialog.Action asChild>
-                <button
-                  type="button"
-                  className={buttons.button}
-                  disabled={requesting}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    form.send({ type: 'password.confirm' });
-                  }}
-                >
-                  {t('private.info.password.confirm')}
-                </button>
-              </AlertDialog.Action>
-            </div>
-          </AlertDialog.Content>
-        </AlertDialog.Portal>
-      </AlertDialog.Root>
+      <ConfirmDialog
+        open={confirming}
+        title={t('private.info.password.confirmTitle')}
+        description={t('private.info.password.confirmText')}
+        cancelLabel={t('private.common.cancel')}
+        confirmLabel={t('private.info.password.confirm')}
+        onCancel={() => form.send({ type: 'password.cancel' })}
+        onConfirm={() => form.send({ type: 'password.confirm' })}
+        cancelDisabled={requesting}
+        confirmDisabled={requesting}
+      />
     </>
   );
 }

@@ -8,19 +8,18 @@
 import { useState } from 'react';
 import { Link, Outlet, useRouter, useRouterState } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { sessionMachine } from '../../machines/session.ts';
 import { useApi } from '../app/lookAndFeel.tsx';
 import type { RuntimeConfig } from '../api/config.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { FrameActions } from '../components/FrameSlot.tsx';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { PrivateContext, type SessionActor } from './context.tsx';
 import { createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
 import './index.ts';
 import * as styles from './Layout.css.ts';
 import * as buttons from '../styles/button.css.ts';
-import * as dialogs from '../styles/dialog.css.ts';
 
 const NAV = [
   { to: '/private/status', icon: 'status', label: 'private.nav.status' },
@@ -117,34 +116,16 @@ function ExpiredDialog({ session }: { session: SessionActor }) {
   const open = useSelector(session, (s) => s.matches('expired') || s.matches('resuming'));
   const resuming = useSelector(session, (s) => s.matches('resuming'));
   return (
-    <AlertDialog.Root open={open}>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className={dialogs.overlay} />
-        <AlertDialog.Content className={dialogs.dialog}>
-          <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.session.expired.title')}</AlertDialog.Title>
-          <AlertDialog.Description>{t('private.session.expired.text')}</AlertDialog.Description>
-          <div className={dialogs.dialogActions}>
-            <AlertDialog.Cancel asChild>
-              <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
-                {t('private.nav.logout')}
-              </button>
-            </AlertDialog.Cancel>
-            <AlertDialog.Action asChild>
-              <button
-                type="button"
-                className={buttons.button}
-                disabled={resuming}
-                onClick={(e) => {
-                  e.preventDefault();
-                  session.send({ type: 'session.resume' });
-                }}
-              >
-                {t('private.session.expired.signIn')}
-              </button>
-            </AlertDialog.Action>
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
-    </AlertDialog.Root>
+    <ConfirmDialog
+      open={open}
+      title={t('private.session.expired.title')}
+      description={t('private.session.expired.text')}
+      cancelLabel={t('private.nav.logout')}
+      confirmLabel={t('private.session.expired.signIn')}
+      onCancel={() => session.send({ type: 'session.logout' })}
+      onConfirm={() => session.send({ type: 'session.resume' })}
+      confirmDisabled={resuming}
+      escapeCancels={false}
+    />
   );
 }

@@ -7,12 +7,12 @@
 import { useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import * as Dialog from '@radix-ui/react-dialog';
-import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { reportReviewMachine } from '../../machines/reportReview.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { reviewActors } from './services.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -224,38 +224,18 @@ function Review() {
         </Dialog.Portal>
       </Dialog.Root>
 
-      <AlertDialog.Root open={confirming}>
-        <AlertDialog.Portal>
-          <AlertDialog.Overlay className={dialogs.overlay} />
-          <AlertDialog.Content
-            className={`${dialogs.dialog} ${styles.dialogApprove}`}
-            onEscapeKeyDown={() => review.send({ type: 'approval.cancel' })}
-          >
-            <AlertDialog.Title className={dialogs.dialogTitle}>{t('private.report.approve.title')}</AlertDialog.Title>
-            <AlertDialog.Description>{t('private.report.approve.text')}</AlertDialog.Description>
-            <div className={dialogs.dialogActions}>
-              <AlertDialog.Cancel asChild>
-                <button type="button" className={buttons.secondaryButton} disabled={approving} onClick={() => review.send({ type: 'approval.cancel' })}>
-                  {t('private.common.cancel')}
-                </button>
-              </AlertDialog.Cancel>
-              <AlertDialog.Action asChild>
-                <button
-                  type="button"
-                  className={buttons.button}
-                  disabled={approving}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    review.send({ type: 'approval.confirm' });
-                  }}
-                >
-                  {t('private.report.approve.confirm')}
-                </button>
-              </AlertDialog.Action>
-            </div>
-          </AlertDialog.Content>
-        </AlertDialog.Portal>
-      </AlertDialog.Root>
+      <ConfirmDialog
+        open={confirming}
+        className={styles.dialogApprove}
+        title={t('private.report.approve.title')}
+        description={t('private.report.approve.text')}
+        cancelLabel={t('private.common.cancel')}
+        confirmLabel={t('private.report.approve.confirm')}
+        onCancel={() => review.send({ type: 'approval.cancel' })}
+        onConfirm={() => review.send({ type: 'approval.confirm' })}
+        cancelDisabled={approving}
+        confirmDisabled={approving}
+      />
     </section>
   );
 }

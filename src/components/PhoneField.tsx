@@ -1,12 +1,14 @@
 /**
- * The identity's phone: react-international-phone with flags served by the portal
+ * The identity's phone (spec §5), in the report forms and on the private info page:
+ * react-international-phone with a country selector and flags served by the portal
  * itself (country-flag-icons, STACK.md), never from the library's CDN.
+ * Validity comes from the input: the digits the country's format expects.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { PhoneInput, buildCountryData, defaultCountries, parseCountry, type CustomFlagImage } from 'react-international-phone';
-import type { Language } from '../../machines/schema.ts';
+import { INTERNATIONAL_PHONE, type Language } from '../../machines/schema.ts';
 import { toBcp47 } from '../i18n/index.ts';
-import * as styles from '../components/PhoneField.css.ts';
+import * as styles from './PhoneField.css.ts';
 
 const flagUrls = import.meta.glob<string>('../../node_modules/country-flag-icons/3x2/*.svg', {
   query: '?url',
@@ -19,7 +21,7 @@ const FLAGS: CustomFlagImage[] = Object.entries(flagUrls).map(([path, src]) => (
   src,
 }));
 
-/** Spec §5: default phone country per language (and NO, DE for the other two). */
+/** Spec §5: DK, GB, PL, SE, ES by language; NO and DE for the other two. */
 export const DEFAULT_PHONE_COUNTRY: Record<Language, string> = {
   da: 'dk',
   no: 'no',
@@ -48,20 +50,35 @@ export function localizedCountries(language: Language) {
     .map(buildCountryData);
 }
 
-/** The phone as the draft keeps it: empty when only the dial code is there. */
+/** The phone as the draft keeps it: empty when only the dial code is there, no spaces. */
 export function phoneValue(phone: string, dialCode: string): string {
-  return phone.replace(/\s/g, '') === `+${dialCode}` ? '' : phone;
+  const compact = phone.replace(/\s/g, '');
+  return compact === `+${dialCode}` ? '' : compact;
+}
+
+/** Valid when the national part has as many digits as the country's format mask. */
+export function isPhoneInputValid(phone: string, iso2: string): boolean {
+  const digits = phone.replace(/\D/g, '');
+  if (!INTERNATIONAL_PHONE.test(`+${digits}`)) return false;
+  const country = defaultCountries.map(parseCountry).find((c) => c.iso2 === iso2);
+  if (!country) return true;
+  const national = digits.slice(country.dialCode.length);
+  const mask = typeof country.format === 'string' ? country.format : undefined;
+  const expected = mask ? (mask.match(/\./g) ?? []).length : 0;
+  return expected ? national.length === expected : national.length >= 4;
 }
 
 export function PhoneField(props: {
   id: string;
+  /** The phone when the field mounts; from then on the input owns its text. */
   value: string;
   defaultCountry: string;
   invalid: boolean;
   describedBy?: string;
   countryLabel: string;
-  language: Language;
-  onChange: (phone: string, countryCode: string) => void;
+  /** Country names in this language; without it, the library's English names. */
+  language?: Language;
+  onChange: (phone: string, iso2: string, isValid: boolean) => void;
 }) {
   const wrapper = useRef<HTMLDivElement>(null);
   // The library's country button carries a fixed English label; give it ours.
@@ -70,10 +87,10 @@ export function PhoneField(props: {
       ?.querySelector('.react-international-phone-country-selector-button')
       ?.setAttribute('aria-label', props.countryLabel);
   });
-  // The input owns its text (formatting, dial code); the draft gets the E.164 number.
-  // Feeding the draft back would reset the dial code whenever the number is empty.
+  // The input owns its text (formatting, dial code); the caller gets the E.164 number.
+  // Feeding the value back would reset the dial code whenever the number is empty.
   const [initial] = useState(props.value);
-  const countries = useMemo(() => localizedCountries(props.language), [props.language]);
+  const countries = useMemo(() => (props.language ? localizedCountries(props.language) : defaultCountries), [props.language]);
   const known = defaultCountries.some((c) => parseCountry(c).iso2 === props.defaultCountry);
   return (
     <div ref={wrapper}>
@@ -83,7 +100,10 @@ export function PhoneField(props: {
         value={initial}
         flags={FLAGS}
         countries={countries}
-        onChange={(phone, meta) => props.onChange(phoneValue(phone, meta.country.dialCode), meta.country.iso2)}
+        onChange={(phone, meta) => {
+          const value = phoneValue(phone, meta.country.dialCode);
+          props.onChange(value, meta.country.iso2, value ? isPhoneInputValid(value, meta.country.iso2) : false);
+        }}
         inputProps={{
           id: props.id,
           'aria-invalid': props.invalid,
