@@ -14,6 +14,7 @@ import { buildNavigation, type NavItem } from './navigation.ts';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { PathLink } from './NavLink.tsx';
 import { Icon } from './Icon.tsx';
+import { RouteFocus } from './RouteFocus.tsx';
 import * as styles from './Frame.css.ts';
 
 const loadDrawer = () => import('./NavDrawer.tsx');
@@ -137,6 +138,7 @@ export function Frame({ children }: { children: ReactNode }) {
           {__APP_VERSION__}
         </span>
       </footer>
+      <RouteFocus />
     </>
   );
 }

@@ -157,9 +157,16 @@ describe('navigation', () => {
     const topTexts = laf.navigationPages.map((n) => n.text);
     for (const text of topTexts) await expect.poll(() => nav.getByRole('link', { name: text, exact: true }).count()).toBe(1);
 
+    // The first load leaves the focus to the browser.
+    expect(await p.page.evaluate(() => document.activeElement === document.body)).toBe(true);
     await nav.getByRole('link', { name: laf.navigationPages[1]!.text, exact: true }).click();
     await expect.poll(() => new URL(p.page.url()).pathname).toBe(laf.navigationPages[1]!.link);
     await expect.poll(() => h1(p.page).textContent()).toBe(laf.siteHowToReportPage.heading);
+    // A route change moves the focus to the new page's heading and announces its title.
+    await expect.poll(() => h1(p.page).evaluate((el) => el === document.activeElement)).toBe(true);
+    const live = p.page.locator('[aria-live="polite"][aria-atomic="true"]');
+    await expect.poll(() => live.textContent()).toBe(await p.page.title());
+    expect(await p.page.title()).toBe(laf.siteHowToReportPage.heading);
 
     // About's children show on hover/focus; their pages keep line breaks.
     const about = laf.navigationPages.find((n) => (n.children?.length ?? 0) > 0)!;
@@ -217,8 +224,8 @@ describe('navigation', () => {
     await dialog.getByRole('link', { name: child.text, exact: true }).click();
     await expect.poll(() => new URL(p.page.url()).pathname).toBe(child.link);
     await expect.poll(() => dialog.count()).toBe(0);
-    // Focus returns to the menu button; Escape closes an open drawer.
-    await expect.poll(() => menu.evaluate((el) => el === document.activeElement)).toBe(true);
+    // The focus goes to the new page's heading; Escape closes an open drawer.
+    await expect.poll(() => h1(p.page).evaluate((el) => el === document.activeElement)).toBe(true);
     await menu.click();
     await dialog.waitFor();
     expect(await dialog.getByRole('combobox', { name: da['frame.language'] }).count()).toBe(1);
