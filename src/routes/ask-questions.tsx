@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { createFileRoute, Link } from '@tanstack/react-router';
 import { useT } from '../i18n/index.ts';
 import { useLookAndFeel } from '../app/lookAndFeel.tsx';
@@ -20,11 +21,7 @@ function AskQuestions() {
       <PageTitle title={t('ask.title')} />
       <p className={styles.lead}>{t('ask.lead')}</p>
       <div className={styles.grid}>
-        <section className={styles.box} aria-labelledby="ask-phone">
-          <h2 id="ask-phone" className={styles.boxTitle}>
-            <Icon name="phone" />
-            {t('ask.phone.title')}
-          </h2>
+        <AskBox id="ask-phone" icon="phone" title={t('ask.phone.title')}>
           {phone ? (
             <a className={styles.phone} href={`tel:${phone.replace(/\s+/g, '')}`} data-testid="contact-phone">
               {phone}
@@ -33,31 +30,36 @@ function AskQuestions() {
             <p>{t('ask.phone.none')}</p>
           )}
           <p className={styles.muted}>{t('ask.phone.hours')}</p>
-        </section>
-        <section className={styles.box} aria-labelledby="ask-online">
-          <h2 id="ask-online" className={styles.boxTitle}>
-            <Icon name="question" />
-            {t('ask.online.title')}
-          </h2>
+        </AskBox>
+        <AskBox id="ask-online" icon="question" title={t('ask.online.title')}>
           <p>{t('ask.online.text')}</p>
           <Link to="/online-form" className={styles.button}>
             {t('ask.online.action')}
           </Link>
-        </section>
-        <section className={styles.box} aria-labelledby="ask-person">
-          <h2 id="ask-person" className={styles.boxTitle}>
-            <Icon name="info" />
-            {t('ask.person.title')}
-          </h2>
+        </AskBox>
+        <AskBox id="ask-person" icon="info" title={t('ask.person.title')}>
           <p data-testid="contact-person">{person}</p>
           <p className={styles.preLine} data-testid="contact-details">
             {details}
           </p>
-        </section>
+        </AskBox>
       </div>
       <p>
         {t('ask.faq.text')} <Link to="/faq">{t('ask.faq.link')}</Link>
       </p>
     </Page>
+  );
+}
+
+/** One way to ask: a card with an icon heading. */
+function AskBox({ id, icon, title, children }: { id: string; icon: string; title: string; children: ReactNode }) {
+  return (
+    <section className={styles.box} aria-labelledby={id}>
+      <h2 id={id} className={styles.boxTitle}>
+        <Icon name={icon} />
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }
