@@ -188,7 +188,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     // A missing build asset is a 404, never index.html: a browser would otherwise run
     // HTML as a script or style after a deploy, and caches would keep it for a year.
     const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/');
-    if (!isApi && req.method === 'GET' && hasDist) {
+    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && hasDist) {
       // Client-side routes: the SPA decides what the path means, including not-found.
       reply.header('cache-control', 'no-cache');
       return reply.type('text/html; charset=utf-8').sendFile('index.html');

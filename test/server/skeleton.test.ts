@@ -55,6 +55,9 @@ describe('serving the SPA', () => {
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(await res.text()).toContain('<title>spa</title>');
+    const head = await fetch(`${spa.url}/private/status`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toContain('text/html');
   });
 
   it('serves a built asset with a long cache, and a missing one as 404 rather than HTML', async () => {
