@@ -140,7 +140,7 @@ export const sessionMachine = setup({
   guards: {
     isAuthenticated: ({ event }) => output<CheckResult>(event).authenticated,
     isVerified: ({ event }) => output<VerifyResult>(event).status === 200,
-    isUnauthorizedAnswer: ({ event }) => [401, 403].includes(output<LoadCaseResult>(event).status),
+    isUnauthorizedAnswer: ({ event }) => [401, 403].includes(output<{ status: number }>(event).status),
     hasCase: ({ event }) => {
       const o = output<LoadCaseResult>(event);
       return o.status === 200 && o.data !== null;
@@ -173,7 +173,13 @@ export const sessionMachine = setup({
       invoke: {
         id: 'verifyToken',
         src: 'verifyToken',
-        onDone: [{ guard: 'isVerified', target: 'active' }, { target: 'verificationFailed' }],
+        onDone: [
+          { guard: 'isVerified', target: 'active' },
+          // A 401/403 anywhere goes to / (spec §6, §8), verification included: the
+          // dead token is forgotten. Any other non-200 is the error page.
+          { guard: 'isUnauthorizedAnswer', target: 'unauthorized' },
+          { target: 'verificationFailed' },
+        ],
         onError: 'verificationFailed',
       },
     },

@@ -15,6 +15,7 @@ export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.signIn', error: 'provider unreachable' },
   { type: 'xstate.done.actor.verifyToken', output: { status: 200 } },
   { type: 'xstate.done.actor.verifyToken', output: { status: 500 } },
+  { type: 'xstate.done.actor.verifyToken', output: { status: 401 } },
   { type: 'xstate.error.actor.verifyToken', error: 'network' },
   { type: 'xstate.done.actor.loadCase', output: { status: 200, data: sampleCase } },
   { type: 'xstate.done.actor.loadCase', output: { status: 401, data: null } },
