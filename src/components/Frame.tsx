@@ -14,7 +14,7 @@ import { buildNavigation, type NavItem } from './navigation.ts';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { PathLink } from './NavLink.tsx';
 import { Icon } from './Icon.tsx';
-import { RouteFocus } from './RouteFocus.tsx';
+import { RouteFocusProvider } from './RouteFocus.tsx';
 import * as styles from './Frame.css.ts';
 
 const loadDrawer = () => import('./NavDrawer.tsx');
@@ -85,7 +85,7 @@ export function Frame({ children }: { children: ReactNode }) {
   const languages = isPrivate ? PRIVATE_LANGUAGES : undefined;
 
   return (
-    <>
+    <RouteFocusProvider>
       <a href="#main" className={styles.skipLink}>
         {t('frame.skipToContent')}
       </a>
@@ -138,7 +138,6 @@ export function Frame({ children }: { children: ReactNode }) {
           {__APP_VERSION__}
         </span>
       </footer>
-      <RouteFocus />
-    </>
+    </RouteFocusProvider>
   );
 }

@@ -7,6 +7,7 @@ import type { NavItem } from './navigation.ts';
 import { PathLink } from './NavLink.tsx';
 import { Icon } from './Icon.tsx';
 import { LanguageSelect } from './LanguageSelect.tsx';
+import { useResumeRouteFocus } from './RouteFocus.tsx';
 import { LoginLink } from './Frame.tsx';
 import * as styles from './NavDrawer.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
@@ -28,6 +29,7 @@ export default function NavDrawer({
 }) {
   const t = useT();
   const close = () => onOpenChange(false);
+  const resumeRouteFocus = useResumeRouteFocus();
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
@@ -37,7 +39,8 @@ export default function NavDrawer({
           aria-describedby={undefined}
           onCloseAutoFocus={(e) => {
             e.preventDefault();
-            returnFocusTo.current?.focus();
+            // After choosing a page, the focus goes to that page's heading, not back to the menu.
+            if (!resumeRouteFocus()) returnFocusTo.current?.focus();
           }}
         >
           <div className={styles.head}>

@@ -1,15 +1,19 @@
 import { useEffect, type ReactNode } from 'react';
 import * as styles from './Page.css.ts';
 import { card } from '../styles/card.css.ts';
+import { useRouteFocus } from './RouteFocus.tsx';
 
 /** The page's <h1>, also written into document.title. */
 export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
+  const focusRef = useRouteFocus<HTMLHeadingElement>();
   useEffect(() => {
     document.title = title;
   }, [title]);
   return (
     <header className={styles.pageHeader}>
-      <h1 className={styles.title}>{title}</h1>
+      <h1 ref={focusRef} className={styles.title}>
+        {title}
+      </h1>
       {children}
     </header>
   );

@@ -4,6 +4,7 @@ import { assignInlineVars } from '@vanilla-extract/dynamic';
 import { useT } from '../i18n/index.ts';
 import { useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { Icon } from '../components/Icon.tsx';
+import { useRouteFocus } from '../components/RouteFocus.tsx';
 import { LOGIN_PATH } from '../components/Frame.tsx';
 import * as styles from './-landing.css.ts';
 
@@ -65,6 +66,7 @@ function Card({ def }: { def: CardDef }) {
 
 function Landing() {
   const t = useT();
+  const focusRef = useRouteFocus<HTMLHeadingElement>();
   const laf = useLookAndFeel();
   const fp = laf.siteFrontPage;
   const heading = fp.heading || t('landing.heading.default');
@@ -89,7 +91,9 @@ function Landing() {
         style={assignInlineVars({ [styles.heroImage]: bg ? `url("${bg}")` : 'none' })}
       >
         <div className={styles.heroPanel}>
-          <h1 className={styles.heading}>{heading}</h1>
+          <h1 ref={focusRef} className={styles.heading}>
+            {heading}
+          </h1>
           <p className={styles.subHeading}>{fp.subHeading || t('landing.subHeading.default')}</p>
           {(fp.paragraph || !fp.heading) && <p className={styles.paragraph}>{fp.paragraph || t('landing.paragraph.default')}</p>}
         </div>
