@@ -58,7 +58,16 @@ export class DiskFileStore implements FileStore {
   async putTemp(key: string, source: Readable, ...through: Transform[]): Promise<number> {
     // Bigger buffers than the 16 KiB default: fewer, larger writes; still bounded per upload.
     const out = createWriteStream(this.tempPath(key), { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 });
-    await pipeline([source, ...through, out]);
+    try {
+      await pipeline([source, ...through, out]);
+    } catch (err) {
+      // The file is created by an open that may still be under way when the source
+      // fails (a client hanging up at once): wait for the stream to close, or a
+      // removal now could run before the file exists and leave it behind.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
+      await rm(this.tempPath(key), { force: true });
+      throw err;
+    }
     return out.bytesWritten;
   }
 
