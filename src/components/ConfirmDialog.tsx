@@ -7,6 +7,7 @@ import type { ReactNode } from 'react';
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
+import { useReturnFocus } from './returnFocus.ts';
 
 export function ConfirmDialog(props: {
   open: boolean;
@@ -25,6 +26,7 @@ export function ConfirmDialog(props: {
   className?: string;
 }) {
   const escapeCancels = props.escapeCancels ?? true;
+  const focus = useReturnFocus();
   return (
     <AlertDialog.Root open={props.open}>
       <AlertDialog.Portal>
@@ -32,6 +34,8 @@ export function ConfirmDialog(props: {
         <AlertDialog.Content
           className={props.className ? `${dialogs.dialog} ${props.className}` : dialogs.dialog}
           onEscapeKeyDown={escapeCancels ? () => props.onCancel() : undefined}
+          onOpenAutoFocus={focus.onOpenAutoFocus}
+          onCloseAutoFocus={focus.onCloseAutoFocus}
         >
           <AlertDialog.Title className={dialogs.dialogTitle}>{props.title}</AlertDialog.Title>
           <AlertDialog.Description>{props.description}</AlertDialog.Description>

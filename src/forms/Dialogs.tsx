@@ -10,6 +10,7 @@ import { useT } from '../i18n/index.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
+import { useReturnFocus } from '../components/returnFocus.ts';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -25,6 +26,7 @@ function ReportDialog(props: {
   children: ReactNode;
 }) {
   const actor = useReport();
+  const focus = useReturnFocus(props.onCloseFocus);
   return (
     <Dialog.Root open={props.open}>
       <Dialog.Portal>
@@ -38,9 +40,8 @@ function ReportDialog(props: {
           }}
           onPointerDownOutside={(e) => e.preventDefault()}
           onInteractOutside={(e) => e.preventDefault()}
-          onCloseAutoFocus={(e) => {
-            if (props.onCloseFocus?.()) e.preventDefault();
-          }}
+          onOpenAutoFocus={focus.onOpenAutoFocus}
+          onCloseAutoFocus={focus.onCloseAutoFocus}
         >
           <Dialog.Title className={dialogs.dialogTitle}>{props.title}</Dialog.Title>
           {props.children}

@@ -197,9 +197,15 @@ describe('the online form by keyboard alone', () => {
     await kb.press('Enter');
     await discard.waitFor({ state: 'detached' });
     await expect(page.getByRole('radio', { name: msg('forms.related.persons') }).isChecked()).resolves.toBe(true);
+    // The dialog hands the focus back to what had it (the radio the arrow key moved
+    // to), not to <body>: the keyboard user goes on from where they were.
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type))
+      .toBe('radio');
 
     // 4. A document through the file chooser the keyboard opens.
     await kb.tabTo('Choose files', byText(msg('forms.documents.choose')));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim())).toBe(msg('forms.documents.choose'));
     const chooser = page.waitForEvent('filechooser');
     await kb.press('Enter');
     await (await chooser).setFiles({ name: 'ledger.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% keyboard journey\n') });
