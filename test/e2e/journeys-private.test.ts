@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { createOnlineCase, createPhoneCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import chatModel from '../model/chat.model.ts';
 import identityModel from '../model/identityForm.model.ts';
@@ -26,7 +27,7 @@ import type { ChatContext, ChatEvent, DraftFile } from '../../machines/chat.ts';
 import type { IdentityContext, IdentityEvent } from '../../machines/identityForm.ts';
 import reviewModel from '../model/reportReview.model.ts';
 import type { ReportReviewEvent } from '../../machines/reportReview.ts';
-import { formatCaseNumber, LIMITS } from '../../machines/schema.ts';
+import { LIMITS } from '../../machines/schema.ts';
 
 const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
 type T = (key: string, vars?: Record<string, string | number>) => string;
@@ -150,41 +151,16 @@ const PASSWORD = 'journey-pass-1';
 let officerId = '';
 
 /** A fresh online case whose reporter follows it anonymously; returns its case number. */
-async function newCase(): Promise<string> {
-  const fd = new FormData();
-  const dto = {
-    whistleblowerRelation: 'Employee',
-    protectionOfficer: { id: officerId },
-    description: 'A case for the private-area journeys.',
-    violation: 'FRAUD',
-    repeatedViolations: false,
-    caseAccount: { follow: true, password: PASSWORD },
-    reportedUnit: 'Finance',
-  };
-  fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
-  const res = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'localhost' } });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
-}
+const newCase = () =>
+  createOnlineCase(portal, { officerId, password: PASSWORD, relation: 'Employee', description: 'A case for the private-area journeys.', unit: 'Finance', repeated: false });
 
 /** A fresh phone report (its record can be commented on and approved once). */
-async function newPhoneCase(): Promise<string> {
-  const res = await fetch(`${portal.server.url}/api/public/case/new/by-phone`, {
-    method: 'POST',
-    headers: { 'x-company-host': 'localhost', 'content-type': 'application/json' },
-    body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: officerId }, caseAccount: { follow: true, password: PASSWORD } }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
-}
+const newPhoneCase = () => createPhoneCase(portal, { officerId, password: PASSWORD });
 
 beforeAll(async () => {
   browser = await launchBrowser();
   portal = await startPortal();
-  const info = (await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as {
-    protectionOfficers: Array<{ id: string }>;
-  };
-  officerId = info.protectionOfficers[0]!.id;
+  officerId = await firstOfficerId(portal);
   caseNumber = await newCase();
 });
 afterAll(async () => {
@@ -193,14 +169,7 @@ afterAll(async () => {
   await portal?.server.cleanup();
 });
 
-async function signIn(page: Page, to: string, number = caseNumber) {
-  await page.goto(portal.url('localhost', to));
-  await page.waitForSelector('#caseNumber');
-  await page.fill('#caseNumber', formatCaseNumber(number));
-  await page.fill('#password', PASSWORD);
-  await page.press('#password', 'Enter');
-  await page.waitForURL((u) => u.pathname === to);
-}
+const signIn = (page: Page, to: string, number = caseNumber) => signInThroughProvider(portal, page, number, PASSWORD, to);
 
 async function messagesInThread(): Promise<string[]> {
   const rows = await portal.server.ctx.db

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -33,22 +34,7 @@ let browser: Browser;
 const opened: OpenedPage[] = [];
 
 async function newOnlineCase(portal: Portal, password: string): Promise<string> {
-  const info = await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json();
-  const officerId = (info as { protectionOfficers: { id: string }[] }).protectionOfficers[0]!.id;
-  const fd = new FormData();
-  const dto = {
-    whistleblowerRelation: 'Employee in accounting',
-    protectionOfficer: { id: officerId },
-    description: DESCRIPTION,
-    violation: 'FRAUD',
-    repeatedViolations: true,
-    caseAccount: { follow: true, password },
-    reportedUnit: 'Accounts payable',
-  };
-  fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
-  const res = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'localhost' } });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+  return createOnlineCase(portal, { officerId: await firstOfficerId(portal), password, description: DESCRIPTION });
 }
 
 async function open() {
@@ -61,13 +47,7 @@ const nav = (page: Page) => page.getByRole('navigation', { name: msg('private.na
 
 /** From a private URL through the provider's sign-in page and back. */
 async function signIn(portal: Portal, page: Page, caseNumber: string, password: string, to = '/private/status') {
-  await page.goto(portal.url('localhost', to));
-  await page.waitForSelector('#caseNumber');
-  expect(new URL(page.url()).pathname).toMatch(/^\/idp\/realms\/whistleblower\//);
-  await page.fill('#caseNumber', formatCaseNumber(caseNumber));
-  await page.fill('#password', password);
-  await page.press('#password', 'Enter');
-  await page.waitForURL((u) => u.pathname === to);
+  await signInThroughProvider(portal, page, caseNumber, password, to);
   await nav(page).waitFor();
 }
 

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { createOnlineCase, createPhoneCase, signInThroughProvider } from './reporter.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { sql } from 'kysely';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -50,32 +51,10 @@ async function handlerCase(caseNumber: string): Promise<any> {
   return JSON.parse(await handler('show', caseNumber, '--json'));
 }
 
-async function newOnlineCase(password: string): Promise<string> {
-  const fd = new FormData();
-  const dto = {
-    whistleblowerRelation: 'Employee in accounting',
-    protectionOfficer: { id: officerId },
-    description: 'Invoices from one supplier are paid twice.',
-    violation: 'FRAUD',
-    repeatedViolations: true,
-    caseAccount: { follow: true, password },
-    reportedUnit: 'Accounts payable',
-  };
-  fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
-  const res = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'localhost' } });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
-}
+const newOnlineCase = (password: string) =>
+  createOnlineCase(portal, { officerId, password, relation: 'Employee in accounting', description: 'Invoices from one supplier are paid twice.' });
 
-async function newPhoneCase(password: string): Promise<string> {
-  const res = await fetch(`${portal.server.url}/api/public/case/new/by-phone`, {
-    method: 'POST',
-    headers: { 'x-company-host': 'localhost', 'content-type': 'application/json' },
-    body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: officerId }, caseAccount: { follow: true, password } }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
-}
+const newPhoneCase = (password: string) => createPhoneCase(portal, { officerId, password });
 
 async function open(opts: { width?: number; clock?: boolean } = {}) {
   const p = await openPage(browser, { locale: 'en-GB', width: opts.width });
@@ -86,13 +65,7 @@ async function open(opts: { width?: number; clock?: boolean } = {}) {
 
 /** From a private URL through the provider's sign-in page and back. */
 async function signIn(page: Page, caseNumber: string, password: string, to = '/private/status') {
-  await page.goto(portal.url('localhost', to));
-  await page.waitForSelector('#caseNumber');
-  expect(new URL(page.url()).pathname).toMatch(/^\/idp\/realms\/whistleblower\//);
-  await page.fill('#caseNumber', formatCaseNumber(caseNumber));
-  await page.fill('#password', password);
-  await page.press('#password', 'Enter');
-  await page.waitForURL((u) => u.pathname === to);
+  await signInThroughProvider(portal, page, caseNumber, password, to);
   await page.getByRole('navigation', { name: msg('private.nav.label') }).waitFor();
 }
 
