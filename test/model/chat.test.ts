@@ -4,7 +4,7 @@ import { createActor, fromCallback, type AnyMachineSnapshot } from 'xstate';
 import { chatMachine, type ChatEvent, type UploadInput } from '../../machines/chat.ts';
 import model from './chat.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -16,9 +16,7 @@ const replayOptions = {
 
 describe('chat composer model', () => {
   it('walks every state and every transition', () => {
-    const row = coverageOf(model, paths);
-    expect(row.states.missed).toEqual([]);
-    expect(row.transitions.missed).toEqual([]);
+    expectFullCoverage(model, paths);
   });
 
   it('holds its invariants on every createTestModel path', async () => {

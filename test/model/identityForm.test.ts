@@ -4,7 +4,7 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { identityErrors, identityFormMachine, type WhistleblowerDto } from '../../machines/identityForm.ts';
 import model from './identityForm.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -15,9 +15,7 @@ const replayOptions = {
 
 describe('identity form model', () => {
   it('walks every state and every transition', () => {
-    const row = coverageOf(model, paths);
-    expect(row.states.missed).toEqual([]);
-    expect(row.transitions.missed).toEqual([]);
+    expectFullCoverage(model, paths);
   });
 
   it('holds its invariants on every createTestModel path', async () => {

@@ -8,7 +8,7 @@ import { createActor, fromPromise, type AnyMachineSnapshot, type EventObject } f
 import { DEFAULT_LOOK_AND_FEEL, lookAndFeelMachine, type CompanyInfo, type LookAndFeel } from '../../machines/lookAndFeel.ts';
 import type { Language } from '../../machines/schema.ts';
 import model from './lookAndFeel.model.ts';
-import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
 
 interface Deferred<T> {
   input: unknown;
@@ -42,9 +42,7 @@ const testModel = createModelTestModel(model);
 
 describe('look-and-feel machine model', () => {
   it('walks every state and every transition', () => {
-    const row = coverageOf(model, paths);
-    expect(row.states.missed).toEqual([]);
-    expect(row.transitions.missed).toEqual([]);
+    expectFullCoverage(model, paths);
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

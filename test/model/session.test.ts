@@ -8,7 +8,7 @@ import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } fro
 import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type VerifyResult } from '../../machines/session.ts';
 import model from './session.model.ts';
 import { replayPath } from './session.kit.ts';
-import { coverageOf, createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
 const replayOptions = {
@@ -20,9 +20,7 @@ const paths = modelPaths(model);
 
 describe('session model', () => {
   it('walks every state and every transition', () => {
-    const row = coverageOf(model, paths);
-    expect(row.states.missed).toEqual([]);
-    expect(row.transitions.missed).toEqual([]);
+    expectFullCoverage(model, paths);
   });
 
   it('holds its invariants on every createTestModel path', async () => {
