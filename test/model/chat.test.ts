@@ -4,7 +4,8 @@ import { createActor, fromCallback, type AnyMachineSnapshot } from 'xstate';
 import { chatMachine, type ChatEvent, type UploadInput } from '../../machines/chat.ts';
 import model from './chat.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage } from './expect.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {

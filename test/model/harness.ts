@@ -26,7 +26,6 @@ import type {
   TransitionDefinition,
 } from 'xstate';
 import { createEmptyActor } from 'xstate';
-import { expect } from 'vitest';
 import { TestModel, getAdjacencyMap, type StatePath } from 'xstate/graph';
 
 export interface MachineModel {
@@ -483,11 +482,4 @@ export function coverageTable(rows: Coverage[]): string {
   return [line(cells[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join(
     '\n',
   );
-}
-
-/** Fails, naming them, when the paths leave a state or a transition of the model unwalked. */
-export function expectFullCoverage(model: MachineModel, paths: ModelPath[] = modelPaths(model)): void {
-  const row = coverageOf(model, paths);
-  expect(row.states.missed).toEqual([]);
-  expect(row.transitions.missed).toEqual([]);
 }

@@ -4,7 +4,8 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { identityErrors, identityFormMachine, type WhistleblowerDto } from '../../machines/identityForm.ts';
 import model from './identityForm.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage } from './expect.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {

@@ -8,7 +8,8 @@ import { createActor, fromPromise, type AnyMachineSnapshot, type EventObject } f
 import { DEFAULT_LOOK_AND_FEEL, lookAndFeelMachine, type CompanyInfo, type LookAndFeel } from '../../machines/lookAndFeel.ts';
 import type { Language } from '../../machines/schema.ts';
 import model from './lookAndFeel.model.ts';
-import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage } from './expect.ts';
 
 interface Deferred<T> {
   input: unknown;

@@ -8,7 +8,8 @@ import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } fro
 import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type VerifyResult } from '../../machines/session.ts';
 import model from './session.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths, expectFullCoverage } from './harness.ts';
+import { createModelTestModel, describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage } from './expect.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
 const replayOptions = {
