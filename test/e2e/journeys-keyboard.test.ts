@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, FileChooser, Page } from 'playwright-core';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 
 const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -131,6 +131,11 @@ describe('the online form by keyboard alone', () => {
     opened = await openPage(browser, { locale: 'en-GB' });
     const { page } = opened;
     page.setDefaultTimeout(10_000);
+    // Listening from the start: Playwright turns on file-chooser interception when a
+    // listener is added, asynchronously, and a listener added just before the key
+    // press could lose that race and miss the chooser.
+    const choosers: FileChooser[] = [];
+    page.on('filechooser', (c) => choosers.push(c));
     // Any mouse event on the page fails the journey.
     await page.addInitScript(() => {
       for (const type of ['mousedown', 'mouseup', 'click', 'pointerdown']) {
@@ -206,9 +211,9 @@ describe('the online form by keyboard alone', () => {
     // 4. A document through the file chooser the keyboard opens.
     await kb.tabTo('Choose files', byText(msg('forms.documents.choose')));
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim())).toBe(msg('forms.documents.choose'));
-    const chooser = page.waitForEvent('filechooser');
     await kb.press('Enter');
-    await (await chooser).setFiles({ name: 'ledger.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% keyboard journey\n') });
+    await expect.poll(() => choosers.length).toBe(1);
+    await choosers[0]!.setFiles({ name: 'ledger.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% keyboard journey\n') });
     await page.getByRole('button', { name: msg('forms.documents.remove').replace('{name}', 'ledger.pdf') }).waitFor();
 
     // 5. Identity: revealed, name and e-mail.
