@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -49,6 +49,45 @@ const nav = (page: Page) => page.getByRole('navigation', { name: msg('private.na
 async function signIn(portal: Portal, page: Page, caseNumber: string, password: string, to = '/private/status') {
   await signInThroughProvider(portal, page, caseNumber, password, to);
   await nav(page).waitFor();
+}
+
+/**
+ * The page's case loads (`GET my-case`), started and still waiting for the server.
+ * A test that breaks the session on the server must first let every load in flight
+ * be answered: a follow account removed while one is pending makes *that* load the
+ * 401, and the reporter is thrown out before the step under test (each private page
+ * reloads the case when it mounts).
+ */
+function trackCaseLoads(page: Page) {
+  const isLoad = (r: Request) => r.method() === 'GET' && r.url().endsWith('/api/private/case/my-case');
+  const pending = new Set<Request>();
+  let started = 0;
+  page.on('request', (r) => {
+    if (!isLoad(r)) return;
+    started += 1;
+    pending.add(r);
+  });
+  page.on('requestfinished', (r) => void pending.delete(r));
+  page.on('requestfailed', (r) => void pending.delete(r));
+  return {
+    get started() {
+      return started;
+    },
+    /** Until at least `count` loads have started and none has been pending for a quiet 300 ms. */
+    async settle(count: number) {
+      let quietSince = 0;
+      await expect
+        .poll(
+          () => {
+            if (started < count || pending.size > 0) quietSince = 0;
+            else quietSince ||= Date.now();
+            return quietSince > 0 && Date.now() - quietSince >= 300;
+          },
+          { timeout: 15_000, interval: 50 },
+        )
+        .toBe(true);
+    },
+  };
 }
 
 /** The case's follow account removed on the server: its still-valid tokens now answer 401. */
@@ -114,9 +153,13 @@ describe('private area failure exits', () => {
   it('a 401 on the case reload while moving between private pages sends the reporter to /', async () => {
     const caseNumber = await newOnlineCase(portal, 'reload-pass');
     const { page, foreignRequests } = await open();
+    const loads = trackCaseLoads(page);
     await signIn(portal, page, caseNumber, 'reload-pass');
+    await loads.settle(1);
+    const before = loads.started;
     await nav(page).getByRole('link', { name: msg('private.nav.report') }).click();
     await page.getByText(DESCRIPTION).waitFor();
+    await loads.settle(before + 1);
     const token = await accessToken(page);
 
     await removeFollowAccount(portal, caseNumber);
@@ -132,7 +175,9 @@ describe('private area failure exits', () => {
   it('a 401 on sending a message sends the reporter to /', async () => {
     const caseNumber = await newOnlineCase(portal, 'message-pass');
     const { page, requests, foreignRequests } = await open();
+    const loads = trackCaseLoads(page);
     await signIn(portal, page, caseNumber, 'message-pass', '/private/messages');
+    await loads.settle(1);
     const box = page.getByLabel(msg('private.messages.label'));
     await box.fill('Half-written answer');
 
@@ -155,10 +200,13 @@ describe('private area failure exits', () => {
     const caseNumber = await newOnlineCase(portal, 'verify-pass');
     const { page, requests, foreignRequests } = await open();
     await signIn(portal, page, caseNumber, 'verify-pass');
+    // Leave the app before breaking the session, so no load of the old page can be
+    // the one that answers 401; the tab's sessionStorage (the tokens) stays.
+    await page.goto('about:blank');
     await removeFollowAccount(portal, caseNumber);
 
     const before = requests.length;
-    await page.reload();
+    await page.goto(portal.url('localhost', '/private/status'));
     await expectThrownOutHome(page, caseNumber);
     // It was the verification that answered 401, not a failed sign-in round trip.
     const after = requests.slice(before);
