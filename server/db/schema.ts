@@ -102,6 +102,8 @@ export interface CaseAccountTable {
   created_at: Timestamp;
   last_login_at: Timestamp | null;
   must_change_password: Generated<boolean>;
+  /** Moved on by sign-out and password change: access tokens of an older generation answer 401. */
+  token_generation: Generated<number>;
 }
 
 export interface HandlerAccountTable {

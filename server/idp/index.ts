@@ -143,6 +143,7 @@ export class IdentityService {
         return logoutPage(f, form, !!auto);
       }),
       postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
+      signedOut: (caseId) => this.endSessionsOf(caseId),
       renderError: (kctx, out) => this.renderKoa(kctx, kctx.status && kctx.status >= 400 ? kctx.status : 400, async (f) => errorPage(f, out.error_description ?? out.error)),
     });
     cached = { provider, callback: provider.callback() };
@@ -190,8 +191,17 @@ export class IdentityService {
     return { caseId: row.id, mustChange: !!row.must_change_password };
   }
 
-  /** Ends every sign-in of a case (password change requested): sessions, grants and refresh tokens. */
+  /**
+   * Ends every sign-in of a case, on every device (sign-out, password change
+   * requested): sessions, grants, codes and refresh tokens, and, by moving the
+   * account's token generation on, every access token already issued.
+   */
   async endSessionsOf(caseId: string): Promise<void> {
+    await this.ctx.db
+      .updateTable('case_account')
+      .set((eb) => ({ token_generation: eb('token_generation', '+', 1) }))
+      .where('case_id', '=', caseId)
+      .execute();
     const grants = await this.ctx.db
       .selectFrom('oidc_payload')
       .select('id')

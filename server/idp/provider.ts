@@ -10,7 +10,8 @@
  *   client secret; redirects allowed to any page of the issuer's own origin outside
  *   /api and /idp; sign-out returns to `/`;
  * - access tokens are JWTs for the resource `<origin>/api/private` (resource
- *   indicator chosen by default), carrying `sub` (case id), `case_number`, `company`;
+ *   indicator chosen by default), carrying `sub` (case id), `case_number`, `company`
+ *   and `gen`, the account's token generation, which sign-out moves on;
  * - refresh tokens rotate on every use and end with the sign-in session;
  * - consent is implied for our own client (no consent page).
  */
@@ -29,6 +30,8 @@ export interface ProviderHooks {
   /** Renders oidc-provider's own pages (sign-out, errors) in the reporter's language. */
   logoutSource(ctx: KoaCtx, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: KoaCtx): Promise<void>;
+  /** The reporter confirmed sign-out: end what the session alone would leave alive. */
+  signedOut(caseId: string): Promise<void>;
   renderError(ctx: KoaCtx, out: Record<string, string>, error: unknown): Promise<void>;
 }
 
@@ -121,8 +124,13 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
     },
     extraTokenClaims: async (_ctx: KoaCtx, token: { kind: string; accountId?: string }) => {
       if (token.kind !== 'AccessToken' || !token.accountId || !isUuid(token.accountId)) return undefined;
-      const row = await db.selectFrom('report_case').select(['case_number', 'company_id']).where('id', '=', token.accountId).executeTakeFirst();
-      return row ? { case_number: row.case_number, company: row.company_id } : undefined;
+      const row = await db
+        .selectFrom('report_case')
+        .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+        .select(['report_case.case_number', 'report_case.company_id', 'case_account.token_generation'])
+        .where('report_case.id', '=', token.accountId)
+        .executeTakeFirst();
+      return row ? { case_number: row.case_number, company: row.company_id, gen: row.token_generation } : undefined;
     },
     // Our own client: consent is implied, so a grant covering what it asks is made here.
     loadExistingGrant: async (kctx: KoaCtx) => {
@@ -154,6 +162,16 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
   };
   provider.Client.prototype.redirectUriAllowed = allowed;
   provider.Client.prototype.postLogoutRedirectUriAllowed = allowed;
+
+  // Sign-out is confirmed here (RP-initiated logout's confirm step). Awaited before the
+  // answer leaves, so the reporter's old access tokens are dead by the time the
+  // browser is back on `/`.
+  provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
+    await next();
+    if (kctx.oidc?.route !== 'end_session_confirm' || kctx.status !== 303) return;
+    const accountId = kctx.oidc.session?.accountId;
+    if (typeof accountId === 'string' && isUuid(accountId)) await hooks.signedOut(accountId);
+  });
 
   // Not a log line can carry who a reporter is: the provider's events are not logged with request data.
   provider.on('server_error', (_kctx: KoaCtx, err: Error) => ctx.log.error({ err: { message: err.message, stack: err.stack } }, 'identity provider error'));

@@ -5,7 +5,8 @@
  * - missing, malformed, expired, wrongly signed or foreign-issuer tokens → 401;
  * - the issuer must be one this portal answers as (a company host's realm URL), the
  *   audience that issuer's private API, the type `at+jwt` (an ID token is refused);
- * - the case and its follow account must still exist;
+ * - the case and its follow account must still exist, and the token must be of the
+ *   account's current generation (sign-out and a password change move it on);
  * - a valid token used with another company's host (`X-Company-Host`, else
  *   `Host`) → 403.
  *
@@ -103,7 +104,8 @@ export class TokenVerifier {
     } catch {
       throw unauthorized();
     }
-    let claims: { caseId?: unknown; caseNumber: unknown; companyId: unknown };
+    // `generation` is ours alone: an external provider ends its own sessions.
+    let claims: { caseId?: unknown; caseNumber: unknown; companyId: unknown; generation?: unknown };
     const external = this.identity.settings.externalIssuer;
     if (iss && external && iss === external) {
       claims = await this.verifyExternal(token, iss);
@@ -116,7 +118,7 @@ export class TokenVerifier {
         throw unauthorized();
       }
       if (typeof payload.sub !== 'string' || !isUuid(payload.sub)) throw unauthorized();
-      claims = { caseId: payload.sub, caseNumber: payload.case_number, companyId: payload.company };
+      claims = { caseId: payload.sub, caseNumber: payload.case_number, companyId: payload.company, generation: payload.gen };
     }
     const { caseId, caseNumber, companyId } = claims;
     if (typeof caseNumber !== 'string' || !/^\d{16}$/.test(caseNumber) || typeof companyId !== 'string') throw unauthorized();
@@ -124,12 +126,14 @@ export class TokenVerifier {
     let q = this.identity.ctx.db
       .selectFrom('report_case')
       .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
-      .select(['report_case.id', 'report_case.case_number', 'report_case.company_id'])
+      .select(['report_case.id', 'report_case.case_number', 'report_case.company_id', 'case_account.token_generation'])
       .where('report_case.case_number', '=', caseNumber)
       .where('report_case.company_id', '=', companyId);
     if (typeof caseId === 'string') q = q.where('report_case.id', '=', caseId);
     const row = await q.executeTakeFirst();
     if (!row) throw unauthorized();
+    // Signed out (or the password change asked for) since this token was issued.
+    if (typeof caseId === 'string' && claims.generation !== row.token_generation) throw unauthorized();
     const sub = row.id;
 
     // The company the page names must be the token's own.
