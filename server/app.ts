@@ -13,6 +13,7 @@ import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
 import { HttpError, errorBody } from './errors.ts';
 import { loadSecret } from './crypto/secrets.ts';
+import { loadMasterKey } from './crypto/master-key.ts';
 import { CaseCrypto } from './crypto/case-crypto.ts';
 import { Passwords } from './cases/passwords.ts';
 import { DiskFileStore } from './files/store.ts';
@@ -99,7 +100,13 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
   app.addHook('onClose', async () => opened.close());
-  const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
+  let masterKey: Buffer;
+  try {
+    masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);

@@ -2,9 +2,15 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFromEnv } from './config.ts';
 import { buildApp } from './app.ts';
+import { MasterKeyMismatch } from './crypto/master-key.ts';
 
 const config = configFromEnv();
-const { app } = await buildApp(config);
+const { app } = await buildApp(config).catch((err: unknown) => {
+  if (!(err instanceof MasterKeyMismatch)) throw err;
+  // An operator's mistake, not a crash: say what to do, without a stack trace.
+  console.error(`portal: ${err.message}`);
+  process.exit(1);
+});
 
 // The CLIs find the running server here (server/cli/common.ts), and know not to
 // open an embedded database that this process holds.

@@ -14,6 +14,7 @@ import { HttpError } from '../errors.ts';
 import type { Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
+import { assertCurrentMasterKey } from '../crypto/master-key.ts';
 
 export const COLUMNS = {
   details: 'report_case.details_enc',
@@ -119,6 +120,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
     const caseNumber = newCaseNumber();
     try {
       await ctx.db.transaction().execute(async (trx) => {
+        await assertCurrentMasterKey(trx, ctx.crypto);
         await trx
           .insertInto('report_case')
           .values({

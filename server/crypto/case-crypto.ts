@@ -60,6 +60,9 @@ export function open(key: Uint8Array, context: string, sealed: Uint8Array): Buff
   return gcmOpen(key, b.subarray(1, 1 + NONCE), Buffer.from(context, 'utf8'), b.subarray(1 + NONCE, b.length - TAG), b.subarray(b.length - TAG));
 }
 
+const MASTER_CHECK_CONTEXT = 'wb:master-key-check';
+const MASTER_CHECK_TEXT = 'whistleblower portal master key';
+
 export class CaseCrypto {
   constructor(private readonly masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
@@ -68,7 +71,24 @@ export class CaseCrypto {
   /** A fresh data key for a new case and its wrapped form for the database. */
   newCaseKey(caseId: string): { key: Buffer; wrapped: Buffer } {
     const key = randomBytes(32);
-    return { key, wrapped: seal(this.masterKey, `wb:case-key:${caseId}`, key) };
+    return { key, wrapped: this.wrapCaseKey(caseId, key) };
+  }
+
+  wrapCaseKey(caseId: string, key: Uint8Array): Buffer {
+    return seal(this.masterKey, `wb:case-key:${caseId}`, key);
+  }
+
+  /** The check value kept in `meta`: proves, without any case, which master key the data is under. */
+  checkValue(): string {
+    return seal(this.masterKey, MASTER_CHECK_CONTEXT, MASTER_CHECK_TEXT).toString('base64');
+  }
+
+  opensCheck(value: string): boolean {
+    try {
+      return open(this.masterKey, MASTER_CHECK_CONTEXT, Buffer.from(value, 'base64')).toString('utf8') === MASTER_CHECK_TEXT;
+    } catch {
+      return false;
+    }
   }
 
   unwrapCaseKey(caseId: string, wrapped: Uint8Array): Buffer {

@@ -6,7 +6,7 @@
  * otherwise the database is opened directly.
  */
 import { CaseCrypto } from '../crypto/case-crypto.ts';
-import { loadSecret } from '../crypto/secrets.ts';
+import { loadMasterKey } from '../crypto/master-key.ts';
 import { openDatabase } from '../db/database.ts';
 import { adminToken, cliConfig, fail, failFromResponse, runningServer, serverUrl } from '../cli/common.ts';
 import type { AppContext } from '../context.ts';
@@ -36,7 +36,7 @@ async function main(argv: string[]) {
   }
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
-    const masterKey = loadSecret({ name: 'MASTER_KEY', fromEnv: config.masterKey, dataDir: config.dataDir, file: 'master.key', bytes: 32 });
+    const masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
     const keys = new IdpKeys({ db: opened.db, crypto: new CaseCrypto(masterKey) } as AppContext);
     await keys.load();
     const kid = await keys.rotateSigningKey();

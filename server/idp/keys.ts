@@ -28,8 +28,9 @@ export interface KeySet {
 /** Keeps retired signing keys published this long: longer than any token they signed lives (ID token 1 h). */
 export const RETAIN_RETIRED_SECONDS = 24 * 60 * 60;
 
-const WRAP_NAME = 'keys';
-const WRAP_CONTEXT_ID = 'idp-keys';
+/** The `idp_secret` row of the provider's key store, and the id its data key is wrapped under. */
+export const WRAP_NAME = 'keys';
+export const WRAP_CONTEXT_ID = 'idp-keys';
 
 export class IdpKeys {
   private dataKey?: Buffer;

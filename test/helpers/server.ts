@@ -3,7 +3,7 @@
  * migrated template, or on a fresh PostgreSQL database when DATABASE_URL is set.
  * Nothing of the server is mocked.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -54,7 +54,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...overrides,
   };
-  const template = databaseUrl ? undefined : inject('pgliteTemplate');
+  // A data folder that already holds a database (a restart) is opened as it is.
+  const template = databaseUrl || existsSync(path.join(dataDir, 'db')) ? undefined : inject('pgliteTemplate');
   const loadDataDir = template ? new Blob([readFileSync(template)]) : undefined;
   const built = await buildApp(config, { ...buildOptions, loadDataDir });
   await built.app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,0 +1,80 @@
+/**
+ * npm run keys -- rotate-master
+ *
+ * Puts every case's data key and the identity provider's key store under a new
+ * master key (server/crypto/master-key.ts). Offline only: every server process on
+ * this database must be stopped, since each holds the master key in memory.
+ *
+ * - Generated key (no MASTER_KEY): a new key is generated into the data folder; the
+ *   old one is gone once the rotation is done.
+ * - MASTER_KEY set: the new key comes from NEW_MASTER_KEY (base64, 32 bytes); start
+ *   every server with it as MASTER_KEY afterwards. A server started with the old key
+ *   refuses to run.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../db/database.ts';
+import { KEY_FILE, NEXT_KEY_FILE, loadMasterKey, rotateMasterKey } from '../crypto/master-key.ts';
+import { cliConfig, fail, runningServer } from './common.ts';
+
+const USAGE = `usage:
+  npm run keys -- rotate-master    re-wrap every case's data key under a new master key
+                                   (stop the server first; with MASTER_KEY set, give the
+                                   new key in NEW_MASTER_KEY)`;
+
+const { values, positionals } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+if (values.help || positionals[0] !== 'rotate-master' || positionals.length !== 1) {
+  process.stdout.write(USAGE + '\n');
+  process.exit(values.help ? 0 : 2);
+}
+
+const config = cliConfig();
+const running = runningServer(config);
+if (running) fail(`a server (pid ${running.pid}) is running on ${config.dataDir}: stop every server process first`);
+
+let newKey: Buffer;
+if (config.masterKey) {
+  const given = process.env.NEW_MASTER_KEY?.trim();
+  if (!given) fail('MASTER_KEY is set: give the new key in NEW_MASTER_KEY (base64 of 32 random bytes, e.g. `openssl rand -base64 32`)');
+  newKey = Buffer.from(given, 'base64');
+  if (newKey.length !== 32) fail(`NEW_MASTER_KEY must be 32 bytes in base64 (got ${newKey.length} bytes)`);
+} else {
+  if (process.env.NEW_MASTER_KEY) fail('NEW_MASTER_KEY is only for a MASTER_KEY from the environment; the key file gets a generated key');
+  newKey = randomBytes(32);
+}
+
+const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+try {
+  const oldKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
+  if (config.masterKey) {
+    const done = await rotateMasterKey(opened.db, oldKey, newKey);
+    process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s).\nStart every server with MASTER_KEY set to the new key now.\n`);
+  } else {
+    // The new key is on disk before the commit, the old one replaced after it: a
+    // crash in between is settled at the next start (settleKeyFile).
+    const next = path.join(config.dataDir, NEXT_KEY_FILE);
+    const fd = openSync(next, 'wx', 0o600);
+    try {
+      writeSync(fd, newKey.toString('base64') + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    let done;
+    try {
+      done = await rotateMasterKey(opened.db, oldKey, newKey);
+    } catch (err) {
+      rmSync(next, { force: true });
+      throw err;
+    }
+    renameSync(next, path.join(config.dataDir, KEY_FILE));
+    process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s) under a new ${KEY_FILE}.\n`);
+  }
+  process.stdout.write('Backups taken before now still need the old master key.\n');
+} catch (err) {
+  await opened.close();
+  fail((err as Error).message);
+}
+await opened.close();

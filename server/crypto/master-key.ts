@@ -1,0 +1,139 @@
+/**
+ * The master key's life after it is loaded (docs/operations.md "The master key").
+ *
+ * - At start the key is checked against a check value sealed with it in `meta`, so
+ *   a server given the wrong MASTER_KEY refuses to run. Without that, it would wrap
+ *   every new case under a key that opens nothing else, and the mix could not be
+ *   untangled.
+ * - Rotation re-wraps every case's data key and the identity provider's key store
+ *   under a new master key, in one transaction; the data itself, files included,
+ *   is sealed with those data keys and is not touched.
+ * - A rotation of the generated key file writes the new key to `master.key.next`
+ *   before it commits and renames it after. A crash in between is settled at the
+ *   next start: the check value says which key the database is under.
+ * - A server still running with the old key creates no case after a rotation: it
+ *   reads the check value, locked against the rotation, in each case's transaction.
+ */
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { CaseCrypto } from './case-crypto.ts';
+import { loadSecret } from './secrets.ts';
+import { WRAP_CONTEXT_ID, WRAP_NAME } from '../idp/keys.ts';
+import { HttpError } from '../errors.ts';
+
+export const CHECK_ROW = 'master_key_check';
+export const KEY_FILE = 'master.key';
+export const NEXT_KEY_FILE = 'master.key.next';
+const BATCH = 500;
+
+export class MasterKeyMismatch extends Error {}
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+function opens(crypto: CaseCrypto, caseId: string, wrapped: Uint8Array): boolean {
+  try {
+    crypto.unwrapCaseKey(caseId, wrapped);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Does this key open the database's data? `null` when nothing is sealed yet. */
+export async function fitsDatabase(db: Db, crypto: CaseCrypto): Promise<boolean | null> {
+  const check = await db.selectFrom('meta').select('value').where('key', '=', CHECK_ROW).executeTakeFirst();
+  if (check) return crypto.opensCheck(check.value);
+  // A database from before the check value: any wrapped key tells.
+  const c = await db.selectFrom('report_case').select(['id', 'wrapped_key']).orderBy('created_at').limit(1).executeTakeFirst();
+  if (c) return opens(crypto, c.id, c.wrapped_key);
+  const s = await db.selectFrom('idp_secret').select('wrapped').where('name', '=', WRAP_NAME).executeTakeFirst();
+  if (s) return opens(crypto, WRAP_CONTEXT_ID, s.wrapped);
+  return null;
+}
+
+/** Refuses a key that does not open the data; records the check value the first time. */
+export async function verifyMasterKey(db: Kysely<DB>, crypto: CaseCrypto): Promise<void> {
+  if ((await fitsDatabase(db, crypto)) === false) {
+    throw new MasterKeyMismatch(
+      'MASTER_KEY does not open this database: it holds data sealed under another master key. ' +
+        'Start with the key it was written with (docs/operations.md, "The master key").',
+    );
+  }
+  await db
+    .insertInto('meta')
+    .values({ key: CHECK_ROW, value: crypto.checkValue() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+}
+
+/**
+ * Guards a new case's transaction: the check value is read under a shared lock, so
+ * a rotation waits for cases in flight and a case waits for a rotation; after one,
+ * this server's key is the old one and it must not wrap anything with it.
+ */
+export async function assertCurrentMasterKey(trx: Transaction<DB>, crypto: CaseCrypto): Promise<void> {
+  const check = await trx.selectFrom('meta').select('value').where('key', '=', CHECK_ROW).forShare().executeTakeFirst();
+  if (check && !crypto.opensCheck(check.value)) {
+    throw new HttpError(503, 'RESTART_NEEDED', 'The master key was rotated: this server process must be restarted with the new key.');
+  }
+}
+
+/** Finishes or forgets a rotation of the key file that a crash interrupted. */
+export async function settleKeyFile(dataDir: string, db: Kysely<DB>): Promise<void> {
+  const next = path.join(dataDir, NEXT_KEY_FILE);
+  if (!existsSync(next)) return;
+  const key = Buffer.from(readFileSync(next, 'utf8').trim(), 'base64');
+  if (key.length === 32 && (await fitsDatabase(db, new CaseCrypto(key))) === true) renameSync(next, path.join(dataDir, KEY_FILE));
+  else rmSync(next, { force: true });
+}
+
+/** The master key for a server or a CLI: MASTER_KEY, else the key file (generated on first start), checked against the data. */
+export async function loadMasterKey(opts: { fromEnv?: string; dataDir: string; db: Kysely<DB> }): Promise<Buffer> {
+  if (!opts.fromEnv) await settleKeyFile(opts.dataDir, opts.db);
+  const key = loadSecret({ name: 'MASTER_KEY', fromEnv: opts.fromEnv, dataDir: opts.dataDir, file: KEY_FILE, bytes: 32 });
+  await verifyMasterKey(opts.db, new CaseCrypto(key));
+  return key;
+}
+
+/** Re-wraps every data key from `oldKey` to `newKey`, in one transaction. */
+export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Buffer): Promise<{ cases: number; secrets: number }> {
+  if (oldKey.equals(newKey)) throw new Error('the new master key is the current one');
+  const from = new CaseCrypto(oldKey);
+  const to = new CaseCrypto(newKey);
+  return db.transaction().execute(async (trx) => {
+    // Taken first: cases being created finish, new ones wait for the commit.
+    await trx.selectFrom('meta').select('key').where('key', '=', CHECK_ROW).forUpdate().executeTakeFirst();
+    if ((await fitsDatabase(trx, from)) === false) throw new MasterKeyMismatch('the current master key does not open this database');
+
+    let cases = 0;
+    for (let after: string | null = null; ; ) {
+      let q = trx.selectFrom('report_case').select(['id', 'wrapped_key']).orderBy('id').limit(BATCH);
+      if (after !== null) q = q.where('id', '>', after);
+      const rows = await q.execute();
+      for (const r of rows) {
+        const wrapped = to.wrapCaseKey(r.id, from.unwrapCaseKey(r.id, r.wrapped_key));
+        await trx.updateTable('report_case').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
+      }
+      cases += rows.length;
+      if (rows.length < BATCH) break;
+      after = rows[rows.length - 1]!.id;
+    }
+
+    const secrets = await trx.selectFrom('idp_secret').select(['name', 'wrapped']).execute();
+    for (const s of secrets) {
+      // Only rows whose wrapping this code knows; any other would be left unreadable.
+      if (s.name !== WRAP_NAME) throw new Error(`idp_secret row "${s.name}" is not known to this version: nothing was changed`);
+      const wrapped = to.wrapCaseKey(WRAP_CONTEXT_ID, from.unwrapCaseKey(WRAP_CONTEXT_ID, s.wrapped));
+      await trx.updateTable('idp_secret').set({ wrapped }).where('name', '=', s.name).execute();
+    }
+
+    await trx
+      .insertInto('meta')
+      .values({ key: CHECK_ROW, value: to.checkValue() })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: to.checkValue() }))
+      .execute();
+    return { cases, secrets: secrets.length };
+  });
+}
