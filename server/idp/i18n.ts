@@ -21,6 +21,25 @@ export function htmlLang(l: Language): string {
 
 const ALIASES: Record<string, Language> = { sv: 'se', nb: 'no', nn: 'no' };
 
+/**
+ * An `Accept-Language` header as a `ui_locales`-style list, most wanted first: the
+ * browser's language is the choice when the request names none (spec §1).
+ */
+export function acceptLanguageTags(header: string | string[] | undefined | null): string {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return value
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+      return { tag: tag!.trim(), q: q === undefined ? 1 : Number(q), i };
+    })
+    .filter((x) => /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(x.tag) && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map((x) => x.tag)
+    .join(' ');
+}
+
 /** First supported language of a `ui_locales` value (space separated BCP 47 tags), else the fallback. */
 export function pickLanguage(uiLocales: string | undefined | null, offered: readonly string[], fallback: string): Language {
   for (const tag of (uiLocales ?? '').split(/\s+/).filter(Boolean)) {

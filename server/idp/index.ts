@@ -20,7 +20,7 @@ import { IdpKeys, type KeySet } from './keys.ts';
 import { CLIENT_ID, MOUNT, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
 import { identitySettings, type IdentitySettings } from './settings.ts';
 import { SigninThrottle, type Attempt } from './throttle.ts';
-import { pickLanguage, translator } from './i18n.ts';
+import { acceptLanguageTags, htmlLang, pickLanguage, translator } from './i18n.ts';
 import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type PageFrame } from './pages.ts';
 import { TokenVerifier } from './tokens.ts';
 import { sweepExpiredAccounts } from './expiry.ts';
@@ -140,7 +140,9 @@ export class IdentityService {
         const hint = kctx.oidc.entities.IdTokenHint;
         // Confirm at once only when the portal itself asked (a valid id_token_hint of this session).
         const auto = hint && hint.payload?.sub === kctx.oidc.session.accountId;
-        return logoutPage(f, form, !!auto);
+        // The confirmation's answer page must speak the same language: it travels
+        // with the form (and the provider's redirect, see provider.ts).
+        return logoutPage(f, form.replace(/action="([^"?]*)"/, `action="$1?ui_locales=${htmlLang(f.lang)}"`), !!auto);
       }),
       postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
       signedOut: (caseId) => this.endSessionsOf(caseId),
@@ -159,7 +161,8 @@ export class IdentityService {
 
   private async renderKoa(kctx: KoaCtx, status: number, render: (f: PageFrame) => Promise<string>): Promise<void> {
     const uiLocales = kctx.oidc?.params?.ui_locales ?? kctx.query?.ui_locales;
-    const f = await this.frameFor(kctx.host ?? '', typeof uiLocales === 'string' ? uiLocales : undefined);
+    const asked = typeof uiLocales === 'string' && uiLocales.trim() ? uiLocales : acceptLanguageTags(kctx.get('accept-language'));
+    const f = await this.frameFor(kctx.host ?? '', asked);
     kctx.type = 'html';
     kctx.status = status;
     kctx.body = await render(f);
@@ -368,11 +371,11 @@ export class IdentityService {
     try {
       details = await provider.interactionDetails(req.raw, reply.raw);
     } catch {
-      const f = await this.frameFor(req.host ?? '');
+      const f = await this.frameFor(req.host ?? '', acceptLanguageTags(req.headers['accept-language']));
       this.sendPage(reply, 400, errorPage(f));
       return null;
     }
-    const uiLocales = typeof details.params.ui_locales === 'string' ? details.params.ui_locales : undefined;
+    const uiLocales = typeof details.params.ui_locales === 'string' && details.params.ui_locales.trim() ? details.params.ui_locales : acceptLanguageTags(req.headers['accept-language']);
     const lang: Language = pickLanguage(uiLocales, company.settings.languages ?? [], company.settings.defaultLanguage ?? 'da');
     const f = frame(company, lang);
     if (details.uid !== req.params.uid) {

@@ -169,6 +169,12 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
   provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
     await next();
     if (kctx.oidc?.route !== 'end_session_confirm' || kctx.status !== 303) return;
+    // The "signed out" page in the language of the confirmation (its form carries it).
+    const lang = kctx.query?.ui_locales;
+    const location = String(kctx.response.get('location') ?? '');
+    if (typeof lang === 'string' && /^[a-z]{2}(-[A-Za-z]{2})?$/.test(lang) && /\/session\/end\/success(\?|$)/.test(location)) {
+      kctx.set('location', `${location}${location.includes('?') ? '&' : '?'}ui_locales=${lang}`);
+    }
     const accountId = kctx.oidc.session?.accountId;
     if (typeof accountId === 'string' && isUuid(accountId)) await hooks.signedOut(accountId);
   });

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call } from './api.ts';
 import { Browser, MOUNT, USER_AGENT, pkce, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn } from './identity-flow.ts';
 import { sweepExpiredAccounts } from '../../server/idp/expiry.ts';
-import { catalogueKeys } from '../../server/idp/i18n.ts';
+import { acceptLanguageTags, catalogueKeys } from '../../server/idp/i18n.ts';
 import { LANGUAGES } from '../../machines/schema.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 import type { IdentityService } from '../../server/idp/index.ts';
@@ -294,6 +294,44 @@ describe('provider pages', () => {
     expect(end.text).not.toContain('<script');
     expect(end.text).toContain('Yes, sign me out');
     expect(end.text).toContain('No, stay signed in');
+  });
+
+  it('says "signed out" in the language of the confirmation, which travels with its form', async () => {
+    const caseNumber = await newCase(server);
+    const b = new Browser(server);
+    await signIn(b, caseNumber, 'pass1234');
+    const end = await b.get(`${MOUNT}/session/end?ui_locales=nb`);
+    expect(end.text).toContain('<html lang="no">');
+    const action = formAction(end.text);
+    expect(action).toMatch(/\/session\/end\/confirm\?ui_locales=no$/);
+    const out = await b.postForm(action, { xsrf: /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!, logout: 'yes' });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toMatch(/\/session\/end\/success\?(.*&)?ui_locales=no$/);
+    const done = await b.get(new URL(out.headers.location!, b.origin).pathname + new URL(out.headers.location!, b.origin).search);
+    expect(done.text).toContain('<html lang="no">');
+    expect(done.text).toContain('Du er logget ut');
+  });
+
+  it('speaks the browser language when the request names none, else the company default', async () => {
+    const b = new Browser(server);
+    const { interactionUrl } = await openSignIn(b);
+    for (const [header, lang] of [
+      ['sv-SE,sv;q=0.9,en;q=0.5', 'sv'],
+      ['fr-FR, en;q=0.3, pl;q=0.8', 'pl'],
+      ['fr-FR', 'da'],
+      ['', 'da'],
+    ] as const) {
+      const page = await b.get(interactionUrl, header ? { 'accept-language': header } : {});
+      expect(page.text, header).toContain(`<html lang="${lang}">`);
+    }
+    // A language the request names wins over the browser's.
+    const b2 = new Browser(server);
+    const named = await openSignIn(b2, { uiLocales: 'de' });
+    const again = await b2.get(named.interactionUrl, { 'accept-language': 'sv' });
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('<html lang="de">');
+    expect(acceptLanguageTags('de;q=0.1, es, en;q=0.5')).toBe('es en de');
+    expect(acceptLanguageTags('*, x-bad tag, q;q=0')).toBe('');
   });
 });
 
