@@ -9,7 +9,8 @@ import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, normalizeCaseNumber } from '../..
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { handlerByToken } from '../handlers/accounts.ts';
-import { addMessage, buildCaseView, openCaseFile, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 
@@ -49,12 +50,6 @@ async function findCase(ctx: AppContext, handler: Handler, caseNumberParam: stri
   return row;
 }
 
-/** `attachment; filename="…"; filename*=UTF-8''…` with the ASCII fallback stripped of anything unsafe. */
-export function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\;]/g, '_') || 'file';
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/api/handler/me', async (req) => {
     const h = await authenticate(ctx, req);
@@ -88,16 +83,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', async (req, reply) => {
     const h = await authenticate(ctx, req);
-    const row = await findCase(ctx, h, req.params.caseNumber);
-    const file = /^[0-9a-f-]{36}$/i.test(req.params.fileId) ? await openCaseFile(ctx, row, req.params.fileId.toLowerCase()) : null;
-    if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
-    return reply
-      .type('application/octet-stream')
-      .header('content-disposition', contentDisposition(file.name))
-      .header('content-length', String(file.size))
-      .header('cache-control', 'no-store')
-      .header('x-file-content-type', file.mimeType)
-      .send(file.stream);
+    return sendCaseFile(ctx, reply, await findCase(ctx, h, req.params.caseNumber), req.params.fileId);
   });
 
   app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/status', async (req) => {

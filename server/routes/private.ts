@@ -8,13 +8,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { commentDtoSchema, messageDtoSchema, whistleblowerUpdateSchema } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
-import { addMessage, buildCaseView, openCaseFile, type CaseRow } from '../cases/service.ts';
+import { addMessage, buildCaseView, type CaseRow } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { addComment, approveCase, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
 import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
-import { contentDisposition } from './handler.ts';
+import { sendCaseFile } from './files.ts';
 
 const BASE = '/api/private/case';
 
@@ -97,14 +97,6 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, async (req, reply) => {
     const { row } = await reporterCase(req);
-    const file = /^[0-9a-f-]{36}$/i.test(req.params.fileId) ? await openCaseFile(ctx, row, req.params.fileId.toLowerCase()) : null;
-    if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
-    return reply
-      .type('application/octet-stream')
-      .header('content-disposition', contentDisposition(file.name))
-      .header('content-length', String(file.size))
-      .header('cache-control', 'no-store')
-      .header('x-file-content-type', file.mimeType)
-      .send(file.stream);
+    return sendCaseFile(ctx, reply, row, req.params.fileId);
   });
 }

@@ -4,8 +4,8 @@ import { createActor, fromCallback, type AnyMachineSnapshot } from 'xstate';
 import { chatMachine, type ChatEvent, type UploadInput } from '../../machines/chat.ts';
 import model from './chat.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths } from './harness.ts';
-import { expectFullCoverage } from './expect.ts';
+import { describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage, expectInvariantOnShortestPaths } from './expect.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -21,18 +21,11 @@ describe('chat composer model', () => {
   });
 
   it('holds its invariants on every createTestModel path', async () => {
-    const testModel = createModelTestModel(model);
-    for (const p of testModel.getShortestPaths()) {
-      await p.test({
-        states: {
-          '*': (s) => {
-            expect(s.context.text.length).toBeLessThanOrEqual(200);
-            expect(s.context.files.length).toBeLessThanOrEqual(5);
-            if (!s.matches('sending')) expect(s.context.loaded).toBe(0);
-          },
-        },
-      });
-    }
+    await expectInvariantOnShortestPaths(model, (s) => {
+      expect(s.context.text.length).toBeLessThanOrEqual(200);
+      expect(s.context.files.length).toBeLessThanOrEqual(5);
+      if (!s.matches('sending')) expect(s.context.loaded).toBe(0);
+    });
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

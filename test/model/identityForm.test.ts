@@ -4,8 +4,8 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { identityErrors, identityFormMachine, type WhistleblowerDto } from '../../machines/identityForm.ts';
 import model from './identityForm.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths } from './harness.ts';
-import { expectFullCoverage } from './expect.ts';
+import { describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage, expectInvariantOnShortestPaths } from './expect.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -20,17 +20,10 @@ describe('identity form model', () => {
   });
 
   it('holds its invariants on every createTestModel path', async () => {
-    const testModel = createModelTestModel(model);
-    for (const p of testModel.getShortestPaths()) {
-      await p.test({
-        states: {
-          '*': (s) => {
-            // Only a valid form is ever being saved.
-            if (s.matches({ form: 'saving' })) expect(identityErrors(s.context)).toEqual([]);
-          },
-        },
-      });
-    }
+    await expectInvariantOnShortestPaths(model, (s) => {
+      // Only a valid form is ever being saved.
+      if (s.matches({ form: 'saving' })) expect(identityErrors(s.context)).toEqual([]);
+    });
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

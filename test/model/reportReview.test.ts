@@ -4,8 +4,8 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import { reportReviewMachine } from '../../machines/reportReview.ts';
 import model from './reportReview.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths } from './harness.ts';
-import { expectFullCoverage } from './expect.ts';
+import { describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage, expectInvariantOnShortestPaths } from './expect.ts';
 
 const paths = modelPaths(model);
 const replayOptions = {
@@ -20,17 +20,10 @@ describe('report review model', () => {
   });
 
   it('holds its invariants on every createTestModel path', async () => {
-    const testModel = createModelTestModel(model);
-    for (const p of testModel.getShortestPaths()) {
-      await p.test({
-        states: {
-          '*': (s) => {
-            if (s.matches({ reviewing: 'sendingComment' })) expect(s.context.comment.trim()).not.toBe('');
-            if (s.matches('reviewing')) expect(s.context.submissionType === 'ONLINE_FORM' || !!s.context.approvedAt).toBe(false);
-          },
-        },
-      });
-    }
+    await expectInvariantOnShortestPaths(model, (s) => {
+      if (s.matches({ reviewing: 'sendingComment' })) expect(s.context.comment.trim()).not.toBe('');
+      if (s.matches('reviewing')) expect(s.context.submissionType === 'ONLINE_FORM' || !!s.context.approvedAt).toBe(false);
+    });
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

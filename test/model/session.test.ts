@@ -8,8 +8,8 @@ import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } fro
 import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type VerifyResult } from '../../machines/session.ts';
 import model from './session.model.ts';
 import { replayPath } from './session.kit.ts';
-import { createModelTestModel, describePath, modelPaths } from './harness.ts';
-import { expectFullCoverage } from './expect.ts';
+import { describePath, modelPaths } from './harness.ts';
+import { expectFullCoverage, expectInvariantOnShortestPaths } from './expect.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
 const replayOptions = {
@@ -25,20 +25,12 @@ describe('session model', () => {
   });
 
   it('holds its invariants on every createTestModel path', async () => {
-    const testModel = createModelTestModel(model);
-    const tmPaths = testModel.getShortestPaths();
-    expect(tmPaths.length).toBeGreaterThan(10);
-    for (const p of tmPaths) {
-      await p.test({
-        states: {
-          '*': (s) => {
-            // Private pages render only after verification; leaving states are final.
-            expect(s.hasTag('signedIn')).toBe(s.matches('active') || s.matches('expired') || s.matches('resuming'));
-            if (['loggedOut', 'unauthorized', 'signInFailed', 'verificationFailed'].some((v) => s.matches(v))) expect(s.status).toBe('done');
-          },
-        },
-      });
-    }
+    const walked = await expectInvariantOnShortestPaths(model, (s) => {
+      // Private pages render only after verification; leaving states are final.
+      expect(s.hasTag('signedIn')).toBe(s.matches('active') || s.matches('expired') || s.matches('resuming'));
+      if (['loggedOut', 'unauthorized', 'signInFailed', 'verificationFailed'].some((v) => s.matches(v))) expect(s.status).toBe('done');
+    });
+    expect(walked).toBeGreaterThan(10);
   });
 
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {

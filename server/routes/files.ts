@@ -1,0 +1,27 @@
+/**
+ * A case file sent back decrypted, for the handler and the reporter alike: the id
+ * must be a file of that very case, the name travels only in Content-Disposition
+ * (never as a type the browser would render), and nothing is cached.
+ */
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { openCaseFile } from '../cases/service.ts';
+
+/** `attachment; filename="…"; filename*=UTF-8''…` with the ASCII fallback stripped of anything unsafe. */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\;]/g, '_') || 'file';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array }, fileId: string) {
+  const file = /^[0-9a-f-]{36}$/i.test(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase()) : null;
+  if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
+  return reply
+    .type('application/octet-stream')
+    .header('content-disposition', contentDisposition(file.name))
+    .header('content-length', String(file.size))
+    .header('cache-control', 'no-store')
+    .header('x-file-content-type', file.mimeType)
+    .send(file.stream);
+}
