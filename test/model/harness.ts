@@ -141,7 +141,8 @@ interface StepTrace {
   states: Set<string>;
 }
 
-function createTracingScope() {
+/** An actor scope for pure `machine.transition` calls, whose `trace` records every microstep. */
+export function createTracingScope() {
   const self = createEmptyActor();
   let sink: { transitions: AnyTransition[]; snapshots: AnyMachineSnapshot[] } | undefined;
   self.system.inspect((ev: any) => {

@@ -12,7 +12,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as v from 'valibot';
-import { createActor, createEmptyActor, fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import { createActor, fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
   buildSubmission,
   firstInvalidStep,
@@ -27,25 +27,10 @@ import {
   type SuccessData,
 } from '../../machines/report.ts';
 import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
-import { createModelTestModel } from './harness.ts';
+import { createModelTestModel, createTracingScope } from './harness.ts';
 import { ONE_OFFICER, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
-
-function scope() {
-  const self = createEmptyActor();
-  return {
-    self,
-    logger: () => {},
-    id: '',
-    sessionId: 'model',
-    defer: () => {},
-    system: self.system,
-    stopChild: () => {},
-    emit: () => {},
-    actionExecutor: () => {},
-  } as any;
-}
 
 const inEditing = (s: AnyMachineSnapshot) => s.matches({ editing: 'steps' });
 const ctx = (s: AnyMachineSnapshot) => s.context as ReportContext;
@@ -155,7 +140,7 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
   });
 
   it(`every path (${paths.length}) keeps the spec's invariants at every step`, () => {
-    const sc = scope();
+    const { scope: sc } = createTracingScope();
     for (const path of paths) {
       let snapshot = model.machine.getInitialSnapshot(sc) as AnyMachineSnapshot;
       for (const step of path.steps.slice(1)) {
