@@ -55,17 +55,19 @@ export async function fitsDatabase(db: Db, crypto: CaseCrypto): Promise<boolean 
 
 /** Refuses a key that does not open the data; records the check value the first time. */
 export async function verifyMasterKey(db: Kysely<DB>, crypto: CaseCrypto): Promise<void> {
-  if ((await fitsDatabase(db, crypto)) === false) {
-    throw new MasterKeyMismatch(
+  const mismatch = () =>
+    new MasterKeyMismatch(
       'MASTER_KEY does not open this database: it holds data sealed under another master key. ' +
         'Start with the key it was written with (docs/operations.md, "The master key").',
     );
-  }
+  if ((await fitsDatabase(db, crypto)) === false) throw mismatch();
   await db
     .insertInto('meta')
     .values({ key: CHECK_ROW, value: crypto.checkValue() })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
+  // Another process may have recorded its own key first (two first starts at once).
+  if (!(await fitsDatabase(db, crypto))) throw mismatch();
 }
 
 /**
