@@ -13,12 +13,11 @@
  * raced against a fast upload, and 4xx/5xx or network failures. Those stay with
  * test/model/chat.test.ts, identityForm.test.ts and reportReview.test.ts.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { pageTranslator, unrealizable, type Gesture, type T, type Unrealizable } from './journey-kit.ts';
 import { createOnlineCase, createPhoneCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import chatModel from '../model/chat.model.ts';
@@ -29,29 +28,6 @@ import reviewModel from '../model/reportReview.model.ts';
 import type { ReportReviewEvent } from '../../machines/reportReview.ts';
 import { LIMITS } from '../../machines/schema.ts';
 
-const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
-type T = (key: string, vars?: Record<string, string | number>) => string;
-function translator(lang: string): T {
-  const read = (area: string) => JSON.parse(readFileSync(path.join(I18N, area, `${lang}.json`), 'utf8')) as Record<string, string>;
-  const m = { ...read('common'), ...read('private') };
-  return (key, vars = {}) => {
-    const text = m[key];
-    if (text === undefined) throw new Error(`no message ${key} in ${lang}`);
-    return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
-  };
-}
-
-interface GestureContext<E> {
-  page: Page;
-  event: E;
-  before: AnyMachineSnapshot;
-  t: T;
-}
-type Gesture<E> = (g: GestureContext<E>) => Promise<void>;
-interface Unrealizable {
-  unrealizable: string;
-}
-const unrealizable = (reason: string): Unrealizable => ({ unrealizable: reason });
 const ctx = (s: AnyMachineSnapshot) => s.context as ChatContext;
 const composer = (page: Page, t: T) => page.getByRole('form', { name: t('private.messages.composer') });
 
@@ -181,10 +157,6 @@ async function messagesInThread(): Promise<string[]> {
   return rows.map((r) => String(r.id));
 }
 
-async function pageTranslator(page: Page): Promise<T> {
-  const bcp47 = ((await page.locator('html').getAttribute('lang')) ?? 'da').slice(0, 2);
-  return translator(({ sv: 'se', nb: 'no', nn: 'no' } as Record<string, string>)[bcp47] ?? bcp47);
-}
 
 describe('chat journeys from the model', () => {
   const walkable: ModelPath[] = walkablePaths(chatModel, canHappen);
@@ -207,7 +179,7 @@ describe('chat journeys from the model', () => {
       const { page } = o;
       page.setDefaultTimeout(10_000);
       await signIn(page, '/private/messages');
-      const t = await pageTranslator(page);
+      const t = await pageTranslator(page, 'private');
       await composer(page, t).waitFor();
       const before0 = (await messagesInThread()).length;
       let sent = 0;
@@ -330,7 +302,7 @@ describe('identity form journeys from the model', () => {
       const { page } = o;
       page.setDefaultTimeout(10_000);
       await signIn(page, '/private/info', number);
-      const t = await pageTranslator(page);
+      const t = await pageTranslator(page, 'private');
       await identityCard(page, t).waitFor();
       for (let i = 1; i < journey.steps.length; i++) {
         const before = journey.steps[i - 1]!.state;
@@ -435,7 +407,7 @@ describe('record review journeys from the model', () => {
       const { page } = o;
       page.setDefaultTimeout(10_000);
       await signIn(page, '/private/report', number);
-      const t = await pageTranslator(page);
+      const t = await pageTranslator(page, 'private');
       await page.getByRole('heading', { name: t('private.report.review.title') }).waitFor();
       let comments = 0;
       for (let i = 1; i < journey.steps.length; i++) {

@@ -13,52 +13,14 @@
  * They are marked `unrealizable` with the reason, and paths needing them stay with
  * the model tests (test/model/report*.test.ts), which drive the machine directly.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { pageTranslator, unrealizable, type Gesture, type T, type Unrealizable } from './journey-kit.ts';
 import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import { reportModel } from '../model/report.kit.ts';
 import type { CompanyInfo, ReportChannel, ReportContext, ReportEvent, SuccessData } from '../../machines/report.ts';
-
-// ---- messages --------------------------------------------------------------------------
-
-const I18N = path.resolve(import.meta.dirname, '../../src/i18n');
-const catalogues = new Map<string, Record<string, string>>();
-function messages(lang: string): Record<string, string> {
-  let m = catalogues.get(lang);
-  if (!m) {
-    const read = (area: string) => JSON.parse(readFileSync(path.join(I18N, area, `${lang}.json`), 'utf8')) as Record<string, string>;
-    m = { ...read('common'), ...read('forms') };
-    catalogues.set(lang, m);
-  }
-  return m;
-}
-type T = (key: string, vars?: Record<string, string | number>) => string;
-const translator =
-  (lang: string): T =>
-  (key, vars = {}) => {
-    const text = messages(lang)[key];
-    if (text === undefined) throw new Error(`no message ${key} in ${lang}`);
-    return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
-  };
-
-// ---- gestures --------------------------------------------------------------------------
-
-interface GestureContext<E> {
-  page: Page;
-  event: E;
-  /** The model's snapshot before the event: where the reporter is. */
-  before: AnyMachineSnapshot;
-  t: T;
-}
-type Gesture<E> = (g: GestureContext<E>) => Promise<void>;
-interface Unrealizable {
-  unrealizable: string;
-}
-const unrealizable = (reason: string): Unrealizable => ({ unrealizable: reason });
 
 const ctx = (s: AnyMachineSnapshot) => s.context as ReportContext;
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -346,8 +308,7 @@ for (const channel of ['online', 'oral', 'meeting'] as const) {
         const casesBefore = await countCases();
         await page.goto(portal.url(host, ROUTES[channel]));
         await page.locator('section[data-step]').first().waitFor();
-        const bcp47 = ((await page.locator('html').getAttribute('lang')) ?? 'da').slice(0, 2);
-        const t = translator(({ sv: 'se', nb: 'no', nn: 'no' } as Record<string, string>)[bcp47] ?? bcp47);
+        const t = await pageTranslator(page, 'forms');
         for (let i = 1; i < journey.steps.length; i++) {
           const before = journey.steps[i - 1]!.state;
           const { event, state } = journey.steps[i]!;
