@@ -118,12 +118,17 @@ export interface HandlerAccountTable {
 // ---- identity (server/idp, migration 0100) ----------------------------------
 
 export interface OidcPayloadTable {
+  /** Keyed hash (HMAC) of the provider's id, never the id (server/idp/adapter.ts, migration 0110). */
   id: string;
   type: string;
-  payload: Json<Record<string, unknown>>;
+  /** The provider's payload, sealed (AES-256-GCM) under a key the master key protects. */
+  sealed: Bytes;
+  /** Keyed hashes, like `id`. */
   grant_id: string | null;
   user_code: string | null;
   uid: string | null;
+  /** Keyed hash of the account (case id), so ending a case's sign-ins finds its rows. */
+  account_key: string | null;
   expires_at: Timestamp | null;
   consumed_at: Timestamp | null;
 }

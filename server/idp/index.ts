@@ -15,7 +15,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { companyByHost, type Company } from '../companies/service.ts';
 import { CASE_NUMBER, LIMITS, normalizeCaseNumber, type Language } from '../../machines/schema.ts';
-import { sweepExpiredPayloads } from './adapter.ts';
+import { PayloadCrypto, destroyAccountPayloads, sweepExpiredPayloads } from './adapter.ts';
 import { IdpKeys, type KeySet } from './keys.ts';
 import { CLIENT_ID, MOUNT, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
 import { identitySettings, type IdentitySettings } from './settings.ts';
@@ -56,6 +56,8 @@ export class IdentityService {
   private keySet!: KeySet;
   private providers = new Map<string, CachedProvider>();
   private throttle!: SigninThrottle;
+  /** Hashes and seals the provider's rows (adapter.ts); tests use it to find a case's rows. */
+  payloadCrypto!: PayloadCrypto;
   private keyCheckAt = 0;
 
   /** `headers`: what every provider answer gets (the app's onSend hook does not run for hijacked replies). */
@@ -70,6 +72,7 @@ export class IdentityService {
 
   async init(): Promise<void> {
     this.keySet = await this.keys.load();
+    this.payloadCrypto = new PayloadCrypto(await this.keys.derive('oidc-payload-id'), await this.keys.derive('oidc-payload-seal'));
     this.throttle = new SigninThrottle(this.ctx.db, await this.keys.derive('throttle'), this.settings.throttle);
     // Make the dummy hash now, so the first unknown case number costs what every later one does.
     await this.ctx.passwords.verifyNothing('warm-up');
@@ -147,7 +150,7 @@ export class IdentityService {
       postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
       signedOut: (caseId) => this.endSessionsOf(caseId),
       renderError: (kctx, out) => this.renderKoa(kctx, kctx.status && kctx.status >= 400 ? kctx.status : 400, async (f) => errorPage(f, out.error_description ?? out.error)),
-    });
+    }, this.payloadCrypto);
     cached = { provider, callback: provider.callback() };
     this.providers.set(issuer, cached);
     return cached;
@@ -205,22 +208,7 @@ export class IdentityService {
       .set((eb) => ({ token_generation: eb('token_generation', '+', 1) }))
       .where('case_id', '=', caseId)
       .execute();
-    const grants = await this.ctx.db
-      .selectFrom('oidc_payload')
-      .select('id')
-      .where('type', '=', 'Grant')
-      .where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId))
-      .execute();
-    const grantIds = grants.map((g) => g.id);
-    await this.ctx.db
-      .deleteFrom('oidc_payload')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('type', 'in', ['Session', 'Grant', 'RefreshToken', 'AuthorizationCode']), eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId)]),
-          ...(grantIds.length ? [eb('grant_id', 'in', grantIds)] : []),
-        ]),
-      )
-      .execute();
+    await destroyAccountPayloads(this.ctx.db, this.payloadCrypto, caseId);
   }
 
   async sweep(): Promise<void> {
@@ -315,7 +303,7 @@ export class IdentityService {
         if (result.mustChange) {
           await service.ctx.db
             .insertInto('idp_password_change')
-            .values({ interaction_uid: it.uid, case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
+            .values({ interaction_uid: service.payloadCrypto.interactionKey(it.uid), case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
             .onConflict((oc) => oc.column('interaction_uid').doUpdateSet({ case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) }))
             .execute();
           return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
@@ -342,7 +330,7 @@ export class IdentityService {
         const hash = await service.ctx.passwords.hash(next);
         await service.ctx.db.transaction().execute(async (trx) => {
           await trx.updateTable('case_account').set({ password_hash: hash, must_change_password: false }).where('case_id', '=', pending.case_id).execute();
-          await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', it.uid).execute();
+          await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
         });
         return service.finishLogin(req, reply, it.provider, pending.case_id);
       });
@@ -353,7 +341,7 @@ export class IdentityService {
     return this.ctx.db
       .selectFrom('idp_password_change')
       .select(['case_id'])
-      .where('interaction_uid', '=', uid)
+      .where('interaction_uid', '=', this.payloadCrypto.interactionKey(uid))
       .where('expires_at', '>', new Date())
       .executeTakeFirst();
   }

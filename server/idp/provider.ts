@@ -19,7 +19,7 @@ import Provider from 'oidc-provider';
 import type { AppContext } from '../context.ts';
 import type { IdentitySettings } from './settings.ts';
 import type { KeySet } from './keys.ts';
-import { createAdapterClass } from './adapter.ts';
+import { createAdapterClass, type PayloadCrypto } from './adapter.ts';
 
 export const MOUNT = '/idp/realms/whistleblower';
 export const CLIENT_ID = 'whistleblower-app';
@@ -42,13 +42,13 @@ export function resourceFor(origin: string): string {
   return `${origin}${RESOURCE_PATH}`;
 }
 
-export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, settings: IdentitySettings, hooks: ProviderHooks) {
+export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, settings: IdentitySettings, hooks: ProviderHooks, payloadCrypto: PayloadCrypto) {
   const origin = new URL(issuer).origin;
   const resource = resourceFor(origin);
   const { db } = ctx;
 
   const provider = new Provider(issuer, {
-    adapter: createAdapterClass(db),
+    adapter: createAdapterClass(db, payloadCrypto, issuer),
     clients: [
       {
         client_id: CLIENT_ID,

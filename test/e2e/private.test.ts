@@ -378,7 +378,7 @@ describe('private area', () => {
     await box.fill('A draft that must survive');
     // The provider forgets the case's refresh tokens, so the next refresh fails.
     const row = await portal.server.ctx.db.selectFrom('report_case').select('id').where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
-    await sql`delete from oidc_payload where type = 'RefreshToken' and payload->>'accountId' = ${row.id}`.execute(portal.server.ctx.db);
+    await sql`delete from oidc_payload where type = 'RefreshToken' and account_key = ${portal.server.app.identity.payloadCrypto.accountKey(row.id)}`.execute(portal.server.ctx.db);
     await page.clock.fastForward(60_000);
     const dialog = page.getByRole('alertdialog', { name: msg('private.session.expired.title') });
     await dialog.waitFor();
