@@ -174,9 +174,9 @@ export class IdentityService {
   // ---- sign-in -------------------------------------------------------------
 
   /** One attempt with a case number and password; the same work and answer whatever fails. */
-  async checkCredentials(company: Company, caseNumberInput: string, password: string): Promise<{ caseId: string; mustChange: boolean } | null> {
+  async checkCredentials(company: Company, caseNumberInput: string, password: string, clientAddress?: string): Promise<{ caseId: string; mustChange: boolean } | null> {
     const caseNumber = normalizeCaseNumber(caseNumberInput);
-    const attempt: Attempt = await this.throttle.begin(company.id, caseNumber);
+    const attempt: Attempt = await this.throttle.begin(company.id, caseNumber, clientAddress);
     const row = CASE_NUMBER.test(caseNumber)
       ? await this.ctx.db
           .selectFrom('report_case')
@@ -298,7 +298,8 @@ export class IdentityService {
         if (!caseNumber.trim() || !password) {
           return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.required')));
         }
-        const result = await service.checkCredentials(it.company, caseNumber, password);
+        // The client's address only feeds the throttle's keyed hash (never stored or logged).
+        const result = await service.checkCredentials(it.company, caseNumber, password, req.ip);
         if (!result) return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.invalid')));
         if (result.mustChange) {
           await service.ctx.db

@@ -1,24 +1,30 @@
 /**
- * Sign-in throttle (DESIGN.md §4). State lives in the database (`signin_throttle`),
- * so it holds across restarts and server processes; no IP address is used.
+ * Sign-in throttle (DESIGN.md §4, issue 11 finding 3). State lives in the database
+ * (`signin_throttle`), so it holds across restarts and several server processes on
+ * one PostgreSQL; every count is one atomic upsert.
  *
  * - Per case number: every attempt is counted before its password is checked (so
  *   parallel guesses cannot slip past), a growing delay applies after a few
  *   failures, and after `lockAfter` failures the case number is locked for
  *   `lockMs`. The row key is a keyed hash (HMAC) of company and typed number, so an
  *   unknown case number is throttled exactly like a known one and the table never
- *   holds what a visitor typed.
- * - Per company and overall: failures in a fixed window; above the limit every
- *   attempt for that company (or all) is refused until the window ends.
+ *   holds what a visitor typed. Failures add up whoever sends them.
+ * - Per client: failures in a window, keyed by a keyed hash of the client address
+ *   (the HMAC key is secret and derived from the master-key-protected data key; the
+ *   address itself is never stored or logged). Past `clientFreeFailures` each of
+ *   that client's attempts waits a growing delay; past `clientLimit` that client is
+ *   refused until its window ends. Nobody else is affected.
  *
- * A success clears the case number's row.
+ * There is no company-wide or global lock any more: failures sent at other case
+ * numbers, however many, never keep a reporter with the right password out
+ * (docs/decisions/identity-throttle.md). A success clears the case number's row.
  */
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
 export interface ThrottleSettings {
-  /** Failures before delays begin. */
+  /** Failures of one case number before delays begin. */
   freeFailures: number;
   /** First delay; doubles with each further failure. */
   delayBaseMs: number;
@@ -26,8 +32,13 @@ export interface ThrottleSettings {
   /** Failures that lock a case number. */
   lockAfter: number;
   lockMs: number;
-  companyLimit: number;
-  globalLimit: number;
+  /** Failures one client may make in a window before its attempts are delayed. */
+  clientFreeFailures: number;
+  /** The client's first delay past its free failures; doubles with each further failure. */
+  clientDelayBaseMs: number;
+  clientMaxDelayMs: number;
+  /** Failures in a window after which that client is refused until the window ends. */
+  clientLimit: number;
   windowMs: number;
 }
 
@@ -37,15 +48,19 @@ export const DEFAULT_THROTTLE: ThrottleSettings = {
   maxDelayMs: 16_000,
   lockAfter: 10,
   lockMs: 15 * 60_000,
-  companyLimit: 300,
-  globalLimit: 3000,
+  clientFreeFailures: 20,
+  clientDelayBaseMs: 500,
+  clientMaxDelayMs: 8_000,
+  clientLimit: 200,
   windowMs: 10 * 60_000,
 };
 
 export interface Attempt {
   key: string;
+  /** The client's row, when the attempt came with a client address. */
+  clientKey?: string;
   companyId: string;
-  /** Refused whatever the password: locked case number or a company/overall limit. */
+  /** Refused whatever the password: locked case number, or a client over its limit. */
   blocked: boolean;
   /** Wait this long before answering (applies to every answer alike). */
   delayMs: number;
@@ -70,7 +85,22 @@ export class SigninThrottle {
     return Math.min(s.maxDelayMs, s.delayBaseMs * 2 ** (previousFailures - s.freeFailures));
   }
 
-  async begin(companyId: string, caseNumber: string): Promise<Attempt> {
+  clientRowKey(clientAddress: string): string {
+    return 'client:' + createHmac('sha256', this.hmacKey).update(`client\n${clientAddress}`).digest('base64url');
+  }
+
+  clientDelayFor(previousFailures: number): number {
+    const s = this.settings;
+    if (previousFailures < s.clientFreeFailures) return 0;
+    return Math.min(s.clientMaxDelayMs, s.clientDelayBaseMs * 2 ** (previousFailures - s.clientFreeFailures));
+  }
+
+  /**
+   * Counts an attempt before its password is checked. `clientAddress` is the
+   * request's address (req.ip, which honours the configured trusted proxies); it is
+   * only ever hashed.
+   */
+  async begin(companyId: string, caseNumber: string, clientAddress?: string): Promise<Attempt> {
     const key = this.caseKey(companyId, caseNumber);
     const now = new Date();
     const row = await this.db
@@ -91,23 +121,30 @@ export class SigninThrottle {
       await this.lock(key);
       blocked = true;
     }
-    if (!blocked) blocked = await this.overLimit(companyId, now);
-    return { key, companyId, blocked, delayMs: blocked ? 0 : this.delayFor(count - 1), count };
-  }
-
-  private async overLimit(companyId: string, now: Date): Promise<boolean> {
-    const since = new Date(now.getTime() - this.settings.windowMs);
-    const rows = await this.db
-      .selectFrom('signin_throttle')
-      .select(['key', 'failures'])
-      .where('key', 'in', [`company:${companyId}`, 'global'])
-      .where('window_started_at', '>', since)
-      .execute();
-    for (const r of rows) {
-      const limit = r.key === 'global' ? this.settings.globalLimit : this.settings.companyLimit;
-      if (Number(r.failures) >= limit) return true;
+    let delayMs = blocked ? 0 : this.delayFor(count - 1);
+    let clientKey: string | undefined;
+    if (clientAddress !== undefined) {
+      clientKey = this.clientRowKey(clientAddress);
+      // Counted now like the case row (parallel requests cannot pass the budget);
+      // a success gives the attempt back (success()).
+      const since = new Date(now.getTime() - this.settings.windowMs);
+      const c = await this.db
+        .insertInto('signin_throttle')
+        .values({ key: clientKey, failures: 1, window_started_at: now, last_attempt_at: now, locked_until: null })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({
+            failures: sql<number>`case when signin_throttle.window_started_at > ${since} then signin_throttle.failures + 1 else 1 end`,
+            window_started_at: sql<Date>`case when signin_throttle.window_started_at > ${since} then signin_throttle.window_started_at else ${now} end`,
+            last_attempt_at: now,
+          }),
+        )
+        .returning(['failures'])
+        .executeTakeFirstOrThrow();
+      const clientCount = Number(c.failures);
+      if (clientCount > this.settings.clientLimit) blocked = true;
+      else delayMs = Math.max(delayMs, this.clientDelayFor(clientCount - 1));
     }
-    return false;
+    return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count };
   }
 
   private async lock(key: string): Promise<void> {
@@ -120,25 +157,17 @@ export class SigninThrottle {
 
   async failure(attempt: Attempt): Promise<void> {
     if (!attempt.blocked && attempt.count >= this.settings.lockAfter) await this.lock(attempt.key);
-    const now = new Date();
-    const since = new Date(now.getTime() - this.settings.windowMs);
-    for (const key of [`company:${attempt.companyId}`, 'global']) {
-      await this.db
-        .insertInto('signin_throttle')
-        .values({ key, failures: 1, window_started_at: now, last_attempt_at: now, locked_until: null })
-        .onConflict((oc) =>
-          oc.column('key').doUpdateSet({
-            failures: sql<number>`case when signin_throttle.window_started_at > ${since} then signin_throttle.failures + 1 else 1 end`,
-            window_started_at: sql<Date>`case when signin_throttle.window_started_at > ${since} then signin_throttle.window_started_at else ${now} end`,
-            last_attempt_at: now,
-          }),
-        )
-        .execute();
-    }
   }
 
   async success(attempt: Attempt): Promise<void> {
     await this.db.deleteFrom('signin_throttle').where('key', '=', attempt.key).execute();
+    if (attempt.clientKey) {
+      await this.db
+        .updateTable('signin_throttle')
+        .set({ failures: sql<number>`greatest(signin_throttle.failures - 1, 0)` })
+        .where('key', '=', attempt.clientKey)
+        .execute();
+    }
   }
 
   /** Forgets rows that no longer matter: quiet for a day and not locked. */

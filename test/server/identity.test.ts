@@ -337,11 +337,9 @@ describe('provider pages', () => {
 
 describe('sign-in throttle (database state, as a restarted process sees it)', () => {
   const key = Buffer.alloc(32, 7);
-  const settings = { ...DEFAULT_THROTTLE, freeFailures: 2, delayBaseMs: 100, maxDelayMs: 400, lockAfter: 4, lockMs: 60_000, companyLimit: 6, globalLimit: 9, windowMs: 60_000 };
+  const settings = { ...DEFAULT_THROTTLE, freeFailures: 2, delayBaseMs: 100, maxDelayMs: 400, lockAfter: 4, lockMs: 60_000, clientFreeFailures: 3, clientDelayBaseMs: 50, clientMaxDelayMs: 100, clientLimit: 6, windowMs: 60_000 };
 
   it('grows the delay, locks after the limit, and keeps the lock across instances', async () => {
-    // Other tests' failures count towards the overall limit; start this one from zero.
-    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
     const t = new SigninThrottle(server.ctx.db, key, settings);
     const delays: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -359,23 +357,26 @@ describe('sign-in throttle (database state, as a restarted process sees it)', ()
     await restarted.success(other);
   });
 
-  it('limits failures per company and overall', async () => {
+  it('delays and then refuses one client past its budget, and nobody else', async () => {
     const t = new SigninThrottle(server.ctx.db, key, settings);
-    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
-    // Six failures spread over many case numbers of one company.
+    const delays: number[] = [];
+    // Failures spread over many case numbers of one company, from one client.
     for (let i = 0; i < 6; i++) {
-      const a = await t.begin('throttle-co-2', `55550000000000${String(i).padStart(2, '0')}`);
+      const a = await t.begin('throttle-co-2', `55550000000000${String(i).padStart(2, '0')}`, '203.0.113.7');
       expect(a.blocked).toBe(false);
+      delays.push(a.delayMs);
       await t.failure(a);
     }
-    expect((await t.begin('throttle-co-2', '5555000000009999')).blocked).toBe(true);
-    // The other company still gets in, until the overall limit is reached too.
-    const a = await t.begin('throttle-co-3', '7777000000000000');
-    expect(a.blocked).toBe(false);
-    for (let i = 0; i < 3; i++) await t.failure(await t.begin('throttle-co-3', `77770000000001${i}0`));
-    expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(true);
-    await server.ctx.db.deleteFrom('signin_throttle').where('key', '=', 'global').execute();
-    expect((await t.begin('throttle-co-4', '8888000000000000')).blocked).toBe(false);
+    expect(delays).toEqual([0, 0, 0, 50, 100, 100]);
+    expect((await t.begin('throttle-co-2', '5555000000009999', '203.0.113.7')).blocked).toBe(true);
+    // Another client, the same company and even the same case numbers: untouched.
+    const other = await t.begin('throttle-co-2', '5555000000000099', '198.51.100.1');
+    expect(other).toMatchObject({ blocked: false, delayMs: 0 });
+    // No row names the address.
+    const keys = (await server.ctx.db.selectFrom('signin_throttle').select('key').execute()).map((r) => r.key);
+    expect(keys.join(' ')).not.toMatch(/203\.0\.113|198\.51/);
+    expect(keys).not.toContain('global');
+    expect(keys.some((k) => k.startsWith('company:'))).toBe(false);
   });
 });
 
