@@ -149,7 +149,16 @@ export class IdentityService {
       }),
       postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
       signedOut: (caseId) => this.endSessionsOf(caseId),
-      renderError: (kctx, out) => this.renderKoa(kctx, kctx.status && kctx.status >= 400 ? kctx.status : 400, async (f) => errorPage(f, out.error_description ?? out.error)),
+      renderError: async (kctx, out) => {
+        const status = kctx.status && kctx.status >= 400 ? kctx.status : 400;
+        // A person in a browser gets our page; a program that asks for JSON gets the OAuth error body.
+        if (kctx.accepts(['html', 'json']) === 'json') {
+          kctx.status = status;
+          kctx.body = { error: out.error ?? 'invalid_request', ...(out.error_description ? { error_description: out.error_description } : {}) };
+          return;
+        }
+        return this.renderKoa(kctx, status, async (f) => errorPage(f, out.error_description ?? out.error));
+      },
     }, this.payloadCrypto);
     cached = { provider, callback: provider.callback() };
     this.providers.set(issuer, cached);
@@ -228,6 +237,14 @@ export class IdentityService {
   register(app: FastifyInstance): void {
     const service = this;
 
+    // Nothing the identity side answers is kept by a browser or proxy cache: pages,
+    // refusals and assets alike (issue 11, finding 11). The provider's own (Koa)
+    // answers get the same in provider.ts.
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (req.url.startsWith('/idp/')) reply.header('cache-control', 'no-store');
+      return payload;
+    });
+
     // Another provider takes over sign-in: the SPA is told its issuer (docs/identity.md).
     const external = service.settings.externalIssuer;
     if (external) {
@@ -263,15 +280,15 @@ export class IdentityService {
     });
 
     // Assets of our pages (same origin; no inline script or style anywhere).
-    app.get(`${MOUNT}/assets/idp.css`, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(IDP_CSS));
-    app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(LOGOUT_JS));
-    app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PASSWORD_JS));
+    app.get(`${MOUNT}/assets/idp.css`, async (_req, reply) => reply.type('text/css; charset=utf-8').send(IDP_CSS));
+    app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(LOGOUT_JS));
+    app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PASSWORD_JS));
     app.get(`${MOUNT}/assets/theme.css`, async (req, reply) => {
       const company = await companyByHost(service.ctx.db, req.host ?? '');
       const c = company?.settings.siteColors;
       const safe = (v: string | undefined, d: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : d);
       const css = `:root { --wb-primary: ${safe(c?.primaryColorCode, '#172a55')}; --wb-secondary: ${safe(c?.secondaryColorCode, '#ecf1f5')}; }\n`;
-      return reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css);
+      return reply.type('text/css; charset=utf-8').send(css);
     });
 
     // Our interaction pages: form posts.

@@ -7,16 +7,17 @@
  * database storage and keys; they differ only in issuer and allowed redirects.
  *
  * - public client `whistleblower-app`: authorization code + PKCE (S256 only), no
- *   client secret; redirects allowed to any page of the issuer's own origin outside
- *   /api and /idp; sign-out returns to `/`;
+ *   client secret; the only redirect URI is the SPA's callback on the issuer's own
+ *   origin and sign-out returns only to `/` (exact match, nothing else);
  * - access tokens are JWTs for the resource `<origin>/api/private` (resource
  *   indicator chosen by default), carrying `sub` (case id), `case_number`, `company`
  *   and `gen`, the account's token generation, which sign-out moves on;
  * - refresh tokens rotate on every use and end with the sign-in session;
  * - consent is implied for our own client (no consent page).
  */
-import Provider from 'oidc-provider';
+import Provider, { errors as oidcErrors } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
+import { errorBody } from '../errors.ts';
 import type { IdentitySettings } from './settings.ts';
 import type { KeySet } from './keys.ts';
 import { createAdapterClass, type PayloadCrypto } from './adapter.ts';
@@ -25,6 +26,8 @@ export const MOUNT = '/idp/realms/whistleblower';
 export const CLIENT_ID = 'whistleblower-app';
 export const RESOURCE_PATH = '/api/private';
 export const RESOURCE_SCOPE = 'case';
+/** The SPA's sign-in callback (src/private/services.ts `CALLBACK_PATH`): the one registered redirect URI. */
+export const CALLBACK_PATH = '/private/callback';
 
 export interface ProviderHooks {
   /** Renders oidc-provider's own pages (sign-out, errors) in the reporter's language. */
@@ -57,7 +60,9 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
         application_type: 'web',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: [`${origin}/`],
+        // Matched exactly (oidc-provider's own comparison): no other path, no
+        // percent-encoded spelling of one, no other origin.
+        redirect_uris: [`${origin}${CALLBACK_PATH}`],
         post_logout_redirect_uris: [`${origin}/`],
       },
     ],
@@ -81,7 +86,8 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: KoaCtx, indicator: string) => {
           if (indicator !== resource) {
-            throw new Provider.errors.InvalidTarget();
+            // Another company's API, or anything else: an OAuth `invalid_target`, never a 5xx.
+            throw new oidcErrors.InvalidTarget();
           }
           return {
             scope: RESOURCE_SCOPE,
@@ -150,18 +156,25 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
   });
   provider.proxy = !!ctx.config.publicUrl;
 
-  // Redirects: any page of the issuer's own origin (the SPA's callback path is its
-  // own choice), never another host, never the API or the provider itself.
-  const allowed = (value: string) => {
+  // Every answer of the provider: never stored by a cache, and never Koa's plain-text
+  // default for a refusal. The provider's own errors already are OAuth error bodies
+  // (JSON) or our error page (renderError); what is left (an unknown path or method,
+  // Koa's "Not Found") gets the portal's JSON error body (issue 11, findings 6, 11).
+  provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
     try {
-      const u = new URL(value);
-      return u.origin === origin && !u.username && !u.password && !u.hash && !/^\/(api|idp)(\/|$)/.test(u.pathname);
-    } catch {
-      return false;
+      await next();
+    } finally {
+      kctx.set('cache-control', 'no-store');
     }
-  };
-  provider.Client.prototype.redirectUriAllowed = allowed;
-  provider.Client.prototype.postLogoutRedirectUriAllowed = allowed;
+    if (kctx.status >= 400 && (kctx.body === undefined || kctx.body === null || (typeof kctx.body === 'string' && kctx.response.is('text/plain')))) {
+      const notFound = kctx.status === 404 || kctx.status === 405;
+      kctx.status = notFound ? 404 : kctx.status;
+      kctx.body = notFound
+        ? errorBody('NOT_FOUND', `No such resource: ${kctx.method} ${MOUNT}${kctx.path}`)
+        : errorBody(kctx.status >= 500 ? 'INTERNAL' : 'BAD_REQUEST', kctx.status >= 500 ? 'Something went wrong on our side.' : 'Bad request.');
+      kctx.set('cache-control', 'no-store');
+    }
+  });
 
   // Sign-out is confirmed here (RP-initiated logout's confirm step). Awaited before the
   // answer leaves, so the reporter's old access tokens are dead by the time the

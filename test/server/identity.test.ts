@@ -65,7 +65,7 @@ describe('sign-in', () => {
     expect(page.text).toContain('<label for="password">Password</label>');
 
     const tokens = await (async () => {
-      const { verifier, redirectUri, page: p2 } = await openSignIn(b, { scope: 'openid', redirectPath: '/private/status' });
+      const { verifier, redirectUri, page: p2 } = await openSignIn(b, { scope: 'openid' });
       // Spaces in the case number are allowed.
       const grouped = caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ');
       const res = await b.postForm(formAction(p2.text), { caseNumber: grouped, password: 'pass1234' });
@@ -124,7 +124,7 @@ describe('sign-in', () => {
     const res = await b.get(`${MOUNT}/auth?${q}`);
     expect(res.status).toBe(400);
     expect(res.text).not.toContain('evil.example/cb?code');
-    const noPkce = new URLSearchParams({ client_id: 'whistleblower-app', response_type: 'code', scope: 'openid', redirect_uri: `${b.origin}/private/status` });
+    const noPkce = new URLSearchParams({ client_id: 'whistleblower-app', response_type: 'code', scope: 'openid', redirect_uri: `${b.origin}/private/callback` });
     const r2 = await b.get(`${MOUNT}/auth?${noPkce}`);
     expect(r2.status).toBe(303);
     expect(new URL(r2.headers.location!, b.origin).searchParams.get('error')).toBe('invalid_request');
