@@ -56,6 +56,8 @@ export interface ReportCaseTable {
   whistleblower_enc: Bytes | null;
   report_enc: Bytes | null;
   report_updated_at: Timestamp | null;
+  /** The interface language at submission (mails to the reporter), sealed; migration 0020. */
+  language_enc: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
 }
 
 export interface CaseStatusEventTable {
@@ -163,6 +165,41 @@ export interface CaseAuditTable {
   entry_enc: Bytes;
 }
 
+// ---- mail and retention (server/mail, server/retention; migrations 0020, 0021) ----
+
+/** A mail waiting to go; `message_enc` = { to, subject, text } sealed with the case's data key. */
+export interface MailOutboxTable {
+  id: string;
+  case_id: string;
+  coalesce_key: string;
+  message_enc: Bytes;
+  attempts: Generated<number>;
+  due_at: Timestamp;
+  created_at: Timestamp;
+  /** The SMTP error class of the last attempt (never an address). */
+  last_error: string | null;
+}
+
+export interface DeadlineReminderTable {
+  case_id: string;
+  reminder: string;
+  due_at: Timestamp;
+  queued_at: Timestamp;
+}
+
+/** What stays of a case deleted at the end of its retention period: no personal data. */
+export interface CaseDeletionTable {
+  id: Generated<number>;
+  company_id: string;
+  case_number_hash: string;
+  submission_type: string;
+  creation_channel: string;
+  reason: string;
+  created_on: ColumnType<Date | string, string, string>;
+  closed_on: ColumnType<Date | string | null, string | null, string | null>;
+  deleted_at: Timestamp;
+}
+
 // ---- identity (server/idp, migration 0100) ----------------------------------
 
 export interface OidcPayloadTable {
@@ -221,6 +258,9 @@ export interface DB {
   handler_session: HandlerSessionTable;
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
+  mail_outbox: MailOutboxTable;
+  deadline_reminder: DeadlineReminderTable;
+  case_deletion: CaseDeletionTable;
   oidc_payload: OidcPayloadTable;
   idp_secret: IdpSecretTable;
   idp_key: IdpKeyTable;

@@ -13,6 +13,7 @@ import { HttpError } from '../errors.ts';
 import { createHandlerAccount, HandlerAccountError } from '../handlers/accounts.ts';
 import { CompanyFileError, companyByHost, companyById, importCompany, validateBundle, type AssetBytes } from '../companies/service.ts';
 import { parseOr400 } from './parse.ts';
+import { purge } from '../retention/purge.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -35,6 +36,8 @@ const handlerSchema = v.object({
   email: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an e-mail address'))),
   officers: v.optional(v.array(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(100))), []),
 });
+
+const purgeSchema = v.object({ dryRun: v.optional(v.boolean(), false) });
 
 const importSchema = v.object({
   file: v.unknown(),
@@ -75,6 +78,13 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
       enrolmentCode: account.enrolmentCode ?? null,
       enrolmentExpiresAt: account.enrolmentExpiresAt?.toISOString() ?? null,
     });
+  });
+
+  // `npm run cases -- purge [--dry-run]` while the server holds the database.
+  app.post('/api/admin/cases/purge', async (req) => {
+    guard(ctx, req);
+    const { dryRun } = parseOr400(purgeSchema, req.body ?? {}, 'body');
+    return purge(ctx, ctx.clock.now(), { dryRun });
   });
 
   app.post('/api/admin/companies', { bodyLimit: 32 * 1024 * 1024 }, async (req, reply) => {
