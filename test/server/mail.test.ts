@@ -280,7 +280,8 @@ describe('deadline reminders', () => {
 
 describe.skipIf(!process.env.DATABASE_URL)('two processes on one PostgreSQL database', () => {
   it('send each mail once', async () => {
-    const second = await startTestServer({ seedDemo: false, databaseUrl: server.config.databaseUrl, smtpUrl: smtp.url, mailBatchMs: BATCH_MS, jobs: false }, { clock });
+    // Processes share the data folder (keys, files) and the database, as in production.
+    const second = await startTestServer({ seedDemo: false, dataDir: server.dataDir, databaseUrl: server.config.databaseUrl, smtpUrl: smtp.url, mailBatchMs: BATCH_MS, jobs: false }, { clock });
     try {
       const before = smtp.mails.length;
       const numbers: string[] = [];
