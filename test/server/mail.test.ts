@@ -4,6 +4,7 @@
  * not show; one mail per burst of news; an SMTP outage and a restart delay mail
  * and lose none; deadline reminders; two processes on one PostgreSQL send once.
  */
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { TestSmtp, type ReceivedMail } from '../helpers/smtp.ts';
@@ -275,6 +276,33 @@ describe('deadline reminders', () => {
     await server.ctx.jobs.runNow(DEADLINE_JOB);
     await sendMail();
     expect(forCase()).toHaveLength(4);
+  });
+});
+
+describe('without SMTP_URL', () => {
+  it('says so once at start-up and queues nothing', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        cb();
+      },
+    });
+    const bare = await startTestServer({ seedDemo: false, logLevel: 'info', jobs: true }, { logStream: sink });
+    try {
+      const officerId = (await addCompany(bare.ctx.db, { id: 'nomail', hosts: ['nomail.test'] })).officerIds[0]!;
+      await createHandlerAccount(bare.ctx.db, 'nomail', 'H', { email: 'h@nomail.test' });
+      const res = await call(bare, 'POST', '/api/public/case/new/by-form', {
+        host: 'nomail.test',
+        body: form('caseDto', caseDto(officerId, { whistleblower: { name: 'R', email: 'r@nomail.test', notification: true } })),
+      });
+      expect(res.status).toBe(201);
+      expect(await outboxCount(bare)).toBe(0);
+      expect(await bare.ctx.jobs.runNow(MAIL_JOB)).toBe(true);
+    } finally {
+      await bare.cleanup();
+    }
+    expect(lines.filter((l) => l.includes('SMTP_URL is not set'))).toHaveLength(1);
   });
 });
 
