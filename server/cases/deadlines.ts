@@ -3,8 +3,8 @@
  * reporter's status page (src/private/caseView.ts `legalClocks`): acknowledgement
  * within 7 days of receipt (the first RECEIVED event); feedback within 3 months of
  * the acknowledgement or, without one in time, of the end of those 7 days.
- * Acknowledgement is met by the first CONFIRMATION message, feedback by the first
- * FEEDBACK message. A case without a RECEIVED event has no clock yet.
+ * Acknowledgement is met by the first CONFIRMATION (or FEEDBACK) message,
+ * feedback by the first FEEDBACK message. A case without a RECEIVED event has no clock yet.
  */
 export const DAY_MS = 24 * 3600 * 1000;
 

@@ -29,7 +29,8 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
       'c.protection_officer_id',
       'c.wrapped_key',
       eb.selectFrom('case_status_event as e').select((e) => e.fn.min('e.at').as('m')).whereRef('e.case_id', '=', 'c.id').where('e.status', '=', 'RECEIVED').as('received_at'),
-      eb.selectFrom('case_message as m').select((e) => e.fn.min('m.created_at').as('m')).whereRef('m.case_id', '=', 'c.id').where('m.type', '=', 'CONFIRMATION').as('ack_at'),
+      // A feedback message acknowledges receipt too (as the handlers' inbox reads it).
+      eb.selectFrom('case_message as m').select((e) => e.fn.min('m.created_at').as('m')).whereRef('m.case_id', '=', 'c.id').where('m.type', 'in', ['CONFIRMATION', 'FEEDBACK']).as('ack_at'),
       eb.selectFrom('case_message as m').select((e) => e.fn.min('m.created_at').as('m')).whereRef('m.case_id', '=', 'c.id').where('m.type', '=', 'FEEDBACK').as('feedback_at'),
     ])
     .where('c.status', '!=', 'CLOSED')

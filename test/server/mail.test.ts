@@ -14,6 +14,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, form, oralDto } from './api.ts';
 import { MAIL_JOB } from '../../server/mail/outbox.ts';
 import { DEADLINE_JOB } from '../../server/mail/reminders.ts';
+import { addMonthsUtc } from '../../server/cases/deadlines.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 
 const HOST = 'mail.test';
@@ -246,7 +247,7 @@ describe('mail to the reporter', () => {
 });
 
 describe('deadline reminders', () => {
-  it('acknowledgement: two days before and once passed, to the handlers of the case, each once; met clocks stay quiet', async () => {
+  it('acknowledgement and feedback: two days before and once passed, to the handlers of the case, each once; met clocks and closed cases stay quiet', async () => {
     const caseNumber = await newCase({ officerId: otherOfficer });
     await sendMail();
     const received = new Date((await server.ctx.db.selectFrom('report_case').select('created_at').where('case_number', '=', caseNumber).executeTakeFirstOrThrow()).created_at);
@@ -276,6 +277,24 @@ describe('deadline reminders', () => {
     await server.ctx.jobs.runNow(DEADLINE_JOB);
     await sendMail();
     expect(forCase()).toHaveLength(4);
+
+    // Feedback: 3 months after the acknowledgement (stamped with the real time, inside the 7 days here).
+    const ackAt = new Date((await server.ctx.db.selectFrom('case_message').select('created_at').where('type', '=', 'CONFIRMATION').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).created_at);
+    const feedbackDue = addMonthsUtc(ackAt < new Date(received.getTime() + 7 * DAY) ? ackAt : new Date(received.getTime() + 7 * DAY), 3);
+    clock.advance(feedbackDue.getTime() - 1.5 * DAY - clock.now().getTime());
+    await server.ctx.jobs.runNow(DEADLINE_JOB);
+    await sendMail();
+    mails = forCase();
+    expect(mails).toHaveLength(6);
+    expect(mails[4]!.subject).toBe(`Sag ${formatCaseNumber(caseNumber)}: frist den ${feedbackDue.toISOString().slice(0, 10)}`);
+    expect(mails[4]!.text).toContain('feedback til indberetteren');
+
+    // Closed: no reminder for the passed feedback deadline.
+    expect((await call(server, 'PUT', `/api/handler/cases/${caseNumber}/status`, { token: handlerToken, json: { status: 'CLOSED' } })).status).toBe(200);
+    clock.advance(3 * DAY);
+    await server.ctx.jobs.runNow(DEADLINE_JOB);
+    await sendMail();
+    expect(forCase()).toHaveLength(6);
   });
 });
 
