@@ -166,6 +166,24 @@ describe('deleting cases when their retention period ends', () => {
     expect(again.stdout).toContain('no case was due for deletion');
   });
 
+  it('purge opens the database itself when no server runs', async () => {
+    const n = (await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer), [{ name: 'late.pdf', bytes: PDF }]) })).data.caseDto.caseNumber;
+    expect((await call(server, 'PUT', `/api/handler/cases/${n}/status`, { token, json: { status: 'CLOSED' } })).status).toBe(200);
+    const row = (await caseRow(n))!;
+    // Closed four years ago by the wall clock the CLI reads.
+    await server.ctx.db.updateTable('case_status_event').set({ at: new Date(Date.now() - 4 * 366 * DAY) }).where('case_id', '=', row.id).where('status', '=', 'CLOSED').execute();
+    await server.stop();
+    const dry = await cases(['purge', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(formatCaseNumber(n));
+    const done = await cases(['purge']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('1 case(s) deleted');
+    server = await startTestServer({ seedDemo: false, jobs: false, dataDir: server.dataDir, databaseUrl: server.config.databaseUrl }, { clock });
+    expect(await caseRow(n)).toBeUndefined();
+    expect(await server.ctx.db.selectFrom('case_deletion').select('reason').where('case_number_hash', '=', caseNumberHash(server.ctx.recordKey, n)).executeTakeFirst()).toEqual({ reason: 'CLOSED' });
+  });
+
   it('a company that keeps closed cases longer keeps them longer', async () => {
     const f = companyFixture({ id: 'longer', hosts: ['longer.test'] });
     await importCompany(server.ctx.db, validateBundle({ ...f.file, retention: { closedCaseMonths: 120 } }, f.assets));
