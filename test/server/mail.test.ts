@@ -197,6 +197,29 @@ describe('mail to the reporter', () => {
     expect(dansk[0]!.subject).toBe('Der er nyt i din sag');
   });
 
+  it('a changed address or wish drops the waiting mail; news after it goes to the new address', async () => {
+    const caseNumber = await newCase({ language: 'en', notification: true, email: 'old@example.org' });
+    await sendMail();
+    await handlerMessage(caseNumber, 'News for the old address.');
+    const reporter = await signInToken(caseNumber);
+    const update = (body: object) => call(server, 'PUT', '/api/private/case/whistleblower/update', { token: reporter, json: { name: 'Rita Reporter', ...body } });
+    expect((await update({ email: 'new@example.org', notification: true })).status).toBe(200);
+    clock.advance(BATCH_MS + 1000);
+    await sendMail();
+    expect(smtp.to('old@example.org')).toHaveLength(0);
+    await handlerMessage(caseNumber, 'News for the new address.');
+    clock.advance(BATCH_MS + 1000);
+    await sendMail();
+    expect(smtp.to('new@example.org')).toHaveLength(1);
+    expect(smtp.to('new@example.org')[0]!.subject).toBe('There is news in your case');
+
+    expect((await update({ email: 'new@example.org', notification: false })).status).toBe(200);
+    await handlerMessage(caseNumber, 'Nobody is told.');
+    clock.advance(BATCH_MS + 1000);
+    await sendMail();
+    expect(smtp.to('new@example.org')).toHaveLength(1);
+  });
+
   it('an SMTP outage delays the mail; after the server is back it arrives once', async () => {
     const caseNumber = await newCase({ language: 'en', notification: true, email: 'outage@example.org' });
     await sendMail();
