@@ -74,6 +74,8 @@ export interface PrivateCase {
   whistleblower: PrivateWhistleblower | null;
   report?: { text: string; updatedAt: string } | null;
   comments?: { comment: string; created: string }[];
+  /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
+  scheduledDeletion?: string | null;
 }
 
 export interface CheckResult {

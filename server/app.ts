@@ -23,6 +23,13 @@ import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
+import { hkdfSync } from 'node:crypto';
+import { systemClock, type Clock } from './clock.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { createMailer } from './mail/transport.ts';
+import { mailJob } from './mail/outbox.ts';
+import { deadlineJob } from './mail/reminders.ts';
+import { retentionJob } from './retention/purge.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -75,6 +82,8 @@ export interface BuildOptions {
   logStream?: Writable;
   /** Folder of demo company files; server/seed by default. */
   seedDir?: string;
+  /** "Now" for scheduled work; tests pass a TestClock. */
+  clock?: Clock;
 }
 
 export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
@@ -99,7 +108,12 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
-  app.addHook('onClose', async () => opened.close());
+  // Background jobs stop (and finish their round) before the database closes.
+  const beforeDatabaseCloses: (() => Promise<void> | void)[] = [];
+  app.addHook('onClose', async () => {
+    for (const close of beforeDatabaseCloses) await close();
+    await opened.close();
+  });
   let masterKey: Buffer;
   try {
     masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
@@ -111,7 +125,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
   await files.init();
-  const ctx: AppContext = {
+  const mailer = createMailer(config);
+  beforeDatabaseCloses.push(() => mailer.close());
+  const ctx = {
     config,
     db: opened.db,
     dbKind: opened.kind,
@@ -122,7 +138,16 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     passwords: new Passwords(pepper),
     files,
     adminToken,
-  };
+    clock: opts.clock ?? systemClock,
+    mailer,
+    recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)),
+  } as Omit<AppContext, 'jobs'> as AppContext;
+  ctx.jobs = new JobRunner(ctx);
+  ctx.jobs.add(mailJob);
+  ctx.jobs.add(deadlineJob);
+  ctx.jobs.add(retentionJob);
+  beforeDatabaseCloses.unshift(() => ctx.jobs.stop());
+  if (!mailer.enabled) app.log.info('mail: SMTP_URL is not set; no mail will be sent');
 
   // Uploads whose database commit happened but whose rename did not (a crash in
   // between) are finished; other leftovers older than an hour are removed.
@@ -203,6 +228,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 
+  if (config.jobs) ctx.jobs.start();
   return { app, ctx };
 }
 

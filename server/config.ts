@@ -18,6 +18,14 @@ export interface ServerConfig {
   publicUrl?: string;
   seedDemo: boolean;
   logLevel: string;
+  /** `smtp://user:pass@host:587` or `smtps://…:465`; without it no mail is sent (docs/operations.md "Mail"). */
+  smtpUrl?: string;
+  /** The sender of every mail, e.g. `Whistleblower portal <no-reply@example.com>`. */
+  mailFrom: string;
+  /** How long news for a reporter (and a reporter's messages for a handler) is gathered into one mail. */
+  mailBatchMs: number;
+  /** Set false to run no background job (mail, reminders, retention) in this process. */
+  jobs: boolean;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -35,5 +43,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     publicUrl: env.PUBLIC_URL || undefined,
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'Whistleblower portal <no-reply@localhost>',
+    mailBatchMs: Number(env.MAIL_BATCH_SECONDS ?? 300) * 1000,
+    jobs: env.BACKGROUND_JOBS !== 'false',
   };
 }

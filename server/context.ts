@@ -4,6 +4,9 @@ import type { Database } from './db/database.ts';
 import type { CaseCrypto } from './crypto/case-crypto.ts';
 import type { Passwords } from './cases/passwords.ts';
 import type { FileStore } from './files/store.ts';
+import type { Clock } from './clock.ts';
+import type { JobRunner } from './jobs/runner.ts';
+import type { Mailer } from './mail/transport.ts';
 
 /**
  * What every route module gets: configuration and the shared services. Each
@@ -26,4 +29,12 @@ export interface AppContext {
   files: FileStore;
   /** Secret for /api/admin/** (loopback only), kept in DATA_DIR/admin.token for the CLIs. */
   adminToken: string;
+  /** "Now" for scheduled work (mail back-off, reminders, retention); a test may move it. */
+  clock: Clock;
+  /** Background jobs: the mail worker, deadline reminders, retention (server/jobs). */
+  jobs: JobRunner;
+  /** SMTP through nodemailer; `enabled` false without SMTP_URL, and then nothing is queued. */
+  mailer: Mailer;
+  /** Keyed hashes that must outlive master-key rotation (deletion records): derived from the pepper. */
+  recordKey: Buffer;
 }

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Whistleblower, WhistleblowerUpdate } from '../../machines/schema.ts';
+import type { Language, Whistleblower, WhistleblowerUpdate } from '../../machines/schema.ts';
+import { LANGUAGE_COLUMN } from '../mail/notify.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { COLUMNS, caseKey, type CaseRow } from './service.ts';
@@ -48,7 +49,7 @@ export async function addComment(ctx: AppContext, row: CaseRow, text: string): P
  * Replaces the reporter's identity and contact details. A name once given stays
  * (the form shows it disabled, spec §5); notification by e-mail needs an e-mail.
  */
-export async function updateWhistleblower(ctx: AppContext, row: CaseRow, input: WhistleblowerUpdate): Promise<Whistleblower> {
+export async function updateWhistleblower(ctx: AppContext, row: CaseRow, input: WhistleblowerUpdate, language?: Language | null): Promise<Whistleblower> {
   const key = await caseKey(ctx, row);
   const current = row.whistleblower_enc ? ctx.crypto.openJson<Whistleblower>(key, row.id, COLUMNS.whistleblower, row.whistleblower_enc) : null;
   const email = input.email?.trim() || '';
@@ -62,11 +63,19 @@ export async function updateWhistleblower(ctx: AppContext, row: CaseRow, input: 
     phoneCountryCode: input.phoneCountryCode ?? null,
     notification: !!input.notification,
   } as Whistleblower;
-  await ctx.db
-    .updateTable('report_case')
-    .set({ whistleblower_enc: ctx.crypto.sealJson(key, row.id, COLUMNS.whistleblower, next) })
-    .where('id', '=', row.id)
-    .execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('report_case')
+      .set({
+        whistleblower_enc: ctx.crypto.sealJson(key, row.id, COLUMNS.whistleblower, next),
+        // A case sent before languages were stored gets the language of this request.
+        ...(!row.language_enc && language ? { language_enc: ctx.crypto.seal(key, row.id, LANGUAGE_COLUMN, language) } : {}),
+      })
+      .where('id', '=', row.id)
+      .execute();
+    // A waiting "news" mail was written to the old wish and address: it must not go.
+    if (!next.notification || next.email !== current?.email) await trx.deleteFrom('mail_outbox').where('coalesce_key', '=', `news:${row.id}`).execute();
+  });
   return next;
 }
 

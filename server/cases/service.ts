@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { CaseStatus, CreationChannel, MessageType, ReportedPerson, SubmissionType, Violation, Whistleblower } from '../../machines/schema.ts';
+import type { CaseStatus, CreationChannel, Language, MessageType, ReportedPerson, SubmissionType, Violation, Whistleblower } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
@@ -15,6 +15,8 @@ import type { Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
 import { assertCurrentMasterKey } from '../crypto/master-key.ts';
+import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
+import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
 
 export const COLUMNS = {
   details: 'report_case.details_enc',
@@ -66,6 +68,8 @@ export interface NewCaseInput {
   reportedPersons?: ReportedPerson[];
   reportedUnit?: string | null;
   files?: StagedFile[];
+  /** The interface language the report was sent in: the language of mails to the reporter. */
+  language?: Language | null;
 }
 
 export interface CreatedCase {
@@ -139,6 +143,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
             whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
             report_enc: null,
             report_updated_at: null,
+            language_enc: input.language ? ctx.crypto.seal(key, caseId, LANGUAGE_COLUMN, input.language) : null,
           })
           .execute();
         await trx.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).execute();
@@ -146,6 +151,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           await trx.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).execute();
         }
         await insertFiles(ctx, trx, caseId, key, null, input.files ?? [], now);
+        await onCaseEvent(ctx, trx, caseId, 'created');
       });
       await commitFiles(ctx, input.files ?? []);
       return { caseNumber, status, created: now.toISOString(), submission: { type: input.submissionType } };
@@ -232,6 +238,8 @@ export interface CaseView {
   whistleblower: Whistleblower | null;
   report: { text: string; updatedAt: string } | null;
   comments: { comment: string; created: string }[];
+  /** When the retention period ends and the case will be deleted (server/retention/policy.ts); null while it is handled. */
+  scheduledDeletion: string | null;
 }
 
 export type CaseRow = Selectable<ReportCaseTable>;
@@ -251,12 +259,13 @@ export async function loadCaseView(ctx: AppContext, caseId: string): Promise<Cas
 export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<CaseView> {
   const key = await caseKey(ctx, row);
   const id = row.id;
-  const [events, messages, files, comments, account] = await Promise.all([
+  const [events, messages, files, comments, account, company] = await Promise.all([
     ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', id).orderBy('id').execute(),
     ctx.db.selectFrom('case_message').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('id').execute(),
     ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', id).orderBy('created_at').orderBy('position').execute(),
     ctx.db.selectFrom('case_comment').selectAll().where('case_id', '=', id).orderBy('created_at').execute(),
     ctx.db.selectFrom('case_account').select('case_id').where('case_id', '=', id).executeTakeFirst(),
+    ctx.db.selectFrom('company').select('settings').where('id', '=', row.company_id).executeTakeFirst(),
   ]);
   const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
   const fileViews = files.map((f) => ({
@@ -265,6 +274,11 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
   }));
   const history = events.map((e) => ({ status: e.status as CaseStatus, dateTime: iso(e.at) }));
   const received = history.find((e) => e.status === 'RECEIVED');
+  const closedAt = history.filter((e) => e.status === 'CLOSED').at(-1)?.dateTime;
+  const deletion = scheduledDeletion(
+    { status: row.status, submissionType: row.submission_type, createdAt: new Date(row.created_at), closedAt: closedAt ? new Date(closedAt) : null },
+    retentionOf(company?.settings),
+  );
   return {
     caseNumber: row.case_number,
     status: row.status as CaseStatus,
@@ -300,6 +314,7 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
       ? { text: ctx.crypto.open(key, id, COLUMNS.report, row.report_enc).toString('utf8'), updatedAt: iso(row.report_updated_at ?? row.created_at) }
       : null,
     comments: comments.map((c) => ({ comment: ctx.crypto.open(key, id, COLUMNS.comment, c.body_enc, c.id).toString('utf8'), created: iso(c.created_at) })),
+    scheduledDeletion: deletion ? deletion.at.toISOString() : null,
   };
 }
 
@@ -311,6 +326,7 @@ export async function setStatus(ctx: AppContext, caseId: string, status: CaseSta
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('report_case').set({ status }).where('id', '=', caseId).execute();
     await trx.insertInto('case_status_event').values({ case_id: caseId, status, at }).execute();
+    await onCaseEvent(ctx, trx, caseId, 'reporterNews');
   });
 }
 
@@ -334,6 +350,8 @@ export async function recordReport(ctx: AppContext, row: CaseRow, text: string):
     if (Number(moved.numUpdatedRows) > 0) {
       await trx.insertInto('case_status_event').values({ case_id: row.id, status: 'RECEIVED', at }).execute();
     }
+    // A recorded report waits for the reporter's approval: news for them.
+    await onCaseEvent(ctx, trx, row.id, 'reporterNews');
   });
 }
 
@@ -366,6 +384,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
     await insertFiles(ctx, trx, row.id, key, id, msg.files, now);
     if (msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
     if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
+    await onCaseEvent(ctx, trx, row.id, msg.fromReporter ? 'reporterMessage' : 'reporterNews');
   });
   await commitFiles(ctx, msg.files);
   return {

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
-import { createHandlerAccount } from '../handlers/accounts.ts';
+import { createHandlerAccount, enrolmentLink, HandlerAccountError, normalizeEmail } from '../handlers/accounts.ts';
 import { companyByHost, companyById } from '../companies/service.ts';
 import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
 
@@ -24,8 +24,11 @@ const USAGE = `usage: npm run handler -- COMMAND [options]
   report CASE TEXT                       record the text of a phone or meeting report
   message CASE TEXT [--type T] [--answer-wanted] [--file F]…
                                          T: STANDARD (default), FEEDBACK or CONFIRMATION
-  create-account --company HOST [--name NAME]
-                                         prints a new handler token for the company
+  create-account --company HOST [--name NAME] [--email ADDRESS] [--officer ID]…
+                                         prints a new handler token for the company and,
+                                         with --email, a one-time link (72 hours) to enrol
+                                         for the web workspace at <portal>/handler; --officer
+                                         limits the handler to those protection officers' cases
 
 options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
 
@@ -39,6 +42,8 @@ const { values, positionals } = parseArgs({
     file: { type: 'string', multiple: true },
     company: { type: 'string' },
     name: { type: 'string' },
+    email: { type: 'string' },
+    officer: { type: 'string', multiple: true },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -122,21 +127,41 @@ function freeName(dir: string, name: string): string {
   return candidate;
 }
 
+/** The portal a handler of the company opens: PUBLIC_URL, else the host given (or the company's first) on the server's port. */
+function portalOrigin(hosts: string[], port: number): string {
+  if (config.publicUrl) return new URL(config.publicUrl).origin;
+  const given = values.company!.toLowerCase();
+  const host = hosts.includes(given) ? given : (hosts[0] ?? 'localhost');
+  return `${new URL(url).protocol}//${host}${port === 80 || port === 443 ? '' : `:${port}`}`;
+}
+
+function printAccount(a: { token: string; companyId: string; hosts: string[]; enrolmentCode: string | null; enrolmentExpiresAt: string | null }, name: string) {
+  out(a.token);
+  process.stderr.write(`handler account "${name}" created for company "${a.companyId}"; keep the token secret, it is shown only once\n`);
+  if (a.enrolmentCode) {
+    const u = new URL(url);
+    const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    out(enrolmentLink(portalOrigin(a.hosts, port), a.enrolmentCode));
+    process.stderr.write(`send the link above to ${normalizeEmail(values.email ?? '')} in person or by a trusted channel: it works once, until ${a.enrolmentExpiresAt}\n`);
+  }
+}
+
 async function createAccount() {
   if (!values.company) fail('create-account needs --company HOST (a host name or company id)');
   const name = values.name ?? 'handler';
+  const email = values.email !== undefined ? normalizeEmail(values.email) : undefined;
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email "${values.email}" is not an e-mail address`);
+  const officers = values.officer ?? [];
   const admin = adminToken(config);
   if (admin) {
     try {
       const res = await fetch(`${url}/api/admin/handlers`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ company: values.company, name }),
+        body: JSON.stringify({ company: values.company, name, email, officers }),
       });
       if (!res.ok) await failFromResponse(res);
-      const body = (await res.json()) as { token: string; companyId: string };
-      out(body.token);
-      process.stderr.write(`handler account "${name}" created for company "${body.companyId}"; keep the token secret, it is shown only once\n`);
+      printAccount((await res.json()) as Parameters<typeof printAccount>[0], name);
       return;
     } catch (err) {
       if (!isConnectionRefused(err)) throw err;
@@ -147,9 +172,24 @@ async function createAccount() {
   try {
     const company = (await companyByHost(db.db, values.company)) ?? (await companyById(db.db, values.company));
     if (!company) fail(`no company has the host name or id "${values.company}"`);
-    const account = await createHandlerAccount(db.db, company.id, name);
-    out(account.token);
-    process.stderr.write(`handler account "${name}" created for company "${company.id}"; keep the token secret, it is shown only once\n`);
+    let account;
+    try {
+      account = await createHandlerAccount(db.db, company.id, name, { email, officers, knownOfficers: company.settings.protectionOfficers.map((o) => o.id) });
+    } catch (err) {
+      if (err instanceof HandlerAccountError) fail(err.message);
+      throw err;
+    }
+    const hosts = await db.db.selectFrom('company_host').select('host').where('company_id', '=', company.id).orderBy('host').execute();
+    printAccount(
+      {
+        token: account.token,
+        companyId: company.id,
+        hosts: hosts.map((h) => h.host),
+        enrolmentCode: account.enrolmentCode ?? null,
+        enrolmentExpiresAt: account.enrolmentExpiresAt?.toISOString() ?? null,
+      },
+      name,
+    );
   } finally {
     await db.close();
   }

@@ -210,6 +210,27 @@ export const protectionOfficerSchema = v.strictObject(
 
 export const subsidiarySchema = v.strictObject({ id: slug, name: text() }, unknownKey);
 
+/**
+ * How long cases are kept (issue 15, docs/decisions/mail-and-retention.md). Both
+ * optional; the defaults follow Germany's HinSchG §11(5) (three years after the
+ * case is closed) and give an oral report that never got its call 90 days.
+ */
+export const RETENTION_DEFAULTS = { closedCaseMonths: 36, unconfirmedCaseDays: 90 } as const;
+export const RETENTION_LIMITS = { closedCaseMonths: { min: 6, max: 120 }, unconfirmedCaseDays: { min: 30, max: 365 } } as const;
+
+const wholeNumber = (min: number, max: number, unit: string) =>
+  v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min} ${unit}`), v.maxValue(max, `must be at most ${max} ${unit}`));
+
+export const retentionSchema = v.strictObject(
+  {
+    /** Months after a case was closed until it is deleted. */
+    closedCaseMonths: v.optional(wholeNumber(RETENTION_LIMITS.closedCaseMonths.min, RETENTION_LIMITS.closedCaseMonths.max, 'months')),
+    /** Days after a phone or meeting report was made until it is deleted when the reporter never made contact. */
+    unconfirmedCaseDays: v.optional(wholeNumber(RETENTION_LIMITS.unconfirmedCaseDays.min, RETENTION_LIMITS.unconfirmedCaseDays.max, 'days')),
+  },
+  unknownKey,
+);
+
 export const siteColorsSchema = v.strictObject(
   { primaryColorCode: color, secondaryColorCode: color, infoColorCode: color },
   unknownKey,
@@ -233,6 +254,7 @@ export const companyFileSchema = v.strictObject(
     protectionOfficers: v.pipe(v.array(protectionOfficerSchema, 'must be a list'), v.minLength(1, 'must have at least one protection officer'), v.maxLength(LIMITS.officers, 'too many officers')),
     subsidiaries: v.pipe(v.array(subsidiarySchema, 'must be a list'), v.maxLength(LIMITS.subsidiaries, 'too many subsidiaries')),
     lookAndFeel: v.record(language, v.optional(lookAndFeelEntrySchema), 'must be an object of language code to texts'),
+    retention: v.optional(retentionSchema),
   },
   unknownKey,
 );

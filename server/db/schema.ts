@@ -56,6 +56,8 @@ export interface ReportCaseTable {
   whistleblower_enc: Bytes | null;
   report_enc: Bytes | null;
   report_updated_at: Timestamp | null;
+  /** The interface language at submission (mails to the reporter), sealed; migration 0020. */
+  language_enc: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
 }
 
 export interface CaseStatusEventTable {
@@ -113,6 +115,89 @@ export interface HandlerAccountTable {
   /** SHA-256 of the token, hex; the token itself is shown once and never stored. */
   token_hash: string;
   created_at: Timestamp;
+  /** The web sign-in: trimmed and lower-cased; unique within the company (migration 0010). */
+  email: string | null;
+  /** Argon2id with the pepper (server/cases/passwords.ts); null until enrolled. */
+  password_hash: string | null;
+  /** The TOTP secret sealed with the master key (CaseCrypto.sealWithMaster). */
+  totp_secret_enc: Bytes | null;
+  /** The last TOTP time step accepted, so one code signs in once. */
+  totp_last_step: BigIntColumn | null;
+  /** SHA-256 of the one-time enrolment code; cleared when used. */
+  enrolment_code_hash: string | null;
+  enrolment_expires_at: Timestamp | null;
+  enrolled_at: Timestamp | null;
+}
+
+/** A handler tied to these protection officers sees only their cases; no rows: every officer. */
+export interface HandlerOfficerTable {
+  handler_id: string;
+  officer_id: string;
+}
+
+export interface HandlerRecoveryCodeTable {
+  handler_id: string;
+  /** SHA-256 of the code (high-entropy, shown once). */
+  code_hash: string;
+  used_at: Timestamp | null;
+}
+
+export interface HandlerSessionTable {
+  /** SHA-256 of the session token kept in the handler's HttpOnly cookie. */
+  token_hash: string;
+  handler_id: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface HandlerCaseSeenTable {
+  handler_id: string;
+  case_id: string;
+  seen_at: Timestamp;
+}
+
+/** Append-only (a trigger refuses update and delete); the entry is sealed with the case's key. */
+export interface CaseAuditTable {
+  id: Generated<string | number>;
+  case_id: string;
+  at: Timestamp;
+  entry_enc: Bytes;
+}
+
+// ---- mail and retention (server/mail, server/retention; migrations 0020, 0021) ----
+
+/** A mail waiting to go; `message_enc` = { to, subject, text } sealed with the case's data key. */
+export interface MailOutboxTable {
+  id: string;
+  case_id: string;
+  coalesce_key: string;
+  message_enc: Bytes;
+  attempts: Generated<number>;
+  due_at: Timestamp;
+  created_at: Timestamp;
+  /** The SMTP error class of the last attempt (never an address). */
+  last_error: string | null;
+}
+
+export interface DeadlineReminderTable {
+  case_id: string;
+  reminder: string;
+  due_at: Timestamp;
+  queued_at: Timestamp;
+}
+
+/** What stays of a case deleted at the end of its retention period: no personal data. */
+export interface CaseDeletionTable {
+  id: Generated<number>;
+  company_id: string;
+  case_number_hash: string;
+  submission_type: string;
+  creation_channel: string;
+  reason: string;
+  created_on: ColumnType<Date | string, string, string>;
+  closed_on: ColumnType<Date | string | null, string | null, string | null>;
+  deleted_at: Timestamp;
 }
 
 // ---- identity (server/idp, migration 0100) ----------------------------------
@@ -173,6 +258,14 @@ export interface DB {
   case_comment: CaseCommentTable;
   case_account: CaseAccountTable;
   handler_account: HandlerAccountTable;
+  handler_officer: HandlerOfficerTable;
+  handler_recovery_code: HandlerRecoveryCodeTable;
+  handler_session: HandlerSessionTable;
+  handler_case_seen: HandlerCaseSeenTable;
+  case_audit: CaseAuditTable;
+  mail_outbox: MailOutboxTable;
+  deadline_reminder: DeadlineReminderTable;
+  case_deletion: CaseDeletionTable;
   oidc_payload: OidcPayloadTable;
   idp_secret: IdpSecretTable;
   idp_key: IdpKeyTable;

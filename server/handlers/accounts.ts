@@ -1,24 +1,99 @@
 /**
  * Handler accounts: one per person who answers cases for a company. The API token
  * is 32 random bytes shown once; only its SHA-256 is stored, so a copy of the
- * database does not let anyone act as a handler.
+ * database does not let anyone act as a handler. The web workspace adds an
+ * e-mail login, enrolled once with a one-time code (72 h) that sets the password
+ * and the TOTP factor (docs/decisions/handler-accounts.md); the code, too, is kept
+ * only as a hash.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 
 export const TOKEN_PREFIX = 'wbh_';
+/** How long an enrolment link works. */
+export const ENROLMENT_TTL_MS = 72 * 3600_000;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export async function createHandlerAccount(db: Database, companyId: string, name: string): Promise<{ id: string; token: string }> {
+/** Handlers' e-mail addresses are compared trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export class HandlerAccountError extends Error {
+  constructor(
+    readonly code: 'EMAIL_TAKEN' | 'UNKNOWN_OFFICER',
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface NewHandlerAccount {
+  id: string;
+  token: string;
+  /** Present when an e-mail was given: the one-time code of `<portal>/handler/enrol#<code>`. */
+  enrolmentCode?: string;
+  enrolmentExpiresAt?: Date;
+}
+
+export interface HandlerAccountOptions {
+  email?: string;
+  /** Protection officer ids of the company; none: every officer. */
+  officers?: string[];
+  /** Ids the company has; given, every `officers` entry must be one of them. */
+  knownOfficers?: string[];
+  now?: Date;
+}
+
+export async function createHandlerAccount(db: Database, companyId: string, name: string, opts: HandlerAccountOptions = {}): Promise<NewHandlerAccount> {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const id = randomUUID();
-  await db.insertInto('handler_account').values({ id, company_id: companyId, name, token_hash: hashToken(token), created_at: new Date() }).execute();
-  return { id, token };
+  const officers = [...new Set(opts.officers ?? [])];
+  if (opts.knownOfficers) {
+    const unknown = officers.find((o) => !opts.knownOfficers!.includes(o));
+    if (unknown !== undefined) throw new HandlerAccountError('UNKNOWN_OFFICER', `The company has no protection officer "${unknown}".`, 'officers');
+  }
+  const email = opts.email !== undefined ? normalizeEmail(opts.email) : null;
+  const enrolmentCode = email ? randomBytes(32).toString('base64url') : undefined;
+  const enrolmentExpiresAt = email ? new Date((opts.now ?? new Date()).getTime() + ENROLMENT_TTL_MS) : undefined;
+  await db.transaction().execute(async (trx) => {
+    if (email) {
+      const taken = await trx.selectFrom('handler_account').select('id').where('company_id', '=', companyId).where('email', '=', email).executeTakeFirst();
+      if (taken) throw new HandlerAccountError('EMAIL_TAKEN', `A handler of this company already signs in as ${email}.`, 'email');
+    }
+    await trx
+      .insertInto('handler_account')
+      .values({
+        id,
+        company_id: companyId,
+        name,
+        token_hash: hashToken(token),
+        created_at: new Date(),
+        email,
+        enrolment_code_hash: enrolmentCode ? hashToken(enrolmentCode) : null,
+        enrolment_expires_at: enrolmentExpiresAt ?? null,
+      })
+      .execute();
+    if (officers.length) await trx.insertInto('handler_officer').values(officers.map((officer_id) => ({ handler_id: id, officer_id }))).execute();
+  });
+  return { id, token, enrolmentCode, enrolmentExpiresAt };
 }
 
 export async function handlerByToken(db: Database, token: string) {
   return db.selectFrom('handler_account').select(['id', 'company_id', 'name']).where('token_hash', '=', hashToken(token)).executeTakeFirst();
+}
+
+/** The protection officers a handler is tied to; empty: every officer of the company. */
+export async function handlerOfficers(db: Database, handlerId: string): Promise<string[]> {
+  const rows = await db.selectFrom('handler_officer').select('officer_id').where('handler_id', '=', handlerId).orderBy('officer_id').execute();
+  return rows.map((r) => r.officer_id);
+}
+
+/** `<origin>/handler/enrol#<code>`: the code sits in the fragment, so it never reaches a server log. */
+export function enrolmentLink(origin: string, code: string): string {
+  return `${origin.replace(/\/$/, '')}/handler/enrol#${code}`;
 }

@@ -10,9 +10,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
-import { createHandlerAccount } from '../handlers/accounts.ts';
+import { createHandlerAccount, HandlerAccountError } from '../handlers/accounts.ts';
 import { CompanyFileError, companyByHost, companyById, importCompany, validateBundle, type AssetBytes } from '../companies/service.ts';
 import { parseOr400 } from './parse.ts';
+import { purge } from '../retention/purge.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -32,7 +33,11 @@ const handlerSchema = v.object({
   company: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(253), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or a company id')),
   // eslint-disable-next-line no-control-regex
   name: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200), v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not hold control characters')), 'handler'),
+  email: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an e-mail address'))),
+  officers: v.optional(v.array(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(100))), []),
 });
+
+const purgeSchema = v.object({ dryRun: v.optional(v.boolean(), false) });
 
 const importSchema = v.object({
   file: v.unknown(),
@@ -50,8 +55,36 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
     const body = parseOr400(handlerSchema, req.body ?? {}, 'body');
     const company = await findCompany(ctx, body.company);
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the host name or id "${body.company}".`, 'company');
-    const account = await createHandlerAccount(ctx.db, company.id, body.name);
-    return reply.status(201).send({ id: account.id, token: account.token, companyId: company.id, name: body.name });
+    let account;
+    try {
+      account = await createHandlerAccount(ctx.db, company.id, body.name, {
+        email: body.email,
+        officers: body.officers,
+        knownOfficers: company.settings.protectionOfficers.map((o) => o.id),
+      });
+    } catch (err) {
+      if (err instanceof HandlerAccountError) throw new HttpError(err.code === 'EMAIL_TAKEN' ? 409 : 400, err.code, err.message, err.field);
+      throw err;
+    }
+    const hosts = await ctx.db.selectFrom('company_host').select('host').where('company_id', '=', company.id).orderBy('host').execute();
+    return reply.status(201).send({
+      id: account.id,
+      token: account.token,
+      companyId: company.id,
+      name: body.name,
+      email: body.email ?? null,
+      officers: body.officers,
+      hosts: hosts.map((h) => h.host),
+      enrolmentCode: account.enrolmentCode ?? null,
+      enrolmentExpiresAt: account.enrolmentExpiresAt?.toISOString() ?? null,
+    });
+  });
+
+  // `npm run cases -- purge [--dry-run]` while the server holds the database.
+  app.post('/api/admin/cases/purge', async (req) => {
+    guard(ctx, req);
+    const { dryRun } = parseOr400(purgeSchema, req.body ?? {}, 'body');
+    return purge(ctx, ctx.clock.now(), { dryRun });
   });
 
   app.post('/api/admin/companies', { bodyLimit: 32 * 1024 * 1024 }, async (req, reply) => {

@@ -15,6 +15,7 @@ import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { sendCaseFile } from './files.ts';
+import { requestLanguage } from './public.ts';
 
 const BASE = '/api/private/case';
 
@@ -74,7 +75,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   const updateIdentity = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const { row } = await reporterCase(req);
     const dto = parseOr400(whistleblowerUpdateSchema, req.body ?? {}, 'whistleblowerDto');
-    const whistleblower = await updateWhistleblower(ctx, row, dto);
+    const whistleblower = await updateWhistleblower(ctx, row, dto, requestLanguage(req));
     return reply.headers(noStore).send({ whistleblower });
   };
   // The spec's readings differ on the method (§7): both are accepted.

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { caseDtoSchema, submissionByPhoneDtoSchema, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import { LANGUAGES, caseDtoSchema, submissionByPhoneDtoSchema, type Language, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { requireCompany, type Company } from '../companies/service.ts';
@@ -34,6 +34,23 @@ async function sendAsset(ctx: AppContext, reply: FastifyReply, company: Company,
     .header('cache-control', kind === 'logo' ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
     .header('content-disposition', 'inline')
     .send(Buffer.from(asset.bytes));
+}
+
+/** Browser tags for the portal's language codes (`se` is the spec's Swedish). */
+const LANGUAGE_ALIASES: Record<string, Language> = { sv: 'se', nb: 'no', nn: 'no' };
+
+/**
+ * The language a report is sent in: the SPA sends its interface language as
+ * `Accept-Language`; the first tag the portal speaks wins. Mails to the reporter
+ * are written in it.
+ */
+export function requestLanguage(req: FastifyRequest): Language | null {
+  for (const part of String(req.headers['accept-language'] ?? '').split(',')) {
+    const tag = part.split(';')[0]!.trim().toLowerCase().split('-')[0]!;
+    const lang = LANGUAGE_ALIASES[tag] ?? tag;
+    if ((LANGUAGES as readonly string[]).includes(lang)) return lang as Language;
+  }
+  return null;
 }
 
 export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -96,6 +113,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
         reportedPersons: dto.reportedPersons,
         reportedUnit: dto.reportedUnit,
         files: upload.files,
+        language: requestLanguage(req),
       });
       return reply.status(201).send({ caseDto: created });
     } catch (err) {
@@ -123,6 +141,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
       whistleblower: dto.whistleblower,
       follow: true,
       password: dto.caseAccount.password,
+      language: requestLanguage(req),
     });
     return reply.status(201).send({ caseDto: created });
   };

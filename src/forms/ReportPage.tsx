@@ -4,12 +4,12 @@
  * company info, the submit request, copying, navigation) is supplied to the machine
  * with .provide() here. Loaded lazily by the route files.
  */
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, waitFor } from 'xstate';
 import '../i18n/forms/index.ts';
-import { useT } from '../i18n/index.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
 import { useApi, useLookAndFeelActor } from '../app/lookAndFeel.tsx';
 import { LOGIN_PATH } from '../components/Frame.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
@@ -33,6 +33,11 @@ export function useBrowserReportMachine(channel: ReportChannel) {
   const api = useApi();
   const lookAndFeel = useLookAndFeelActor();
   const navigate = useNavigate();
+  // Read when the report is sent (the reporter may switch language while writing):
+  // mails about the case are written in it.
+  const current = useLanguage();
+  const language = useRef(current);
+  language.current = current;
   return useMemo(
     () =>
       createReportMachine(channel).provide({
@@ -46,7 +51,7 @@ export function useBrowserReportMachine(channel: ReportChannel) {
             return s.context.companyInfo;
           }),
           submitReport: fromPromise(({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) =>
-            submitReport(api, window.location.hostname, input, signal),
+            submitReport(api, window.location.hostname, input, signal, language.current),
           ),
         },
         actions: {

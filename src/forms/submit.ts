@@ -26,10 +26,13 @@ export async function submitReport(
   companyHost: string,
   { submission, reportProgress }: SubmitReportInput,
   signal?: AbortSignal,
+  /** The interface language, sent as Accept-Language: the server writes the reporter's mails in it. */
+  language?: string,
 ): Promise<SuccessData | null> {
+  const languageHeader: Record<string, string> = language ? { 'accept-language': language } : {};
   if (submission.channel !== 'online') {
     try {
-      const answer = await api.json<unknown>(ENDPOINTS[submission.channel], { method: 'POST', body: submission.dto, signal });
+      const answer = await api.json<unknown>(ENDPOINTS[submission.channel], { method: 'POST', body: submission.dto, signal, headers: languageHeader });
       return isSuccess(answer) ? answer : null;
     } catch {
       return null;
@@ -54,6 +57,7 @@ export async function submitReport(
     xhr.open('POST', api.url(ENDPOINTS.online));
     xhr.setRequestHeader('accept', 'application/json');
     xhr.setRequestHeader('x-company-host', companyHost);
+    if (language) xhr.setRequestHeader('accept-language', language);
     xhr.withCredentials = false;
     xhr.upload.onprogress = (e) => {
       submission.files.forEach((f, index) => {

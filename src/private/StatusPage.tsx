@@ -137,6 +137,12 @@ export function StatusPage() {
           </ul>
         </Collapsible.Content>
       </Collapsible.Root>
+
+      {c.scheduledDeletion && (
+        <p className={styles.muted} data-deletion={c.scheduledDeletion}>
+          {t('private.status.deletion', { date: formatReceiptDate(c.scheduledDeletion) })}
+        </p>
+      )}
     </>
   );
 }

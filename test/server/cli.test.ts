@@ -51,6 +51,31 @@ describe('npm run handler', () => {
     expect((await call(server, 'GET', '/api/handler/cases', { token })).status).toBe(200);
   });
 
+  it('create-account with --email and --officer also prints a one-time enrolment link and ties the officer', async () => {
+    const officers = (await server.ctx.db.selectFrom('company').select('settings').where('id', '=', 'acme').executeTakeFirstOrThrow()).settings as { protectionOfficers: { id: string }[] };
+    const officer = officers.protectionOfficers[0]!.id;
+    const r = await run('handler', ['create-account', '--company', 'acme.test', '--name', 'Hanne', '--email', ' Hanne@Example.org ', '--officer', officer, '--url', server.url]);
+    expect(r.code).toBe(0);
+    const [apiToken, link] = r.stdout.trim().split('\n');
+    expect(apiToken).toMatch(/^wbh_/);
+    const port = new URL(server.url).port;
+    expect(link).toMatch(new RegExp(`^http://acme\\.test:${port}/handler/enrol#[\\w-]{43}$`));
+    expect(r.stderr).toContain('hanne@example.org');
+    const row = await server.ctx.db.selectFrom('handler_account').selectAll().where('token_hash', '=', hashToken(apiToken!)).executeTakeFirstOrThrow();
+    expect(row.email).toBe('hanne@example.org');
+    expect(row.enrolment_code_hash).toBe(hashToken(link!.split('#')[1]!));
+    expect(new Date(row.enrolment_expires_at!).getTime() - Date.now()).toBeGreaterThan(71.9 * 3600_000);
+    const ties = await server.ctx.db.selectFrom('handler_officer').select('officer_id').where('handler_id', '=', row.id).execute();
+    expect(ties.map((t) => t.officer_id)).toEqual([officer]);
+
+    const again = await run('handler', ['create-account', '--company', 'acme.test', '--email', 'hanne@example.org', '--url', server.url]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('EMAIL_TAKEN');
+    const unknown = await run('handler', ['create-account', '--company', 'acme.test', '--email', 'other@example.org', '--officer', 'no-such-officer', '--url', server.url]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('UNKNOWN_OFFICER');
+  });
+
   it('list and show a case, saving its files decrypted', async () => {
     const list = await run('handler', ['list', '--url', server.url, '--token', token]);
     expect(list.code).toBe(0);

@@ -93,6 +93,16 @@ describe('/private/status', () => {
     expect(await screen.findByText('the messages page')).toBeTruthy();
   });
 
+  it('says when the case will be deleted', async () => {
+    await renderStatus({ ...sampleCase, scheduledDeletion: '2029-11-20T10:00:00.000Z' });
+    expect(screen.getByText("Under the company's retention rules, this case and everything in it will be deleted on 20/11/2029.")).toBeTruthy();
+  });
+
+  it('shows no deletion date for a case still being handled', async () => {
+    await renderStatus({ ...sampleCase, scheduledDeletion: null });
+    expect(screen.queryByText(/will be deleted/)).toBeNull();
+  });
+
   it('lists every feedback with its date and time, oldest first', async () => {
     const fb = (id: string, time: string) => ({ id, message: `feedback ${id}`, time, type: 'FEEDBACK' as const, createdByUserId: 'h', files: [] });
     await renderStatus({

@@ -1,0 +1,127 @@
+/**
+ * The durable outbox (migration 0020). A mail is queued in the transaction of the
+ * event that causes it, so it exists exactly when the event does; the `mail` job
+ * sends what is due, deletes each row once the SMTP server has taken it, and on
+ * failure tries again with back-off (1 min doubling up to 1 h) for up to seven days.
+ *
+ * Once only: the job runner lets one process at a time run the job (an advisory
+ * lock on PostgreSQL), and a row is deleted right after the server accepted it. A
+ * crash between the SMTP server's "250 OK" and the delete sends that one mail again
+ * at the next run; no mail is ever lost to a crash or an outage.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB } from '../db/schema.ts';
+import type { Job } from '../jobs/runner.ts';
+import { describeSmtpError, type OutgoingMail } from './transport.ts';
+
+export const OUTBOX_COLUMN = 'mail_outbox.message_enc';
+const MINUTE = 60_000;
+export const BACKOFF_MAX_MS = 60 * MINUTE;
+export const GIVE_UP_AFTER_MS = 7 * 24 * 60 * MINUTE;
+const BATCH = 50;
+
+export interface QueueMail {
+  caseId: string;
+  /** The case's data key: the whole mail is sealed with it. */
+  key: Uint8Array;
+  /** At most one waiting mail per key; a second queueing adds nothing. */
+  coalesceKey: string;
+  mail: OutgoingMail;
+  dueAt: Date;
+}
+
+/** Queues a mail in the caller's transaction; false when one with the same key already waits (or mail is off). */
+export async function queueMail(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, q: QueueMail): Promise<boolean> {
+  if (!ctx.mailer.enabled) return false;
+  const id = randomUUID();
+  const res = await trx
+    .insertInto('mail_outbox')
+    .values({
+      id,
+      case_id: q.caseId,
+      coalesce_key: q.coalesceKey,
+      message_enc: ctx.crypto.sealJson(q.key, q.caseId, OUTBOX_COLUMN, q.mail, id),
+      due_at: q.dueAt,
+      created_at: ctx.clock.now(),
+    })
+    .onConflict((oc) => oc.column('coalesce_key').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export function backoffMs(attempts: number): number {
+  return Math.min(MINUTE * 2 ** Math.max(0, attempts - 1), BACKOFF_MAX_MS);
+}
+
+/** Connection-level failures: the server is away, so the rest of this round would fail too. */
+function isOutage(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED'].includes(code) || !(err as { responseCode?: number }).responseCode;
+}
+
+/** Sends every mail that is due; answers how many were sent. */
+export async function sendDueMail(ctx: AppContext, now: Date): Promise<number> {
+  let sent = 0;
+  for (;;) {
+    const rows = await ctx.db
+      .selectFrom('mail_outbox')
+      .innerJoin('report_case', 'report_case.id', 'mail_outbox.case_id')
+      .select(['mail_outbox.id', 'mail_outbox.case_id', 'mail_outbox.message_enc', 'mail_outbox.attempts', 'mail_outbox.created_at', 'report_case.wrapped_key'])
+      .where('mail_outbox.due_at', '<=', now)
+      .orderBy('mail_outbox.due_at')
+      .limit(BATCH)
+      .execute();
+    if (!rows.length) return sent;
+    for (const row of rows) {
+      let mail: OutgoingMail;
+      try {
+        const key = ctx.crypto.unwrapCaseKey(row.case_id, row.wrapped_key);
+        mail = ctx.crypto.openJson<OutgoingMail>(key, row.case_id, OUTBOX_COLUMN, row.message_enc, row.id);
+      } catch {
+        ctx.log.error({ mail: row.id }, 'mail: cannot open a queued mail; dropped');
+        await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
+        continue;
+      }
+      try {
+        await ctx.mailer.send(mail);
+      } catch (err) {
+        const attempts = row.attempts + 1;
+        const reason = describeSmtpError(err);
+        const responseCode = (err as { responseCode?: number }).responseCode ?? 0;
+        const permanent = responseCode >= 500 && responseCode < 600;
+        if (permanent || now.getTime() - new Date(row.created_at).getTime() > GIVE_UP_AFTER_MS) {
+          ctx.log.warn({ mail: row.id, attempts, reason }, 'mail: given up');
+          await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
+          continue;
+        }
+        await ctx.db
+          .updateTable('mail_outbox')
+          .set({ attempts, last_error: reason, due_at: new Date(now.getTime() + backoffMs(attempts)) })
+          .where('id', '=', row.id)
+          .execute();
+        if (isOutage(err)) {
+          ctx.log.warn({ attempts, reason }, 'mail: SMTP server unavailable; trying again later');
+          return sent;
+        }
+        continue;
+      }
+      await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
+      sent++;
+    }
+    if (rows.length < BATCH) return sent;
+  }
+}
+
+export const MAIL_JOB = 'mail';
+
+export const mailJob: Job = {
+  name: MAIL_JOB,
+  intervalMs: 10_000,
+  run: async (ctx, now) => {
+    if (!ctx.mailer.enabled) return;
+    const sent = await sendDueMail(ctx, now);
+    if (sent) ctx.log.info({ sent }, 'mail: sent');
+  },
+};

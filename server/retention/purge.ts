@@ -1,0 +1,144 @@
+/**
+ * Deletes the cases whose retention period has ended (server/retention/policy.ts):
+ * the scheduled `retention` job in the server and `npm run cases -- purge`.
+ *
+ * Per case, in one transaction: a deletion record (keyed hash of the case number,
+ * channel, dates; no personal data), the provider's sessions and grants of the
+ * reporter's account, then the case row, which takes with it (on delete cascade)
+ * its status history, messages, file rows, comments, follow account, queued mails,
+ * reminders and its wrapped data key. The encrypted files are removed from disk
+ * after the commit: a file whose removal fails (logged) is unreadable anyway, since
+ * the only copy of its key is gone.
+ */
+import { createHmac } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { Job } from '../jobs/runner.ts';
+import { retentionOf, scheduledDeletion, type DeletionReason } from './policy.ts';
+
+/** What purging needs: the database, the file store, the log and the deletion records' key (the CLI builds it without a server). */
+export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey'> & { log: { error(obj: object, msg: string): void } };
+
+export interface DueCase {
+  caseId: string;
+  caseNumber: string;
+  companyId: string;
+  submissionType: string;
+  reason: DeletionReason;
+  dueAt: string;
+  files: number;
+}
+
+/** The deletion record's key: HMAC-SHA256 of the case number under a key derived from the pepper. */
+export function caseNumberHash(recordKey: Buffer, caseNumber: string): string {
+  return createHmac('sha256', recordKey).update(caseNumber).digest('hex');
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+export async function dueCases(ctx: PurgeContext, now: Date): Promise<DueCase[]> {
+  const rows = await ctx.db
+    .selectFrom('report_case as c')
+    .innerJoin('company', 'company.id', 'c.company_id')
+    .select((eb) => [
+      'c.id',
+      'c.case_number',
+      'c.company_id',
+      'c.status',
+      'c.submission_type',
+      'c.created_at',
+      'company.settings',
+      eb.selectFrom('case_status_event as e').select((e) => e.fn.max('e.at').as('m')).whereRef('e.case_id', '=', 'c.id').where('e.status', '=', 'CLOSED').as('closed_at'),
+      eb.selectFrom('case_file as f').select((e) => e.fn.countAll().as('n')).whereRef('f.case_id', '=', 'c.id').as('files'),
+    ])
+    .where((eb) => eb.or([eb('c.status', '=', 'CLOSED'), eb.and([eb('c.status', '=', 'PENDING_WHISTLEBLOWER_CONTACT'), eb('c.submission_type', '!=', 'ONLINE_FORM')])]))
+    .orderBy('c.created_at')
+    .execute();
+  const out: DueCase[] = [];
+  for (const r of rows) {
+    const due = scheduledDeletion(
+      { status: r.status, submissionType: r.submission_type, createdAt: new Date(r.created_at), closedAt: r.closed_at ? new Date(r.closed_at) : null },
+      retentionOf(r.settings),
+    );
+    if (due && due.at <= now) {
+      out.push({ caseId: r.id, caseNumber: r.case_number, companyId: r.company_id, submissionType: r.submission_type, reason: due.reason, dueAt: due.at.toISOString(), files: Number(r.files ?? 0) });
+    }
+  }
+  return out;
+}
+
+/** Deletes one case as described above; false when it was already gone. */
+export async function deleteCase(ctx: PurgeContext, caseId: string, reason: DeletionReason, now: Date): Promise<boolean> {
+  const storageKeys = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('report_case').selectAll().where('id', '=', caseId).forUpdate().executeTakeFirst();
+    if (!row) return null;
+    const closed = await trx.selectFrom('case_status_event').select((e) => e.fn.max('at').as('m')).where('case_id', '=', caseId).where('status', '=', 'CLOSED').executeTakeFirst();
+    const files = await trx.selectFrom('case_file').select('storage_key').where('case_id', '=', caseId).execute();
+    await trx
+      .insertInto('case_deletion')
+      .values({
+        company_id: row.company_id,
+        case_number_hash: caseNumberHash(ctx.recordKey, row.case_number),
+        submission_type: row.submission_type,
+        creation_channel: row.creation_channel,
+        reason,
+        created_on: day(new Date(row.created_at)),
+        closed_on: closed?.m ? day(new Date(closed.m)) : null,
+        deleted_at: now,
+      })
+      .onConflict((oc) => oc.column('case_number_hash').doNothing())
+      .execute();
+    // The reporter's sign-ins: sessions, grants, codes and refresh tokens of the account.
+    const grants = await trx
+      .selectFrom('oidc_payload')
+      .select('id')
+      .where('type', '=', 'Grant')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId))
+      .execute();
+    await trx
+      .deleteFrom('oidc_payload')
+      .where((eb) =>
+        eb.or([
+          eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId),
+          ...(grants.length ? [eb('grant_id', 'in', grants.map((g) => g.id))] : []),
+        ]),
+      )
+      .execute();
+    await trx.deleteFrom('report_case').where('id', '=', caseId).execute();
+    return files.map((f) => f.storage_key);
+  });
+  if (!storageKeys) return false;
+  for (const key of storageKeys) {
+    try {
+      await ctx.files.delete(key);
+    } catch (err) {
+      ctx.log.error({ err: { message: (err as Error).message } }, 'retention: could not remove a file of a deleted case');
+    }
+  }
+  return true;
+}
+
+export interface PurgeResult {
+  dryRun: boolean;
+  cases: Omit<DueCase, 'caseId'>[];
+}
+
+export async function purge(ctx: PurgeContext, now: Date, opts: { dryRun?: boolean } = {}): Promise<PurgeResult> {
+  const due = await dueCases(ctx, now);
+  const done: DueCase[] = [];
+  for (const c of due) {
+    if (opts.dryRun || (await deleteCase(ctx, c.caseId, c.reason, now))) done.push(c);
+  }
+  return { dryRun: !!opts.dryRun, cases: done.map(({ caseId: _id, ...rest }) => rest) };
+}
+
+export const RETENTION_JOB = 'retention';
+
+export const retentionJob: Job = {
+  name: RETENTION_JOB,
+  intervalMs: 60 * 60_000,
+  run: async (ctx, now) => {
+    const { cases } = await purge(ctx, now);
+    // Counts only: case numbers never go to the log.
+    if (cases.length) ctx.log.info({ deleted: cases.length }, 'retention: deleted cases whose retention period ended');
+  },
+};

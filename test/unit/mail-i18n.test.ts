@@ -1,0 +1,51 @@
+/** The mail catalogues (server/mail/i18n): complete in all seven languages, and the reporter's mail cannot carry case content. */
+import { describe, expect, it } from 'vitest';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { LANGUAGES } from '../../machines/schema.ts';
+import { MAIL_CATALOGUES, reporterNewsMail, handlerCaseMail, deadlineMail, portalUrl } from '../../server/mail/messages.ts';
+
+type MessageFormatElement = ReturnType<IntlMessageFormat['getAst']>[number];
+// The ICU AST's element type of a plain argument (@formatjs/icu-messageformat-parser TYPE.argument).
+const ARGUMENT = 1;
+const parse = (message: string) => new IntlMessageFormat(message, 'en').getAst();
+
+function args(els: MessageFormatElement[], out = new Set<string>()): Set<string> {
+  for (const e of els) if (e.type === ARGUMENT) out.add((e as { value: string }).value);
+  return out;
+}
+
+describe('mail catalogues', () => {
+  const en = MAIL_CATALOGUES.en;
+  it.each(LANGUAGES)('%s has the same keys and placeholders as en, and differs from it', (lang) => {
+    const cat = MAIL_CATALOGUES[lang];
+    expect(Object.keys(cat).sort()).toEqual(Object.keys(en).sort());
+    for (const key of Object.keys(en)) expect([...args(parse(cat[key]!))].sort(), `${lang} ${key}`).toEqual([...args(parse(en[key]!))].sort());
+    if (lang !== 'en') expect(cat['reporter.news.subject']).not.toBe(en['reporter.news.subject']);
+  });
+
+  it('the reporter texts have no place for a case number, a status or a text', () => {
+    for (const lang of LANGUAGES) {
+      const cat = MAIL_CATALOGUES[lang];
+      for (const key of ['reporter.news.subject', 'reporter.news.body', 'footer']) {
+        expect([...args(parse(cat[key]!))].every((a) => a === 'company' || a === 'portal'), `${lang} ${key}`).toBe(true);
+      }
+      const mail = reporterNewsMail(lang, 'r@example.org', { name: 'Acme', defaultLanguage: 'da', hosts: ['acme.example'] }, 'https://acme.example');
+      expect(mail.text).toContain('Acme');
+      expect(mail.text).toContain('https://acme.example');
+    }
+  });
+
+  it('handler mails name the case number grouped by four and the deadline date', () => {
+    expect(handlerCaseMail('newCase', 'en', 'h@example.org', '1234567890123456', 'https://p').subject).toBe('New case 1234 5678 9012 3456');
+    const d = deadlineMail('passed', 'feedback', 'en', 'h@example.org', '1234567890123456', new Date('2027-02-08T10:00:00Z'), 'https://p');
+    expect(d.subject).toBe('Case 1234 5678 9012 3456: deadline passed on 2027-02-08');
+    expect(d.text).toContain('feedback to the reporter');
+  });
+
+  it('the portal address comes from PUBLIC_URL or the company host', () => {
+    expect(portalUrl({ port: 9000 }, { hosts: ['whistle.example.com'] })).toBe('https://whistle.example.com');
+    expect(portalUrl({ port: 9000 }, { hosts: ['localhost'] })).toBe('http://localhost:9000');
+    expect(portalUrl({ port: 9000, publicUrl: 'https://whistle.example.com/' }, { hosts: ['whistle.example.com', 'b.example.com'] })).toBe('https://whistle.example.com');
+    expect(portalUrl({ port: 9000, publicUrl: 'http://proxy.example:8080' }, { hosts: ['b.example.com'] })).toBe('http://b.example.com:8080');
+  });
+});
