@@ -22,6 +22,7 @@ import { registerPublicRoutes } from './routes/public.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
+import { destroyAccountPayloads } from './idp/adapter.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { hkdfSync } from 'node:crypto';
 import { systemClock, type Clock } from './clock.ts';
@@ -204,7 +205,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
-  registerPrivateRoutes(app, ctx, await registerIdentity(app, ctx, SECURITY_HEADERS));
+  const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);
+  ctx.endSignIns = (db, caseId) => destroyAccountPayloads(db, identity.payloadCrypto, caseId);
+  registerPrivateRoutes(app, ctx, identity);
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));
   if (hasDist) {

@@ -37,4 +37,6 @@ export interface AppContext {
   mailer: Mailer;
   /** Keyed hashes that must outlive master-key rotation (deletion records): derived from the pepper. */
   recordKey: Buffer;
+  /** Ends every stored sign-in of a case (the provider's sealed rows), inside the caller's transaction; set once the provider is up. */
+  endSignIns?: (db: Database, caseId: string) => Promise<void>;
 }

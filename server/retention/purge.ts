@@ -16,7 +16,7 @@ import type { Job } from '../jobs/runner.ts';
 import { retentionOf, scheduledDeletion, type DeletionReason } from './policy.ts';
 
 /** What purging needs: the database, the file store, the log and the deletion records' key (the CLI builds it without a server). */
-export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey'> & { log: { error(obj: object, msg: string): void } };
+export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey' | 'endSignIns'> & { log: { error(obj: object, msg: string): void } };
 
 export interface DueCase {
   caseId: string;
@@ -87,22 +87,12 @@ export async function deleteCase(ctx: PurgeContext, caseId: string, reason: Dele
       })
       .onConflict((oc) => oc.column('case_number_hash').doNothing())
       .execute();
-    // The reporter's sign-ins: sessions, grants, codes and refresh tokens of the account.
-    const grants = await trx
-      .selectFrom('oidc_payload')
-      .select('id')
-      .where('type', '=', 'Grant')
-      .where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId))
-      .execute();
-    await trx
-      .deleteFrom('oidc_payload')
-      .where((eb) =>
-        eb.or([
-          eb(eb.ref('payload', '->>').key('accountId' as never), '=', caseId),
-          ...(grants.length ? [eb('grant_id', 'in', grants.map((g) => g.id))] : []),
-        ]),
-      )
-      .execute();
+    // The reporter's sign-ins: sessions, grants, codes and refresh tokens of the
+    // account. The provider's rows are found only by the keyed hash of the account
+    // (server/idp/adapter.ts), so this needs the provider's key: the server supplies
+    // it; a CLI purge without a running server leaves the sealed rows to expire,
+    // useless once the account they name is gone.
+    if (ctx.endSignIns) await ctx.endSignIns(trx, caseId);
     await trx.deleteFrom('report_case').where('id', '=', caseId).execute();
     return files.map((f) => f.storage_key);
   });
