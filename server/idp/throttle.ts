@@ -12,8 +12,10 @@
  * - Per client: failures in a window, keyed by a keyed hash of the client address
  *   (the HMAC key is secret and derived from the master-key-protected data key; the
  *   address itself is never stored or logged). Past `clientFreeFailures` each of
- *   that client's attempts waits a growing delay; past `clientLimit` that client is
- *   refused until its window ends. Nobody else is affected.
+ *   that client's attempts waits a growing delay, capped at `clientMaxDelayMs`, so a
+ *   reporter who shares an address with an attacker (a NAT, a proxy not configured
+ *   as trusted) still gets in within a few seconds. `clientLimit`, off by default,
+ *   refuses a client outright past that many failures in a window.
  *
  * There is no company-wide or global lock any more: failures sent at other case
  * numbers, however many, never keep a reporter with the right password out
@@ -37,7 +39,11 @@ export interface ThrottleSettings {
   /** The client's first delay past its free failures; doubles with each further failure. */
   clientDelayBaseMs: number;
   clientMaxDelayMs: number;
-  /** Failures in a window after which that client is refused until the window ends. */
+  /**
+   * Failures in a window after which that client is refused until the window ends;
+   * 0 (the default) never refuses. Only sensible when every client has its own
+   * address (trusted proxies configured), or it becomes a lock on everyone behind one.
+   */
   clientLimit: number;
   windowMs: number;
 }
@@ -50,8 +56,8 @@ export const DEFAULT_THROTTLE: ThrottleSettings = {
   lockMs: 15 * 60_000,
   clientFreeFailures: 20,
   clientDelayBaseMs: 500,
-  clientMaxDelayMs: 8_000,
-  clientLimit: 200,
+  clientMaxDelayMs: 3_000,
+  clientLimit: 0,
   windowMs: 10 * 60_000,
 };
 
@@ -60,7 +66,7 @@ export interface Attempt {
   /** The client's row, when the attempt came with a client address. */
   clientKey?: string;
   companyId: string;
-  /** Refused whatever the password: locked case number, or a client over its limit. */
+  /** Refused whatever the password: locked case number, or a client over its limit (when one is set). */
   blocked: boolean;
   /** Wait this long before answering (applies to every answer alike). */
   delayMs: number;
@@ -141,7 +147,7 @@ export class SigninThrottle {
         .returning(['failures'])
         .executeTakeFirstOrThrow();
       const clientCount = Number(c.failures);
-      if (clientCount > this.settings.clientLimit) blocked = true;
+      if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) blocked = true;
       else delayMs = Math.max(delayMs, this.clientDelayFor(clientCount - 1));
     }
     return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count };

@@ -68,6 +68,18 @@ describe('a flood of wrong sign-ins at one company', () => {
     expect(await timedSignIn('group.localhost', theirs, 'right-pass-2')).toBeLessThan(5000);
   }, 300_000);
 
+  it('a reporter who shares the attacker\'s address is slowed, never locked out', async () => {
+    const mine = await newCase(server, { password: 'shared-pass' });
+    const company = (await companyByHost(server.ctx.db, 'localhost'))!;
+    // 1,000 failures from the address this test's requests come from (as behind one NAT).
+    for (let i = 0; i < 1000; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, async () => throttle.failure(await throttle.begin(company.id, randomCaseNumber(), '127.0.0.1'))));
+    }
+    const { clientMaxDelayMs } = server.app.identity.settings.throttle;
+    // Bounded by the capped delay plus the sign-in itself (generous for a loaded machine).
+    expect(await timedSignIn('localhost', mine, 'shared-pass')).toBeLessThan(clientMaxDelayMs + 5000);
+  }, 120_000);
+
   it('counts the failures for one case number together, from whatever client, into one lock', async () => {
     const caseNumber = await newCase(server, { password: 'locked-pass' });
     const neighbour = await newCase(server, { password: 'neighbour-pass' });
