@@ -35,6 +35,13 @@ export function createMailer(config: Pick<ServerConfig, 'smtpUrl' | 'mailFrom'>)
       close: () => {},
     };
   }
+  let protocol = '';
+  try {
+    protocol = new URL(config.smtpUrl).protocol;
+  } catch {
+    // reported below, without echoing the URL (it may hold a password)
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error('SMTP_URL must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
   const transport = createTransport({
     url: config.smtpUrl,
     // An unreachable server must not hold the worker for minutes: the mail waits in

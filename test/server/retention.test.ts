@@ -119,6 +119,9 @@ describe('deleting cases when their retention period ends', () => {
     const onDisk = () => listFiles(filesDir).filter((f) => storageKeys.some((k) => f.endsWith(k)));
     expect(onDisk()).toHaveLength(1);
 
+    // The append-only audit trail (migration 0010) goes with its case.
+    await server.ctx.db.insertInto('case_audit').values({ case_id: row.id, at: new Date(), entry_enc: Buffer.from('sealed entry') }).execute();
+
     const nothing = await cases(['purge', '--dry-run']);
     expect(nothing.code, nothing.stderr).toBe(0);
     expect(nothing.stdout).toContain('no case is due for deletion');
@@ -139,7 +142,7 @@ describe('deleting cases when their retention period ends', () => {
     expect(done.stdout).toContain('1 case(s) deleted');
     expect(await caseRow(closedCase)).toBeUndefined();
     expect(onDisk()).toHaveLength(0);
-    for (const t of ['case_status_event', 'case_message', 'case_file', 'case_account', 'mail_outbox', 'deadline_reminder'] as const) {
+    for (const t of ['case_status_event', 'case_message', 'case_file', 'case_account', 'mail_outbox', 'deadline_reminder', 'case_audit'] as const) {
       expect(await server.ctx.db.selectFrom(t).select('case_id').where('case_id', '=', row.id).execute(), t).toEqual([]);
     }
     // The wrapped data key lived only in the case row; no byte of it is left in any table.

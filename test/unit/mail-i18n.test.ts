@@ -49,3 +49,19 @@ describe('mail catalogues', () => {
     expect(portalUrl({ port: 9000, publicUrl: 'http://proxy.example:8080' }, { hosts: ['b.example.com'] })).toBe('http://b.example.com:8080');
   });
 });
+
+describe('SMTP_URL', () => {
+  it('is refused unless smtp:// or smtps://, without repeating it', async () => {
+    const { createMailer } = await import('../../server/mail/transport.ts');
+    expect(createMailer({ mailFrom: 'a@b.c' }).enabled).toBe(false);
+    expect(createMailer({ smtpUrl: 'smtps://u:p@mail.example:465', mailFrom: 'a@b.c' }).enabled).toBe(true);
+    for (const bad of ['http://u:secret@mail.example', 'mail.example:25', 'smtp//x']) {
+      expect(() => createMailer({ smtpUrl: bad, mailFrom: 'a@b.c' })).toThrow(/^SMTP_URL must look like/);
+      try {
+        createMailer({ smtpUrl: bad, mailFrom: 'a@b.c' });
+      } catch (err) {
+        expect((err as Error).message).not.toContain('secret');
+      }
+    }
+  });
+});
