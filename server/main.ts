@@ -1,3 +1,5 @@
+// First: an unsupported Node stops here, before any dependency warns or fails.
+import './runtime.ts';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFromEnv } from './config.ts';
