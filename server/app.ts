@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
 import type { ServerConfig } from './config.ts';
+import { PROJECT_ROOT } from './paths.ts';
 import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
 import { HttpError, errorBody } from './errors.ts';
@@ -38,7 +39,7 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'NOT_MULTIPART',
 };
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 export const SECURITY_HEADERS: Record<string, string> = {
   // Inline *styles* are allowed because Radix and the company colours set style

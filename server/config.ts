@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PROJECT_ROOT } from './paths.ts';
 
 /** Everything the operator can set, read once from the environment (docs/operations.md). */
 export interface ServerConfig {
@@ -21,7 +22,7 @@ export interface ServerConfig {
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const root = path.resolve(import.meta.dirname, '..');
+  const root = PROJECT_ROOT;
   return {
     port: Number(env.PORT ?? 9000),
     host: env.HOST ?? '0.0.0.0',
