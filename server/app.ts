@@ -24,6 +24,7 @@ import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
+import { Lifecycle } from './lifecycle.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -67,6 +68,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Readiness and graceful shutdown (server/lifecycle.ts). */
+  lifecycle: Lifecycle;
 }
 
 export interface BuildOptions {
@@ -99,8 +102,16 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     bodyLimit: 1024 * 1024,
   });
 
+  // First, so every route registered below is tracked for a graceful shutdown.
+  const lifecycle = new Lifecycle();
+  lifecycle.trackHandlers(app);
+
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
-  app.addHook('onClose', async () => opened.close());
+  app.addHook('onClose', async () => {
+    // Handlers still finishing (an upload cleaning up after its connection was cut) need the database.
+    await lifecycle.settled();
+    await opened.close();
+  });
   let masterKey: Buffer;
   try {
     masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
@@ -174,13 +185,26 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     };
   });
 
-  app.get('/healthz', async () => ({ ok: true }));
+  // Probes are polled every few seconds: their answers are not worth a log line each.
+  app.get('/healthz', { logLevel: 'warn' }, async (_req, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { ok: true };
+  });
 
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
-  registerPrivateRoutes(app, ctx, await registerIdentity(app, ctx, SECURITY_HEADERS));
+  const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);
+  registerPrivateRoutes(app, ctx, identity);
+
+  // For a load balancer: 200 only while this process can serve (docs/operations.md).
+  app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {
+    const checks = await lifecycle.readiness(ctx, () => identity.currentKeys.signing.length > 0 && identity.currentKeys.cookies.length > 0);
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    reply.header('cache-control', 'no-store').status(ready ? 200 : 503);
+    return ready ? { ok: true, checks } : { ...errorBody('NOT_READY', 'This server cannot take requests now.'), checks };
+  });
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));
   if (hasDist) {
@@ -204,7 +228,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 
-  return { app, ctx };
+  return { app, ctx, lifecycle };
 }
 
 function splitHost(hostHeader: string, proto: string): [string, number] {

@@ -19,6 +19,8 @@ export interface ServerConfig {
   publicUrl?: string;
   seedDemo: boolean;
   logLevel: string;
+  /** How long running requests and uploads may take after SIGTERM before they are cut (ms). */
+  shutdownGraceMs: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -36,5 +38,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     publicUrl: env.PUBLIC_URL || undefined,
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
+    shutdownGraceMs: Number(env.SHUTDOWN_GRACE_MS ?? 30_000),
   };
 }

@@ -7,7 +7,7 @@ import { buildApp } from './app.ts';
 import { MasterKeyMismatch } from './crypto/master-key.ts';
 
 const config = configFromEnv();
-const { app } = await buildApp(config).catch((err: unknown) => {
+const { app, lifecycle } = await buildApp(config).catch((err: unknown) => {
   if (!(err instanceof MasterKeyMismatch)) throw err;
   // An operator's mistake, not a crash: say what to do, without a stack trace.
   console.error(`portal: ${err.message}`);
@@ -18,10 +18,26 @@ const { app } = await buildApp(config).catch((err: unknown) => {
 // open an embedded database that this process holds.
 const serverFile = path.join(config.dataDir, 'server.json');
 
+// SIGTERM (orchestrators, systemd) and SIGINT (Ctrl-C): stop accepting, let running
+// requests finish within SHUTDOWN_GRACE_MS, close the database, exit. A second signal
+// exits at once; a shutdown stuck beyond the grace period by more than 15 s too.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
     rmSync(serverFile, { force: true });
-    void app.close().then(() => process.exit(0));
+    setTimeout(() => {
+      app.log.error('shutdown did not finish in time');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000).unref();
+    lifecycle.shutdown(app, config.shutdownGraceMs).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   });
 }
 
