@@ -25,6 +25,7 @@ import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { Lifecycle } from './lifecycle.ts';
+import { Presence } from './presence.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -107,9 +108,11 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   lifecycle.trackHandlers(app);
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
+  const presence = new Presence(opened.db, (err) => app.log.warn({ err: { message: (err as Error).message } }, 'could not refresh this process in server_process'));
   app.addHook('onClose', async () => {
     // Handlers still finishing (an upload cleaning up after its connection was cut) need the database.
     await lifecycle.settled();
+    await presence.stop();
     await opened.close();
   });
   let masterKey: Buffer;
@@ -119,6 +122,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     await opened.close();
     throw err;
   }
+  await presence.start();
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);

@@ -1,6 +1,6 @@
 // First: an unsupported Node stops here, before any dependency warns or fails.
 import './runtime.ts';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFromEnv } from './config.ts';
 import { buildApp } from './app.ts';
@@ -22,11 +22,19 @@ const serverFile = path.join(config.dataDir, 'server.json');
 // requests finish within SHUTDOWN_GRACE_MS, close the database, exit. A second signal
 // exits at once; a shutdown stuck beyond the grace period by more than 15 s too.
 let stopping = false;
+// Several processes may share DATA_DIR (PostgreSQL): remove the file only while it names this one.
+const removeServerFile = () => {
+  try {
+    if ((JSON.parse(readFileSync(serverFile, 'utf8')) as { pid?: number }).pid === process.pid) rmSync(serverFile, { force: true });
+  } catch {
+    // absent or unreadable: nothing of ours to remove
+  }
+};
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
-    rmSync(serverFile, { force: true });
+    removeServerFile();
     setTimeout(() => {
       app.log.error('shutdown did not finish in time');
       process.exit(1);
