@@ -26,6 +26,7 @@ import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { Presence } from './presence.ts';
+import { openApiDocument } from './openapi.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -71,6 +72,8 @@ export interface BuiltApp {
   ctx: AppContext;
   /** Readiness and graceful shutdown (server/lifecycle.ts). */
   lifecycle: Lifecycle;
+  /** Every route as registered (method, url), for the API description's test. */
+  routes: { method: string; url: string }[];
 }
 
 export interface BuildOptions {
@@ -106,6 +109,10 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   // First, so every route registered below is tracked for a graceful shutdown.
   const lifecycle = new Lifecycle();
   lifecycle.trackHandlers(app);
+  const routes: BuiltApp['routes'] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url ?? r.path });
+  });
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
   const presence = new Presence(opened.db, (err) => app.log.warn({ err: { message: (err as Error).message } }, 'could not refresh this process in server_process'));
@@ -190,6 +197,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   // Probes are polled every few seconds: their answers are not worth a log line each.
+  let openApi: Record<string, unknown> | undefined;
+  app.get('/api/openapi.json', async () => (openApi ??= openApiDocument(ctx.version)));
+
   app.get('/healthz', { logLevel: 'warn' }, async (_req, reply) => {
     reply.header('cache-control', 'no-store');
     return { ok: true };
@@ -232,7 +242,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 
-  return { app, ctx, lifecycle };
+  return { app, ctx, lifecycle, routes };
 }
 
 function splitHost(hostHeader: string, proto: string): [string, number] {

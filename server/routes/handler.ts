@@ -17,11 +17,11 @@ import { parseJsonPartAs, parseOr400 } from './parse.ts';
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
 
-const statusSchema = v.object({ status: v.picklist(CASE_STATUSES, `must be one of ${CASE_STATUSES.join(', ')}`) });
-const reportSchema = v.object({
+export const statusSchema = v.object({ status: v.picklist(CASE_STATUSES, `must be one of ${CASE_STATUSES.join(', ')}`) });
+export const reportSchema = v.object({
   text: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPORT_TEXT_MAX, 'validation.tooLong')),
 });
-const handlerMessageSchema = v.object({
+export const handlerMessageSchema = v.object({
   message: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(HANDLER_MESSAGE_MAX, 'validation.tooLong')), ''),
   type: v.optional(v.picklist(MESSAGE_TYPES, `must be one of ${MESSAGE_TYPES.join(', ')}`), 'STANDARD'),
   answerWanted: v.optional(v.boolean(), false),
