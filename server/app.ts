@@ -3,6 +3,7 @@
  * API and the embedded OpenID provider, on one origin (DESIGN.md §1).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import type { Writable } from 'node:stream';
@@ -103,6 +104,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       },
     },
     trustProxy: false,
+    // A random id per request, on every line it logs and in its answer (x-request-id),
+    // so an operator can find one request's lines; never derived from the client.
+    genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
   });
 
@@ -164,7 +168,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     }
   }
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-request-id', req.id);
     // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;

@@ -5,12 +5,13 @@ import path from 'node:path';
 import { configFromEnv } from './config.ts';
 import { buildApp } from './app.ts';
 import { MasterKeyMismatch } from './crypto/master-key.ts';
+import { logLine } from './logging.ts';
 
 const config = configFromEnv();
 const { app, lifecycle } = await buildApp(config).catch((err: unknown) => {
   if (!(err instanceof MasterKeyMismatch)) throw err;
   // An operator's mistake, not a crash: say what to do, without a stack trace.
-  console.error(`portal: ${err.message}`);
+  logLine('fatal', `portal: ${err.message}`);
   process.exit(1);
 });
 
@@ -53,5 +54,6 @@ await app.listen({ port: config.port, host: config.host });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : config.port;
 writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port }) + '\n', { mode: 0o600 });
-// The address operators open first; `localhost` serves the first demo company.
-console.log(`Whistleblower portal running on http://localhost:${port}`);
+// The address operators open first (`localhost` serves the first demo company): a log
+// line like the others, but written whatever LOG_LEVEL says, except `silent`.
+if (config.logLevel !== 'silent') logLine('info', `Whistleblower portal running on http://localhost:${port}`, { url: `http://localhost:${port}` });

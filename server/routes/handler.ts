@@ -13,6 +13,7 @@ import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from
 import { sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
+import { bindCompany } from '../logging.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -37,6 +38,7 @@ async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Handl
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   const handler = m ? await handlerByToken(ctx.db, m[1]!) : undefined;
   if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'A valid handler token is needed: Authorization: Bearer <token>.');
+  bindCompany(req, handler.company_id);
   return handler;
 }
 

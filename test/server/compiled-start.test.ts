@@ -55,6 +55,12 @@ describe('the production start', () => {
     expect(transpilers).toEqual([]);
   });
 
+  it('writes nothing but JSON log lines', () => {
+    const out = server.output().split('\n').filter(Boolean);
+    expect(out.some((l) => l.includes('running on http://localhost:'))).toBe(true);
+    for (const line of out) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
   it('runs no helper process (tsx keeps an esbuild service running beside the server)', () => {
     const children = readdirSync('/proc')
       .filter((d) => /^\d+$/.test(d))
