@@ -3,12 +3,14 @@
  * API and the embedded OpenID provider, on one origin (DESIGN.md §1).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import type { Writable } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
 import type { ServerConfig } from './config.ts';
+import { PROJECT_ROOT } from './paths.ts';
 import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
 import { HttpError, errorBody } from './errors.ts';
@@ -31,6 +33,9 @@ import { createMailer } from './mail/transport.ts';
 import { mailJob } from './mail/outbox.ts';
 import { deadlineJob } from './mail/reminders.ts';
 import { retentionJob } from './retention/purge.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { Presence } from './presence.ts';
+import { openApiDocument } from './openapi.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -46,7 +51,7 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'NOT_MULTIPART',
 };
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 export const SECURITY_HEADERS: Record<string, string> = {
   // Inline *styles* are allowed because Radix and the company colours set style
@@ -74,6 +79,10 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Readiness and graceful shutdown (server/lifecycle.ts). */
+  lifecycle: Lifecycle;
+  /** Every route as registered (method, url), for the API description's test. */
+  routes: { method: string; url: string }[];
 }
 
 export interface BuildOptions {
@@ -105,14 +114,29 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       },
     },
     trustProxy: false,
+    // A random id per request, on every line it logs and in its answer (x-request-id),
+    // so an operator can find one request's lines; never derived from the client.
+    genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
   });
 
+  // First, so every route registered below is tracked for a graceful shutdown.
+  const lifecycle = new Lifecycle();
+  lifecycle.trackHandlers(app);
+  const routes: BuiltApp['routes'] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url ?? r.path });
+  });
+
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
+  const presence = new Presence(opened.db, (err) => app.log.warn({ err: { message: (err as Error).message } }, 'could not refresh this process in server_process'));
   // Background jobs stop (and finish their round) before the database closes.
   const beforeDatabaseCloses: (() => Promise<void> | void)[] = [];
   app.addHook('onClose', async () => {
+    // Handlers still finishing (an upload cleaning up after its connection was cut) need the database.
+    await lifecycle.settled();
     for (const close of beforeDatabaseCloses) await close();
+    await presence.stop();
     await opened.close();
   });
   let masterKey: Buffer;
@@ -122,6 +146,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     await opened.close();
     throw err;
   }
+  await presence.start();
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
@@ -167,7 +192,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     }
   }
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-request-id', req.id);
     // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;
@@ -199,7 +225,14 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     };
   });
 
-  app.get('/healthz', async () => ({ ok: true }));
+  // Probes are polled every few seconds: their answers are not worth a log line each.
+  let openApi: Record<string, unknown> | undefined;
+  app.get('/api/openapi.json', async () => (openApi ??= openApiDocument(ctx.version)));
+
+  app.get('/healthz', { logLevel: 'warn' }, async (_req, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { ok: true };
+  });
 
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
   registerPublicRoutes(app, ctx);
@@ -208,6 +241,14 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);
   ctx.endSignIns = (db, caseId) => destroyAccountPayloads(db, identity.payloadCrypto, caseId);
   registerPrivateRoutes(app, ctx, identity);
+
+  // For a load balancer: 200 only while this process can serve (docs/operations.md).
+  app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {
+    const checks = await lifecycle.readiness(ctx, () => identity.currentKeys.signing.length > 0 && identity.currentKeys.cookies.length > 0);
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    reply.header('cache-control', 'no-store').status(ready ? 200 : 503);
+    return ready ? { ok: true, checks } : { ...errorBody('NOT_READY', 'This server cannot take requests now.'), checks };
+  });
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));
   if (hasDist) {
@@ -232,7 +273,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   if (config.jobs) ctx.jobs.start();
-  return { app, ctx };
+  return { app, ctx, lifecycle, routes };
 }
 
 function splitHost(hostHeader: string, proto: string): [string, number] {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PROJECT_ROOT } from './paths.ts';
 
 /** Everything the operator can set, read once from the environment (docs/operations.md). */
 export interface ServerConfig {
@@ -26,10 +27,12 @@ export interface ServerConfig {
   mailBatchMs: number;
   /** Set false to run no background job (mail, reminders, retention) in this process. */
   jobs: boolean;
+  /** How long running requests and uploads may take after SIGTERM before they are cut (ms). */
+  shutdownGraceMs: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const root = path.resolve(import.meta.dirname, '..');
+  const root = PROJECT_ROOT;
   return {
     port: Number(env.PORT ?? 9000),
     host: env.HOST ?? '0.0.0.0',
@@ -47,5 +50,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     mailFrom: env.MAIL_FROM || 'Whistleblower portal <no-reply@localhost>',
     mailBatchMs: Number(env.MAIL_BATCH_SECONDS ?? 300) * 1000,
     jobs: env.BACKGROUND_JOBS !== 'false',
+    shutdownGraceMs: Number(env.SHUTDOWN_GRACE_MS ?? 30_000),
   };
 }

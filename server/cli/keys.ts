@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { KEY_FILE, NEXT_KEY_FILE, loadMasterKey, rotateMasterKey } from '../crypto/master-key.ts';
 import { cliConfig, fail, runningServer } from './common.ts';
+import { runningServers } from '../presence.ts';
 
 const USAGE = `usage:
   npm run keys -- rotate-master    re-wrap every case's data key under a new master key
@@ -46,6 +47,12 @@ if (config.masterKey) {
 }
 
 const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+// On PostgreSQL the servers may run on other machines: each keeps a row fresh in the database.
+const others = await runningServers(opened.db);
+if (others.length) {
+  await opened.close();
+  fail(`${others.length} server process(es) run on this database (${others.map((o) => `pid ${o.pid} on ${o.hostname}`).join(', ')}): stop every server process first`);
+}
 try {
   const oldKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
   if (config.masterKey) {

@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { HttpError } from '../errors.ts';
 import { parseCompanyFile, type CompanyFile, type CompanyAsset, LOGO_CONTENT_TYPES } from './format.ts';
+import { bindCompany } from '../logging.ts';
 
 export interface AssetBytes {
   contentType: string;
@@ -175,6 +176,7 @@ export async function requireCompany(db: Database, req: FastifyRequest): Promise
   const host = requestHost(req);
   const company = host ? await companyByHost(db, host) : null;
   if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company is served on host "${normalizeHost(host).slice(0, 253)}".`);
+  bindCompany(req, company.id);
   return company;
 }
 

@@ -12,7 +12,8 @@
 import { sql, type Kysely } from 'kysely';
 
 const BATCH = 500;
-const SKIP = new Set(['kysely_migration', 'kysely_migration_lock']);
+// server_process: rows of processes on the source, meaningless on the target.
+const SKIP = new Set(['kysely_migration', 'kysely_migration_lock', 'server_process']);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;

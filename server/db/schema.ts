@@ -271,6 +271,16 @@ export interface DB {
   idp_key: IdpKeyTable;
   signin_throttle: SigninThrottleTable;
   idp_password_change: IdpPasswordChangeTable;
+  server_process: ServerProcessTable;
 }
 
 export type { Generated };
+
+/** A running server process (server/presence.ts); stale rows mean a process that died. */
+export interface ServerProcessTable {
+  id: string;
+  hostname: string;
+  pid: number;
+  started_at: Generated<Timestamp>;
+  seen_at: Generated<Timestamp>;
+}

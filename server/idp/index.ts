@@ -24,6 +24,7 @@ import { acceptLanguageTags, htmlLang, pickLanguage, translator } from './i18n.t
 import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type PageFrame } from './pages.ts';
 import { TokenVerifier } from './tokens.ts';
 import { sweepExpiredAccounts } from './expiry.ts';
+import { bindCompany } from '../logging.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
 
@@ -135,6 +136,7 @@ export class IdentityService {
     if (cached) return cached;
     const company = await companyByHost(this.ctx.db, req.host ?? '');
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', 'No company is served on this host.');
+    bindCompany(req, company.id);
     cached = this.providers.get(issuer);
     if (cached) return cached;
     if (this.providers.size >= MAX_PROVIDERS) this.providers.delete(this.providers.keys().next().value!);
@@ -372,6 +374,7 @@ export class IdentityService {
   async interaction(req: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
     const company = await companyByHost(this.ctx.db, req.host ?? '');
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', 'No company is served on this host.');
+    bindCompany(req, company.id);
     const { provider } = await this.providerFor(req);
     let details: { uid: string; prompt: { name: string }; params: Record<string, unknown>; session?: { accountId?: string } };
     try {

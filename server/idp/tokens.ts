@@ -22,6 +22,7 @@ import { HttpError } from '../errors.ts';
 import { companyByHost } from '../companies/service.ts';
 import { CLIENT_ID, isUuid, resourceFor } from './provider.ts';
 import type { IdentityService } from './index.ts';
+import { bindCompany } from '../logging.ts';
 
 export interface Reporter {
   caseId: string;
@@ -146,6 +147,7 @@ export class TokenVerifier {
       const company = await companyByHost(this.identity.ctx.db, req.host ?? '');
       if (company && company.id !== companyId) throw new HttpError(403, 'FORBIDDEN', 'This case belongs to another company.');
     }
+    bindCompany(req, companyId);
     return { caseId: sub, caseNumber, companyId };
   }
 }

@@ -29,7 +29,7 @@ function guard(ctx: AppContext, req: FastifyRequest) {
   if (!m || !sameSecret(m[1]!, ctx.adminToken)) throw new HttpError(401, 'UNAUTHORIZED', 'The admin token (DATA_DIR/admin.token) is needed.');
 }
 
-const handlerSchema = v.object({
+export const handlerSchema = v.object({
   company: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(253), v.regex(/^[\w.:[\]-]+$/, 'must be a host name or a company id')),
   // eslint-disable-next-line no-control-regex
   name: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200), v.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not hold control characters')), 'handler'),
@@ -39,7 +39,7 @@ const handlerSchema = v.object({
 
 const purgeSchema = v.object({ dryRun: v.optional(v.boolean(), false) });
 
-const importSchema = v.object({
+export const importSchema = v.object({
   file: v.unknown(),
   assets: v.optional(v.record(v.string(), v.object({ contentType: v.string(), base64: v.string() })), {}),
 });

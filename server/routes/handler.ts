@@ -13,15 +13,16 @@ import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from
 import { sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
+import { bindCompany } from '../logging.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
 
-const statusSchema = v.object({ status: v.picklist(CASE_STATUSES, `must be one of ${CASE_STATUSES.join(', ')}`) });
-const reportSchema = v.object({
+export const statusSchema = v.object({ status: v.picklist(CASE_STATUSES, `must be one of ${CASE_STATUSES.join(', ')}`) });
+export const reportSchema = v.object({
   text: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPORT_TEXT_MAX, 'validation.tooLong')),
 });
-const handlerMessageSchema = v.object({
+export const handlerMessageSchema = v.object({
   message: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(HANDLER_MESSAGE_MAX, 'validation.tooLong')), ''),
   type: v.optional(v.picklist(MESSAGE_TYPES, `must be one of ${MESSAGE_TYPES.join(', ')}`), 'STANDARD'),
   answerWanted: v.optional(v.boolean(), false),
@@ -37,6 +38,7 @@ async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Handl
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   const handler = m ? await handlerByToken(ctx.db, m[1]!) : undefined;
   if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'A valid handler token is needed: Authorization: Bearer <token>.');
+  bindCompany(req, handler.company_id);
   return handler;
 }
 

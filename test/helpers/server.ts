@@ -26,22 +26,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'wb-data-'));
   let databaseUrl: string | undefined;
   let dropDatabase: (() => Promise<void>) | undefined;
-  const adminUrl = process.env.DATABASE_URL;
-  if (adminUrl && !('databaseUrl' in overrides)) {
-    const name = `wb_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+  if (process.env.DATABASE_URL && !('databaseUrl' in overrides)) {
+    ({ url: databaseUrl, drop: dropDatabase } = await createTestDatabase());
   } else {
     databaseUrl = overrides.databaseUrl;
   }
@@ -78,6 +64,26 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
       await stop();
       await dropDatabase?.();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database on the PostgreSQL named by DATABASE_URL, dropped by `drop`. */
+export async function createTestDatabase(adminUrl = process.env.DATABASE_URL!): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `wb_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
     },
   };
 }

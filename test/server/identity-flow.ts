@@ -22,6 +22,8 @@ export interface RawResponse {
 
 export class Browser {
   cookies = new Map<string, string>();
+  /** Where requests really go when not to `server` (a process behind the same public host; two-processes.test.ts). */
+  via?: { port: number };
 
   constructor(
     readonly server: TestServer,
@@ -38,7 +40,7 @@ export class Browser {
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: this.server.port, method, path: u.pathname + u.search, headers }, (res) => {
+      const req = http.request({ host: '127.0.0.1', port: this.via?.port ?? this.server.port, method, path: u.pathname + u.search, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

@@ -1,0 +1,147 @@
+/**
+ * The API description (OpenAPI 3.1), served at /api/openapi.json. Request bodies are
+ * generated from the very valibot schemas the routes validate with (machines/schema.ts
+ * and the server's own), so the description cannot drift from the validators;
+ * test/server/openapi.test.ts fails when a route under /api is registered but not
+ * listed here (or listed but gone), and sends each documented body's violations to
+ * the real route. Prose for each call: docs/api.md.
+ */
+import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
+import type { GenericSchema } from 'valibot';
+import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { handlerMessageSchema, reportSchema, statusSchema } from './routes/handler.ts';
+import { handlerSchema, importSchema } from './routes/admin.ts';
+
+type Auth = 'none' | 'reporter' | 'handler' | 'admin';
+type Tag = 'public' | 'private' | 'handler' | 'admin' | 'operations';
+
+export interface Operation {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Fastify's form (`:param`). */
+  path: string;
+  tag: Tag;
+  summary: string;
+  auth: Auth;
+  /** A JSON body, or a multipart body whose JSON part is `part` (plus up to five `files`). */
+  body?: { schema: keyof typeof SCHEMAS; multipart?: { part: string } };
+  /** Success status and what it carries. */
+  ok: [number, string];
+}
+
+/** Every body schema, by the component name it gets. */
+export const SCHEMAS = {
+  caseDto: caseDtoSchema,
+  submissionByPhoneDto: submissionByPhoneDtoSchema,
+  submissionByMeetingDto: submissionByMeetingDtoSchema,
+  messageDto: messageDtoSchema,
+  whistleblowerUpdate: whistleblowerUpdateSchema,
+  commentDto: commentDtoSchema,
+  handlerStatus: statusSchema,
+  handlerReport: reportSchema,
+  handlerMessageDto: handlerMessageSchema,
+  adminHandler: handlerSchema,
+  adminCompanyImport: importSchema,
+} satisfies Record<string, GenericSchema>;
+
+const P = '/api/private/case';
+const H = '/api/handler';
+
+export const OPERATIONS: Operation[] = [
+  { method: 'GET', path: '/api/openapi.json', tag: 'operations', summary: 'This description', auth: 'none', ok: [200, 'OpenAPI 3.1 document'] },
+  { method: 'GET', path: '/api/public/case/company-info', tag: 'public', summary: "The company's protection officers and subsidiaries", auth: 'none', ok: [200, 'officers and subsidiaries'] },
+  { method: 'GET', path: '/api/public/site-look-and-feel/language/:languageCode', tag: 'public', summary: 'Texts, colours and logo of the company in one language', auth: 'none', ok: [200, 'look and feel'] },
+  { method: 'GET', path: '/api/public/site-look-and-feel/logo/:logoFileName', tag: 'public', summary: "The company's logo", auth: 'none', ok: [200, 'image'] },
+  { method: 'GET', path: '/api/public/case/protection-officer/:poUuid/logo', tag: 'public', summary: "A protection officer's logo", auth: 'none', ok: [200, 'image'] },
+  { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files', auth: 'none', body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-phone', tag: 'public', summary: 'Ask to report by phone', auth: 'none', body: { schema: 'submissionByPhoneDto' }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-meeting', tag: 'public', summary: 'Ask to report in a meeting', auth: 'none', body: { schema: 'submissionByMeetingDto' }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'GET', path: `${P}/token/verify`, tag: 'private', summary: 'Check the access token', auth: 'reporter', ok: [200, 'the case number'] },
+  { method: 'GET', path: `${P}/my-case`, tag: 'private', summary: 'The signed-in case', auth: 'reporter', ok: [200, 'the case'] },
+  { method: 'GET', path: `${P}/messages`, tag: 'private', summary: "The case's messages", auth: 'reporter', ok: [200, 'messages'] },
+  { method: 'POST', path: `${P}/messages/new`, tag: 'private', summary: 'Send a message, with up to five files', auth: 'reporter', body: { schema: 'messageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
+  { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the handler's record of an oral report", auth: 'reporter', ok: [200, 'the case'] },
+  { method: 'POST', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },
+  { method: 'PUT', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },
+  { method: 'PUT', path: `${P}/password/request-update`, tag: 'private', summary: 'Ask for a new password at the next sign-in (ends every session)', auth: 'reporter', ok: [200, '{ mustChangePassword: true }'] },
+  { method: 'POST', path: `${P}/comments`, tag: 'private', summary: 'Comment on an oral report', auth: 'reporter', body: { schema: 'commentDto' }, ok: [201, 'the comment'] },
+  { method: 'GET', path: `${P}/files/:fileId`, tag: 'private', summary: "Download one of the case's files", auth: 'reporter', ok: [200, 'the file (attachment)'] },
+  { method: 'GET', path: `${H}/me`, tag: 'handler', summary: 'The handler and their company', auth: 'handler', ok: [200, 'the handler'] },
+  { method: 'GET', path: `${H}/cases`, tag: 'handler', summary: "The company's cases", auth: 'handler', ok: [200, 'cases'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
+  { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
+  { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/messages`, tag: 'handler', summary: 'Send the reporter a message, with up to five files', auth: 'handler', body: { schema: 'handlerMessageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
+  { method: 'POST', path: '/api/admin/handlers', tag: 'admin', summary: 'Create a handler account (loopback only)', auth: 'admin', body: { schema: 'adminHandler' }, ok: [201, '{ id, token, companyId, name }'] },
+  { method: 'POST', path: '/api/admin/companies', tag: 'admin', summary: 'Create or replace a company from its file (loopback only)', auth: 'admin', body: { schema: 'adminCompanyImport' }, ok: [200, 'what was imported'] },
+  { method: 'POST', path: '/api/admin/identity/rotate-signing-key', tag: 'admin', summary: "Rotate the identity provider's signing key (loopback only)", auth: 'admin', ok: [201, '{ kid }'] },
+];
+
+/** A valibot schema as JSON Schema 2020-12, the dialect of OpenAPI 3.1; the input side (what a client sends). */
+export function bodySchema(name: keyof typeof SCHEMAS): JsonSchema {
+  const { $schema: _dialect, ...schema } = toJsonSchema(SCHEMAS[name], { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' });
+  return schema;
+}
+
+const SECURITY: Record<Exclude<Auth, 'none'>, string> = { reporter: 'reporterToken', handler: 'handlerToken', admin: 'adminToken' };
+
+export function openApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const params = [...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const ref = op.body ? { $ref: `#/components/schemas/${op.body.schema}` } : undefined;
+    const body = op.body
+      ? op.body.multipart
+        ? {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', required: [op.body.multipart.part], properties: { [op.body.multipart.part]: ref, files: { type: 'array', maxItems: 5, items: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+                encoding: { [op.body.multipart.part]: { contentType: 'application/json' } },
+              },
+            },
+          }
+        : { required: true, content: { 'application/json': { schema: ref } } }
+      : undefined;
+    const company = op.auth === 'none' || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
+    (paths[op.path.replace(/:(\w+)/g, '{$1}')] ??= {})[op.method.toLowerCase()] = {
+      operationId: `${op.method.toLowerCase()}${op.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      tags: [op.tag],
+      summary: op.summary,
+      ...(params.length || company.length ? { parameters: [...params, ...company] } : {}),
+      ...(body ? { requestBody: body } : {}),
+      ...(op.auth === 'none' ? {} : { security: [{ [SECURITY[op.auth]]: [] }] }),
+      responses: {
+        [String(op.ok[0])]: { description: op.ok[1] },
+        '4XX': { description: 'Refused; the body names the error code (docs/api.md "Errors")', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    };
+  }
+  const schemas: Record<string, unknown> = Object.fromEntries(Object.keys(SCHEMAS).map((name) => [name, bodySchema(name as keyof typeof SCHEMAS)]));
+  schemas.Error = {
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } } } },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Whistleblower portal API', version, description: 'See docs/api.md. The company is chosen by the host name (X-Company-Host or Host).' },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    tags: [
+      { name: 'public', description: 'Reporting, no sign-in' },
+      { name: 'private', description: "The reporter's signed-in area (access token from the embedded OpenID provider)" },
+      { name: 'handler', description: "Case handlers' API (handler token)" },
+      { name: 'admin', description: 'Operator calls, loopback only (DATA_DIR/admin.token)' },
+      { name: 'operations', description: 'About the API itself' },
+    ],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        reporterToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /idp/realms/whistleblower' },
+        handlerToken: { type: 'http', scheme: 'bearer', description: 'npm run handler -- create-account' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'DATA_DIR/admin.token' },
+      },
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * /api/openapi.json lists every route registered under /api (and no route that is
+ * gone), and its request schemas are the validators': each documented required field,
+ * left out, is what the real route refuses.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { OPERATIONS, SCHEMAS, openApiDocument, type Operation } from '../../server/openapi.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { companyByHost } from '../../server/companies/service.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { Browser, newCase, signIn } from './identity-flow.ts';
+
+let server: TestServer;
+let doc: any;
+const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, admin: undefined };
+let caseNumber: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const res = await fetch(`${server.url}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = await res.json();
+  caseNumber = await newCase(server, { oral: true });
+  tokens.reporter = (await signIn(new Browser(server), caseNumber, 'pass1234')).access_token;
+  const company = await companyByHost(server.ctx.db, 'localhost');
+  tokens.handler = (await createHandlerAccount(server.ctx.db, company!.id, 'Hanne')).token;
+  tokens.admin = server.ctx.adminToken;
+});
+afterAll(async () => server?.cleanup());
+
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+describe('the API description', () => {
+  it('is OpenAPI 3.1 with JSON Schema 2020-12', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument(server.ctx.version))));
+  });
+
+  it('lists exactly the routes registered under /api', () => {
+    const registered = server.routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD').map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}')));
+    const described = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => key(m, p)));
+    expect(new Set(registered).size).toBeGreaterThanOrEqual(28);
+    expect([...new Set(registered)].sort()).toEqual([...new Set(described)].sort());
+  });
+
+  it('takes every body schema from the validator the route uses', () => {
+    for (const [name, schema] of Object.entries(SCHEMAS)) {
+      const { $schema: _d, ...expected } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' });
+      expect(doc.components.schemas[name], name).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+  });
+
+  it('each documented required field, left out, is refused by the real route and named', async () => {
+    let checked = 0;
+    for (const op of OPERATIONS.filter((o) => o.body)) {
+      const schema = doc.components.schemas[op.body!.schema];
+      const required: string[] = schema.required ?? [];
+      if (!required.length) continue;
+      const path = op.path.replace(':caseNumber', caseNumber);
+      const headers: Record<string, string> = { 'x-company-host': 'localhost' };
+      if (tokens[op.auth]) headers.authorization = `Bearer ${tokens[op.auth]}`;
+      let body: BodyInit;
+      if (op.body!.multipart) {
+        const fd = new FormData();
+        fd.append(op.body!.multipart.part, '{}');
+        body = fd;
+      } else {
+        headers['content-type'] = 'application/json';
+        body = '{}';
+      }
+      const res = await fetch(`${server.url}${path}`, { method: op.method, headers, body });
+      const answer = (await res.json()) as { error?: { code: string; field?: string } };
+      expect(res.status, `${op.method} ${op.path}: ${JSON.stringify(answer)}`).toBe(400);
+      expect(required, `${op.method} ${op.path}: ${JSON.stringify(answer)}`).toContain(answer.error?.field?.split('.')[0]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(8);
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * Two server processes on one PostgreSQL database and one data folder behave as one
+ * portal behind a load balancer: a reporter's whole journey alternates between them
+ * (report, sign-in, code exchange, refresh, messages, password change, a signing-key
+ * rotation), failed sign-ins on both add up to one lock, and master-key rotation is
+ * refused while either runs. Runs only with DATABASE_URL (.ci/run); PGlite admits one
+ * process per data folder.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startChildServer, type ChildServer } from '../helpers/child-server.ts';
+import { createTestDatabase, type TestServer } from '../helpers/server.ts';
+import { Browser, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn, type Tokens } from './identity-flow.ts';
+
+const PUBLIC_PORT = 9443; // what the reporter's browser sees: the balancer's address, never contacted
+const front = { port: PUBLIC_PORT, url: `http://localhost:${PUBLIC_PORT}` } as TestServer;
+/** The refusal a sign-in page shows (pages differ only in their interaction's address). */
+const alertOf = (html: string) => /role="alert"[^>]*>([\s\S]*?)<\//.exec(html)?.[1];
+const asServer = (s: ChildServer) => ({ url: s.url, port: s.port }) as TestServer;
+
+describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreSQL', () => {
+  let a: ChildServer;
+  let b: ChildServer;
+  let db: { url: string; drop: () => Promise<void> };
+  let tmp: string;
+  // Production-like: every process gets the same secrets from the environment.
+  const masterKey = randomBytes(32).toString('base64');
+  const pepper = randomBytes(32).toString('base64');
+  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: masterKey, PASSWORD_PEPPER: pepper });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-two-'));
+    const dataDir = path.join(tmp, 'shared');
+    a = await startChildServer({ dataDir, env: env() });
+    b = await startChildServer({ dataDir, env: env() });
+  });
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await db?.drop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** A private-API call from the browser, through process `via`. */
+  async function api(browser: Browser, via: ChildServer, method: string, p: string, token: string, body?: { json?: unknown; message?: string }) {
+    browser.via = via;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    let text: string | undefined;
+    if (body?.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      text = JSON.stringify(body.json);
+    } else if (body?.message !== undefined) {
+      const boundary = 'wbtwoprocesses';
+      headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+      text = `--${boundary}\r\nContent-Disposition: form-data; name="messageDto"\r\n\r\n${JSON.stringify({ message: body.message })}\r\n--${boundary}--\r\n`;
+    }
+    const res = await browser.request(method, p, { headers, ...(text !== undefined ? { body: text } : {}) });
+    return { status: res.status, text: res.text };
+  }
+
+  it('both are ready', async () => {
+    for (const s of [a, b]) expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+    expect(a.pid).not.toBe(b.pid);
+  });
+
+  it("carries a reporter's whole journey, every step on the other process", async () => {
+    const caseNumber = await newCase(asServer(a), { password: 'pass1234' });
+    const browser = new Browser(front);
+
+    // Sign-in: authorization request on A, the form post on B, the redirect on A, the code on B.
+    browser.via = a;
+    const { verifier, redirectUri, page } = await openSignIn(browser, { uiLocales: 'en' });
+    expect(page.status).toBe(200);
+    browser.via = b;
+    const posted = await browser.postForm(formAction(page.text), { caseNumber, password: 'pass1234' });
+    browser.via = a;
+    const back = await followToApp(browser, posted);
+    browser.via = b;
+    const exchanged = await exchangeCode(browser, back.searchParams.get('code')!, verifier, redirectUri);
+    expect(exchanged.status, exchanged.text).toBe(200);
+    let tokens = JSON.parse(exchanged.text) as Tokens;
+    expect(decodeJwt(tokens.access_token).case_number).toBe(caseNumber);
+
+    // Refresh on A, then use the new token on B.
+    browser.via = a;
+    const refreshed = await refresh(browser, tokens.refresh_token);
+    expect(refreshed.status, refreshed.text).toBe(200);
+    tokens = JSON.parse(refreshed.text) as Tokens;
+    const mine = await api(browser, b, 'GET', '/api/private/case/my-case', tokens.access_token);
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.text).toContain(caseNumber);
+
+    // A message sent through B is read through A.
+    const sent = await api(browser, b, 'POST', '/api/private/case/messages/new', tokens.access_token, { message: 'Sent through one process' });
+    expect(sent.status, sent.text).toBe(201);
+    const read = await api(browser, a, 'GET', '/api/private/case/messages', tokens.access_token);
+    expect(read.status).toBe(200);
+    expect(read.text).toContain('Sent through one process');
+
+    // A signing-key rotation on A: tokens signed with the new key verify on B at once.
+    const adminToken = readFileSync(path.join(tmp, 'shared', 'admin.token'), 'utf8').trim();
+    const rotated = await fetch(`${a.url}/api/admin/identity/rotate-signing-key`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
+    expect(rotated.status).toBe(201);
+    const { kid } = (await rotated.json()) as { kid: string };
+    browser.via = a;
+    const afterRotation = await refresh(browser, tokens.refresh_token);
+    expect(afterRotation.status, afterRotation.text).toBe(200);
+    tokens = JSON.parse(afterRotation.text) as Tokens;
+    expect(decodeProtectedHeader(tokens.access_token).kid).toBe(kid);
+    expect((await api(browser, b, 'GET', '/api/private/case/my-case', tokens.access_token)).status).toBe(200);
+
+    // Password change asked on B ends the sign-in everywhere: A refuses the refresh token.
+    const asked = await api(browser, b, 'PUT', '/api/private/case/password/request-update', tokens.access_token);
+    expect(asked.status, asked.text).toBe(200);
+    browser.via = a;
+    expect((await refresh(browser, tokens.refresh_token)).status).toBe(400);
+
+    // The next sign-in asks for the new password: started on B, old password on A, new one on B.
+    const again = new Browser(front);
+    again.via = b;
+    const second = await openSignIn(again, { uiLocales: 'en' });
+    again.via = a;
+    const step = await again.postForm(formAction(second.page.text), { caseNumber, password: 'pass1234' });
+    expect(step.status).toBe(200);
+    expect(step.text).toContain('name="newPassword"');
+    again.via = b;
+    const done = await again.postForm(formAction(step.text), { newPassword: 'new-pass-2', confirmPassword: 'new-pass-2' });
+    again.via = a;
+    const back2 = await followToApp(again, done);
+    again.via = b;
+    expect((await exchangeCode(again, back2.searchParams.get('code')!, second.verifier, second.redirectUri)).status).toBe(200);
+
+    // The old password fails on either process, the new one works on either.
+    for (const via of [a, b]) {
+      const fresh = new Browser(front);
+      fresh.via = via;
+      const { page: p } = await openSignIn(fresh, { uiLocales: 'en' });
+      expect((await fresh.postForm(formAction(p.text), { caseNumber, password: 'pass1234' })).status).toBe(400);
+    }
+    for (const via of [a, b]) {
+      const fresh = new Browser(front);
+      fresh.via = via;
+      expect(decodeJwt((await signIn(fresh, caseNumber, 'new-pass-2')).access_token).case_number).toBe(caseNumber);
+    }
+  });
+
+  it('adds failed sign-ins on both processes up to one lock', async () => {
+    const caseNumber = await newCase(asServer(b), { password: 'right-pass' });
+    // Ten wrong passwords at once, five through each process, each from its own browser.
+    const attempts = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const browser = new Browser(front);
+        browser.via = i % 2 ? b : a;
+        const { page } = await openSignIn(browser, { uiLocales: 'en' });
+        return { browser, action: formAction(page.text) };
+      }),
+    );
+    const answers = await Promise.all(attempts.map(({ browser, action }, i) => browser.postForm(action, { caseNumber, password: `wrong-${i}` })));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(400));
+
+    // Locked on both: the right password is refused with the same page.
+    for (const via of [a, b]) {
+      const browser = new Browser(front);
+      browser.via = via;
+      const { page } = await openSignIn(browser, { uiLocales: 'en' });
+      const locked = await browser.postForm(formAction(page.text), { caseNumber, password: 'right-pass' });
+      expect(locked.status).toBe(400);
+      expect(alertOf(locked.text)).toBe(alertOf(answers[0]!.text));
+    }
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      // One row for the case, locked: neither process saw more than five failures of its own.
+      const rows = (await client.query(`select locked_until > now() as locked from signin_throttle where key like 'case:%'`)).rows as { locked: boolean }[];
+      expect(rows).toEqual([{ locked: true }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses a master-key rotation while either process runs, also from another machine', async () => {
+    const elsewhere = mkdtempSync(path.join(tmp, 'other-machine-'));
+    const run = () =>
+      new Promise<{ code: number; stderr: string; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', path.join(ROOT, 'server/cli/keys.ts'), 'rotate-master'],
+          { cwd: ROOT, env: { ...process.env, ...env(), DATA_DIR: elsewhere, NEW_MASTER_KEY: randomBytes(32).toString('base64') }, timeout: 60_000 },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const refused = await run();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('2 server process(es) run on this database');
+    expect(refused.stderr).toContain(`pid ${a.pid}`);
+    expect(refused.stderr).toContain(`pid ${b.pid}`);
+
+    // Stopped cleanly, they leave no trace: the rotation runs.
+    expect(await a.stop()).toBe(0);
+    expect(await b.stop()).toBe(0);
+    const ran = await run();
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('re-wrapped');
+  });
+});
