@@ -23,6 +23,7 @@ import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
+import { registerAbuseGuards } from './security/abuse.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -94,7 +95,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
         res: (res) => ({ statusCode: res.statusCode }),
       },
     },
-    trustProxy: false,
+    // Forwarded-for headers are believed only from the proxies the operator names
+    // (TRUST_PROXY); otherwise the socket's address is the client.
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
   });
 
@@ -176,6 +179,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   app.get('/healthz', async () => ({ ok: true }));
 
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
+  // Before the routes: the guards attach themselves to the routes as they appear.
+  await registerAbuseGuards(app, ctx, masterKey);
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);

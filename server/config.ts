@@ -18,6 +18,31 @@ export interface ServerConfig {
   publicUrl?: string;
   seedDemo: boolean;
   logLevel: string;
+  /** Anonymous submissions (every state-changing public call) per client and window (docs/decisions/submission-abuse.md). */
+  submitRateLimit: RateBudget;
+  /** Proof-of-work challenges handed out per client and window. */
+  challengeRateLimit: RateBudget;
+  /** Leading zero bits the proof-of-work needs; 0 turns the proof off. */
+  powDifficulty: number;
+  /** How long a challenge may be solved and spent, in seconds. */
+  powTtlSeconds: number;
+  /**
+   * The proxies whose X-Forwarded-For / -Proto / -Host are believed (addresses or
+   * CIDRs); empty: none, the socket's own address is the client.
+   */
+  trustProxy: string[];
+}
+
+export interface RateBudget {
+  max: number;
+  windowSeconds: number;
+}
+
+function int(value: string | undefined, fallback: number, name: string, min = 0): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min} (got "${value}")`);
+  return n;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -35,5 +60,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     publicUrl: env.PUBLIC_URL || undefined,
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
+    submitRateLimit: {
+      max: int(env.SUBMIT_RATE_LIMIT_MAX, 10, 'SUBMIT_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    challengeRateLimit: {
+      max: int(env.CHALLENGE_RATE_LIMIT_MAX, 120, 'CHALLENGE_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
+    powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),
+    trustProxy: (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }
