@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import type { Writable } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
@@ -67,6 +67,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Every route registered, for the fuzz test (test/server/fuzz.test.ts). */
+  routes: Array<{ method: string; url: string }>;
 }
 
 export interface BuildOptions {
@@ -99,6 +101,25 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     // (TRUST_PROXY); otherwise the socket's address is the client.
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
+    // One spelling of every path before routing: `/%61pi` is `/api` for the router,
+    // every hook and the SPA fallback alike (normalizePath).
+    rewriteUrl: (req) => normalizePath(req.url ?? '/'),
+    // A URL the router cannot decode (`/api/%zz`): the product's error body, not Fastify's.
+    frameworkErrors: (_err, _req, reply) => {
+      void (reply as unknown as FastifyReply).status(400).send(errorBody('BAD_URL', 'The address is not valid.'));
+    },
+    // A request Node cannot even parse (bad header bytes, an oversized header): a JSON 400 on the socket.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const large = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(errorBody(large ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', large ? 'The request headers are too large.' : 'The request could not be parsed.'));
+      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
+  });
+
+  const routes: BuiltApp['routes'] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of Array.isArray(r.method) ? r.method : [r.method]) routes.push({ method, url: r.url });
   });
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
@@ -155,6 +176,13 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field));
     }
     const status = (err as FastifyError).statusCode;
+    // PostgreSQL's data exceptions (class 22: a malformed uuid, a NUL byte, a number out
+    // of range) can only come from input that slipped past a check: the client's 400.
+    const sqlState = (err as { code?: unknown }).code;
+    if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState)) {
+      req.log.warn({ sqlState }, 'input reached the database unchecked');
+      return reply.status(400).send(errorBody('BAD_REQUEST', 'A value in the request is not valid.'));
+    }
     if (status && status >= 400 && status < 500) {
       const raw = (err as FastifyError).code;
       const code = (raw && CLIENT_ERROR_CODES[raw]) ?? (raw?.startsWith('FST_') ? 'BAD_REQUEST' : raw) ?? 'BAD_REQUEST';
@@ -208,7 +236,24 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 
-  return { app, ctx };
+  return { app, ctx, routes };
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+/**
+ * Decodes percent-encoded unreserved characters (RFC 3986 §6.2.2.2) in the path, once,
+ * and upper-cases the hex of the rest: `/%61pi/x` → `/api/x`, `/%2561pi` stays as it is
+ * (that is `%61pi`, a path of its own). The query string is left alone.
+ */
+export function normalizePath(url: string): string {
+  const q = url.indexOf('?');
+  const pathPart = q < 0 ? url : url.slice(0, q);
+  const normalized = pathPart.replace(/%([0-9A-Fa-f]{2})/g, (m, hex: string) => {
+    const ch = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(ch) ? ch : m.toUpperCase();
+  });
+  return q < 0 ? normalized : normalized + url.slice(q);
 }
 
 function splitHost(hostHeader: string, proto: string): [string, number] {
