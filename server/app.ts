@@ -24,6 +24,7 @@ import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { registerAbuseGuards } from './security/abuse.ts';
+import { tightenTree } from './security/private-files.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -135,6 +136,11 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
   await files.init();
+  // What an earlier version or another tool left readable to others is narrowed, once.
+  for (const root of new Set([config.dataDir, config.filesDir!])) {
+    const tightened = tightenTree(root);
+    if (tightened.files || tightened.folders) app.log.warn({ ...tightened, dir: path.basename(root) }, 'data folder: narrowed modes to 0600 files / 0700 folders');
+  }
   const ctx: AppContext = {
     config,
     db: opened.db,

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { configFromEnv } from './config.ts';
 import { buildApp } from './app.ts';
 import { MasterKeyMismatch } from './crypto/master-key.ts';
+import { privateUmask } from './security/private-files.ts';
 
+// Before anything is created in DATA_DIR (PGlite's files, keys, uploads): private to this user.
+privateUmask();
 const config = configFromEnv();
 const { app } = await buildApp(config).catch((err: unknown) => {
   if (!(err instanceof MasterKeyMismatch)) throw err;
