@@ -25,6 +25,7 @@ import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { registerAbuseGuards } from './security/abuse.ts';
 import { tightenTree } from './security/private-files.ts';
+import { scrubbingStream } from './security/log-scrub.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -88,7 +89,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     // request serializer keeps only the method and the path without its query.
     logger: {
       level: config.logLevel,
-      ...(opts.logStream ? { stream: opts.logStream } : {}),
+      // Every line passes the scrubber: no case number in any spelling and no token.
+      stream: scrubbingStream(opts.logStream ?? process.stdout),
       // Plug-ins log request headers at debug/trace level (@fastify/multipart logs
       // busboy's options with every header); drop them wherever they appear.
       redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
