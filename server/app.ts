@@ -66,6 +66,9 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), interest-cohort=()',
 };
 
+/** Answers that are never cached (issue 11, finding 11); /idp sets its own. */
+const NO_STORE_PREFIXES = ['/api/private/', '/api/handler/', '/api/admin/'];
+
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
@@ -173,9 +176,13 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     }
   }
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', async (req, reply, payload) => {
     // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
+    // Over HTTPS (directly, or from a proxy named in TRUST_PROXY): browsers keep to HTTPS.
+    if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000');
+    // Case data, tokens and handler answers are never kept by a browser or a proxy cache, errors included.
+    if (NO_STORE_PREFIXES.some((p) => req.url.startsWith(p))) reply.header('cache-control', 'no-store');
     return payload;
   });
 
