@@ -92,7 +92,9 @@ try {
   // ---- the portal --------------------------------------------------------------
   const port = await freePort();
   process.stderr.write('starting the portal…\n');
-  const server = await start(['--import', 'tsx', 'server/main.ts'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'true', DATABASE_URL: '' }, /running on/);
+  const server = await start(['--import', 'tsx', 'server/main.ts'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'true', DATABASE_URL: '',
+    // Throughput, not abuse guards, is measured: no proof-of-work, a budget the bench never reaches.
+    POW_DIFFICULTY: '0', SUBMIT_RATE_LIMIT_MAX: '1000' }, /running on/);
   children.push(server);
   const info = (await (await fetch(`http://127.0.0.1:${port}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()) as { protectionOfficers: { id: string }[] };
   const dto = {

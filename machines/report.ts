@@ -22,6 +22,11 @@
  *   invalid it opens the validation dialog and names the first invalid step.
  * - Effects (the submit request, copying, navigation) are named here and supplied
  *   with `.provide()`; the machine never touches the network, the DOM or storage.
+ * - Every submission carries a solved proof-of-work (docs/api.md). `solveProofOfWork`
+ *   runs while the reporter is in `editing`, so the proof is usually ready before Send;
+ *   `sending` waits for one only when it is not (`provingWork`). A proof is spent by
+ *   one attempt, whatever its outcome.
+ * - A refusal for too many submissions (`rateLimited`) keeps the draft, like a failure.
  */
 import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as v from 'valibot';
@@ -114,6 +119,21 @@ export interface ReportDraft {
   termsAccepted: boolean;
 }
 
+/** A solved proof-of-work challenge (src/api/pow.ts): opaque to the machine, sent with the report. */
+export interface SubmissionProof {
+  challenge: string;
+  nonce: string;
+  expiresAt: string;
+}
+
+/** The submit actor's answer when the server refused for too many submissions (429). */
+export interface RateLimited {
+  rateLimited: { retryAfterSeconds: number };
+}
+
+/** What the submit actor resolves with: the new case, a rate-limit refusal, or null for any other failure. */
+export type SubmitOutcome = SuccessData | RateLimited | null;
+
 /** What the server answered for a new case (spec §3 "Success data"). */
 export interface SuccessData {
   caseDto: { caseNumber: string; status?: string; created?: string; submission?: { type: string } };
@@ -134,6 +154,10 @@ export interface ReportContext {
   progress: UploadProgress[];
   firstInvalidStep: StepName | null;
   response: SuccessData | null;
+  /** A proof-of-work solved in the background, spent by the next submission. */
+  proof: SubmissionProof | null;
+  /** Seconds the server asked to wait after a rate-limit refusal. */
+  retryAfterSeconds: number | null;
 }
 
 export type Submission =
@@ -150,6 +174,8 @@ export interface UploadProgressEvent {
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
 export interface SubmitReportInput {
   submission: Submission;
+  /** The solved challenge for the `X-Proof-Of-Work` header. */
+  proof: SubmissionProof | null;
   reportProgress: (e: UploadProgressEvent) => void;
 }
 
@@ -337,8 +363,15 @@ const reportSetup = setup({
     loadCompanyInfo: fromPromise<CompanyInfo>(async () => {
       throw new Error('loadCompanyInfo not provided');
     }),
-    /** Sends the report; resolves with the server's answer, or null when it failed. */
-    submitReport: fromPromise<SuccessData | null, SubmitReportInput>(async () => null),
+    /** Sends the report; resolves with the server's answer, a rate-limit refusal, or null when it failed. */
+    submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(async () => null),
+    /**
+     * Fetches a proof-of-work challenge and solves it (in a Web Worker in the browser);
+     * given a proof still fresh enough, may resolve with it at once.
+     */
+    solveProofOfWork: fromPromise<SubmissionProof, { proof: SubmissionProof | null }>(async () => {
+      throw new Error('solveProofOfWork not provided');
+    }),
   },
   delays: {
     /** Spec §9: the "copied" hint shows for 2 seconds. */
@@ -363,6 +396,7 @@ const reportSetup = setup({
       progress: [],
       firstInvalidStep: null,
       response: null,
+      retryAfterSeconds: null,
     })),
     assignSubsidiary: assign({
       draft: ({ context, event }) => ({ ...context.draft, subsidiary: (event as Ev<'subsidiary.select'>).id }),
@@ -492,7 +526,11 @@ const reportSetup = setup({
         return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
       },
     }),
-    assignResponse: assign({ response: (_, params: { response: SuccessData | null }) => params.response }),
+    assignResponse: assign({ response: (_, params: { response: SuccessData }) => params.response }),
+    assignProof: assign({ proof: (_, params: { proof: SubmissionProof }) => params.proof }),
+    /** A proof pays for one attempt; a failed solve is retried by the next `editing` or `sending`. */
+    forgetProof: assign({ proof: null }),
+    assignRetryAfter: assign({ retryAfterSeconds: (_, params: { outcome: SubmitOutcome }) => (params.outcome as RateLimited).rateLimited.retryAfterSeconds }),
   },
   guards: {
     /** Switching persons ⇄ company would drop what was typed for the current choice. */
@@ -525,7 +563,9 @@ const reportSetup = setup({
       (context.draft.password !== '' || context.draft.passwordConfirmation !== ''),
     isSendEnabled: ({ context }) => isSendEnabled(context.draft),
     hasInvalidStep: ({ context }) => firstInvalidStep(context) !== null,
-    hasResponse: (_, params: { response: SuccessData | null }) => params.response !== null,
+    hasResponse: (_, params: { outcome: SubmitOutcome }) => params.outcome !== null && 'caseDto' in params.outcome,
+    isRateLimited: (_, params: { outcome: SubmitOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
+    hasProof: ({ context }) => context.proof !== null,
   },
 });
 
@@ -602,6 +642,8 @@ export function createReportMachine(channel: ReportChannel) {
       progress: [],
       firstInvalidStep: null,
       response: null,
+      proof: null,
+      retryAfterSeconds: null,
     },
     initial: 'loadingCompany',
     on: {
@@ -626,6 +668,14 @@ export function createReportMachine(channel: ReportChannel) {
       },
       editing: {
         initial: 'steps',
+        // The proof is worked out while the reporter types, so Send never waits for it.
+        invoke: {
+          id: 'solveProofOfWork',
+          src: 'solveProofOfWork',
+          input: ({ context }) => ({ proof: context.proof }),
+          onDone: { actions: { type: 'assignProof', params: ({ event }) => ({ proof: event.output }) } },
+          onError: { actions: 'forgetProof' },
+        },
         states: {
           // One region per step; a step's data lives in the draft, its validity is derived.
           steps: {
@@ -721,24 +771,50 @@ export function createReportMachine(channel: ReportChannel) {
       sending: {
         tags: ['busy'],
         entry: ['clearFirstInvalidStep', 'startProgress'],
-        invoke: {
-          id: 'submitReport',
-          src: 'submitReport',
-          input: ({ context, self }) => ({
-            submission: buildSubmission(context),
-            reportProgress: (e: UploadProgressEvent) => self.send(e),
-          }),
-          onDone: [
-            {
-              guard: { type: 'hasResponse', params: ({ event }) => ({ response: event.output }) },
-              target: 'succeeded',
-              actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output }) },
+        // Whatever the outcome, the proof was spent: the next attempt needs a new one.
+        exit: 'forgetProof',
+        initial: 'checkingProof',
+        states: {
+          checkingProof: {
+            always: [{ guard: 'hasProof', target: 'submitting' }, { target: 'provingWork' }],
+          },
+          // Only when Send came before the background proof was ready.
+          provingWork: {
+            invoke: {
+              id: 'solveProofOfWork',
+              src: 'solveProofOfWork',
+              input: () => ({ proof: null }),
+              onDone: { target: 'submitting', actions: { type: 'assignProof', params: ({ event }) => ({ proof: event.output }) } },
+              onError: { target: '#' + id + '.failed' },
             },
-            { target: 'failed' },
-          ],
-          onError: { target: 'failed' },
+          },
+          submitting: {
+            invoke: {
+              id: 'submitReport',
+              src: 'submitReport',
+              input: ({ context, self }) => ({
+                submission: buildSubmission(context),
+                proof: context.proof,
+                reportProgress: (e: UploadProgressEvent) => self.send(e),
+              }),
+              onDone: [
+                {
+                  guard: { type: 'hasResponse', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.succeeded',
+                  actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output as SuccessData }) },
+                },
+                {
+                  guard: { type: 'isRateLimited', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.rateLimited',
+                  actions: { type: 'assignRetryAfter', params: ({ event }) => ({ outcome: event.output }) },
+                },
+                { target: '#' + id + '.failed' },
+              ],
+              onError: { target: '#' + id + '.failed' },
+            },
+            on: { 'upload.progress': { actions: 'assignProgress' } },
+          },
         },
-        on: { 'upload.progress': { actions: 'assignProgress' } },
       },
       succeeded: {
         tags: ['successDialog'],
@@ -761,6 +837,11 @@ export function createReportMachine(channel: ReportChannel) {
       failed: {
         tags: ['failureDialog'],
         // The draft is kept: the reporter completes the form and tries again.
+        on: { 'dialog.close': { target: 'editing' } },
+      },
+      // Too many submissions from this connection (429): the draft is kept, the dialog says how long to wait.
+      rateLimited: {
+        tags: ['rateLimitDialog'],
         on: { 'dialog.close': { target: 'editing' } },
       },
     },

@@ -69,6 +69,48 @@ export function fileExtension(name: string): string {
   return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
+/**
+ * Characters that change how text is shown rather than what it says: C0 and C1
+ * controls, DEL, the bidirectional overrides, embeddings, isolates and marks (which
+ * turn `invoice\u202Efdp.exe` into "invoiceexe.pdf" on screen), zero-width characters
+ * and the line and paragraph separators.
+ */
+// eslint-disable-next-line no-control-regex
+export const INVISIBLE_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+
+/** Most bytes of UTF-8 a stored file name may take (file systems allow 255). */
+export const FILE_NAME_MAX_BYTES = 255;
+
+/** Cuts `s` to at most `max` bytes of UTF-8, never inside a character (surrogate pairs stay whole). */
+export function cutUtf8(s: string, max: number): string {
+  let bytes = 0;
+  let out = '';
+  for (const ch of s) {
+    const n = new TextEncoder().encode(ch).length;
+    if (bytes + n > max) break;
+    bytes += n;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * A file name safe to store, show and save (issue 11, findings 8 and 10): the last
+ * path segment only, no controls or bidi overrides, Unicode NFC, at most 255 bytes of
+ * UTF-8 cut at a character boundary with the extension kept. The server cleans every
+ * upload with it; the SPA may show names the same way.
+ */
+export function cleanFileName(raw: string): string {
+  const base = raw.split(/[/\\]/).pop() ?? '';
+  const cleaned = base.normalize('NFC').replace(INVISIBLE_CONTROLS, '').trim();
+  if (cleaned === '.' || cleaned === '..') return '';
+  if (new TextEncoder().encode(cleaned).length <= FILE_NAME_MAX_BYTES) return cleaned;
+  const dot = cleaned.lastIndexOf('.');
+  const ext = dot > 0 && cleaned.length - dot <= 16 ? cleaned.slice(dot) : '';
+  const stem = ext ? cleaned.slice(0, dot) : cleaned;
+  return cutUtf8(stem, FILE_NAME_MAX_BYTES - new TextEncoder().encode(ext).length) + ext;
+}
+
 export function isAllowedFileName(name: string): boolean {
   return Object.hasOwn(ALLOWED_FILE_TYPES, fileExtension(name));
 }

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import type { Writable } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
@@ -36,6 +36,9 @@ import { retentionJob } from './retention/purge.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { Presence } from './presence.ts';
 import { openApiDocument } from './openapi.ts';
+import { registerAbuseGuards } from './security/abuse.ts';
+import { tightenTree } from './security/private-files.ts';
+import { scrubbingStream } from './security/log-scrub.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -76,12 +79,15 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), interest-cohort=()',
 };
 
+/** Answers that are never cached (issue 11, finding 11); /idp sets its own. */
+const NO_STORE_PREFIXES = ['/api/private/', '/api/handler/', '/api/admin/'];
+
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
   /** Readiness and graceful shutdown (server/lifecycle.ts). */
   lifecycle: Lifecycle;
-  /** Every route as registered (method, url), for the API description's test. */
+  /** Every route as registered (method, url): for the API description's test and the fuzz test. */
   routes: { method: string; url: string }[];
 }
 
@@ -103,7 +109,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     // request serializer keeps only the method and the path without its query.
     logger: {
       level: config.logLevel,
-      ...(opts.logStream ? { stream: opts.logStream } : {}),
+      // Every line passes the scrubber: no case number in any spelling and no token.
+      stream: scrubbingStream(opts.logStream ?? process.stdout),
       // Plug-ins log request headers at debug/trace level (@fastify/multipart logs
       // busboy's options with every header); drop them wherever they appear.
       redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
@@ -113,11 +120,27 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
         res: (res) => ({ statusCode: res.statusCode }),
       },
     },
-    trustProxy: false,
+    // Forwarded-for headers are believed only from the proxies the operator names
+    // (TRUST_PROXY); otherwise the socket's address is the client.
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
     // A random id per request, on every line it logs and in its answer (x-request-id),
     // so an operator can find one request's lines; never derived from the client.
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
+    // One spelling of every path before routing: `/%61pi` is `/api` for the router,
+    // every hook and the SPA fallback alike (normalizePath).
+    rewriteUrl: (req) => normalizePath(req.url ?? '/'),
+    // A URL the router cannot decode (`/api/%zz`): the product's error body, not Fastify's.
+    frameworkErrors: (_err, _req, reply) => {
+      void (reply as unknown as FastifyReply).status(400).send(errorBody('BAD_URL', 'The address is not valid.'));
+    },
+    // A request Node cannot even parse (bad header bytes, an oversized header): a JSON 400 on the socket.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const large = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(errorBody(large ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', large ? 'The request headers are too large.' : 'The request could not be parsed.'));
+      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   });
 
   // First, so every route registered below is tracked for a graceful shutdown.
@@ -153,6 +176,11 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   await files.init();
   const mailer = createMailer(config);
   beforeDatabaseCloses.push(() => mailer.close());
+  // What an earlier version or another tool left readable to others is narrowed, once.
+  for (const root of new Set([config.dataDir, config.filesDir!])) {
+    const tightened = tightenTree(root);
+    if (tightened.files || tightened.folders) app.log.warn({ ...tightened, dir: path.basename(root) }, 'data folder: narrowed modes to 0600 files / 0700 folders');
+  }
   const ctx = {
     config,
     db: opened.db,
@@ -196,6 +224,10 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     reply.header('x-request-id', req.id);
     // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
+    // Over HTTPS (directly, or from a proxy named in TRUST_PROXY): browsers keep to HTTPS.
+    if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000');
+    // Case data, tokens and handler answers are never kept by a browser or a proxy cache, errors included.
+    if (NO_STORE_PREFIXES.some((p) => req.url.startsWith(p))) reply.header('cache-control', 'no-store');
     return payload;
   });
 
@@ -204,6 +236,13 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field));
     }
     const status = (err as FastifyError).statusCode;
+    // PostgreSQL's data exceptions (class 22: a malformed uuid, a NUL byte, a number out
+    // of range) can only come from input that slipped past a check: the client's 400.
+    const sqlState = (err as { code?: unknown }).code;
+    if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState)) {
+      req.log.warn({ sqlState }, 'input reached the database unchecked');
+      return reply.status(400).send(errorBody('BAD_REQUEST', 'A value in the request is not valid.'));
+    }
     if (status && status >= 400 && status < 500) {
       const raw = (err as FastifyError).code;
       const code = (raw && CLIENT_ERROR_CODES[raw]) ?? (raw?.startsWith('FST_') ? 'BAD_REQUEST' : raw) ?? 'BAD_REQUEST';
@@ -235,6 +274,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
+  // Before the routes: the guards attach themselves to the routes as they appear.
+  await registerAbuseGuards(app, ctx, masterKey);
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
@@ -274,6 +315,23 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   if (config.jobs) ctx.jobs.start();
   return { app, ctx, lifecycle, routes };
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+/**
+ * Decodes percent-encoded unreserved characters (RFC 3986 §6.2.2.2) in the path, once,
+ * and upper-cases the hex of the rest: `/%61pi/x` → `/api/x`, `/%2561pi` stays as it is
+ * (that is `%61pi`, a path of its own). The query string is left alone.
+ */
+export function normalizePath(url: string): string {
+  const q = url.indexOf('?');
+  const pathPart = q < 0 ? url : url.slice(0, q);
+  const normalized = pathPart.replace(/%([0-9A-Fa-f]{2})/g, (m, hex: string) => {
+    const ch = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(ch) ? ch : m.toUpperCase();
+  });
+  return q < 0 ? normalized : normalized + url.slice(q);
 }
 
 function splitHost(hostHeader: string, proto: string): [string, number] {

@@ -29,6 +29,31 @@ export interface ServerConfig {
   jobs: boolean;
   /** How long running requests and uploads may take after SIGTERM before they are cut (ms). */
   shutdownGraceMs: number;
+  /** Anonymous submissions (every state-changing public call) per client and window (docs/decisions/submission-abuse.md). */
+  submitRateLimit: RateBudget;
+  /** Proof-of-work challenges handed out per client and window. */
+  challengeRateLimit: RateBudget;
+  /** Leading zero bits the proof-of-work needs; 0 turns the proof off. */
+  powDifficulty: number;
+  /** How long a challenge may be solved and spent, in seconds. */
+  powTtlSeconds: number;
+  /**
+   * The proxies whose X-Forwarded-For / -Proto / -Host are believed (addresses or
+   * CIDRs); empty: none, the socket's own address is the client.
+   */
+  trustProxy: string[];
+}
+
+export interface RateBudget {
+  max: number;
+  windowSeconds: number;
+}
+
+function int(value: string | undefined, fallback: number, name: string, min = 0): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min} (got "${value}")`);
+  return n;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -51,5 +76,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     mailBatchMs: Number(env.MAIL_BATCH_SECONDS ?? 300) * 1000,
     jobs: env.BACKGROUND_JOBS !== 'false',
     shutdownGraceMs: Number(env.SHUTDOWN_GRACE_MS ?? 30_000),
+    submitRateLimit: {
+      max: int(env.SUBMIT_RATE_LIMIT_MAX, 10, 'SUBMIT_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    challengeRateLimit: {
+      max: int(env.CHALLENGE_RATE_LIMIT_MAX, 120, 'CHALLENGE_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
+    powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),
+    trustProxy: (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }

@@ -6,7 +6,10 @@ import { configFromEnv } from './config.ts';
 import { buildApp } from './app.ts';
 import { MasterKeyMismatch } from './crypto/master-key.ts';
 import { logLine } from './logging.ts';
+import { privateUmask } from './security/private-files.ts';
 
+// Before anything is created in DATA_DIR (PGlite's files, keys, uploads): private to this user.
+privateUmask();
 const config = configFromEnv();
 const { app, lifecycle } = await buildApp(config).catch((err: unknown) => {
   if (!(err instanceof MasterKeyMismatch)) throw err;

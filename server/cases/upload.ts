@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import { LIMITS, fileExtension, isAllowedFileName, ALLOWED_EXTENSIONS } from '../../machines/schema.ts';
+import { LIMITS, cleanFileName, isAllowedFileName, ALLOWED_EXTENSIONS } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { ContentSniffer } from '../files/sniff.ts';
@@ -27,17 +27,6 @@ export interface ReceivedUpload {
 }
 
 const JSON_PART_MAX = 256 * 1024;
-const NAME_MAX = 255;
-
-/** A file name safe to store and show: no path, no control characters, at most 255 characters. */
-export function cleanFileName(raw: string): string {
-  const base = raw.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  if (cleaned.length <= NAME_MAX) return cleaned;
-  const ext = fileExtension(cleaned);
-  return cleaned.slice(0, NAME_MAX - ext.length - 1) + '.' + ext;
-}
 
 export async function discardStaged(ctx: AppContext, files: readonly { id: string }[]): Promise<void> {
   await Promise.all(files.map((f) => ctx.files.discard(f.id).catch((err) => ctx.log.error({ err }, 'could not delete a temporary upload'))));

@@ -8,6 +8,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFromEnv, type ServerConfig } from '../config.ts';
+import { privateUmask } from '../security/private-files.ts';
+
+// Every CLI imports this module before it touches DATA_DIR: what it creates there is private.
+privateUmask();
 
 export interface RunningServer {
   pid: number;

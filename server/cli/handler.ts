@@ -15,6 +15,7 @@ import { openDatabase } from '../db/database.ts';
 import { createHandlerAccount, enrolmentLink, HandlerAccountError, normalizeEmail } from '../handlers/accounts.ts';
 import { companyByHost, companyById } from '../companies/service.ts';
 import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+import { escapeForTerminal, freeName, jsonForTerminal } from './terminal.ts';
 
 const USAGE = `usage: npm run handler -- COMMAND [options]
 
@@ -93,39 +94,32 @@ interface CaseView {
 }
 
 function printCase(c: CaseView) {
-  if (values.json) return out(JSON.stringify(c, null, 2));
+  if (values.json) return out(jsonForTerminal(c));
   const v = c as Record<string, any>;
-  out(`Case ${v.caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${v.status}  ${v.submission.type}  created ${v.created}`);
+  // Every line holds reporter text: controls and bidi overrides are shown, never obeyed.
+  const line = (s: string) => out(escapeForTerminal(s));
+  line(`Case ${v.caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${v.status}  ${v.submission.type}  created ${v.created}`);
   if (v.pendingWhistleblowerAction) out('  waiting for the reporter to answer');
-  if (v.approvedAt) out(`  report approved ${v.approvedAt}`);
-  out(`  officer: ${v.protectionOfficer.name} (${v.protectionOfficer.jobTitle}, ${v.protectionOfficer.company})`);
-  if (v.subsidiary) out(`  subsidiary: ${v.subsidiary.name}`);
-  out(`  relation: ${v.whistleblowerRelation}`);
-  if (v.description) out(`  description: ${v.description}`);
-  if (v.violation) out(`  violation: ${v.violation}${v.repeatedViolations ? ' (repeated)' : ''}`);
-  for (const p of v.reportedPersons) out(`  reported person: ${p.name}, ${p.jobTitle}, ${p.phoneOrEmail}`);
-  if (v.reportedUnit) out(`  reported unit: ${v.reportedUnit}`);
-  out(`  reporter: ${v.whistleblower ? `${v.whistleblower.name} <${v.whistleblower.email}>${v.whistleblower.phone ? ` ${v.whistleblower.phone}` : ''}` : 'anonymous'}; follows the case: ${v.caseAccount.follow ? 'yes' : 'no'}`);
-  if (v.report) out(`  recorded report (${v.report.updatedAt}): ${v.report.text}`);
-  out('  status history:');
-  for (const e of v.caseStatusHistory) out(`    ${e.dateTime}  ${e.status}`);
+  if (v.approvedAt) line(`  report approved ${v.approvedAt}`);
+  line(`  officer: ${v.protectionOfficer.name} (${v.protectionOfficer.jobTitle}, ${v.protectionOfficer.company})`);
+  if (v.subsidiary) line(`  subsidiary: ${v.subsidiary.name}`);
+  line(`  relation: ${v.whistleblowerRelation}`);
+  if (v.description) line(`  description: ${v.description}`);
+  if (v.violation) line(`  violation: ${v.violation}${v.repeatedViolations ? ' (repeated)' : ''}`);
+  for (const p of v.reportedPersons) line(`  reported person: ${p.name}, ${p.jobTitle}, ${p.phoneOrEmail}`);
+  if (v.reportedUnit) line(`  reported unit: ${v.reportedUnit}`);
+  line(`  reporter: ${v.whistleblower ? `${v.whistleblower.name} <${v.whistleblower.email}>${v.whistleblower.phone ? ` ${v.whistleblower.phone}` : ''}` : 'anonymous'}; follows the case: ${v.caseAccount.follow ? 'yes' : 'no'}`);
+  if (v.report) line(`  recorded report (${v.report.updatedAt}): ${v.report.text}`);
+  line('  status history:');
+  for (const e of v.caseStatusHistory) line(`    ${e.dateTime}  ${e.status}`);
   if (v.files.length) out('  files:');
-  for (const f of v.files) out(`    ${f.id}  ${f.name}  ${f.size} bytes  ${f.mimeType}`);
+  for (const f of v.files) line(`    ${f.id}  ${f.name}  ${f.size} bytes  ${f.mimeType}`);
   if (v.messages.length) out('  messages:');
-  for (const m of v.messages) out(`    ${m.time}  ${m.type}${m.createdByUserId === v.caseNumber ? ' from reporter' : ''}${m.answerWanted ? ' (answer wanted)' : ''}: ${m.message}${m.files.length ? ` [${m.files.map((f: { name: string }) => f.name).join(', ')}]` : ''}`);
+  for (const m of v.messages) line(`    ${m.time}  ${m.type}${m.createdByUserId === v.caseNumber ? ' from reporter' : ''}${m.answerWanted ? ' (answer wanted)' : ''}: ${m.message}${m.files.length ? ` [${m.files.map((f: { name: string }) => f.name).join(', ')}]` : ''}`);
   if (v.comments.length) out('  comments on the report:');
-  for (const c2 of v.comments) out(`    ${c2.created}: ${c2.comment}`);
+  for (const c2 of v.comments) line(`    ${c2.created}: ${c2.comment}`);
 }
 
-function freeName(dir: string, name: string): string {
-  const base = path.basename(name).replace(/[\u0000-\u001f/\\]/g, '_') || 'file';
-  let candidate = path.join(dir, base);
-  for (let i = 1; existsSync(candidate); i++) {
-    const ext = path.extname(base);
-    candidate = path.join(dir, `${path.basename(base, ext)} (${i})${ext}`);
-  }
-  return candidate;
-}
 
 /** The portal a handler of the company opens: PUBLIC_URL, else the host given (or the company's first) on the server's port. */
 function portalOrigin(hosts: string[], port: number): string {
@@ -198,7 +192,7 @@ async function createAccount() {
 switch (command) {
   case 'list': {
     const { cases } = (await (await api('GET', '/api/handler/cases')).json()) as { cases: any[] };
-    if (values.json) out(JSON.stringify(cases, null, 2));
+    if (values.json) out(jsonForTerminal(cases));
     else if (!cases.length) out('no cases');
     else for (const c of cases) out(`${c.caseNumber}  ${c.status.padEnd(29)} ${c.submission.type.padEnd(11)} ${c.created}${c.pendingWhistleblowerAction ? '  answer wanted' : ''}`);
     break;

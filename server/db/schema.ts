@@ -246,6 +246,19 @@ export interface IdpPasswordChangeTable {
   expires_at: Timestamp;
 }
 
+/** Rate-limit counters: key is `<bucket>:<keyed hash of the client address>` (migration 0070). */
+export interface RateLimitTable {
+  key: string;
+  count: number;
+  reset_at: Timestamp;
+}
+
+/** Proof-of-work challenges already spent, until they expire (migration 0070). */
+export interface PowSpentTable {
+  id: string;
+  expires_at: Timestamp;
+}
+
 export interface DB {
   meta: MetaTable;
   company: CompanyTable;
@@ -272,6 +285,8 @@ export interface DB {
   signin_throttle: SigninThrottleTable;
   idp_password_change: IdpPasswordChangeTable;
   server_process: ServerProcessTable;
+  rate_limit: RateLimitTable;
+  pow_spent: PowSpentTable;
 }
 
 export type { Generated };

@@ -2,7 +2,7 @@
  * Operator calls for the CLIs (`npm run handler -- create-account`, `npm run
  * company -- import`). PGlite lets only one process open the data folder, so while
  * the server runs the CLIs ask it over HTTP. Two locks: the caller must be on the
- * loopback interface, and must send the admin token that the server keeps in
+ * loopback interface and not behind a proxy, and must send on every request the admin token that the server keeps in
  * DATA_DIR/admin.token (mode 0600), readable only by the server's own user.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -24,7 +24,11 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 function guard(ctx: AppContext, req: FastifyRequest) {
-  if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(404, 'NOT_FOUND', `No such resource: ${req.method} ${req.url.split('?')[0]}`);
+  // Loopback is no credential: a local reverse proxy makes every request arrive over it.
+  // A proxied request (it names a client) is not a CLI on this host, and gets nothing;
+  // every other request needs the token, wherever it comes from.
+  const proxied = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined || req.headers['x-real-ip'] !== undefined;
+  if (proxied || !LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(404, 'NOT_FOUND', `No such resource: ${req.method} ${req.url.split('?')[0]}`);
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (!m || !sameSecret(m[1]!, ctx.adminToken)) throw new HttpError(401, 'UNAUTHORIZED', 'The admin token (DATA_DIR/admin.token) is needed.');
 }

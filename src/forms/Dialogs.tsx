@@ -67,6 +67,8 @@ export function ReportDialogs() {
   const validation = useSelector(actor, (s) => s.hasTag('validationDialog'));
   const discard = useSelector(actor, (s) => s.hasTag('discardDialog'));
   const failure = useSelector(actor, (s) => s.hasTag('failureDialog'));
+  const rateLimited = useSelector(actor, (s) => s.hasTag('rateLimitDialog'));
+  const waitMinutes = useSelector(actor, (s) => Math.max(1, Math.ceil((s.context.retryAfterSeconds ?? 60) / 60)));
   const firstInvalid = useSelector(actor, (s) => s.context.firstInvalidStep);
   return (
     <>
@@ -100,6 +102,14 @@ export function ReportDialogs() {
         <div className={styles.actions}>
           <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
             {t('dialog.failure.close')}
+          </button>
+        </div>
+      </ReportDialog>
+      <ReportDialog open={rateLimited} alert title={t('forms.rateLimited.title')} onEscape={{ type: 'dialog.close' }}>
+        <Dialog.Description>{t('forms.rateLimited.text', { minutes: waitMinutes })}</Dialog.Description>
+        <div className={styles.actions}>
+          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+            {t('forms.rateLimited.close')}
           </button>
         </div>
       </ReportDialog>

@@ -18,9 +18,11 @@ import {
   reportSteps,
   type CompanyInfo,
   type ReportChannel,
+  type SubmissionProof,
   type SubmitReportInput,
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
+import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
 import { ReportSteps } from './Steps.tsx';
 import { ReportDialogs } from './Dialogs.tsx';
@@ -52,6 +54,10 @@ export function useBrowserReportMachine(channel: ReportChannel) {
           }),
           submitReport: fromPromise(({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) =>
             submitReport(api, window.location.hostname, input, signal, language.current),
+          ),
+          // Starts when the form opens; the worker solves while the reporter types.
+          solveProofOfWork: fromPromise(({ input, signal }: { input: { proof: SubmissionProof | null }; signal: AbortSignal }) =>
+            solveProofOfWork(api, input.proof, signal),
           ),
         },
         actions: {

@@ -5,10 +5,16 @@
  * The online form goes as multipart through XMLHttpRequest, because only XHR
  * reports upload progress; the progress of the whole body is split into per-file
  * progress by each file's place in the body. Any failure resolves to null: the
- * machine shows the failure dialog and keeps the draft (spec §4, §8).
+ * machine shows the failure dialog and keeps the draft (spec §4, §8). A 429 resolves
+ * to `{ rateLimited }` with the server's Retry-After, for its own dialog.
+ *
+ * Every submission carries the proof-of-work the machine solved in the background
+ * (src/forms/proof.ts); one that would expire in flight is replaced first.
  */
 import type { ApiClient } from '../api/client.ts';
-import type { SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import { POW_HEADER, proofHeader } from '../api/pow.ts';
+import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import { solveProofOfWork } from './proof.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -21,18 +27,42 @@ function isSuccess(x: unknown): x is SuccessData {
   return typeof dto?.caseNumber === 'string' && dto.caseNumber.length > 0;
 }
 
+function rateLimited(retryAfter: string | null): SubmitOutcome {
+  const seconds = Number(retryAfter);
+  return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+}
+
 export async function submitReport(
   api: ApiClient,
   companyHost: string,
-  { submission, reportProgress }: SubmitReportInput,
+  { submission, proof: given, reportProgress }: SubmitReportInput,
   signal?: AbortSignal,
   /** The interface language, sent as Accept-Language: the server writes the reporter's mails in it. */
   language?: string,
-): Promise<SuccessData | null> {
-  const languageHeader: Record<string, string> = language ? { 'accept-language': language } : {};
+): Promise<SubmitOutcome> {
+  let proof;
+  try {
+    proof = await solveProofOfWork(api, given, signal);
+  } catch {
+    return null;
+  }
+  const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) };
+  if (language) headers['accept-language'] = language;
+
   if (submission.channel !== 'online') {
+    // Not through api.request: its 401/403 handler would leave the page and the draft.
     try {
-      const answer = await api.json<unknown>(ENDPOINTS[submission.channel], { method: 'POST', body: submission.dto, signal, headers: languageHeader });
+      const res = await fetch(api.url(ENDPOINTS[submission.channel]), {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(submission.dto),
+        signal,
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+      });
+      if (res.status === 429) return rateLimited(res.headers.get('retry-after'));
+      if (!res.ok) return null;
+      const answer: unknown = await res.json();
       return isSuccess(answer) ? answer : null;
     } catch {
       return null;
@@ -52,12 +82,10 @@ export async function submitReport(
     offset += f.size;
   }
 
-  return new Promise<SuccessData | null>((resolve) => {
+  return new Promise<SubmitOutcome>((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', api.url(ENDPOINTS.online));
-    xhr.setRequestHeader('accept', 'application/json');
-    xhr.setRequestHeader('x-company-host', companyHost);
-    if (language) xhr.setRequestHeader('accept-language', language);
+    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.withCredentials = false;
     xhr.upload.onprogress = (e) => {
       submission.files.forEach((f, index) => {
@@ -66,6 +94,7 @@ export async function submitReport(
       });
     };
     xhr.onload = () => {
+      if (xhr.status === 429) return resolve(rateLimited(xhr.getResponseHeader('retry-after')));
       if (xhr.status < 200 || xhr.status >= 300) return resolve(null);
       try {
         const answer: unknown = JSON.parse(xhr.responseText);

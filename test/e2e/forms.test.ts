@@ -445,6 +445,55 @@ describe('keyboard only', () => {
   });
 });
 
+describe('too many reports from one connection', () => {
+  it('the proof-of-work is solved while typing; past the budget the form says to wait (429) and keeps the draft', async () => {
+    // A realistic work factor (POW_DIFFICULTY) and a budget of one report.
+    const strict = await startPortal({ submitRateLimit: { max: 1, windowSeconds: 600 }, powDifficulty: 14 });
+    try {
+      // Its own page: this portal has its own port, so the shared foreign-request check would count it.
+      const p = await openPage(browser, { locale: 'en-GB' });
+      const { page } = p;
+      const challenges: number[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/api/public/pow/challenge')) challenges.push(Date.now());
+      });
+      const fill = async () => {
+        await page.getByRole('heading', { level: 2 }).first().waitFor();
+        await field(page, 'forms.relation.label').fill('Cleaner');
+        await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+        await field(page, 'forms.follow.password').fill('mop4');
+        await field(page, 'forms.follow.confirm').fill('mop4');
+        await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+      };
+      await page.goto(strict.url('localhost', '/oral-report'));
+      // The challenge is fetched when the form opens, before anything is typed.
+      await expect.poll(() => challenges.length).toBe(1);
+      await fill();
+      await send(page, 'oral');
+      const success = page.getByRole('dialog', { name: en['forms.success.oral.title'] });
+      await success.waitFor();
+      await page.keyboard.press('Escape');
+      await page.goto(strict.url('localhost', '/oral-report'));
+      await fill();
+      await send(page, 'oral');
+      const wait = page.getByRole('alertdialog', { name: en['forms.rateLimited.title'] });
+      await wait.waitFor();
+      await expect(wait.textContent()).resolves.toMatch(/Too many reports .* try again in \d+ minutes/);
+      await expectNoAxeViolations(page, 'rate-limit dialog');
+      await wait.getByRole('button', { name: en['forms.rateLimited.close'] }).click();
+      await expect(field(page, 'forms.relation.label').inputValue()).resolves.toBe('Cleaner');
+      await expect(field(page, 'forms.follow.password').inputValue()).resolves.toBe('mop4');
+      await expect(page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).isChecked()).resolves.toBe(true);
+      const cases = await strict.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(cases.n)).toBe(1);
+      expect(p.foreignRequests([strict.url('localhost', '/').slice(0, -1)])).toEqual([]);
+      await p.close();
+    } finally {
+      await strict.server.cleanup();
+    }
+  });
+});
+
 describe('server failure', () => {
   it('the server stopped before sending: failure dialog, and the draft is kept', async () => {
     const { page } = await open('localhost', '/online-form');

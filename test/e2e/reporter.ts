@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import type { Portal } from './harness.ts';
+import { solveChallenge } from '../server/api.ts';
 
 const HOST = 'localhost';
 
@@ -39,7 +40,7 @@ export async function createOnlineCase(
   const fd = new FormData();
   fd.append('caseDto', new Blob([JSON.stringify(dto)], { type: 'application/json' }));
   return caseNumberOf(
-    await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': HOST } }),
+    await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': HOST, ...(await solveChallenge(portal.server)) } }),
   );
 }
 
@@ -48,7 +49,7 @@ export async function createPhoneCase(portal: Portal, opts: { officerId: string;
   return caseNumberOf(
     await fetch(`${portal.server.url}/api/public/case/new/by-phone`, {
       method: 'POST',
-      headers: { 'x-company-host': HOST, 'content-type': 'application/json' },
+      headers: { 'x-company-host': HOST, 'content-type': 'application/json', ...(await solveChallenge(portal.server)) },
       body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: opts.officerId }, caseAccount: { follow: true, password: opts.password } }),
     }),
   );

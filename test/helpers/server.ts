@@ -38,6 +38,12 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
     dataDir,
     databaseUrl,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Suites create many cases from one address: budgets no suite reaches, and a
+    // work factor the helpers (test/server/api.ts solveChallenge) and the SPA's
+    // worker solve at once. The abuse tests set their own.
+    submitRateLimit: { max: 100_000, windowSeconds: 3600 },
+    challengeRateLimit: { max: 100_000, windowSeconds: 3600 },
+    powDifficulty: 4,
     ...overrides,
   };
   // A data folder that already holds a database (a restart) is opened as it is.

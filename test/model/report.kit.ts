@@ -18,7 +18,9 @@ import {
   type CompanyInfo,
   type ReportChannel,
   type ReportContext,
+  type RateLimited,
   type StepName,
+  type SubmissionProof,
   type SuccessData,
 } from '../../machines/report.ts';
 import type { MachineModel } from './harness.ts';
@@ -37,6 +39,9 @@ export const ONE_OFFICER: CompanyInfo = {
 export const SUCCESS: SuccessData = {
   caseDto: { caseNumber: '1234567890123456', status: 'RECEIVED', created: '2026-11-22T01:00:00Z', submission: { type: 'ONLINE_FORM' } },
 };
+
+export const PROOF: SubmissionProof = { challenge: 'v1.4.1893456000.id.mac', nonce: '1b', expiresAt: '2030-01-01T00:00:00.000Z' };
+export const RATE_LIMITED: RateLimited = { rateLimited: { retryAfterSeconds: 900 } };
 
 /** The steps in the order a reporter fills them (subsidiary is always valid). */
 function fillOrder(channel: ReportChannel): StepName[] {
@@ -92,7 +97,8 @@ export function serializeReport(snapshot: AnyMachineSnapshot): string {
                   ...sending,
                 }
               : phase === 'complete'
-                ? { ...sending, response: c.response ? 1 : 0 }
+                ? // Whether a proof is ready decides how Send goes on, so it counts only here.
+                  { ...sending, response: c.response ? 1 : 0, proof: c.proof ? 1 : 0 }
                 : null;
   return JSON.stringify({ v: snapshot.value, phase, detail });
 }
@@ -136,6 +142,9 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.done.actor.submitReport', output: SUCCESS },
     { type: 'xstate.done.actor.submitReport', output: null },
     { type: 'xstate.error.actor.submitReport', error: new Error('network') },
+    { type: 'xstate.done.actor.submitReport', output: RATE_LIMITED },
+    { type: 'xstate.done.actor.solveProofOfWork', output: PROOF },
+    { type: 'xstate.error.actor.solveProofOfWork', error: new Error('no challenge') },
     { type: 'dialog.close' },
     { type: 'caseNumber.copy' },
     { type: `xstate.after.copiedHint.${copiedId}` },

@@ -23,12 +23,14 @@ import {
   type CompanyInfo,
   type ReportChannel,
   type ReportContext,
+  type SubmissionProof,
+  type SubmitOutcome,
   type SubmitReportInput,
   type SuccessData,
 } from '../../machines/report.ts';
 import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
 import { createModelTestModel, createTracingScope } from './harness.ts';
-import { ONE_OFFICER, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
+import { ONE_OFFICER, PROOF, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
 
@@ -112,7 +114,7 @@ function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event
     }
   }
   // A failure keeps the draft; success holds the server's answer.
-  if (next.matches('failed')) expect(d).toEqual(ctx(prev).draft);
+  if (next.matches('failed') || next.matches('rateLimited')) expect(d).toEqual(ctx(prev).draft);
   if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
   // Closing the success dialog or resetting leaves a fresh draft.
   if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches('succeeded') && event.type === 'dialog.close')) {
@@ -166,13 +168,14 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
 
 // ---- the machines as running actors, effects supplied with .provide() -------------
 
-function run(channel: ReportChannel, company: CompanyInfo, submit: (input: SubmitReportInput) => Promise<SuccessData | null>) {
+function run(channel: ReportChannel, company: CompanyInfo, submit: (input: SubmitReportInput) => Promise<SubmitOutcome>, proof: () => Promise<SubmissionProof> = async () => PROOF) {
   const copied: string[] = [];
   const navigations: string[] = [];
   const machine = reportModel(channel).machine.provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
-      submitReport: fromPromise<SuccessData | null, SubmitReportInput>(({ input }) => submit(input)),
+      submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(({ input }) => submit(input)),
+      solveProofOfWork: fromPromise(() => proof()),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -349,6 +352,90 @@ describe('report machines as actors', () => {
     actor.send({ type: 'report.submit' });
     await tick();
     expect(actor.getSnapshot().hasTag('failureDialog')).toBe(true);
+    actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().context.draft).toEqual(draft);
+  });
+
+  it('proof-of-work: solved while the reporter types, sent with the report, and a new one for each attempt', async () => {
+    let solves = 0;
+    const proofs: Array<SubmissionProof | null> = [];
+    const { actor } = run(
+      'online',
+      TWO_OFFICERS_WITH_SUBSIDIARIES,
+      async (input) => {
+        proofs.push(input.proof);
+        return proofs.length === 1 ? null : SUCCESS;
+      },
+      async () => ({ ...PROOF, nonce: String(++solves) }),
+    );
+    await tick();
+    // Solving starts when the form opens, before anything is typed.
+    expect(solves).toBe(1);
+    expect(actor.getSnapshot().context.proof?.nonce).toBe('1');
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'report.submit' });
+    await tick();
+    expect(solves).toBe(1);
+    expect(proofs).toEqual([{ ...PROOF, nonce: '1' }]);
+    expect(actor.getSnapshot().hasTag('failureDialog')).toBe(true);
+    // The proof was spent by the failed attempt: back in the form, the next one is solved.
+    expect(actor.getSnapshot().context.proof).toBeNull();
+    actor.send({ type: 'dialog.close' });
+    await tick();
+    expect(solves).toBe(2);
+    actor.send({ type: 'report.submit' });
+    await tick();
+    expect(proofs[1]).toEqual({ ...PROOF, nonce: '2' });
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+  });
+
+  it('proof-of-work: Send before the proof is ready waits for it, then sends; a proof that cannot be had is a failure that keeps the draft', async () => {
+    let resolveProof!: (p: SubmissionProof) => void;
+    let sent = 0;
+    const { actor } = run('oral', ONE_OFFICER, async () => (++sent, SUCCESS), () => new Promise((r) => (resolveProof = r)));
+    await tick();
+    actor.send({ type: 'relation.change', value: 'Supplier' });
+    actor.send({ type: 'identity.choose', value: 'anonymous' });
+    actor.send({ type: 'password.change', value: 'pass1' });
+    actor.send({ type: 'passwordConfirmation.change', value: 'pass1' });
+    actor.send({ type: 'terms.toggle', value: true });
+    actor.send({ type: 'report.submit' });
+    expect(actor.getSnapshot().matches({ sending: 'provingWork' })).toBe(true);
+    expect(actor.getSnapshot().hasTag('busy')).toBe(true);
+    expect(sent).toBe(0);
+    resolveProof(PROOF);
+    await tick();
+    await tick();
+    expect(sent).toBe(1);
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+
+    const failing = run('oral', ONE_OFFICER, async () => SUCCESS, async () => {
+      throw new Error('no challenge');
+    });
+    await tick();
+    failing.actor.send({ type: 'relation.change', value: 'Supplier' });
+    failing.actor.send({ type: 'identity.choose', value: 'anonymous' });
+    failing.actor.send({ type: 'password.change', value: 'pass1' });
+    failing.actor.send({ type: 'passwordConfirmation.change', value: 'pass1' });
+    failing.actor.send({ type: 'terms.toggle', value: true });
+    const draft = failing.actor.getSnapshot().context.draft;
+    failing.actor.send({ type: 'report.submit' });
+    await tick();
+    expect(failing.actor.getSnapshot().hasTag('failureDialog')).toBe(true);
+    expect(failing.actor.getSnapshot().context.draft).toEqual(draft);
+  });
+
+  it('a rate-limit refusal shows its own dialog with the wait, keeps the draft, and closing returns to the form', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => ({ rateLimited: { retryAfterSeconds: 600 } }));
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    const draft = actor.getSnapshot().context.draft;
+    actor.send({ type: 'report.submit' });
+    await tick();
+    expect(actor.getSnapshot().hasTag('rateLimitDialog')).toBe(true);
+    expect(actor.getSnapshot().hasTag('failureDialog')).toBe(false);
+    expect(actor.getSnapshot().context.retryAfterSeconds).toBe(600);
     actor.send({ type: 'dialog.close' });
     expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
     expect(actor.getSnapshot().context.draft).toEqual(draft);

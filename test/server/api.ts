@@ -3,6 +3,18 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
+import { POW_HEADER, proofHeader, solve, type PowChallenge } from '../../src/api/pow.ts';
+
+/** Fetches a challenge and solves it, as a scripted client does (docs/api.md): the `X-Proof-Of-Work` header. */
+export async function solveChallenge(server: { url: string }, headers: Record<string, string> = {}): Promise<Record<string, string>> {
+  const res = await fetch(`${server.url}/api/public/pow/challenge`, { headers });
+  if (res.status !== 200) throw new Error(`no challenge: HTTP ${res.status}`);
+  const c = (await res.json()) as PowChallenge;
+  return { [POW_HEADER]: proofHeader({ challenge: c.challenge, nonce: solve(c.challenge, c.difficulty)! }) };
+}
+
+/** Public calls that change state need a solved challenge (server/security/abuse.ts). */
+export const needsProof = (method: string, p: string) => method !== 'GET' && method !== 'HEAD' && p.startsWith('/api/public/');
 
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
@@ -44,8 +56,13 @@ export function form(jsonField: string, json: unknown | undefined, files: Upload
   return fd;
 }
 
-export async function call(server: TestServer, method: string, p: string, opts: { host?: string; json?: unknown; body?: BodyInit; token?: string; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+export async function call(
+  server: TestServer,
+  method: string,
+  p: string,
+  opts: { host?: string; json?: unknown; body?: BodyInit; token?: string; headers?: Record<string, string>; /** false: send no proof-of-work */ pow?: boolean } = {},
+) {
+  const headers: Record<string, string> = { ...(opts.pow !== false && needsProof(method, p) ? await solveChallenge(server) : {}), ...(opts.headers ?? {}) };
   if (opts.host) headers['x-company-host'] = opts.host;
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body = opts.body;

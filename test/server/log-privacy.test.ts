@@ -12,6 +12,8 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 let server: TestServer;
 let log = '';
 let caseNumber = '';
+let handlerToken = '';
+let spellings: string[] = [];
 const CLIENT = {
   'user-agent': 'UA-MARKER-Browser/9.9 (Reporter Laptop)',
   'x-forwarded-for': '203.0.113.77',
@@ -38,6 +40,38 @@ beforeAll(async () => {
   await call(server, 'POST', '/api/public/case/new/by-phone', { host: 'acme.test', headers, json: '{bad' });
   await call(server, 'GET', '/api/handler/cases', { headers, token: 'wrong' });
   await call(server, 'GET', '/no/such/page', { headers });
+  handlerToken = token;
+  // Issue 11, finding 9: the case number in every spelling a client might put in a URL,
+  // in handler, private, public, identity and unknown paths, and tokens where they do not belong.
+  const d = caseNumber;
+  const groups = d.match(/.{4}/g)!;
+  spellings = [
+    d,
+    groups.join(' '),
+    groups.join('-'),
+    groups.join('.'),
+    groups.join('+'),
+    groups.join('\u00a0'),
+    d.replace(/(\d{2})/g, '$1 '),
+  ];
+  const encoded = [
+    ...spellings.map(encodeURIComponent),
+    [...d].map((c) => `%${c.charCodeAt(0).toString(16)}`).join(''),
+    [...d].map((c, i) => (i % 2 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c)).join(''),
+    groups.join('%2D'),
+    groups.join('%20'),
+  ];
+  for (const e of encoded) {
+    await call(server, 'GET', `/api/handler/cases/${e}`, { headers, token });
+    await call(server, 'GET', `/api/handler/cases/${e}/files/${e}`, { headers, token });
+    await call(server, 'GET', `/api/private/case/files/${e}`, { headers });
+    await call(server, 'GET', `/api/public/case/protection-officer/${e}/logo`, { host: 'acme.test', headers });
+    await call(server, 'GET', `/idp/realms/whistleblower/interaction/${e}`, { headers });
+    await call(server, 'GET', `/private/${e}`, { headers });
+    await call(server, 'GET', `/api/${e}?caseNumber=${e}`, { headers });
+  }
+  await call(server, 'GET', `/api/handler/cases/${token}`, { headers, token });
+  await call(server, 'GET', `/api/nothing/${token}/x`, { headers });
 });
 afterAll(async () => server?.cleanup());
 
@@ -61,5 +95,18 @@ describe('log privacy', () => {
     // The client connects from 127.0.0.1; only the server's own "listening at" line may name that address.
     const lines = log.split('\n').filter((l) => l.includes('127.0.0.1'));
     expect(lines.every((l) => /listening at/i.test(l))).toBe(true);
+  });
+
+  it('holds the case number in no spelling (spaced, hyphenated, dotted, percent-encoded in whole or part) and no token', () => {
+    expect(log).toContain('<case>');
+    // What a reader of the log could reassemble: decode percent-encoded digits, drop separators.
+    const flattened = log
+      .replace(/%3([0-9])/gi, '$1')
+      .replace(/%(20|2d|2b|2e|c2%a0)/gi, '')
+      .replace(/\\u00a0|\u00a0|[\s.+_-]/g, '');
+    expect(flattened).not.toContain(caseNumber);
+    for (const s of spellings) expect(log).not.toContain(s);
+    expect(log).not.toContain(handlerToken);
+    expect(log).not.toContain(handlerToken.slice(0, 20));
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../machines/schema.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany, PNG_BYTES, SVG_BYTES } from './fixtures/company.ts';
-import { call, caseDto, countRows, expectError, expectStoredFiles, form, oralDto, PDF, PNG } from './api.ts';
+import { call, caseDto, countRows, expectError, expectStoredFiles, form, oralDto, PDF, PNG, solveChallenge } from './api.ts';
 
 let server: TestServer;
 let officers: string[];
@@ -245,10 +245,11 @@ describe('new case by form', () => {
     const head =
       `--${boundary}\r\nContent-Disposition: form-data; name="caseDto"\r\n\r\n${JSON.stringify(caseDto(officers[0]!))}\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    const proof = Object.entries(await solveChallenge(server)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     const socket = net.connect(server.port, '127.0.0.1');
     await new Promise<void>((r) => socket.once('connect', () => r()));
     socket.write(
-      `POST /api/public/case/new/by-form HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n` + head,
+      `POST /api/public/case/new/by-form HTTP/1.1\r\nHost: ${HOST}\r\n${proof}Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n` + head,
     );
     // Send part of the file, wait until the server has started writing it, then hang up.
     socket.write('a'.repeat(300_000));

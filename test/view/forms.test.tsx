@@ -20,6 +20,7 @@ import {
   createReportMachine,
   type CompanyInfo,
   type ReportChannel,
+  type SubmitOutcome,
   type SubmitReportInput,
   type SuccessData,
 } from '../../machines/report.ts';
@@ -42,13 +43,16 @@ const SUCCESS: SuccessData = { caseDto: { caseNumber: '1234567890123456' } };
 // views use the built-in defaults (this suite tests the views, not the API).
 const api = createApiClient({ baseUrl: 'http://portal.test', companyHost: 'portal.test', fetch: () => new Promise(() => {}) });
 
-function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SuccessData | null>, company = ONE) {
+const PROOF = { challenge: 'v1.4.0.x.y', nonce: '1', expiresAt: '2099-01-01T00:00:00Z' };
+
+function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SubmitOutcome>, company = ONE) {
   const navigations: string[] = [];
   const copied: string[] = [];
   const machine = createReportMachine(channel).provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
-      submitReport: fromPromise<SuccessData | null, SubmitReportInput>(({ input }) => submit(input)),
+      submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(({ input }) => submit(input)),
+      solveProofOfWork: fromPromise(async () => PROOF),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -276,6 +280,28 @@ describe('online form view', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
     expect(dialog.textContent).toContain('Can not submit case. Complete the form and try again.');
     await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(value(field('forms.relation.label'))).toBe('Accountant');
+    expect(value(field('forms.related.unit'))).toBe('Finance');
+    expect(value(field('forms.follow.password'))).toBe('secret1');
+    expect(checked(terms())).toBe(true);
+  });
+
+  it('too many submissions (429): says how long to wait and keeps every field', async () => {
+    let seen: SubmitReportInput | undefined;
+    const { user } = setup('online', async (input) => {
+      seen = input;
+      return { rateLimited: { retryAfterSeconds: 1500 } };
+    });
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await fillOnline(user);
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['forms.rateLimited.title'] });
+    expect(dialog.textContent).toContain('Too many reports have been sent from your connection');
+    expect(dialog.textContent).toContain('try again in 25 minutes');
+    // The submission carried the proof worked out while typing.
+    expect(seen!.proof).toEqual(PROOF);
+    await user.click(within(dialog).getByRole('button', { name: en['forms.rateLimited.close'] }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('Accountant');
     expect(value(field('forms.related.unit'))).toBe('Finance');

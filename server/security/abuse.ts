@@ -1,0 +1,111 @@
+/**
+ * The guards in front of anonymous submission (docs/decisions/submission-abuse.md):
+ *
+ * - every state-changing call under /api/public/ (the three ways to create a case,
+ *   and any public call added later) is rate-limited per client and needs a solved
+ *   proof-of-work challenge;
+ * - handing out challenges has a budget of its own;
+ * - state-changing calls anywhere under /api/ refuse cross-site requests.
+ *
+ * Clients are told apart by a keyed hash of their address (HMAC with a key derived
+ * from the master key), never the address itself; it is neither stored nor logged.
+ * The counters live in the database, so the budgets hold across server processes.
+ */
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { ProofOfWork, POW_HEADER } from './pow.ts';
+import { databaseRateLimitStore } from './rate-limit-store.ts';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const CHALLENGE_PATH = '/api/public/pow/challenge';
+
+const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toUpperCase());
+const isGuardedSubmission = (r: RouteOptions) => r.url.startsWith('/api/public/') && methodsOf(r).some((m) => STATE_CHANGING.has(m));
+
+function deriveKey(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `wb:${purpose}`, 32));
+}
+
+/** The host names a same-origin request may come from: the request's own, and PUBLIC_URL's. */
+function ownHosts(ctx: AppContext, req: FastifyRequest): Set<string> {
+  const hosts = new Set<string>();
+  if (req.headers.host) hosts.add(req.headers.host.toLowerCase());
+  // With a trusted proxy, req.host is X-Forwarded-Host.
+  if (req.host) hosts.add(req.host.toLowerCase());
+  if (ctx.config.publicUrl) hosts.add(new URL(ctx.config.publicUrl).host.toLowerCase());
+  return hosts;
+}
+
+/**
+ * Refuses a state-changing request a browser sent from another site: `Sec-Fetch-Site`
+ * other than same-origin or none, or an `Origin` whose host is not this one. Clients
+ * that are not browsers (the CLIs, scripts) send neither header and pass.
+ */
+export function isCrossSite(ctx: AppContext, req: FastifyRequest): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  let host: string;
+  try {
+    host = new URL(origin).host.toLowerCase();
+  } catch {
+    return true; // `null` (sandboxed frames, file:) and anything unreadable
+  }
+  return !host || !ownHosts(ctx, req).has(host);
+}
+
+export interface AbuseGuards {
+  pow: ProofOfWork;
+}
+
+/** Must run before the routes are registered: it attaches the guards as routes appear. */
+export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext, masterKey: Buffer): Promise<AbuseGuards> {
+  const { config } = ctx;
+  const pow = new ProofOfWork(deriveKey(masterKey, 'pow'), ctx.db, { difficulty: config.powDifficulty, ttlSeconds: config.powTtlSeconds });
+  const addressKey = deriveKey(masterKey, 'rate-limit');
+  const clientKey = (bucket: string) => (req: FastifyRequest) =>
+    `${bucket}:${createHmac('sha256', addressKey).update(normalizeIP(req.ip)).digest('base64url')}`;
+
+  app.addHook('onRequest', async (req) => {
+    if (!STATE_CHANGING.has(req.method) || !req.url.startsWith('/api/')) return;
+    if (isCrossSite(ctx, req)) throw new HttpError(403, 'CROSS_SITE_REQUEST', 'This call is refused from another site.');
+  });
+
+  // The budget is set on each guarded route before the rate-limit plug-in sees it.
+  app.addHook('onRoute', (route) => {
+    const budget = isGuardedSubmission(route) ? { bucket: 'submit', ...config.submitRateLimit } : route.url === CHALLENGE_PATH ? { bucket: 'challenge', ...config.challengeRateLimit } : null;
+    if (!budget) return;
+    route.config = {
+      ...(route.config ?? {}),
+      rateLimit: { max: budget.max, timeWindow: budget.windowSeconds * 1000, keyGenerator: clientKey(budget.bucket) },
+    } as typeof route.config;
+  });
+
+  await app.register(fastifyRateLimit, {
+    global: false,
+    hook: 'onRequest',
+    store: databaseRateLimitStore(ctx.db),
+    // The counters must hold: a database fault answers 5xx rather than waving requests through.
+    skipOnError: false,
+    errorResponseBuilder: (_req, c) =>
+      new HttpError(429, 'RATE_LIMITED', `Too many requests from this connection. Try again in ${c.after}.`),
+  });
+
+  // After the rate-limit plug-in's own onRoute hook, so the budget is counted first
+  // and a script cannot make the server check proofs without paying the budget.
+  app.addHook('onRoute', (route) => {
+    if (!isGuardedSubmission(route)) return;
+    const check = async (req: FastifyRequest) => pow.spend(req.headers[POW_HEADER]);
+    const existing = route.onRequest;
+    route.onRequest = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), check] as RouteOptions['onRequest'];
+  });
+
+  app.get(CHALLENGE_PATH, async (_req, reply) => reply.header('cache-control', 'no-store').send(pow.issue()));
+
+  return { pow };
+}
