@@ -2,11 +2,10 @@
  * The portal's one process: SPA, runtime config, public and private API, handler
  * API and the embedded OpenID provider, on one origin (DESIGN.md §1).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import type { Writable } from 'node:stream';
-import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
 import type { ServerConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -23,6 +22,7 @@ import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
+import { registerCompression, registerSpa } from './spa.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -161,6 +161,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(500).send(errorBody('INTERNAL', 'Something went wrong on our side.'));
   });
 
+  // Before any route, so every text answer over 1 kB can be compressed.
+  await registerCompression(app);
+
   app.get('/config/config.json', async (req) => {
     const proto = config.publicUrl ? new URL(config.publicUrl).protocol.replace(':', '') : req.protocol;
     const hostHeader = config.publicUrl ? new URL(config.publicUrl).host : req.host;
@@ -181,25 +184,14 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerAdminRoutes(app, ctx);
   registerPrivateRoutes(app, ctx, await registerIdentity(app, ctx, SECURITY_HEADERS));
 
-  const hasDist = existsSync(path.join(config.distDir, 'index.html'));
-  if (hasDist) {
-    await app.register(fastifyStatic, { root: config.distDir, wildcard: false, index: false, cacheControl: false });
-    app.addHook('onSend', async (req, reply, payload) => {
-      if (req.url.startsWith('/assets/')) reply.header('cache-control', 'public, max-age=31536000, immutable');
-      return payload;
-    });
-  }
+  const spa = await registerSpa(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';
     // A missing build asset is a 404, never index.html: a browser would otherwise run
     // HTML as a script or style after a deploy, and caches would keep it for a year.
     const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/');
-    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && hasDist) {
-      // Client-side routes: the SPA decides what the path means, including not-found.
-      reply.header('cache-control', 'no-cache');
-      return reply.type('text/html; charset=utf-8').sendFile('index.html');
-    }
+    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && spa.hasDist) return spa.sendIndex(req, reply);
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 

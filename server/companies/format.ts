@@ -233,6 +233,11 @@ export const companyFileSchema = v.strictObject(
     protectionOfficers: v.pipe(v.array(protectionOfficerSchema, 'must be a list'), v.minLength(1, 'must have at least one protection officer'), v.maxLength(LIMITS.officers, 'too many officers')),
     subsidiaries: v.pipe(v.array(subsidiarySchema, 'must be a list'), v.maxLength(LIMITS.subsidiaries, 'too many subsidiaries')),
     lookAndFeel: v.record(language, v.optional(lookAndFeelEntrySchema), 'must be an object of language code to texts'),
+    /**
+     * Whether search engines may index the public pages (robots.txt). Off unless
+     * the company asks: a whistleblowing portal need not be found by search.
+     */
+    allowIndexing: v.optional(v.boolean('must be true or false'), false),
   },
   unknownKey,
 );

@@ -220,7 +220,7 @@ function OfficerStep() {
               required
               onChange={() => actor.send({ type: 'officer.select', id: o.id })}
             />
-            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" />}
+            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" width={48} height={48} />}
             <span className={styles.officerText}>
               <strong>{o.name}</strong>
               {o.jobTitle && <span>{o.jobTitle}</span>}
