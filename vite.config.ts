@@ -23,6 +23,8 @@ export default defineConfig({
     // Flags and images stay separate files: inlining every flag SVG would add ~50 kB gzip.
     assetsInlineLimit: 0,
     sourcemap: false,
+    // The server reads it to preload each route's chunks (server/spa.ts); never served.
+    manifest: true,
   },
   server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
 });

@@ -4,7 +4,7 @@
  * per request (server/spa.ts serves them by `Accept-Encoding`). Done with
  * node:zlib at the strongest settings, which would be too slow per request.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
@@ -53,13 +53,16 @@ export function precompressDir(dir: string): PrecompressResult {
 /** Vite plugin: precompresses the output folder once the bundle is written. */
 export function precompress(): Plugin {
   let outDir = 'dist';
+  let write = true;
   return {
     name: 'wb-precompress',
     apply: 'build',
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
+      write = config.build.write !== false;
     },
     closeBundle() {
+      if (!write || !existsSync(outDir)) return;
       const r = precompressDir(outDir);
       const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
       this.info?.(`precompressed ${r.files} files: ${kB(r.bytes)} → br ${kB(r.br)}, gzip ${kB(r.gz)}`);

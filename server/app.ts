@@ -22,7 +22,7 @@ import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
-import { registerCompression, registerSpa } from './spa.ts';
+import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -164,17 +164,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   // Before any route, so every text answer over 1 kB can be compressed.
   await registerCompression(app);
 
-  app.get('/config/config.json', async (req) => {
-    const proto = config.publicUrl ? new URL(config.publicUrl).protocol.replace(':', '') : req.protocol;
-    const hostHeader = config.publicUrl ? new URL(config.publicUrl).host : req.host;
-    const [host, port] = splitHost(hostHeader, proto);
-    const origin = config.publicUrl ? new URL(config.publicUrl).origin : `${proto}://${hostHeader}`;
-    return {
-      api: { protocol: proto, host, port },
-      version: ctx.version,
-      idSettings: { authority: `${origin}/idp/realms/whistleblower`, realm: 'whistleblower', clientId: 'whistleblower-app' },
-    };
-  });
+  app.get('/config/config.json', async (req) => runtimeConfig(ctx, req));
 
   app.get('/healthz', async () => ({ ok: true }));
 
@@ -196,11 +186,4 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   return { app, ctx };
-}
-
-function splitHost(hostHeader: string, proto: string): [string, number] {
-  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostHeader);
-  const host = m?.[1] ?? 'localhost';
-  const port = m?.[2] ? Number(m[2]) : proto === 'https' ? 443 : 80;
-  return [host, port];
 }
