@@ -25,6 +25,8 @@ export default defineConfig({
     sourcemap: false,
     // The server reads it to preload each route's chunks (server/spa.ts); never served.
     manifest: true,
+    // Every browser the portal supports has <link rel=modulepreload>.
+    modulePreload: { polyfill: false },
   },
   server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
 });
