@@ -7,6 +7,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import type { Writable } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
+import pino from 'pino';
 import type { ServerConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
@@ -23,6 +24,7 @@ import { registerAdminRoutes } from './routes/admin.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
+import { attachCompanyCache } from './companies/cache.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -79,12 +81,15 @@ export interface BuildOptions {
 
 export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
   const config: ServerConfig = { ...given, filesDir: given.filesDir ?? path.join(given.dataDir, 'files') };
+  // Log lines are written asynchronously (buffered, flushed on close), so a request
+  // never waits for the terminal or the log collector.
+  const logDestination = opts.logStream ? undefined : pino.destination({ dest: 1, sync: false });
   const app = Fastify({
     // Reporters' IP addresses, user agents and referrers are never logged: the
     // request serializer keeps only the method and the path without its query.
     logger: {
       level: config.logLevel,
-      ...(opts.logStream ? { stream: opts.logStream } : {}),
+      stream: opts.logStream ?? logDestination,
       // Plug-ins log request headers at debug/trace level (@fastify/multipart logs
       // busboy's options with every header); drop them wherever they appear.
       redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
@@ -100,6 +105,15 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, loadDataDir: opts.loadDataDir, onPoolError: (err) => app.log.warn({ err: { message: err.message } }, 'database connection lost') });
   app.addHook('onClose', async () => opened.close());
+  if (logDestination) {
+    app.addHook('onClose', async () => {
+      try {
+        logDestination.flushSync();
+      } catch {
+        // not open yet, or the terminal is gone: nothing left to save
+      }
+    });
+  }
   let masterKey: Buffer;
   try {
     masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
@@ -107,6 +121,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     await opened.close();
     throw err;
   }
+  // Companies are read once per process and dropped when any process changes one.
+  const stopCompanyCache = await attachCompanyCache(opened);
+  app.addHook('onClose', async () => stopCompanyCache());
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
