@@ -3,6 +3,7 @@ import react from '@vitejs/plugin-react';
 import { vanillaExtractPlugin } from '@vanilla-extract/vite-plugin';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import { readFileSync } from 'node:fs';
+import { precompress } from './scripts/precompress.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -13,6 +14,8 @@ export default defineConfig({
     tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
     react(),
     vanillaExtractPlugin(),
+    // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
+    precompress(),
   ],
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
   build: {
@@ -20,6 +23,10 @@ export default defineConfig({
     // Flags and images stay separate files: inlining every flag SVG would add ~50 kB gzip.
     assetsInlineLimit: 0,
     sourcemap: false,
+    // The server reads it to preload each route's chunks (server/spa.ts); never served.
+    manifest: true,
+    // Every browser the portal supports has <link rel=modulepreload>.
+    modulePreload: { polyfill: false },
   },
   server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
 });

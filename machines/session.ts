@@ -9,7 +9,9 @@
  *   pages only under the `signedIn` tag.
  * - In `active` the token is refreshed every 60 s (delay `refreshInterval`), asking
  *   for 70 s of minimum validity, and the case is reloaded on entry and after each
- *   refresh, so status changes reach an idle reporter.
+ *   refresh, so status changes reach an idle reporter. A page being shown
+ *   (`case.show`) reads the case only if no read is under way, so entering the
+ *   area costs one my-case call; `case.reload` (after a change) always reads again.
  * - A failed refresh never throws the reporter out: `expired` keeps the case and
  *   keeps the pages (and so the chat composer's draft) mounted, and offers to sign
  *   in again in a popup (docs/decisions/session-expiry.md). Only an explicit
@@ -85,6 +87,11 @@ export interface CheckResult {
 export interface VerifyResult {
   status: number;
 }
+/** `current` is the case already held: the read may answer "unchanged" (304) for it, keeping it. */
+export interface LoadCaseInput {
+  current: PrivateCase | null;
+}
+
 export interface LoadCaseResult {
   status: number;
   data: PrivateCase | null;
@@ -100,6 +107,8 @@ export interface SessionContext {
 
 export type SessionEvent =
   | { type: 'case.reload' }
+  /** A private page was shown: read the case unless a read is already under way. */
+  | { type: 'case.show' }
   | { type: 'session.logout' }
   /** The server already ended every sign-in of the case (password change): only forget the tokens. */
   | { type: 'session.ended' }
@@ -121,7 +130,7 @@ export const sessionMachine = setup({
     /** Starts the redirect to the provider; on success the page leaves. */
     signIn: notProvided<void>('signIn'),
     verifyToken: notProvided<VerifyResult>('verifyToken'),
-    loadCase: notProvided<LoadCaseResult>('loadCase'),
+    loadCase: notProvided<LoadCaseResult, LoadCaseInput>('loadCase'),
     /** Refreshes only if the token expires within `minValidity` seconds. */
     refreshToken: notProvided<void, { minValidity: number }>('refreshToken'),
     /** Signs in again without leaving the page (popup), so drafts survive. */
@@ -202,6 +211,7 @@ export const sessionMachine = setup({
               invoke: {
                 id: 'loadCase',
                 src: 'loadCase',
+                input: ({ context }) => ({ current: context.caseData }),
                 onDone: [
                   { guard: 'isUnauthorizedAnswer', target: '#session.unauthorized' },
                   { guard: 'hasCase', target: 'ready', actions: 'assignCase' },
@@ -212,7 +222,7 @@ export const sessionMachine = setup({
               },
             },
             ready: {
-              on: { 'case.reload': 'loading' },
+              on: { 'case.reload': 'loading', 'case.show': 'loading' },
             },
           },
         },

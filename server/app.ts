@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import type { Writable } from 'node:stream';
-import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
+import pino from 'pino';
 import type { ServerConfig } from './config.ts';
 import { PROJECT_ROOT } from './paths.ts';
 import { openDatabase } from './db/database.ts';
@@ -39,6 +39,8 @@ import { openApiDocument } from './openapi.ts';
 import { registerAbuseGuards } from './security/abuse.ts';
 import { tightenTree } from './security/private-files.ts';
 import { scrubbingStream } from './security/log-scrub.ts';
+import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
+import { attachCompanyCache } from './companies/cache.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -104,13 +106,17 @@ export interface BuildOptions {
 
 export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
   const config: ServerConfig = { ...given, filesDir: given.filesDir ?? path.join(given.dataDir, 'files') };
+  // Log lines are written asynchronously (buffered, flushed on close), so a request
+  // never waits for the terminal or the log collector.
+  const logDestination = opts.logStream ? undefined : pino.destination({ dest: 1, sync: false });
   const app = Fastify({
     // Reporters' IP addresses, user agents and referrers are never logged: the
     // request serializer keeps only the method and the path without its query.
     logger: {
       level: config.logLevel,
       // Every line passes the scrubber: no case number in any spelling and no token.
-      stream: scrubbingStream(opts.logStream ?? process.stdout),
+      // Written asynchronously to stdout (flushed on close), so logging never blocks a request.
+      stream: scrubbingStream(opts.logStream ?? logDestination!),
       // Plug-ins log request headers at debug/trace level (@fastify/multipart logs
       // busboy's options with every header); drop them wherever they appear.
       redact: { paths: ['headers', '*.headers', '*.*.headers', 'busboyOptions', 'remoteAddress', '*.remoteAddress'], remove: true },
@@ -161,6 +167,13 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     for (const close of beforeDatabaseCloses) await close();
     await presence.stop();
     await opened.close();
+    if (logDestination) {
+      try {
+        logDestination.flushSync();
+      } catch {
+        // not open yet, or the terminal is gone: nothing left to save
+      }
+    }
   });
   let masterKey: Buffer;
   try {
@@ -170,6 +183,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     throw err;
   }
   await presence.start();
+  // Companies are read once per process and dropped when any process changes one.
+  const stopCompanyCache = await attachCompanyCache(opened);
+  beforeDatabaseCloses.push(() => stopCompanyCache());
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);
@@ -252,17 +268,10 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return reply.status(500).send(errorBody('INTERNAL', 'Something went wrong on our side.'));
   });
 
-  app.get('/config/config.json', async (req) => {
-    const proto = config.publicUrl ? new URL(config.publicUrl).protocol.replace(':', '') : req.protocol;
-    const hostHeader = config.publicUrl ? new URL(config.publicUrl).host : req.host;
-    const [host, port] = splitHost(hostHeader, proto);
-    const origin = config.publicUrl ? new URL(config.publicUrl).origin : `${proto}://${hostHeader}`;
-    return {
-      api: { protocol: proto, host, port },
-      version: ctx.version,
-      idSettings: { authority: `${origin}/idp/realms/whistleblower`, realm: 'whistleblower', clientId: 'whistleblower-app' },
-    };
-  });
+  // Before any route, so every text answer over 1 kB can be compressed.
+  await registerCompression(app);
+
+  app.get('/config/config.json', async (req) => runtimeConfig(ctx, req));
 
   // Probes are polled every few seconds: their answers are not worth a log line each.
   let openApi: Record<string, unknown> | undefined;
@@ -291,25 +300,14 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return ready ? { ok: true, checks } : { ...errorBody('NOT_READY', 'This server cannot take requests now.'), checks };
   });
 
-  const hasDist = existsSync(path.join(config.distDir, 'index.html'));
-  if (hasDist) {
-    await app.register(fastifyStatic, { root: config.distDir, wildcard: false, index: false, cacheControl: false });
-    app.addHook('onSend', async (req, reply, payload) => {
-      if (req.url.startsWith('/assets/')) reply.header('cache-control', 'public, max-age=31536000, immutable');
-      return payload;
-    });
-  }
+  const spa = await registerSpa(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';
     // A missing build asset is a 404, never index.html: a browser would otherwise run
     // HTML as a script or style after a deploy, and caches would keep it for a year.
     const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/');
-    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && hasDist) {
-      // Client-side routes: the SPA decides what the path means, including not-found.
-      reply.header('cache-control', 'no-cache');
-      return reply.type('text/html; charset=utf-8').sendFile('index.html');
-    }
+    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && spa.hasDist) return spa.sendIndex(req, reply);
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });
 
@@ -332,11 +330,4 @@ export function normalizePath(url: string): string {
     return UNRESERVED.test(ch) ? ch : m.toUpperCase();
   });
   return q < 0 ? normalized : normalized + url.slice(q);
-}
-
-function splitHost(hostHeader: string, proto: string): [string, number] {
-  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostHeader);
-  const host = m?.[1] ?? 'localhost';
-  const port = m?.[2] ? Number(m[2]) : proto === 'https' ? 443 : 80;
-  return [host, port];
 }

@@ -255,6 +255,11 @@ export const companyFileSchema = v.strictObject(
     subsidiaries: v.pipe(v.array(subsidiarySchema, 'must be a list'), v.maxLength(LIMITS.subsidiaries, 'too many subsidiaries')),
     lookAndFeel: v.record(language, v.optional(lookAndFeelEntrySchema), 'must be an object of language code to texts'),
     retention: v.optional(retentionSchema),
+    /**
+     * Whether search engines may index the public pages (robots.txt). Off unless
+     * the company asks: a whistleblowing portal need not be found by search.
+     */
+    allowIndexing: v.optional(v.boolean('must be true or false'), false),
   },
   unknownKey,
 );

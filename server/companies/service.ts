@@ -10,6 +10,7 @@ import type { Database } from '../db/database.ts';
 import { HttpError } from '../errors.ts';
 import { parseCompanyFile, type CompanyFile, type CompanyAsset, LOGO_CONTENT_TYPES } from './format.ts';
 import { bindCompany } from '../logging.ts';
+import { companyCacheOf } from './cache.ts';
 
 export interface AssetBytes {
   contentType: string;
@@ -103,6 +104,15 @@ export function logoFileName(companyId: string, a: AssetBytes): string {
 
 /** Creates or replaces a company (by id): settings, host names and images. Cases stay. */
 export async function importCompany(db: Database, bundle: CompanyBundle): Promise<{ id: string; created: boolean }> {
+  try {
+    return await writeCompany(db, bundle);
+  } finally {
+    // At once for this process; other processes hear of it from the database (cache.ts).
+    companyCacheOf(db)?.invalidate();
+  }
+}
+
+async function writeCompany(db: Database, bundle: CompanyBundle): Promise<{ id: string; created: boolean }> {
   const { company, assets } = bundle;
   return db.transaction().execute(async (trx) => {
     const taken = await trx.selectFrom('company_host').select(['host', 'company_id']).where('host', 'in', company.hosts).where('company_id', '!=', company.id).executeTakeFirst();
@@ -149,17 +159,29 @@ export function normalizeHost(value: string): string {
   return colon >= 0 && v.indexOf(':') === colon ? v.slice(0, colon) : v;
 }
 
+/** The company served on `host` (settings parsed once per process, see cache.ts); the result is frozen. */
 export async function companyByHost(db: Database, host: string): Promise<Company | null> {
+  const name = normalizeHost(host);
+  const cache = companyCacheOf<Company>(db);
+  return cache ? cache.get(`host:${name}`, () => loadByHost(db, name)) : loadByHost(db, name);
+}
+
+async function loadByHost(db: Database, name: string): Promise<Company | null> {
   const row = await db
     .selectFrom('company_host')
     .innerJoin('company', 'company.id', 'company_host.company_id')
     .select(['company.id', 'company.name', 'company.settings'])
-    .where('company_host.host', '=', normalizeHost(host))
+    .where('company_host.host', '=', name)
     .executeTakeFirst();
   return row ? { id: row.id, name: row.name, settings: row.settings as StoredCompany } : null;
 }
 
 export async function companyById(db: Database, id: string): Promise<Company | null> {
+  const cache = companyCacheOf<Company>(db);
+  return cache ? cache.get(`id:${id}`, () => loadById(db, id)) : loadById(db, id);
+}
+
+async function loadById(db: Database, id: string): Promise<Company | null> {
   const row = await db.selectFrom('company').select(['id', 'name', 'settings']).where('id', '=', id).executeTakeFirst();
   return row ? { id: row.id, name: row.name, settings: row.settings as StoredCompany } : null;
 }

@@ -14,6 +14,9 @@ import { migrations } from './migrations/index.ts';
 
 export type Database = Kysely<DB>;
 
+export const PGLITE_SHARED_BUFFERS = '16MB';
+const PGLITE_DEFAULTS = (PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams;
+
 export interface OpenDatabaseOptions {
   dataDir: string;
   databaseUrl?: string;
@@ -28,13 +31,23 @@ export interface OpenedDatabase {
   /** Only set for PGlite: where the raw data lives (the encryption test scans it). */
   pgliteDir?: string;
   close(): Promise<void>;
+  /**
+   * Calls `onNotify` for every notification on `channel` (PostgreSQL LISTEN; PGlite's
+   * own listener). `onState(false)` says notifications may be missed (the listening
+   * connection is gone; it is re-opened), `onState(true)` that they arrive again.
+   * Resolves with a function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void, onState?: (live: boolean) => void): Promise<() => Promise<void>>;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDatabase> {
   let dialect: Dialect;
   let kind: OpenedDatabase['kind'];
   let pgliteDir: string | undefined;
+  let listen: OpenedDatabase['listen'];
   if (opts.databaseUrl) {
+    const url = opts.databaseUrl;
+    listen = (channel, onNotify, onState) => listenPostgres(url, channel, onNotify, onState);
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client's connection can die (database restart, admin termination).
@@ -47,12 +60,77 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
     pgliteDir = path.join(opts.dataDir, 'db');
     // PGlite does not create the parent folder itself (STACK.md).
     mkdirSync(opts.dataDir, { recursive: true });
-    const pglite = await PGlite.create({ dataDir: pgliteDir, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
+    const pglite = await PGlite.create({
+      dataDir: pgliteDir,
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      // PostgreSQL's default 128 MB of shared buffers lives inside the WebAssembly
+      // memory, which never shrinks: ~120 MB of the idle server's RSS. A portal's
+      // working set is far smaller, and the operating system caches the files.
+      // (A custom list replaces PGlite's own, so it extends them.)
+      ...(PGLITE_DEFAULTS ? { startParams: [...PGLITE_DEFAULTS, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] } : {}),
+    });
     dialect = new PGliteDialect(pglite);
+    // One process, one connection: a notification is delivered with the answer to
+    // the statement whose commit sent it, so nothing is ever missed.
+    listen = async (channel, onNotify, onState) => {
+      const stop = await pglite.listen(channel, () => onNotify());
+      onState?.(true);
+      return async () => {
+        if (!pglite.closed) await stop();
+      };
+    };
   }
   const db = new Kysely<DB>({ dialect });
   await migrate(db);
-  return { db, kind, pgliteDir, close: () => db.destroy() };
+  return { db, kind, pgliteDir, close: () => db.destroy(), listen };
+}
+
+/** A dedicated connection that LISTENs, re-opened after a loss (each loss reported through `onState`). */
+async function listenPostgres(url: string, channel: string, onNotify: () => void, onState?: (live: boolean) => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (!stopped) retry = setTimeout(() => void connect(), 1000);
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    let dead = false;
+    const lost = () => {
+      if (dead) return;
+      dead = true;
+      if (client === c) client = undefined;
+      onState?.(false);
+      c.end().catch(() => undefined);
+      schedule();
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    c.on('notification', (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch {
+      lost();
+      return;
+    }
+    if (stopped) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    client = c;
+    onState?.(true);
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => undefined);
+  };
 }
 
 export async function migrate(db: Database): Promise<void> {

@@ -13,6 +13,7 @@ import { lookAndFeelResponse } from '../companies/format.ts';
 import { createCase } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
+import { companyInfoResponse } from '../spa.ts';
 
 
 /** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
@@ -54,21 +55,7 @@ export function requestLanguage(req: FastifyRequest): Language | null {
 }
 
 export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
-  app.get('/api/public/case/company-info', async (req) => {
-    const company = await requireCompany(ctx.db, req);
-    return {
-      protectionOfficers: company.settings.protectionOfficers.map((o) => ({
-        id: o.id,
-        name: o.name,
-        jobTitle: o.jobTitle,
-        company: o.company,
-        phone: o.phone,
-        customerRelation: o.customerRelation,
-        logoUrl: o.logo ? `/api/public/case/protection-officer/${o.id}/logo` : null,
-      })),
-      subsidiaries: company.settings.subsidiaries.map((s) => ({ id: s.id, name: s.name })),
-    };
-  });
+  app.get('/api/public/case/company-info', async (req) => companyInfoResponse(await requireCompany(ctx.db, req)));
 
   app.get<{ Params: { languageCode: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
     const company = await requireCompany(ctx.db, req);

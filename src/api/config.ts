@@ -1,7 +1,10 @@
 /**
- * Runtime configuration (spec §3, §7): read /config/config.json at start; if it is
- * unreadable, fall back to the local backend address.
+ * Runtime configuration (spec §3, §7): the copy the server inlined into index.html
+ * (src/api/boot.ts), else /config/config.json; if neither is readable, fall back to
+ * the local backend address.
  */
+import { readBootData, type BootData } from './boot.ts';
+
 export const FALLBACK_API_BASE_URL = 'http://localhost:9000';
 
 export interface RuntimeConfig {
@@ -27,7 +30,9 @@ export function apiBaseUrlOf(file: ConfigFile): string | null {
   return `${protocol}://${api.host}${port && !defaultPort ? `:${port}` : ''}`;
 }
 
-export async function loadRuntimeConfig(doFetch: typeof fetch = (i, init) => fetch(i, init)): Promise<RuntimeConfig> {
+export async function loadRuntimeConfig(doFetch: typeof fetch = (i, init) => fetch(i, init), boot: BootData | null = readBootData()): Promise<RuntimeConfig> {
+  const inlined = boot?.config ? apiBaseUrlOf(boot.config) : null;
+  if (boot?.config && inlined) return { apiBaseUrl: inlined, version: boot.config.version ?? null, idSettings: boot.config.idSettings ?? null, fromFile: true };
   try {
     const res = await doFetch('/config/config.json', { headers: { accept: 'application/json' }, credentials: 'omit' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);

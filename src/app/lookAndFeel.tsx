@@ -12,24 +12,29 @@ import {
 } from '../../machines/lookAndFeel.ts';
 import type { ApiClient } from '../api/client.ts';
 import { getCompanyInfo, getLookAndFeel } from '../api/public.ts';
+import { BootStore } from '../api/boot.ts';
 import { loadCatalogue, type Language } from '../i18n/index.ts';
 import { storeLanguage } from './language.ts';
 
 export type LookAndFeelActor = ActorRefFrom<typeof lookAndFeelMachine>;
 
-/** The machine with the real fetches and storage. */
-export function browserLookAndFeelMachine(api: ApiClient) {
+/**
+ * The machine with the real fetches and storage. The first look and feel and the
+ * company info come from the page itself when the server inlined them.
+ */
+export function browserLookAndFeelMachine(api: ApiClient, boot: BootStore = new BootStore()) {
   return lookAndFeelMachine.provide({
     actors: {
       fetchLookAndFeel: fromPromise(async ({ input, signal }: { input: { language: Language }; signal: AbortSignal }) => {
         // Load the language's catalogue alongside, so switching never flashes a fallback.
+        const inlined = boot.takeLookAndFeel(input.language);
         const [lookAndFeel] = await Promise.all([
-          getLookAndFeel(api, input.language, signal),
+          inlined ?? getLookAndFeel(api, input.language, signal),
           loadCatalogue('common', input.language).catch(() => null),
         ]);
         return lookAndFeel;
       }),
-      fetchCompanyInfo: fromPromise(({ signal }) => getCompanyInfo(api, signal)),
+      fetchCompanyInfo: fromPromise(async ({ signal }) => boot.takeCompanyInfo() ?? getCompanyInfo(api, signal)),
     },
     actions: {
       storeLanguage: (_, params) => storeLanguage(params.language),

@@ -37,7 +37,9 @@ export const logoLink = style({
   fontWeight: 700,
   fontSize: '1.25rem',
 });
-export const logo = style({ maxHeight: 52, maxWidth: 200, width: 'auto', height: 'auto', display: 'block' });
+// A fixed box (the <img> carries width and height, so nothing shifts when the logo
+// arrives); the logo keeps its proportions inside it, at the start of the bar.
+export const logo = style({ width: 200, height: 52, maxWidth: '100%', objectFit: 'contain', objectPosition: 'left center', display: 'block' });
 
 export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });
 export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !important' } } });

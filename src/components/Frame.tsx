@@ -92,7 +92,7 @@ export function Frame({ children }: { children: ReactNode }) {
       <header className={styles.topBar}>
         <Link to={(isPrivate ? LOGIN_PATH : '/') as '/'} className={styles.logoLink} aria-label={t(isPrivate ? 'frame.logoPrivate' : 'frame.logoHome')}>
           {laf.logoFileName ? (
-            <img className={styles.logo} src={logoUrl(api, laf.logoFileName)} alt="" />
+            <img className={styles.logo} src={logoUrl(api, laf.logoFileName)} alt="" width={200} height={52} />
           ) : (
             <span>{t('frame.brand')}</span>
           )}

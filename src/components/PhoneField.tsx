@@ -21,16 +21,7 @@ const FLAGS: CustomFlagImage[] = Object.entries(flagUrls).map(([path, src]) => (
   src,
 }));
 
-/** Spec §5: DK, GB, PL, SE, ES by language; NO and DE for the other two. */
-export const DEFAULT_PHONE_COUNTRY: Record<Language, string> = {
-  da: 'dk',
-  no: 'no',
-  se: 'se',
-  en: 'gb',
-  es: 'es',
-  pl: 'pl',
-  de: 'de',
-};
+export { DEFAULT_PHONE_COUNTRY } from './phoneDefaults.ts';
 
 /** The library's countries with their names in the display language (Intl), sorted by that name. */
 export function localizedCountries(language: Language) {

@@ -5,6 +5,7 @@
  * with .provide() here. Loaded lazily by the route files.
  */
 import { useMemo, useRef } from 'react';
+import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, waitFor } from 'xstate';
@@ -25,7 +26,10 @@ import { submitReport } from './submit.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
 import { ReportSteps } from './Steps.tsx';
-import { ReportDialogs } from './Dialogs.tsx';
+
+// The confirmations (Radix Dialog and the dialog styles) are not on the form's first
+// screen: loaded just after it, long before the first one can open.
+const dialogsModule = lazyModule(() => import('./Dialogs.tsx'));
 import * as styles from './ReportForm.css.ts';
 
 export { useReport };
@@ -94,13 +98,14 @@ export function ReportView() {
   const loading = useSelector(actor, (s) => s.matches('loadingCompany'));
   const hasSubsidiaries = useSelector(actor, (s) => s.context.company.subsidiaries.length > 0);
   const steps = reportSteps(channel, hasSubsidiaries);
+  const dialogs = useLazyModule(dialogsModule);
   return (
     <Page>
       <PageTitle title={t(`forms.${channel}.title`)}>
         <p className={styles.intro}>{t(`forms.${channel}.intro`, { max: steps.length })}</p>
       </PageTitle>
       {loading ? <p aria-busy="true">{t('forms.loading')}</p> : <ReportSteps steps={steps} />}
-      <ReportDialogs />
+      {dialogs && <dialogs.ReportDialogs />}
     </Page>
   );
 }

@@ -4,6 +4,7 @@
  * enabled comes from `snapshot.can(...)`, which the machine guards again.
  */
 import { useId, useState, type ReactNode } from 'react';
+import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useSelector } from '@xstate/react';
 import * as v from 'valibot';
 import { useLanguage, useT, type TFunction } from '../i18n/index.ts';
@@ -21,10 +22,15 @@ import {
 } from '../../machines/schema.ts';
 import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
-import { PhoneField, DEFAULT_PHONE_COUNTRY } from '../components/PhoneField.tsx';
+import { DEFAULT_PHONE_COUNTRY } from '../components/phoneDefaults.ts';
+
+// The phone input (≈ 15 kB gzip with its flags) is needed only once the reporter
+// gives their identity, never for the first screen of the form.
+const phoneModule = lazyModule(() => import('../components/PhoneField.tsx'));
 import { Documents } from './Documents.tsx';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
+import * as fields from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
 export const stepHeadingId = (step: StepName) => `step-${step}-heading`;
@@ -220,7 +226,7 @@ function OfficerStep() {
               required
               onChange={() => actor.send({ type: 'officer.select', id: o.id })}
             />
-            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" />}
+            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" width={48} height={48} />}
             <span className={styles.officerText}>
               <strong>{o.name}</strong>
               {o.jobTitle && <span>{o.jobTitle}</span>}
@@ -398,6 +404,8 @@ function IdentityStep() {
   const d = useDraft();
   const w = d.whistleblower;
   const phoneId = useId();
+  // Fetched when the reporter chooses to give their identity (the only time it shows).
+  const phone = useLazyModule(phoneModule, d.identity === 'reveal');
   const attempted = useAttempted();
   const send = (e: ReportEvent) => actor.send(e);
   const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
@@ -441,7 +449,10 @@ function IdentityStep() {
             <label htmlFor={phoneId} className={styles.label}>
               {t('forms.identity.phone')}
             </label>
-            <PhoneField
+            {!phone ? (
+              <input id={phoneId} className={fields.input} disabled aria-busy="true" />
+            ) : (
+            <phone.PhoneField
               id={phoneId}
               value={w.phone}
               defaultCountry={(laf.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase()}
@@ -449,8 +460,9 @@ function IdentityStep() {
               describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
               countryLabel={t('forms.identity.country')}
               language={lang}
-              onChange={(phone, countryCode) => send({ type: 'phone.change', phone, countryCode })}
+              onChange={(value, countryCode) => send({ type: 'phone.change', phone: value, countryCode })}
             />
+            )}
             <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
           </div>
           <label className={styles.choice}>

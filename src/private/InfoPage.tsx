@@ -36,7 +36,7 @@ export function InfoPage() {
     }),
     { input: { whistleblower: c.whistleblower } },
   );
-  useEffect(() => session.send({ type: 'case.reload' }), [session]);
+  useEffect(() => session.send({ type: 'case.show' }), [session]);
   const ctx = useSelector(form, (s) => s.context);
   const invalid = useSelector(form, (s) => s.matches({ form: { editing: 'invalid' } }));
   const saving = useSelector(form, (s) => s.matches({ form: 'saving' }));

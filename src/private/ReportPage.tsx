@@ -25,7 +25,7 @@ export function ReportPage() {
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.reload' }), [session]);
+  useEffect(() => session.send({ type: 'case.show' }), [session]);
   const subsidiary = typeof c.subsidiary === 'string' ? c.subsidiary : c.subsidiary?.name;
   const persons = c.reportedPersons ?? [];
   return (

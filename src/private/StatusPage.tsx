@@ -31,7 +31,7 @@ export function StatusPage() {
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.reload' }), [session]);
+  useEffect(() => session.send({ type: 'case.show' }), [session]);
 
   const events = c.events.length ? c.events : c.caseStatusHistory;
   const fill = progressFill(events);

@@ -30,6 +30,7 @@ export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.signOut' },
   { type: 'xstate.error.actor.signOut', error: 'end-session failed' },
   { type: 'case.reload' },
+  { type: 'case.show' },
   { type: 'session.logout' },
   { type: 'session.ended' },
   { type: 'session.unauthorized' },

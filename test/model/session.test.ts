@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
-import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type VerifyResult } from '../../machines/session.ts';
+import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type LoadCaseInput, type VerifyResult } from '../../machines/session.ts';
 import model from './session.model.ts';
 import { replayPath } from './session.kit.ts';
 import { describePath, modelPaths } from './harness.ts';
@@ -71,7 +71,7 @@ describe('session timers (simulated clock)', () => {
         actors: {
           checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
           verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
-          loadCase: fromPromise<LoadCaseResult, void>(async () => {
+          loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => {
             calls.load++;
             return { status: 200, data: sampleCase };
           }),

@@ -19,7 +19,7 @@ import '../../src/i18n/private/index.ts';
 import {
   sessionMachine,
   type CheckResult,
-  type LoadCaseResult,
+  type LoadCaseResult, type LoadCaseInput,
   type PrivateCase,
   type VerifyResult,
 } from '../../machines/session.ts';
@@ -34,7 +34,7 @@ async function renderStatus(c: PrivateCase) {
       actors: {
         checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
         verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
-        loadCase: fromPromise<LoadCaseResult, void>(async () => ({ status: 200, data: c })),
+        loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: c })),
       },
     }),
   ).start();

@@ -7,6 +7,7 @@ import * as m0020 from './0020_mail_outbox.ts';
 import * as m0021 from './0021_case_deletion.ts';
 import * as m0030 from './0030_server_process.ts';
 import * as m0070 from './0070_abuse_guards.ts';
+import * as m0050 from './0050_company_change_notify.ts';
 import * as m0100 from './0100_identity.ts';
 import * as m0101 from './0101_identity_account_index.ts';
 import * as m0102 from './0102_case_account_token_generation.ts';
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0021_case_deletion': m0021,
   '0030_server_process': m0030,
   '0070_abuse_guards': m0070,
+  '0050_company_change_notify': m0050,
   '0100_identity': m0100,
   '0101_identity_account_index': m0101,
   '0102_case_account_token_generation': m0102,

@@ -1,0 +1,157 @@
+/**
+ * npm run bench -- lighthouse
+ *
+ * In one run: builds the portal and a bare React hello world with the same Vite
+ * (both precompressed the same way), serves each with the real server (the hello
+ * world as the server's SPA, on a second instance), and runs Lighthouse (the npm
+ * package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
+ * `/`, `/online-form`, a signed-in `/private/status` and the hello world. Prints the
+ * four category scores, LCP and the failed audits side by side. Figures only.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'vite';
+import react from '@vitejs/plugin-react';
+import lighthouse from 'lighthouse';
+import puppeteer, { type Page } from 'puppeteer-core';
+import { buildApp, type BuiltApp } from '../server/app.ts';
+import { configFromEnv } from '../server/config.ts';
+import { precompressDir } from '../scripts/precompress.ts';
+import { formatCaseNumber } from '../machines/schema.ts';
+import { chromiumPath } from '../test/e2e/harness.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+async function buildHelloWorld(outDir: string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-hello-'));
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="UTF-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="Hello world"><title>Hello</title></head><body><div id="root"></div><script type="module" src="/main.tsx"></script></body></html>');
+  writeFileSync(path.join(dir, 'main.tsx'), "import { StrictMode } from 'react';\nimport { createRoot } from 'react-dom/client';\ncreateRoot(document.getElementById('root')!).render(<StrictMode><main><h1>Hello world</h1></main></StrictMode>);\n");
+  await build({
+    root: dir,
+    configFile: false,
+    logLevel: 'warn',
+    plugins: [react()],
+    resolve: { alias: { react: path.join(root, 'node_modules/react'), 'react-dom': path.join(root, 'node_modules/react-dom') } },
+    build: { outDir, emptyOutDir: true },
+  });
+  precompressDir(outDir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function serve(distDir: string, dataDir: string, seedDemo: boolean): Promise<{ built: BuiltApp; port: number }> {
+  mkdirSync(dataDir, { recursive: true });
+  const built = await buildApp({ ...configFromEnv({}), port: 0, host: '127.0.0.1', dataDir, distDir, logLevel: 'warn', seedDemo });
+  await built.app.listen({ port: 0, host: '127.0.0.1' });
+  return { built, port: (built.app.server.address() as { port: number }).port };
+}
+
+interface Row {
+  page: string;
+  performance: number;
+  accessibility: number;
+  bestPractices: number;
+  seo: number;
+  lcp: number;
+  fcp: number;
+  tbt: number;
+  failed: string[];
+}
+
+async function audit(page: Page, label: string, url: string, keepStorage = false): Promise<Row> {
+  if (keepStorage) {
+    // Cold cache, but the tab's sessionStorage (the reporter's tokens) kept.
+    const cdp = await page.createCDPSession();
+    await cdp.send('Network.clearBrowserCache');
+    await cdp.detach();
+  }
+  const result = await lighthouse(url, { logLevel: 'error', output: 'json', disableStorageReset: keepStorage }, undefined, page);
+  if (!result) throw new Error(`no Lighthouse result for ${url}`);
+  const { lhr } = result;
+  const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+  const failed = Object.values(lhr.categories)
+    .flatMap((c) => c.auditRefs.filter((r) => r.weight > 0).map((r) => lhr.audits[r.id]!))
+    .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'manual')
+    .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ''}`);
+  const ms = (id: string) => Math.round(lhr.audits[id]?.numericValue ?? NaN);
+  if (lhr.finalDisplayedUrl && new URL(lhr.finalDisplayedUrl).pathname !== new URL(url).pathname) failed.unshift(`ended on ${new URL(lhr.finalDisplayedUrl).pathname}`);
+  return {
+    page: label,
+    performance: score('performance'),
+    accessibility: score('accessibility'),
+    bestPractices: score('best-practices'),
+    seo: score('seo'),
+    lcp: ms('largest-contentful-paint'),
+    fcp: ms('first-contentful-paint'),
+    tbt: ms('total-blocking-time'),
+    failed: [...new Set(failed)],
+  };
+}
+
+async function signIn(page: Page, origin: string) {
+  const info = (await (await fetch(`${origin}/api/public/case/company-info`)).json()) as { protectionOfficers: { id: string }[] };
+  const res = await fetch(`${origin}/api/public/case/new/by-phone`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ whistleblowerRelation: 'Employee', protectionOfficer: { id: info.protectionOfficers[0]!.id }, caseAccount: { follow: true, password: 'pass1234' } }),
+  });
+  const { caseDto } = (await res.json()) as { caseDto: { caseNumber: string } };
+  await page.goto(`${origin}/private/status`);
+  await page.waitForSelector('#caseNumber', { timeout: 60_000 });
+  await page.type('#caseNumber', formatCaseNumber(caseDto.caseNumber));
+  await page.type('#password', 'pass1234');
+  await Promise.all([page.waitForNavigation({ timeout: 60_000 }), page.keyboard.press('Enter')]);
+  await page.waitForFunction(() => location.pathname === '/private/status', { timeout: 60_000 });
+}
+
+async function bench() {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-lh-'));
+  const servers: BuiltApp[] = [];
+  const browser = await puppeteer.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
+  try {
+    console.log('building the portal and a bare React hello world with the same Vite …');
+    const portalDir = path.join(tmp, 'portal');
+    await build({ root, configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: true } });
+    const helloDir = path.join(tmp, 'hello');
+    await buildHelloWorld(helloDir);
+    const portal = await serve(portalDir, path.join(tmp, 'portal-data'), true);
+    const hello = await serve(helloDir, path.join(tmp, 'hello-data'), false);
+    servers.push(portal.built, hello.built);
+    // `localhost` is the first demo company.
+    const origin = `http://localhost:${portal.port}`;
+
+    const rows: Row[] = [];
+    for (const [label, url] of [
+      ['React hello world (same server)', `http://localhost:${hello.port}/`],
+      ['/', `${origin}/`],
+      ['/online-form', `${origin}/online-form`],
+    ] as const) {
+      const page = await browser.newPage();
+      rows.push(await audit(page, label, url));
+      await page.close();
+      console.log(`  ${label}: performance ${rows.at(-1)!.performance}, LCP ${rows.at(-1)!.lcp} ms`);
+    }
+    const page = await browser.newPage();
+    await signIn(page, origin);
+    rows.push(await audit(page, '/private/status (signed in)', `${origin}/private/status`, true));
+    console.log(`  /private/status: performance ${rows.at(-1)!.performance}, LCP ${rows.at(-1)!.lcp} ms`);
+    await page.close();
+
+    console.log('\nLighthouse (mobile preset, simulated throttling, cold cache), one run each, shared machine:\n');
+    console.log('| page | performance | accessibility | best practices | SEO | FCP ms | LCP ms | TBT ms |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.page} | ${r.performance} | ${r.accessibility} | ${r.bestPractices} | ${r.seo} | ${r.fcp} | ${r.lcp} | ${r.tbt} |`);
+    console.log('\naudits below 0.9:');
+    for (const r of rows) console.log(`  ${r.page}: ${r.failed.length ? r.failed.join(', ') : 'none'}`);
+  } finally {
+    await browser.close();
+    for (const s of servers) await s.app.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await bench();

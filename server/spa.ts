@@ -1,0 +1,368 @@
+/**
+ * How the built SPA and the API's text answers reach the browser
+ * (docs/decisions/performance.md):
+ * - build assets are precompressed at build time (scripts/precompress.ts) and sent
+ *   as Brotli or gzip by `Accept-Encoding`; hashed files are cached for a year;
+ * - other text answers over 1 kB (JSON, HTML) are compressed per request;
+ * - `index.html` is `no-cache` with an ETag, so a revisit costs a 304;
+ * - `/robots.txt` follows the company's `allowIndexing` (off by default);
+ * - `index.html` is rendered per host and language with what the first paint
+ *   needs: the runtime config, the company's look and feel and company info as
+ *   inline JSON (`<script type="application/json">`, never executed, so the CSP
+ *   needs no 'unsafe-inline'), `modulepreload` for the route's chunks and its
+ *   catalogues, and the logo preloaded. The SPA reads the JSON instead of
+ *   fetching (src/api/boot.ts) and fetches as before when it is absent.
+ */
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import fastifyCompress from '@fastify/compress';
+import type { AppContext } from './context.ts';
+import { companyByHost, requestHost, type Company } from './companies/service.ts';
+import { lookAndFeelResponse } from './companies/format.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
+
+/** Hashed build output: its name changes with its content, so it never needs revalidating. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * Text worth compressing. `application/octet-stream` (case files, up to 2 GB,
+ * mostly compressed formats already) is left alone, unlike the plug-in's default.
+ */
+const COMPRESSIBLE_TYPES = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)xml(?:;|$)|javascript/u;
+
+/** Per-request compression of API answers; must be registered before any route. */
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyCompress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    customTypes: COMPRESSIBLE_TYPES,
+  });
+}
+
+/** A weak validator of a body: the same bytes give the same ETag in every process. */
+export function etagOf(body: string | Buffer): string {
+  return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** True when the request's `If-None-Match` names `etag` (or `*`). */
+export function isFresh(req: FastifyRequest, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (!header) return false;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  const want = strip(etag);
+  return header.split(',').some((t) => t.trim() === '*' || strip(t) === want);
+}
+
+/** Sends `body` with its ETag, or a bodiless 304 when the client holds it already. */
+export function sendWithEtag(req: FastifyRequest, reply: FastifyReply, body: string, type: string) {
+  const etag = etagOf(body);
+  reply.header('etag', etag);
+  if (isFresh(req, etag)) return reply.status(304).send();
+  return reply.type(type).send(body);
+}
+
+/** A body held in memory with its validator and, over 1 kB, its compressed forms. */
+export interface Representation {
+  body: Buffer;
+  etag: string;
+  br?: Buffer;
+  gzip?: Buffer;
+}
+
+export function representation(text: string): Representation {
+  const body = Buffer.from(text, 'utf8');
+  const rep: Representation = { body, etag: etagOf(body) };
+  if (body.length >= 1024) {
+    rep.br = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT } });
+    rep.gzip = gzipSync(body, { level: 9 });
+  }
+  return rep;
+}
+
+/**
+ * Sends a representation: 304 when the client's copy is current, else the body in
+ * the best encoding the client accepts. (The not-found handler, which answers the
+ * SPA's routes, gets no compression from @fastify/compress, which hooks routes.)
+ */
+export function sendRepresentation(req: FastifyRequest, reply: FastifyReply, rep: Representation, type: string) {
+  reply.header('etag', rep.etag);
+  if (rep.br || rep.gzip) {
+    const vary = reply.getHeader('vary');
+    if (!/accept-encoding/i.test(String(vary ?? ''))) reply.header('vary', vary ? `${String(vary)}, accept-encoding` : 'accept-encoding');
+  }
+  if (isFresh(req, rep.etag)) return reply.status(304).send();
+  reply.type(type);
+  const accepted = req.headers['accept-encoding'];
+  const encoding = accepted && rep.br && rep.gzip ? negotiate(accepted, ['br', 'gzip']) : undefined;
+  if (encoding === 'br' || encoding === 'gzip') {
+    return reply.header('content-encoding', encoding).send(encoding === 'br' ? rep.br : rep.gzip);
+  }
+  return reply.send(rep.body);
+}
+
+export function robotsTxt(allowIndexing: boolean): string {
+  return allowIndexing
+    ? // The public pages may be found; the reporter's own area and the API never.
+      'User-agent: *\nAllow: /\nDisallow: /private\nDisallow: /api/\nDisallow: /idp/\n'
+    : 'User-agent: *\nDisallow: /\n';
+}
+
+/** The runtime config of spec §7 (`/config/config.json`), for this request's host. */
+export function runtimeConfig(ctx: AppContext, req: FastifyRequest) {
+  const publicUrl = ctx.config.publicUrl ? new URL(ctx.config.publicUrl) : null;
+  const proto = publicUrl ? publicUrl.protocol.replace(':', '') : req.protocol;
+  const hostHeader = publicUrl ? publicUrl.host : req.host;
+  const [host, port] = splitHost(hostHeader, proto);
+  const origin = publicUrl ? publicUrl.origin : `${proto}://${hostHeader}`;
+  return {
+    api: { protocol: proto, host, port },
+    version: ctx.version,
+    idSettings: { authority: `${origin}/idp/realms/whistleblower`, realm: 'whistleblower', clientId: 'whistleblower-app' },
+  };
+}
+
+function splitHost(hostHeader: string, proto: string): [string, number] {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostHeader);
+  const host = m?.[1] ?? 'localhost';
+  const port = m?.[2] ? Number(m[2]) : proto === 'https' ? 443 : 80;
+  return [host, port];
+}
+
+/** The company info answer (spec §7 `/api/public/case/company-info`). */
+export function companyInfoResponse(company: Company) {
+  return {
+    protectionOfficers: company.settings.protectionOfficers.map((o) => ({
+      id: o.id,
+      name: o.name,
+      jobTitle: o.jobTitle,
+      company: o.company,
+      phone: o.phone,
+      customerRelation: o.customerRelation,
+      logoUrl: o.logo ? `/api/public/case/protection-officer/${o.id}/logo` : null,
+    })),
+    subsidiaries: company.settings.subsidiaries.map((s) => ({ id: s.id, name: s.name })),
+  };
+}
+
+/**
+ * The language the SPA will ask for when it has no stored choice: the first
+ * supported browser language, else Danish (src/app/language.ts `initialLanguage`).
+ * Browsers send `Accept-Language` in `navigator.languages` order.
+ */
+export function browserLanguage(acceptLanguage: string | undefined): Language {
+  for (const part of (acceptLanguage ?? '').split(',')) {
+    const base = (part.split(';')[0] ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+    const mapped = base === 'sv' ? 'se' : base === 'nb' || base === 'nn' ? 'no' : base;
+    if ((LANGUAGES as readonly string[]).includes(mapped)) return mapped as Language;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+interface ManifestChunk {
+  file: string;
+  isEntry?: boolean;
+  imports?: string[];
+  dynamicImports?: string[];
+  css?: string[];
+}
+type Manifest = Record<string, ManifestChunk>;
+
+/** Route files of the router plugin that may render `pathname`: layouts first, then the leaf. */
+export function routeSources(pathname: string): string[] {
+  const segs = pathname.split('/').filter(Boolean);
+  if (segs.some((s) => !/^[a-z0-9-]+$/.test(s))) return [];
+  if (!segs.length) return ['src/routes/index.tsx'];
+  const out: string[] = [];
+  for (let i = 1; i <= segs.length; i++) out.push(`src/routes/${segs.slice(0, i).join('/')}.tsx`);
+  out.push(`src/routes/${segs.join('/')}/index.tsx`);
+  return out;
+}
+
+/** What a route needs beyond what index.html already loads: its chunks, their imports and CSS, its catalogues. */
+export function routePreloads(manifest: Manifest, pathname: string, lang: Language): { js: string[]; css: string[] } {
+  const entry = Object.values(manifest).find((c) => c.isEntry);
+  const have = new Set<string>();
+  const markLoaded = (key: string) => {
+    if (have.has(key)) return;
+    have.add(key);
+    for (const k of manifest[key]?.imports ?? []) markLoaded(k);
+  };
+  const entryKey = Object.keys(manifest).find((k) => manifest[k] === entry);
+  if (entryKey) markLoaded(entryKey);
+  const haveCss = new Set([...have].flatMap((k) => manifest[k]?.css ?? []));
+
+  const js: string[] = [];
+  const css: string[] = [];
+  const seen = new Set<string>();
+  const add = (key: string) => {
+    if (seen.has(key) || have.has(key)) return;
+    seen.add(key);
+    const chunk = manifest[key];
+    if (!chunk) return;
+    js.push(chunk.file);
+    for (const c of chunk.css ?? []) if (!haveCss.has(c) && !css.includes(c)) css.push(c);
+    for (const k of chunk.imports ?? []) add(k);
+    // The route's catalogues in the page's language (each area registers all seven).
+    for (const k of chunk.dynamicImports ?? []) if (new RegExp(`^src/i18n/[a-z]+/${lang}\\.json$`).test(k)) add(k);
+  };
+  add(`src/i18n/common/${lang}.json`);
+  for (const src of routeSources(pathname)) {
+    add(`${src}?tsr-split=component`);
+    add(src);
+  }
+  return { js, css };
+}
+
+/** JSON inside <script>: no `<` at all, so neither `</script>` nor `<!--` can end or bend it. */
+export function inlineJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The id of the inline JSON the SPA reads (src/api/boot.ts). */
+export const BOOT_ELEMENT_ID = 'wb-boot';
+
+export interface RenderInput {
+  html: string;
+  manifest: Manifest | null;
+  pathname: string;
+  language: Language;
+  config: ReturnType<typeof runtimeConfig>;
+  company: Company | null;
+}
+
+/** index.html for one host, language and route. */
+export function renderIndex({ html, manifest, pathname, language, config, company }: RenderInput): string {
+  // A company whose settings the API cannot answer (it then answers 500) gets no
+  // inline copy: the SPA fetches and meets the same failure as without inlining.
+  const attempt = <T,>(f: () => T): T | null => {
+    try {
+      return f();
+    } catch {
+      return null;
+    }
+  };
+  const lookAndFeel = company ? attempt(() => lookAndFeelResponse(company.settings, language, company.settings.logoFileName)) : null;
+  const boot = { config, language, lookAndFeel, companyInfo: company ? attempt(() => companyInfoResponse(company)) : null };
+  const head: string[] = [];
+  if (manifest) {
+    const { js, css } = routePreloads(manifest, pathname, language);
+    for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
+    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+  }
+  if (lookAndFeel?.logoFileName) {
+    head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
+  }
+  head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);
+  let out = html.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"`);
+  const description = lookAndFeel?.siteFrontPage.subHeading || lookAndFeel?.siteFrontPage.heading;
+  if (description) out = out.replace(/<meta name="description" content="[^"]*"\s*\/?>/, `<meta name="description" content="${escapeAttr(description.slice(0, 300))}" />`);
+  const at = out.indexOf('</head>');
+  const block = head.join('\n    ');
+  return at >= 0 ? `${out.slice(0, at)}  ${block}\n  ${out.slice(at)}` : `${block}\n${out}`;
+}
+
+/** index.html and the Vite manifest as built, re-read when index.html changes (a rebuild under a running server). */
+class BuiltFiles {
+  private mtime = -1;
+  html = '';
+  manifest: Manifest | null = null;
+  constructor(private readonly distDir: string) {}
+  /** True when the files changed since the last call. */
+  refresh(): boolean {
+    const m = statSync(path.join(this.distDir, 'index.html')).mtimeMs;
+    if (m === this.mtime) return false;
+    this.html = readFileSync(path.join(this.distDir, 'index.html'), 'utf8');
+    const mf = path.join(this.distDir, '.vite', 'manifest.json');
+    try {
+      this.manifest = existsSync(mf) ? (JSON.parse(readFileSync(mf, 'utf8')) as Manifest) : null;
+    } catch {
+      this.manifest = null;
+    }
+    this.mtime = m;
+    return true;
+  }
+}
+
+/** Rendered pages kept per company object (a re-imported company is a new object) and request shape. */
+const MAX_RENDERED = 500;
+
+export interface Spa {
+  /** True when a build is being served. */
+  hasDist: boolean;
+  /** Answers a client-side route with index.html. */
+  sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+}
+
+export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promise<Spa> {
+  app.get('/robots.txt', async (req, reply) => {
+    const host = requestHost(req);
+    const company = host ? await companyByHost(ctx.db, host) : null;
+    return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(robotsTxt(company?.settings.allowIndexing === true));
+  });
+
+  const distDir = ctx.config.distDir;
+  const hasDist = existsSync(path.join(distDir, 'index.html'));
+  if (!hasDist) return { hasDist, sendIndex: async (_req, reply) => reply.status(404).send() };
+
+  await app.register(fastifyStatic, {
+    root: distDir,
+    wildcard: false,
+    index: false,
+    cacheControl: false,
+    preCompressed: true,
+    // The compressed copies are variants, not resources of their own; index.html is
+    // rendered per request below; the build manifest is for the server only.
+    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/'),
+    setHeaders: (reply, filePath) => {
+      const inAssets = path.relative(distDir, filePath).split(path.sep)[0] === 'assets';
+      reply.header('cache-control', inAssets ? IMMUTABLE : 'no-cache');
+    },
+  });
+
+  const built = new BuiltFiles(distDir);
+  let rendered = new WeakMap<Company, Map<string, Representation>>();
+  let renderedCount = 0;
+  return {
+    hasDist,
+    sendIndex: async (req, reply) => {
+      if (built.refresh()) {
+        rendered = new WeakMap();
+        renderedCount = 0;
+      }
+      const host = requestHost(req);
+      const company = host ? await companyByHost(ctx.db, host) : null;
+      const pathname = (req.url.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
+      const language = browserLanguage(req.headers['accept-language']);
+      const config = runtimeConfig(ctx, req);
+      const key = `${req.protocol}|${req.host}|${language}|${pathname}`;
+      let rep = company ? rendered.get(company)?.get(key) : undefined;
+      if (!rep) {
+        rep = representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company }));
+        // Only known companies are kept: an unknown Host header costs a render, never memory.
+        if (company) {
+          if (renderedCount >= MAX_RENDERED) {
+            rendered = new WeakMap();
+            renderedCount = 0;
+          }
+          let forCompany = rendered.get(company);
+          if (!forCompany) rendered.set(company, (forCompany = new Map()));
+          forCompany.set(key, rep);
+          renderedCount++;
+        }
+      }
+      // The SPA decides what the path means, including not-found; the page is
+      // revalidated on every visit, so a deploy or a company import is seen at once.
+      reply.header('cache-control', 'no-cache');
+      reply.header('vary', 'accept-language');
+      return sendRepresentation(req, reply, rep, 'text/html; charset=utf-8');
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * What the server put into index.html for the first paint (server/spa.ts): the
+ * runtime config, the company's look and feel in the language the server expects
+ * the SPA to ask for, and the company info, as inline JSON in
+ * `<script type="application/json" id="wb-boot">` (data, never executed). The SPA
+ * reads it instead of fetching; without it (the Vite dev server, an old page) it
+ * fetches as before.
+ */
+import type { CompanyInfo, LookAndFeel } from '../../machines/lookAndFeel.ts';
+import type { Language } from '../../machines/languages.ts';
+
+export interface BootData {
+  config?: { api?: { protocol?: string; host?: string; port?: number | string }; version?: string; idSettings?: { authority: string; realm: string; clientId: string } };
+  language?: string;
+  lookAndFeel?: LookAndFeel | null;
+  companyInfo?: CompanyInfo | null;
+}
+
+export const BOOT_ELEMENT_ID = 'wb-boot';
+
+/** Parses the page's boot data once per document; null when there is none or it is unreadable. */
+export function readBootData(doc: Pick<Document, 'getElementById'> | undefined = typeof document === 'undefined' ? undefined : document): BootData | null {
+  try {
+    const text = doc?.getElementById(BOOT_ELEMENT_ID)?.textContent;
+    const data = text ? (JSON.parse(text) as unknown) : null;
+    return data && typeof data === 'object' ? (data as BootData) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The page's first-paint data, each part handed out once: a later language change
+ * or retry fetches fresh data from the API.
+ */
+export class BootStore {
+  private lookAndFeelTaken = false;
+  private companyInfoTaken = false;
+  constructor(readonly data: BootData | null = readBootData()) {}
+
+  /** The inlined look and feel if it is for `language`. */
+  takeLookAndFeel(language: Language): LookAndFeel | null {
+    const laf = this.data?.lookAndFeel;
+    if (this.lookAndFeelTaken || !laf || this.data?.language !== language || laf.languageCode !== language) return null;
+    this.lookAndFeelTaken = true;
+    return laf;
+  }
+
+  takeCompanyInfo(): CompanyInfo | null {
+    const info = this.data?.companyInfo;
+    if (this.companyInfoTaken || !info) return null;
+    this.companyInfoTaken = true;
+    return info;
+  }
+}

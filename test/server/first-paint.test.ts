@@ -1,0 +1,136 @@
+/**
+ * No waterfall: index.html arrives with what the first paint needs (runtime config,
+ * look and feel and company info as inline JSON, the route's chunks and the logo
+ * preloaded), under the same CSP as before.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCompany, validateBundle } from '../../server/companies/service.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { companyFixture } from './fixtures/company.ts';
+
+const INDEX = `<!doctype html>
+<html lang="da">
+  <head>
+    <meta name="description" content="generic" />
+    <title>spa</title>
+    <script type="module" crossorigin src="/assets/index-AAAA.js"></script>
+    <link rel="modulepreload" crossorigin href="/assets/react-BBBB.js">
+  </head>
+  <body><div id="root"></div></body>
+</html>`;
+
+const MANIFEST = {
+  'index.html': { file: 'assets/index-AAAA.js', isEntry: true, imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/common/da.json', 'src/i18n/common/en.json'], css: ['assets/index-CCCC.css'] },
+  '_react-BBBB.js': { file: 'assets/react-BBBB.js' },
+  '_form-DDDD.js': { file: 'assets/form-DDDD.js', imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/forms/da.json', 'src/i18n/forms/en.json'], css: ['assets/form-EEEE.css'] },
+  'src/i18n/common/da.json': { file: 'assets/da-common.js', isDynamicEntry: true },
+  'src/i18n/common/en.json': { file: 'assets/en-common.js', isDynamicEntry: true },
+  'src/i18n/forms/da.json': { file: 'assets/da-forms.js', isDynamicEntry: true },
+  'src/i18n/forms/en.json': { file: 'assets/en-forms.js', isDynamicEntry: true },
+  'src/routes/index.tsx?tsr-split=component': { file: 'assets/routes-FFFF.js', isDynamicEntry: true, imports: ['index.html'] },
+  'src/routes/online-form.tsx?tsr-split=component': { file: 'assets/online-form-GGGG.js', isDynamicEntry: true, imports: ['_form-DDDD.js', 'index.html'] },
+  'src/routes/private.tsx?tsr-split=component': { file: 'assets/private-HHHH.js', isDynamicEntry: true, imports: ['index.html'] },
+  'src/routes/private/status.tsx?tsr-split=component': { file: 'assets/status-IIII.js', isDynamicEntry: true, imports: ['index.html'] },
+};
+
+let server: TestServer;
+let dist: string;
+beforeAll(async () => {
+  dist = mkdtempSync(path.join(os.tmpdir(), 'wb-dist-'));
+  mkdirSync(path.join(dist, 'assets'));
+  mkdirSync(path.join(dist, '.vite'));
+  writeFileSync(path.join(dist, 'index.html'), INDEX);
+  writeFileSync(path.join(dist, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+  server = await startTestServer({ distDir: dist });
+});
+afterAll(async () => {
+  await server?.cleanup();
+  rmSync(dist, { recursive: true, force: true });
+});
+
+async function page(p: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}${p}`, { headers });
+  const html = await res.text();
+  const m = /<script type="application\/json" id="wb-boot">([^<]*)<\/script>/.exec(html);
+  return { res, html, boot: m ? JSON.parse(m[1]!) : undefined };
+}
+
+describe('index.html for the first paint', () => {
+  it('inlines the runtime config, look and feel and company info the API would answer', async () => {
+    const { res, html, boot } = await page('/', { 'accept-language': 'en-GB,en;q=0.9,da;q=0.8' });
+    expect(res.status).toBe(200);
+    const api = (p: string) => fetch(`${server.url}${p}`).then((r) => r.json());
+    expect(boot.config).toEqual(await api('/config/config.json'));
+    expect(boot.language).toBe('en');
+    expect(boot.lookAndFeel).toEqual(await api('/api/public/site-look-and-feel/language/en'));
+    expect(boot.companyInfo).toEqual(await api('/api/public/case/company-info'));
+    expect(html).toMatch(/<html lang="en">/);
+    expect(html).toContain(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${boot.lookAndFeel.logoFileName}">`);
+    // The company's own words describe the page.
+    expect(html).toContain(`<meta name="description" content="${boot.lookAndFeel.siteFrontPage.subHeading.replace(/&/g, '&amp;')}"`);
+  });
+
+  it('keeps the CSP without unsafe-inline: the inline data is JSON, not script', async () => {
+    const { res } = await page('/');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+  });
+
+  it('asks for the language the SPA will ask for: the first supported browser language, else Danish', async () => {
+    expect((await page('/', { 'accept-language': 'fr-FR,sv;q=0.8' })).boot.language).toBe('se');
+    expect((await page('/', { 'accept-language': 'nb-NO' })).boot.language).toBe('no');
+    const none = await page('/', { 'accept-language': 'fr' });
+    expect(none.boot.language).toBe('da');
+    expect(none.boot.lookAndFeel.languageCode).toBe('da');
+  });
+
+  it('preloads the route chunks, their imports, CSS and catalogues, and nothing index.html loads already', async () => {
+    const { html } = await page('/online-form', { 'accept-language': 'en' });
+    for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'en-common.js', 'en-forms.js']) expect(html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
+    expect(html).toContain('<link rel="stylesheet" crossorigin href="/assets/form-EEEE.css">');
+    expect(html).not.toContain('da-forms.js');
+    expect(html).not.toContain('routes-FFFF.js');
+    expect(html.match(/react-BBBB\.js/g)).toHaveLength(1);
+    expect(html).not.toContain('index-CCCC.css');
+
+    const landing = await page('/', { 'accept-language': 'da' });
+    expect(landing.html).toContain('href="/assets/routes-FFFF.js"');
+    expect(landing.html).toContain('href="/assets/da-common.js"');
+    expect(landing.html).not.toContain('online-form-GGGG.js');
+
+    const status = await page('/private/status');
+    expect(status.html).toContain('href="/assets/private-HHHH.js"');
+    expect(status.html).toContain('href="/assets/status-IIII.js"');
+  });
+
+  it('inlines no company data for an unknown host, and the SPA fetches as before', async () => {
+    const { res, boot, html } = await page('/', { 'x-company-host': 'nobody.test' });
+    expect(res.status).toBe(200);
+    expect(boot.lookAndFeel).toBeNull();
+    expect(boot.companyInfo).toBeNull();
+    expect(boot.config.api.host).toBe('127.0.0.1');
+    expect(html).not.toContain('rel="preload" as="image"');
+  });
+
+  it('cannot be broken out of by company texts', async () => {
+    const f = companyFixture({ id: 'tricky', hosts: ['tricky.test'], languages: ['da'] });
+    const da = f.file.lookAndFeel.da!;
+    da.siteFrontPage.heading = '</script><script>alert(1)</script>';
+    da.siteFrontPage.subHeading = '"><img src=x onerror=alert(1)> & more';
+    await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+    const { html, boot } = await page('/', { 'x-company-host': 'tricky.test' });
+    expect(boot.lookAndFeel.siteFrontPage.heading).toBe('</script><script>alert(1)</script>');
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('content="&quot;&gt;&lt;img src=x onerror=alert(1)&gt; &amp; more"');
+  });
+
+  it('does not serve the build manifest', async () => {
+    const res = await fetch(`${server.url}/.vite/manifest.json`);
+    expect(await res.text()).not.toContain('tsr-split');
+  });
+});
