@@ -21,6 +21,7 @@ import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerLeaveRoutes } from './routes/leave.ts';
 import { registerIdentity } from './idp/index.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
 
@@ -179,6 +180,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerLeaveRoutes(app, ctx);
   registerPrivateRoutes(app, ctx, await registerIdentity(app, ctx, SECURITY_HEADERS));
 
   const hasDist = existsSync(path.join(config.distDir, 'index.html'));

@@ -87,6 +87,20 @@ const ISO_COUNTRY = /^[A-Z]{2}$/;
 const countryCode = v.pipe(v.string('must be a string'), v.regex(ISO_COUNTRY, 'must be an ISO 3166 country code in capitals, e.g. DK'));
 
 /** One message function for every object: a missing key, an unknown key, or not an object at all. */
+/** An absolute http(s) address without credentials: a plain top-level navigation the reporter chooses. */
+const quickExitUrl = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.check((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && s.length <= 500;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute https:// address (e.g. https://www.dr.dk/), without user name or password'),
+);
+
 const unknownKey = (issue: v.BaseIssue<unknown>) =>
   issue.expected === 'never'
     ? `unknown field "${String(issue.input)}"`
@@ -233,6 +247,8 @@ export const companyFileSchema = v.strictObject(
     protectionOfficers: v.pipe(v.array(protectionOfficerSchema, 'must be a list'), v.minLength(1, 'must have at least one protection officer'), v.maxLength(LIMITS.officers, 'too many officers')),
     subsidiaries: v.pipe(v.array(subsidiarySchema, 'must be a list'), v.maxLength(LIMITS.subsidiaries, 'too many subsidiaries')),
     lookAndFeel: v.record(language, v.optional(lookAndFeelEntrySchema), 'must be an object of language code to texts'),
+    /** Where "Leave quickly" goes (docs/decisions/quick-exit.md); absent: the portal's own blank /leave page. */
+    quickExitUrl: v.optional(quickExitUrl),
   },
   unknownKey,
 );
