@@ -170,6 +170,7 @@ async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, c
         name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
         size: f.size,
         mime_type: f.mimeType,
+        metadata_remaining: f.metadataRemaining ? JSON.stringify(f.metadataRemaining) : null,
         storage_key: f.id,
         created_at: now,
       })),
@@ -189,6 +190,8 @@ export interface FileView {
   size: number;
   mimeType: string;
   created: string;
+  /** Metadata kinds the server still found in this image or PDF ([] none); null: not checked (docs/decisions/metadata-removal.md). */
+  metadataRemaining: string[] | null;
 }
 
 export interface MessageView {
@@ -261,7 +264,7 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
   const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
   const fileViews = files.map((f) => ({
     messageId: f.message_id,
-    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at) } satisfies FileView,
+    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at), metadataRemaining: f.metadata_remaining ? (JSON.parse(f.metadata_remaining) as string[]) : null } satisfies FileView,
   }));
   const history = events.map((e) => ({ status: e.status as CaseStatus, dateTime: iso(e.at) }));
   const received = history.find((e) => e.status === 'RECEIVED');
@@ -375,7 +378,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
     type: msg.type,
     createdByUserId: msg.createdBy,
     answerWanted: !!msg.answerWanted,
-    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString() })),
+    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), metadataRemaining: f.metadataRemaining })),
   };
 }
 

@@ -87,6 +87,8 @@ export interface CaseFileTable {
   created_at: Timestamp;
   /** Order within its submission or message. */
   position: Generated<number>;
+  /** JSON array of metadata kinds the server still found (images, PDFs); null: not checked. */
+  metadata_remaining: string | null;
 }
 
 export interface CaseCommentTable {

@@ -4,7 +4,7 @@
  * company info, the submit request, copying, navigation) is supplied to the machine
  * with .provide() here. Loaded lazily by the route files.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, waitFor } from 'xstate';
@@ -22,6 +22,8 @@ import {
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
 import { ReportContext, useReport } from './context.ts';
+import type { FileChecks } from '../metadata/checks.ts';
+import { FileChecksContext, useFileChecksOwner } from '../metadata/context.tsx';
 import { ReportSteps } from './Steps.tsx';
 import { ReportDialogs } from './Dialogs.tsx';
 import * as styles from './ReportForm.css.ts';
@@ -29,7 +31,7 @@ import * as styles from './ReportForm.css.ts';
 export { useReport };
 
 /** The machine with the browser's effects. */
-export function useBrowserReportMachine(channel: ReportChannel) {
+export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChecks) {
   const api = useApi();
   const lookAndFeel = useLookAndFeelActor();
   const navigate = useNavigate();
@@ -45,9 +47,17 @@ export function useBrowserReportMachine(channel: ReportChannel) {
             if (!s.context.companyInfo) throw new Error('company info unavailable');
             return s.context.companyInfo;
           }),
-          submitReport: fromPromise(({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) =>
-            submitReport(api, window.location.hostname, input, signal),
-          ),
+          // Each file goes as its settled hidden-data check says: the cleaned copy, or
+          // the original where nothing was found, nothing could be checked, or the
+          // identified reporter chose it (docs/decisions/metadata-removal.md).
+          submitReport: fromPromise(async ({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) => {
+            const { submission } = input;
+            const ready: SubmitReportInput =
+              submission.channel === 'online' && checks
+                ? { ...input, submission: { ...submission, files: await checks.resolve(submission.files) } }
+                : input;
+            return submitReport(api, window.location.hostname, ready, signal);
+          }),
         },
         actions: {
           copyCaseNumber: (_, params: { caseNumber: string }) => {
@@ -58,19 +68,45 @@ export function useBrowserReportMachine(channel: ReportChannel) {
           goToErrorPage: () => void navigate({ to: '/something-went-wrong', replace: true }),
         },
       }),
-    [channel, api, lookAndFeel, navigate],
+    [channel, api, lookAndFeel, navigate, checks],
   );
 }
 
-export function ReportProvider({ machine, children }: { machine: ReturnType<typeof createReportMachine>; children: React.ReactNode }) {
+export function ReportProvider({
+  machine,
+  checks,
+  children,
+}: {
+  machine: ReturnType<typeof createReportMachine>;
+  checks?: FileChecks;
+  children: React.ReactNode;
+}) {
   const actor = useActorRef(machine);
-  return <ReportContext value={actor}>{children}</ReportContext>;
+  return (
+    <ReportContext value={actor}>
+      <FileChecksContext value={checks ?? null}>
+        {checks && <FileChecksSync checks={checks} />}
+        {children}
+      </FileChecksContext>
+    </ReportContext>
+  );
+}
+
+/** Keeps the checks in step with the draft: the attached files, and whether the reporter reveals who they are. */
+function FileChecksSync({ checks }: { checks: FileChecks }) {
+  const actor = useReport();
+  const files = useSelector(actor, (s) => s.context.draft.files);
+  const identified = useSelector(actor, (s) => s.context.draft.identity === 'reveal');
+  useEffect(() => checks.keepOnly(files), [checks, files]);
+  useEffect(() => checks.setIdentified(identified), [checks, identified]);
+  return null;
 }
 
 export function ReportPage({ channel }: { channel: ReportChannel }) {
-  const machine = useBrowserReportMachine(channel);
+  const checks = useFileChecksOwner();
+  const machine = useBrowserReportMachine(channel, checks);
   return (
-    <ReportProvider machine={machine}>
+    <ReportProvider machine={machine} checks={checks}>
       <ReportView />
     </ReportProvider>
   );
