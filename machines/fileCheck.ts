@@ -20,7 +20,7 @@ import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 export interface CheckedFile {
   name: string;
   size: number;
-  type: string;
+  type?: string;
 }
 
 export interface FileFinding {

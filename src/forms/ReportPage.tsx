@@ -54,7 +54,7 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
             const { submission } = input;
             const ready: SubmitReportInput =
               submission.channel === 'online' && checks
-                ? { ...input, submission: { ...submission, files: await checks.resolve(submission.files) } }
+                ? { ...input, submission: { ...submission, files: (await checks.resolve(submission.files)) as typeof submission.files } }
                 : input;
             return submitReport(api, window.location.hostname, ready, signal);
           }),

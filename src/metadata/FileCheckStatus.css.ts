@@ -1,7 +1,7 @@
 import { globalStyle, style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
 
-export const status = style({ gridColumn: '1 / -1', fontSize: '0.9375rem', display: 'grid', gap: 4 });
+export const status = style({ gridColumn: '1 / -1', flexBasis: '100%', fontSize: '0.9375rem', display: 'grid', gap: 4 });
 globalStyle(`${status} p`, { margin: 0 });
 export const done = style({ fontWeight: 600 });
 export const warning = style({ fontWeight: 600, color: vars.color.onWarning, background: vars.color.warning, padding: '4px 8px', borderRadius: vars.radius.small });

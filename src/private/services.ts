@@ -20,6 +20,7 @@ import type {
   VerifyResult,
 } from '../../machines/session.ts';
 import type { ChatEvent, UploadInput } from '../../machines/chat.ts';
+import type { FileChecks } from '../metadata/checks.ts';
 import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
 
 export const CALLBACK_PATH = '/private/callback';
@@ -187,15 +188,17 @@ export function sessionImplementations(
 }
 
 /** The chat upload: multipart with progress, through XMLHttpRequest (fetch reports no upload progress). */
-export function uploadMessageActor(s: PrivateServices) {
+/** `checks`: each file goes as its hidden-data check settled (docs/decisions/metadata-removal.md). */
+export function uploadMessageActor(s: PrivateServices, checks?: FileChecks) {
   return fromCallback<ChatEvent, UploadInput>(({ input, sendBack }) => {
     const xhr = new XMLHttpRequest();
     let cancelled = false;
-    void s.accessToken().then((token) => {
+    const ready = checks ? checks.resolve(input.files) : Promise.resolve(input.files);
+    void Promise.all([s.accessToken(), ready]).then(([token, files]) => {
       if (cancelled) return;
       const form = new FormData();
       form.append('messageDto', new Blob([JSON.stringify({ message: input.message })], { type: 'application/json' }));
-      for (const f of input.files) form.append('files', f as File, f.name);
+      for (const f of files) form.append('files', f as File, f.name);
       xhr.open('POST', s.api.url('/api/private/case/messages/new'));
       if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
       xhr.setRequestHeader('accept', 'application/json');

@@ -18,10 +18,11 @@ import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { SECRET, docxWithAuthor, jpegWithExif, pdfWithAuthor } from '../fixtures/metadata-files.ts';
+import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 
 const read = (area: string) =>
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...read('common'), ...read('forms'), ...read('metadata') };
+const en = { ...read('common'), ...read('forms'), ...read('private'), ...read('metadata') };
 const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]));
 const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -174,5 +175,25 @@ describe('hidden data removed before upload', () => {
     const { page } = await openForm();
     await attach(page, [{ name: 'notes.txt', bytes: new TextEncoder().encode('plain words\n') }]);
     await expect.poll(() => fileItem(page, 'notes.txt').getByText(en['metadata.uncheckable']!).isVisible()).toBe(true);
+  });
+
+  it('a message with a photo: removed on the device before it is sent, and the stored file holds none of it', async () => {
+    const caseNumber = await createOnlineCase(portal, { officerId: await firstOfficerId(portal), password: 'metadata-1' });
+    const p = await openPage(browser, { locale: 'en-GB' });
+    opened.push(p);
+    const { page } = p;
+    await signInThroughProvider(portal, page, caseNumber, 'metadata-1', '/private/messages');
+    await page.getByLabel(/^Attach files/).setInputFiles({ name: 'receipt.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(jpegWithExif()) });
+    const removed = await outcome(page, 'receipt.jpg');
+    expect(removed).toContain(en['metadata.kind.location']);
+    await page.getByLabel(msg('private.messages.label')).fill('The receipt.');
+    await page.getByRole('button', { name: msg('private.messages.send'), exact: true }).click();
+    await page.locator('[data-own="true"]', { hasText: 'The receipt.' }).waitFor();
+    const c = await (await handler(`/api/handler/cases/${caseNumber}`)).json();
+    const f = c.messages.find((m: any) => m.message === 'The receipt.').files[0];
+    expect(f.metadataRemaining).toEqual([]);
+    const bytes = await stored(caseNumber, f.id);
+    expect(await exifr.parse(bytes, { gps: true, tiff: true, exif: true })).toBeUndefined();
+    expect(Buffer.from(bytes).toString('latin1')).not.toContain(SECRET.author);
   });
 });

@@ -1,7 +1,7 @@
 /** Walks every transition of the hidden-data check and replays each path on a running actor. */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor, type AnyMachineSnapshot } from 'xstate';
-import { fileCheckMachine, fileToSend, type CheckedFile, type FileCheckSnapshot, type InspectResult } from '../../machines/fileCheck.ts';
+import { fileCheckMachine, fileToSend, type CheckedFile, type CleanResult, type FileCheckSnapshot, type InspectResult } from '../../machines/fileCheck.ts';
 import model from './fileCheck.model.ts';
 import { replayPath } from './session.kit.ts';
 import { describePath, modelPaths } from './harness.ts';
@@ -49,7 +49,7 @@ describe('file check model', () => {
       fileCheckMachine.provide({
         actors: {
           inspectFile: fromPromise<InspectResult, { file: CheckedFile }>(async () => ({ checkable: true, findings: [{ kind: 'location' }] })),
-          cleanFile: fromPromise(async () => ({ file: copy, removed: ['location'] })),
+          cleanFile: fromPromise<CleanResult, { file: CheckedFile }>(async () => ({ file: copy, removed: ['location'] })),
         },
       }),
       { input: { file: original, identified: false } },
