@@ -14,6 +14,7 @@ import { HttpError } from '../errors.ts';
 import type { Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
+import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
 import { assertCurrentMasterKey } from '../crypto/master-key.ts';
 
 export const COLUMNS = {
@@ -233,7 +234,8 @@ export interface CaseView {
   events: StatusEvent[];
   caseStatusHistory: StatusEvent[];
   whistleblower: Whistleblower | null;
-  report: { text: string; updatedAt: string } | null;
+  /** The latest version's text and time, its number and hash, and every version (docs/decisions/record-versions.md). */
+  report: { text: string; updatedAt: string; version: number; sha256: string; versions: RecordVersionView[] } | null;
   comments: { comment: string; created: string }[];
 }
 
@@ -262,6 +264,8 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
     ctx.db.selectFrom('case_account').select('case_id').where('case_id', '=', id).executeTakeFirst(),
   ]);
   const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
+  const versions = await loadVersions(ctx, row, key);
+  const latest = versions.at(-1);
   const fileViews = files.map((f) => ({
     messageId: f.message_id,
     view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at), metadataRemaining: f.metadata_remaining ? (JSON.parse(f.metadata_remaining) as string[]) : null } satisfies FileView,
@@ -299,8 +303,8 @@ export async function buildCaseView(ctx: AppContext, row: CaseRow): Promise<Case
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
     whistleblower: row.whistleblower_enc ? ctx.crypto.openJson<Whistleblower>(key, id, COLUMNS.whistleblower, row.whistleblower_enc) : null,
-    report: row.report_enc
-      ? { text: ctx.crypto.open(key, id, COLUMNS.report, row.report_enc).toString('utf8'), updatedAt: iso(row.report_updated_at ?? row.created_at) }
+    report: latest
+      ? { text: latest.text, updatedAt: iso(row.report_updated_at ?? latest.createdAt), version: latest.version, sha256: latest.sha256, versions }
       : null,
     comments: comments.map((c) => ({ comment: ctx.crypto.open(key, id, COLUMNS.comment, c.body_enc, c.id).toString('utf8'), created: iso(c.created_at) })),
   };
@@ -318,26 +322,13 @@ export async function setStatus(ctx: AppContext, caseId: string, status: CaseSta
 }
 
 /**
- * Records (or replaces) the handler's text of an oral report. Recording it means
- * the reporter has made contact, so a case still PENDING_WHISTLEBLOWER_CONTACT
- * moves to RECEIVED in the same transaction (docs/decisions/oral-report-record.md).
+ * Records the handler's text of an oral report as a new version of the record
+ * (server/cases/record.ts). Recording it means the reporter has made contact, so a
+ * case still PENDING_WHISTLEBLOWER_CONTACT moves to RECEIVED in the same transaction
+ * (docs/decisions/oral-report-record.md, record-versions.md).
  */
 export async function recordReport(ctx: AppContext, row: CaseRow, text: string): Promise<void> {
-  const key = await caseKey(ctx, row);
-  const at = new Date();
-  await ctx.db.transaction().execute(async (trx) => {
-    const update = trx.updateTable('report_case').set({ report_enc: ctx.crypto.seal(key, row.id, COLUMNS.report, text), report_updated_at: at });
-    await update.where('id', '=', row.id).execute();
-    const moved = await trx
-      .updateTable('report_case')
-      .set({ status: 'RECEIVED' })
-      .where('id', '=', row.id)
-      .where('status', '=', 'PENDING_WHISTLEBLOWER_CONTACT')
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) > 0) {
-      await trx.insertInto('case_status_event').values({ case_id: row.id, status: 'RECEIVED', at }).execute();
-    }
-  });
+  await recordVersion(ctx, row, text);
 }
 
 export interface NewMessage {

@@ -91,6 +91,17 @@ export interface CaseFileTable {
   metadata_remaining: string | null;
 }
 
+export interface CaseRecordVersionTable {
+  id: string;
+  case_id: string;
+  version: number;
+  text_enc: Bytes;
+  /** Hex SHA-256 of the text's UTF-8 bytes. */
+  sha256: string;
+  created_at: Timestamp;
+  approved_at: Timestamp | null;
+}
+
 export interface CaseCommentTable {
   id: string;
   case_id: string;
@@ -168,6 +179,7 @@ export interface DB {
   case_message: CaseMessageTable;
   case_file: CaseFileTable;
   case_comment: CaseCommentTable;
+  case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
   handler_account: HandlerAccountTable;
   oidc_payload: OidcPayloadTable;

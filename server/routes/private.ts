@@ -10,7 +10,9 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { addMessage, buildCaseView, type CaseRow } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
-import { addComment, approveCase, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
+import { addComment, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
+import { approveRecord, approvedRecordDocument } from '../cases/record.ts';
+import { approveSchema, sendRecordDocument, versionNumber } from './record.ts';
 import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
@@ -66,9 +68,15 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.put(`${BASE}/approve`, async (req, reply) => {
     const { row } = await reporterCase(req);
-    await approveCase(ctx, row);
+    const { sha256 } = parseOr400(approveSchema, req.body ?? {}, 'body');
+    await approveRecord(ctx, row, sha256);
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return reply.headers(noStore).send(await buildCaseView(ctx, fresh));
+  });
+
+  app.get<{ Params: { version: string } }>(`${BASE}/record/:version/approved`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return sendRecordDocument(reply, await approvedRecordDocument(ctx, row, versionNumber(req.params.version)));
   });
 
   const updateIdentity = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
