@@ -239,10 +239,30 @@ export function reviewActors(s: PrivateServices) {
     sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) =>
       callStatus(() => s.api.request('/api/private/case/comments', { method: 'POST', body: input })),
     ),
-    approveCase: fromPromise<IdentityCallResult, void>(() =>
-      callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT' })),
+    // The approval names the version shown by its hash (docs/decisions/record-versions.md).
+    approveCase: fromPromise<IdentityCallResult, { sha256: string | null }>(({ input }) =>
+      callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT', body: input.sha256 ? { sha256: input.sha256 } : {} })),
     ),
   };
+}
+
+/** Downloads the approved version of the record: the text, its SHA-256 and approval time. */
+export async function downloadRecord(s: PrivateServices, caseNumber: string, version: number): Promise<number> {
+  try {
+    const res = await s.api.request(`/api/private/case/record/${version}/approved`, { headers: { accept: 'text/plain' } });
+    const url = URL.createObjectURL(new Blob([await res.blob()], { type: 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `record-${caseNumber}-v${version}.txt`;
+    a.rel = 'noopener';
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    return 200;
+  } catch (err) {
+    return statusOf(err);
+  }
 }
 
 /** Downloads a file of the case as an attachment: never rendered inline. */
