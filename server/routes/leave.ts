@@ -34,11 +34,21 @@ export const LEAVE_SCRIPT = `(function () {
 })();
 `;
 
+/**
+ * The embedded provider's session cookies (path /idp/, see server/idp/provider.ts):
+ * cleared when /leave loads, so a person who opens the portal after the reporter
+ * left is asked for the password again instead of being signed in by the
+ * provider's single sign-on.
+ */
+const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig', '_session.legacy', '_session.legacy.sig'];
+const expired = (name: string) => `${name}=; Path=/idp/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; SameSite=Lax`;
+
 export function registerLeaveRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get(LEAVE_PATH, async (req, reply) => {
     const company = await companyByHost(ctx.db, req.host ?? '').catch(() => null);
     const target = company?.settings.quickExitUrl;
     return reply
+      .header('set-cookie', PROVIDER_SESSION_COOKIES.map(expired))
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
       .send(leavePage(target));

@@ -169,6 +169,12 @@ describe('quick exit', () => {
     const walk = await walkHistory(page);
     expect(walk.portalShown).toEqual([]);
     expect(walk.back).toContain(`${neutralOrigin}/before`);
+
+    // Someone who opens the portal afterwards in this browser must type the password:
+    // the provider's single sign-on session ended with the exit.
+    await page.goto(portal.url('localhost', '/private/status'));
+    await page.waitForSelector('#caseNumber');
+    expect(new URL(page.url()).pathname).toMatch(/^\/idp\/realms\/whistleblower\//);
   });
 
   it('the blank page names nothing and loads nothing from another host', async () => {
