@@ -9,6 +9,7 @@ import { meetingReportMachine, onlineReportMachine, oralReportMachine } from './
 import { chatMachine } from './chat.ts';
 import { identityFormMachine } from './identityForm.ts';
 import { reportReviewMachine } from './reportReview.ts';
+import { fileCheckMachine } from './fileCheck.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -25,6 +26,7 @@ export const machines: Record<string, MachineEntry> = {
   chat: { machine: chatMachine, summary: 'The private chat composer: trimmed text up to 200 characters, at most 5 files, sent only with content, upload progress, draft kept on failure.' },
   identityForm: { machine: identityFormMachine, summary: 'The private identity form (spec §5 validity, name locked once set) and the confirmed password-change request that logs out.' },
   reportReview: { machine: reportReviewMachine, summary: 'Comment on and approve a phone or meeting report: required comment, approval confirmation, offered only before approval.' },
+  fileCheck: { machine: fileCheckMachine, summary: 'One attached file\'s hidden data: checked on the device, removed by default, the original kept only by an identified reporter, uncheckable types named.' },
   onlineReport: { machine: onlineReportMachine, summary: 'The online report form (spec §2, §4): 7 or 8 steps with per-step validity from the shared schemas, discard confirmations, validation dialog, sending with upload progress, success with a 2 s copied hint, failure keeping the draft.' },
   oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },

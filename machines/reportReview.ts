@@ -7,7 +7,12 @@
  *   otherwise the chart starts, and stays, `locked`.
  * - An empty (or blank) comment shows the error state and sends nothing.
  * - Approving is a confirmation substate (an AlertDialog); confirming calls the
- *   server and, on 200, reloads the case and ends `approved` (nothing more to offer).
+ *   server with the SHA-256 of the version shown (docs/decisions/record-versions.md)
+ *   and, on 200, reloads the case and ends `approved`.
+ * - A new version of the record (the handler edited it: approvedAt empty again)
+ *   offers review again, even after an approval; the hash is kept up to date in
+ *   every reviewing state, so an approval never names a version the reporter no
+ *   longer sees (the server refuses a stale one with 409).
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from './schema.ts';
@@ -15,6 +20,8 @@ import type { SubmissionType } from './schema.ts';
 export interface ReportReviewInput {
   submissionType: SubmissionType;
   approvedAt: string | null;
+  /** SHA-256 of the record version shown; null while there is no record. */
+  sha256: string | null;
 }
 
 export interface ReportReviewContext extends ReportReviewInput {
@@ -30,7 +37,7 @@ export type ReportReviewEvent =
   | { type: 'approval.confirm' }
   | { type: 'approval.cancel' }
   /** The case was read again: re-decide whether review is still offered. */
-  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null };
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; sha256: string | null };
 
 export interface CallResult {
   status: number;
@@ -44,7 +51,7 @@ export const reportReviewMachine = setup({
     sendComment: fromPromise<CallResult, { comment: string }>(async () => {
       throw new Error('sendComment not provided');
     }),
-    approveCase: fromPromise<CallResult, void>(async () => {
+    approveCase: fromPromise<CallResult, { sha256: string | null }>(async () => {
       throw new Error('approveCase not provided');
     }),
   },
@@ -54,11 +61,13 @@ export const reportReviewMachine = setup({
     assignComment: assign({ comment: ({ event, context }) => (event.type === 'comment.change' ? event.value : context.comment) }),
     clearComment: assign({ comment: '' }),
     assignCase: assign(({ event, context }) =>
-      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt } : context,
+      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt, sha256: event.sha256 } : context,
     ),
   },
   guards: {
     isModifiable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
+    /** The case read again awaits approval (after an approval: a new version of the record). */
+    isAwaitingApproval: ({ event }) => event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt,
     hasComment: ({ context }) => context.comment.trim().length > 0,
     isOk: ({ event }) => status(event) >= 200 && status(event) < 300,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(status(event)),
@@ -77,6 +86,8 @@ export const reportReviewMachine = setup({
     },
     reviewing: {
       initial: 'idle',
+      // Outside `idle` (a dialog open, a call under way) the hash follows a new version.
+      on: { 'case.change': { guard: 'isAwaitingApproval', actions: 'assignCase' } },
       states: {
         idle: {
           initial: 'ready',
@@ -121,6 +132,7 @@ export const reportReviewMachine = setup({
           invoke: {
             id: 'approveCase',
             src: 'approveCase',
+            input: ({ context }) => ({ sha256: context.sha256 }),
             onDone: [
               { guard: 'isOk', target: '#reportReview.approved', actions: 'reloadCase' },
               { guard: 'isUnauthorizedAnswer', target: 'idle.approvalFailed', actions: 'reportUnauthorized' },
@@ -131,6 +143,8 @@ export const reportReviewMachine = setup({
         },
       },
     },
-    approved: {},
+    approved: {
+      on: { 'case.change': { guard: 'isAwaitingApproval', target: 'deciding', actions: 'assignCase' } },
+    },
   },
 });

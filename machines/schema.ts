@@ -260,3 +260,10 @@ export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): { field?: s
   const path = v.getDotPath(issue) ?? undefined;
   return { field: path ?? undefined, message: issue.message };
 }
+
+// ---- the record's versions (docs/decisions/record-versions.md) ---------------------------
+
+/** A version of the oral report's record is named by the hex SHA-256 of its UTF-8 text. */
+export const recordHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256'));
+/** `PUT /api/private/case/approve`: the version approved (required once a record exists). */
+export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSchema) });

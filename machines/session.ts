@@ -52,6 +52,14 @@ export interface PrivateWhistleblower {
   notification?: boolean;
 }
 /** The case as read back from `GET /api/private/case/my-case` (docs/architecture.md). */
+export interface RecordVersion {
+  version: number;
+  sha256: string;
+  createdAt: string;
+  approvedAt: string | null;
+  text: string;
+}
+
 export interface PrivateCase {
   caseNumber: string;
   status: CaseStatus;
@@ -74,7 +82,8 @@ export interface PrivateCase {
   events: StatusEvent[];
   caseStatusHistory: StatusEvent[];
   whistleblower: PrivateWhistleblower | null;
-  report?: { text: string; updatedAt: string } | null;
+  /** The record of an oral report, its latest version and every version (docs/decisions/record-versions.md). */
+  report?: { text: string; updatedAt: string; version?: number; sha256?: string; versions?: RecordVersion[] } | null;
   comments?: { comment: string; created: string }[];
   /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
   scheduledDeletion?: string | null;

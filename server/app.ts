@@ -23,6 +23,7 @@ import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerLeaveRoutes } from './routes/leave.ts';
 import { registerIdentity } from './idp/index.ts';
 import { destroyAccountPayloads } from './idp/adapter.ts';
 import { registerPrivateRoutes } from './routes/private.ts';
@@ -288,6 +289,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerPublicRoutes(app, ctx);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerLeaveRoutes(app, ctx);
   const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);
   ctx.endSignIns = (db, caseId) => destroyAccountPayloads(db, identity.payloadCrypto, caseId);
   registerPrivateRoutes(app, ctx, identity);

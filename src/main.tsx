@@ -12,8 +12,14 @@ import { createAppRouter } from './app/router.tsx';
 import { AppProviders } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
 import { loadCatalogue } from './i18n/index.ts';
+import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 
 async function start() {
+  // A page the quick exit travelled back to leaves before it shows anything.
+  if (continueQuickExit()) return;
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) continueQuickExit();
+  });
   const language = initialLanguage();
   // Fetch the first catalogue while the config is read.
   void loadCatalogue('common', language).catch(() => undefined);
@@ -27,7 +33,10 @@ async function start() {
   });
   router = createAppRouter(api);
   const appRouter = router;
-  createRoot(document.getElementById('root')!).render(
+  const root = createRoot(document.getElementById('root')!);
+  // Leaving quickly forgets every form and session actor with the tree that holds them.
+  onQuickExit(() => queueMicrotask(() => root.unmount()));
+  root.render(
     <StrictMode>
       <AppProviders api={api} initialLanguage={language}>
         {({ lookAndFeel }) => <RouterProvider router={appRouter} context={{ lookAndFeel }} />}

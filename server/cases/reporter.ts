@@ -20,19 +20,6 @@ export function assertModifiable(row: Pick<CaseRow, 'submission_type' | 'approve
   if (row.approved_at) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');
 }
 
-export async function approveCase(ctx: AppContext, row: CaseRow): Promise<void> {
-  assertModifiable(row);
-  // Only one approval wins, even with two tabs.
-  const res = await ctx.db
-    .updateTable('report_case')
-    .set({ approved_at: sql<Date>`now()` })
-    .where('id', '=', row.id)
-    .where('approved_at', 'is', null)
-    .where('submission_type', '!=', 'ONLINE_FORM')
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');
-}
-
 export async function addComment(ctx: AppContext, row: CaseRow, text: string): Promise<{ comment: string; created: string }> {
   assertModifiable(row);
   const key = await caseKey(ctx, row);

@@ -14,6 +14,7 @@ import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
+import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
 import { assertCurrentMasterKey } from '../crypto/master-key.ts';
 import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
 import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
@@ -176,6 +177,7 @@ async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, c
         name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
         size: f.size,
         mime_type: f.mimeType,
+        metadata_remaining: f.metadataRemaining ? JSON.stringify(f.metadataRemaining) : null,
         storage_key: f.id,
         created_at: now,
       })),
@@ -195,6 +197,8 @@ export interface FileView {
   size: number;
   mimeType: string;
   created: string;
+  /** Metadata kinds the server still found in this image or PDF ([] none); null: not checked (docs/decisions/metadata-removal.md). */
+  metadataRemaining: string[] | null;
 }
 
 export interface MessageView {
@@ -236,7 +240,8 @@ export interface CaseView {
   events: StatusEvent[];
   caseStatusHistory: StatusEvent[];
   whistleblower: Whistleblower | null;
-  report: { text: string; updatedAt: string } | null;
+  /** The latest version's text and time, its number and hash, and every version (docs/decisions/record-versions.md). */
+  report: { text: string; updatedAt: string; version: number; sha256: string; versions: RecordVersionView[] } | null;
   comments: { comment: string; created: string }[];
   /** When the retention period ends and the case will be deleted (server/retention/policy.ts); null while it is handled. */
   scheduledDeletion: string | null;
@@ -254,7 +259,7 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 interface CaseParts {
   events: { status: string; at: Date | string }[];
   messages: { id: string; type: string; created_by: string; created_at: Date | string; answer_wanted: boolean; body_enc: Uint8Array }[];
-  files: { id: string; message_id: string | null; name_enc: Uint8Array; size: number | string | bigint; mime_type: string; created_at: Date | string }[];
+  files: { id: string; message_id: string | null; name_enc: Uint8Array; size: number | string | bigint; mime_type: string; created_at: Date | string; metadata_remaining: string | null }[];
   comments: { id: string; body_enc: Uint8Array; created_at: Date | string }[];
   hasAccount: boolean;
 }
@@ -276,7 +281,7 @@ export async function loadCaseView(ctx: AppContext, caseId: string): Promise<Cas
           'answer_wanted', m.answer_wanted, 'body_enc', encode(m.body_enc, 'base64')) order by m.created_at, m.id)
         from case_message m where m.case_id = rc.id), '[]') as messages,
       coalesce((select json_agg(json_build_object('id', f.id, 'message_id', f.message_id, 'name_enc', encode(f.name_enc, 'base64'), 'size', f.size,
-          'mime_type', f.mime_type, 'created_at', ${ms('f.created_at')}) order by f.created_at, f.position)
+          'mime_type', f.mime_type, 'metadata_remaining', f.metadata_remaining, 'created_at', ${ms('f.created_at')}) order by f.created_at, f.position)
         from case_file f where f.case_id = rc.id), '[]') as files,
       coalesce((select json_agg(json_build_object('id', c.id, 'body_enc', encode(c.body_enc, 'base64'), 'created_at', ${ms('c.created_at')}) order by c.created_at)
         from case_comment c where c.case_id = rc.id), '[]') as comments,
@@ -290,7 +295,7 @@ export async function loadCaseView(ctx: AppContext, caseId: string): Promise<Cas
   return assembleCaseView(ctx, row as CaseRow, {
     events: events.map((e) => ({ status: String(e.status), at: date(e.at) })),
     messages: messages.map((m) => ({ id: String(m.id), type: String(m.type), created_by: String(m.created_by), created_at: date(m.created_at), answer_wanted: m.answer_wanted === true, body_enc: b64(m.body_enc) })),
-    files: files.map((f) => ({ id: String(f.id), message_id: f.message_id == null ? null : String(f.message_id), name_enc: b64(f.name_enc), size: Number(f.size), mime_type: String(f.mime_type), created_at: date(f.created_at) })),
+    files: files.map((f) => ({ id: String(f.id), message_id: f.message_id == null ? null : String(f.message_id), name_enc: b64(f.name_enc), size: Number(f.size), mime_type: String(f.mime_type), created_at: date(f.created_at), metadata_remaining: f.metadata_remaining == null ? null : String(f.metadata_remaining) })),
     comments: comments.map((c) => ({ id: String(c.id), body_enc: b64(c.body_enc), created_at: date(c.created_at) })),
     hasAccount: has_account,
   });
@@ -307,9 +312,11 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
   // The company's settings come from the process's parsed cache, not from another read of its document.
   const company = await companyById(ctx.db, row.company_id);
   const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
+  const versions = await loadVersions(ctx, row, key);
+  const latest = versions.at(-1);
   const fileViews = files.map((f) => ({
     messageId: f.message_id,
-    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at) } satisfies FileView,
+    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at), metadataRemaining: f.metadata_remaining ? (JSON.parse(f.metadata_remaining) as string[]) : null } satisfies FileView,
   }));
   const history = events.map((e) => ({ status: e.status as CaseStatus, dateTime: iso(e.at) }));
   const received = history.find((e) => e.status === 'RECEIVED');
@@ -349,8 +356,8 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
     whistleblower: row.whistleblower_enc ? ctx.crypto.openJson<Whistleblower>(key, id, COLUMNS.whistleblower, row.whistleblower_enc) : null,
-    report: row.report_enc
-      ? { text: ctx.crypto.open(key, id, COLUMNS.report, row.report_enc).toString('utf8'), updatedAt: iso(row.report_updated_at ?? row.created_at) }
+    report: latest
+      ? { text: latest.text, updatedAt: iso(row.report_updated_at ?? latest.createdAt), version: latest.version, sha256: latest.sha256, versions }
       : null,
     comments: comments.map((c) => ({ comment: ctx.crypto.open(key, id, COLUMNS.comment, c.body_enc, c.id).toString('utf8'), created: iso(c.created_at) })),
     scheduledDeletion: deletion ? deletion.at.toISOString() : null,
@@ -370,28 +377,13 @@ export async function setStatus(ctx: AppContext, caseId: string, status: CaseSta
 }
 
 /**
- * Records (or replaces) the handler's text of an oral report. Recording it means
- * the reporter has made contact, so a case still PENDING_WHISTLEBLOWER_CONTACT
- * moves to RECEIVED in the same transaction (docs/decisions/oral-report-record.md).
+ * Records the handler's text of an oral report as a new version of the record
+ * (server/cases/record.ts). Recording it means the reporter has made contact, so a
+ * case still PENDING_WHISTLEBLOWER_CONTACT moves to RECEIVED in the same transaction
+ * (docs/decisions/oral-report-record.md, record-versions.md).
  */
 export async function recordReport(ctx: AppContext, row: CaseRow, text: string): Promise<void> {
-  const key = await caseKey(ctx, row);
-  const at = new Date();
-  await ctx.db.transaction().execute(async (trx) => {
-    const update = trx.updateTable('report_case').set({ report_enc: ctx.crypto.seal(key, row.id, COLUMNS.report, text), report_updated_at: at });
-    await update.where('id', '=', row.id).execute();
-    const moved = await trx
-      .updateTable('report_case')
-      .set({ status: 'RECEIVED' })
-      .where('id', '=', row.id)
-      .where('status', '=', 'PENDING_WHISTLEBLOWER_CONTACT')
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) > 0) {
-      await trx.insertInto('case_status_event').values({ case_id: row.id, status: 'RECEIVED', at }).execute();
-    }
-    // A recorded report waits for the reporter's approval: news for them.
-    await onCaseEvent(ctx, trx, row.id, 'reporterNews');
-  });
+  await recordVersion(ctx, row, text);
 }
 
 export interface NewMessage {
@@ -433,7 +425,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
     type: msg.type,
     createdByUserId: msg.createdBy,
     answerWanted: !!msg.answerWanted,
-    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString() })),
+    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), metadataRemaining: f.metadataRemaining })),
   };
 }
 

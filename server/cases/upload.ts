@@ -12,12 +12,15 @@ import { LIMITS, cleanFileName, isAllowedFileName, ALLOWED_EXTENSIONS } from '..
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { ContentSniffer } from '../files/sniff.ts';
+import { MetadataCheck } from '../files/metadata-check.ts';
 
 export interface StagedFile {
   id: string;
   name: string;
   size: number;
   mimeType: string;
+  /** Metadata kinds still in the received file; null when not checked. */
+  metadataRemaining: string[] | null;
 }
 
 export interface ReceivedUpload {
@@ -110,11 +113,12 @@ export async function receiveUpload(
       }
       const id = randomUUID();
       const sniffer = new ContentSniffer(name);
+      const check = new MetadataCheck(name);
       const encryptor = ctx.crypto.encryptFile(opts.key, id);
       written.push({ id });
       current = part.file;
       try {
-        await ctx.files.putTemp(id, part.file, sniffer, encryptor);
+        await ctx.files.putTemp(id, part.file, sniffer, check, encryptor);
       } catch (err) {
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
           throw new HttpError(413, 'FILE_TOO_LARGE', `"${name.slice(0, 100)}" is larger than ${ctx.config.maxFileBytes} bytes.`, field);
@@ -128,7 +132,7 @@ export async function receiveUpload(
       if (!mimeType) {
         throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of "${name.slice(0, 100)}" is not a .${sniffer.ext} file.`, field);
       }
-      files.push({ id, name, size: encryptor.plainBytes, mimeType });
+      files.push({ id, name, size: encryptor.plainBytes, mimeType, metadataRemaining: await check.remaining() });
     }
     if (aborted) throw new HttpError(400, 'UPLOAD_ABORTED', 'The upload was aborted.');
     return { json, files };

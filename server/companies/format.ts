@@ -87,6 +87,20 @@ const ISO_COUNTRY = /^[A-Z]{2}$/;
 const countryCode = v.pipe(v.string('must be a string'), v.regex(ISO_COUNTRY, 'must be an ISO 3166 country code in capitals, e.g. DK'));
 
 /** One message function for every object: a missing key, an unknown key, or not an object at all. */
+/** An absolute http(s) address without credentials: a plain top-level navigation the reporter chooses. */
+const quickExitUrl = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.check((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && s.length <= 500;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute https:// address (e.g. https://www.dr.dk/), without user name or password'),
+);
+
 const unknownKey = (issue: v.BaseIssue<unknown>) =>
   issue.expected === 'never'
     ? `unknown field "${String(issue.input)}"`
@@ -260,6 +274,8 @@ export const companyFileSchema = v.strictObject(
      * the company asks: a whistleblowing portal need not be found by search.
      */
     allowIndexing: v.optional(v.boolean('must be true or false'), false),
+    /** Where "Leave quickly" goes (docs/decisions/quick-exit.md); absent: the portal's own blank /leave page. */
+    quickExitUrl: v.optional(quickExitUrl),
   },
   unknownKey,
 );

@@ -89,6 +89,19 @@ export interface CaseFileTable {
   created_at: Timestamp;
   /** Order within its submission or message. */
   position: Generated<number>;
+  /** JSON array of metadata kinds the server still found (images, PDFs); null: not checked. */
+  metadata_remaining: string | null;
+}
+
+export interface CaseRecordVersionTable {
+  id: string;
+  case_id: string;
+  version: number;
+  text_enc: Bytes;
+  /** Hex SHA-256 of the text's UTF-8 bytes. */
+  sha256: string;
+  created_at: Timestamp;
+  approved_at: Timestamp | null;
 }
 
 export interface CaseCommentTable {
@@ -269,6 +282,7 @@ export interface DB {
   case_message: CaseMessageTable;
   case_file: CaseFileTable;
   case_comment: CaseCommentTable;
+  case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
   handler_account: HandlerAccountTable;
   handler_officer: HandlerOfficerTable;

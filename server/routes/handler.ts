@@ -10,6 +10,8 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { handlerByToken } from '../handlers/accounts.ts';
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { approvedRecordDocument } from '../cases/record.ts';
+import { sendRecordDocument, versionNumber } from './record.ts';
 import { sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
@@ -107,10 +109,16 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     if (row.submission_type === 'ONLINE_FORM') {
       throw new HttpError(409, 'NOT_AN_ORAL_CASE', 'Only a phone or meeting case has a report text recorded by a handler.');
     }
-    if (row.approved_at) throw new HttpError(409, 'REPORT_APPROVED', 'The reporter has approved the report; it can no longer change.');
+    // After an approval an edit is a new version awaiting approval, never a silent change (docs/decisions/record-versions.md).
     await recordReport(ctx, row, text);
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return buildCaseView(ctx, fresh);
+  });
+
+  app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', async (req, reply) => {
+    const h = await authenticate(ctx, req);
+    const row = await findCase(ctx, h, req.params.caseNumber);
+    return sendRecordDocument(reply, await approvedRecordDocument(ctx, row, versionNumber(req.params.version)));
   });
 
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages', async (req, reply) => {

@@ -11,7 +11,9 @@ import { HttpError } from '../errors.ts';
 import { addMessage, buildCaseView, loadCaseView, type CaseRow } from '../cases/service.ts';
 import { sendWithEtag } from '../spa.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
-import { addComment, approveCase, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
+import { addComment, requestPasswordChange, updateWhistleblower } from '../cases/reporter.ts';
+import { approveRecord, approvedRecordDocument } from '../cases/record.ts';
+import { approveSchema, sendRecordDocument, versionNumber } from './record.ts';
 import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
@@ -74,9 +76,15 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.put(`${BASE}/approve`, async (req, reply) => {
     const { row } = await reporterCase(req);
-    await approveCase(ctx, row);
+    const { sha256 } = parseOr400(approveSchema, req.body ?? {}, 'body');
+    await approveRecord(ctx, row, sha256);
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return reply.headers(noStore).send(await buildCaseView(ctx, fresh));
+  });
+
+  app.get<{ Params: { version: string } }>(`${BASE}/record/:version/approved`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return sendRecordDocument(reply, await approvedRecordDocument(ctx, row, versionNumber(req.params.version)));
   });
 
   const updateIdentity = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {

@@ -39,7 +39,16 @@ export const logoLink = style({
 });
 // A fixed box (the <img> carries width and height, so nothing shifts when the logo
 // arrives); the logo keeps its proportions inside it, at the start of the bar.
-export const logo = style({ width: 200, height: 52, maxWidth: '100%', objectFit: 'contain', objectPosition: 'left center', display: 'block' });
+export const logo = style({
+  width: 200,
+  height: 52,
+  maxWidth: '100%',
+  objectFit: 'contain',
+  objectPosition: 'left center',
+  display: 'block',
+  // Room for "Leave quickly" and the menu button on a small phone.
+  '@media': { 'screen and (max-width: 479.98px)': { maxWidth: 110 } },
+});
 
 export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });
 export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !important' } } });
@@ -96,7 +105,15 @@ export const button = style({
 
 export const menuButton = style([
   button,
-  { marginLeft: 'auto', padding: 10, background: 'transparent', color: vars.color.text, border: `1px solid ${vars.color.border}` },
+  {
+    marginLeft: 'auto',
+    padding: 10,
+    background: 'transparent',
+    color: vars.color.text,
+    border: `1px solid ${vars.color.border}`,
+    // Narrow: "Leave quickly" takes the free space before the menu button.
+    '@media': { [NARROW]: { marginLeft: 0 } },
+  },
 ]);
 
 export const main = style({ minHeight: `calc(100vh - ${vars.size.topBar} - 60px)`, outline: 'none' });
@@ -120,3 +137,24 @@ export const select = style({
   borderRadius: vars.radius.small,
 });
 export const languageLabel = style({ display: 'flex', alignItems: 'center', gap: 8 });
+
+/** "Leave quickly": visible at every width, at least 44 x 44 px, never hidden in the drawer. */
+export const quickExit = style({
+  font: 'inherit',
+  display: 'inline-flex',
+  alignItems: 'center',
+  justifyContent: 'center',
+  gap: 6,
+  minHeight: 44,
+  minWidth: 44,
+  padding: '6px 14px',
+  flexShrink: 0,
+  borderRadius: 999,
+  border: `2px solid ${vars.color.text}`,
+  background: vars.color.surface,
+  color: vars.color.text,
+  fontWeight: 700,
+  cursor: 'pointer',
+  whiteSpace: 'nowrap',
+  '@media': { [NARROW]: { marginLeft: 'auto', padding: '6px 10px', fontSize: '0.875rem' } },
+});

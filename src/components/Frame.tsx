@@ -3,7 +3,7 @@
  * from the look and feel, the language selector and the login button; under
  * 1111 px a side drawer (loaded on first use) replaces the bar's navigation.
  */
-import { lazy, Suspense, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useRouter, useRouterState } from '@tanstack/react-router';
 import { PRIVATE_LANGUAGES } from '../i18n/index.ts';
 import { FrameSlotContext } from './FrameSlot.tsx';
@@ -15,6 +15,7 @@ import { LanguageSelect } from './LanguageSelect.tsx';
 import { PathLink } from './NavLink.tsx';
 import { Icon } from './Icon.tsx';
 import { RouteFocusProvider } from './RouteFocus.tsx';
+import { isQuickExitKey, quickExit } from '../app/quickExit.ts';
 import * as styles from './Frame.css.ts';
 
 const loadDrawer = () => import('./NavDrawer.tsx');
@@ -71,6 +72,30 @@ function WideNav({ items, label }: { items: NavItem[]; label: string }) {
   );
 }
 
+/**
+ * "Leave quickly" (docs/decisions/quick-exit.md): always in the top bar, at every
+ * width, and Alt+Q anywhere. Capture phase, so an open dialog cannot swallow it.
+ */
+function QuickExit() {
+  const t = useT();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!isQuickExitKey(e)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      quickExit();
+    };
+    window.addEventListener('keydown', onKey, { capture: true });
+    return () => window.removeEventListener('keydown', onKey, { capture: true });
+  }, []);
+  return (
+    <button type="button" className={styles.quickExit} aria-keyshortcuts="Alt+Q" onClick={() => quickExit()}>
+      <Icon name="leave" size={20} />
+      {t('frame.quickExit')}
+    </button>
+  );
+}
+
 export function Frame({ children }: { children: ReactNode }) {
   const t = useT();
   const api = useApi();
@@ -103,6 +128,7 @@ export function Frame({ children }: { children: ReactNode }) {
           {!isPrivate && <LoginLink />}
           <div ref={setSlot} className={styles.actions} />
         </div>
+        <QuickExit />
         <button
           ref={menuButton}
           type="button"

@@ -15,6 +15,7 @@ const PATHS: Record<string, string> = {
   close: 'M6 6l12 12M18 6 6 18',
   chevron: 'M6 9l6 6 6-6',
   arrow: 'M5 12h14M13 6l6 6-6 6',
+  leave: 'M14 4h5v16h-5M10 8l-4 4 4 4M6 12h10',
 };
 
 export function Icon({ name, size = 24, className }: { name: string | null | undefined; size?: number; className?: string }) {

@@ -3,11 +3,13 @@
  * at most five allowed files (the machine keeps them with the shared schema's
  * `keepAllowedFiles`), the 2 GB text, and per-file upload progress while sending.
  */
-import { useId, useRef, useState } from 'react';
+import { Suspense, useId, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { ALLOWED_EXTENSIONS, ALLOWED_MIME_TYPES, LIMITS } from '../../machines/schema.ts';
 import { useReport } from './context.ts';
+import { useFileChecks } from '../metadata/context.tsx';
+import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
@@ -27,6 +29,7 @@ export function Documents() {
   const t = useT('forms');
   const locale = toBcp47(useLanguage());
   const actor = useReport();
+  const checks = useFileChecks();
   const files = useSelector(actor, (s) => s.context.draft.files);
   const dropped = useSelector(actor, (s) => s.context.droppedFiles);
   const progress = useSelector(actor, (s) => (s.hasTag('busy') ? s.context.progress : null));
@@ -106,6 +109,12 @@ export function Documents() {
                   >
                     {t('forms.remove')}
                   </button>
+                )}
+                {checks && (
+                  // Its catalogue loads on first use; the list itself never waits for it.
+                  <Suspense fallback={null}>
+                    <FileCheckStatus actor={checks.get(f)} name={f.name} />
+                  </Suspense>
                 )}
                 {p && (
                   <progress

@@ -4,7 +4,7 @@
  * company info, the submit request, copying, navigation) is supplied to the machine
  * with .provide() here. Loaded lazily by the route files.
  */
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -25,6 +25,8 @@ import {
 import { submitReport } from './submit.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
+import type { FileChecks } from '../metadata/checks.ts';
+import { FileChecksContext, useFileChecksOwner } from '../metadata/context.tsx';
 import { ReportSteps } from './Steps.tsx';
 
 // The confirmations (Radix Dialog and the dialog styles) are not on the form's first
@@ -35,7 +37,7 @@ import * as styles from './ReportForm.css.ts';
 export { useReport };
 
 /** The machine with the browser's effects. */
-export function useBrowserReportMachine(channel: ReportChannel) {
+export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChecks) {
   const api = useApi();
   const lookAndFeel = useLookAndFeelActor();
   const navigate = useNavigate();
@@ -56,9 +58,17 @@ export function useBrowserReportMachine(channel: ReportChannel) {
             if (!s.context.companyInfo) throw new Error('company info unavailable');
             return s.context.companyInfo;
           }),
-          submitReport: fromPromise(({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) =>
-            submitReport(api, window.location.hostname, input, signal, language.current),
-          ),
+          // Each file goes as its settled hidden-data check says: the cleaned copy, or
+          // the original where nothing was found, nothing could be checked, or the
+          // identified reporter chose it (docs/decisions/metadata-removal.md).
+          submitReport: fromPromise(async ({ input, signal }: { input: SubmitReportInput; signal: AbortSignal }) => {
+            const { submission } = input;
+            const ready: SubmitReportInput =
+              submission.channel === 'online' && checks
+                ? { ...input, submission: { ...submission, files: (await checks.resolve(submission.files)) as typeof submission.files } }
+                : input;
+            return submitReport(api, window.location.hostname, ready, signal, language.current);
+          }),
           // Starts when the form opens; the worker solves while the reporter types.
           solveProofOfWork: fromPromise(({ input, signal }: { input: { proof: SubmissionProof | null }; signal: AbortSignal }) =>
             solveProofOfWork(api, input.proof, signal),
@@ -73,19 +83,45 @@ export function useBrowserReportMachine(channel: ReportChannel) {
           goToErrorPage: () => void navigate({ to: '/something-went-wrong', replace: true }),
         },
       }),
-    [channel, api, lookAndFeel, navigate],
+    [channel, api, lookAndFeel, navigate, checks],
   );
 }
 
-export function ReportProvider({ machine, children }: { machine: ReturnType<typeof createReportMachine>; children: React.ReactNode }) {
+export function ReportProvider({
+  machine,
+  checks,
+  children,
+}: {
+  machine: ReturnType<typeof createReportMachine>;
+  checks?: FileChecks;
+  children: React.ReactNode;
+}) {
   const actor = useActorRef(machine);
-  return <ReportContext value={actor}>{children}</ReportContext>;
+  return (
+    <ReportContext value={actor}>
+      <FileChecksContext value={checks ?? null}>
+        {checks && <FileChecksSync checks={checks} />}
+        {children}
+      </FileChecksContext>
+    </ReportContext>
+  );
+}
+
+/** Keeps the checks in step with the draft: the attached files, and whether the reporter reveals who they are. */
+function FileChecksSync({ checks }: { checks: FileChecks }) {
+  const actor = useReport();
+  const files = useSelector(actor, (s) => s.context.draft.files);
+  const identified = useSelector(actor, (s) => s.context.draft.identity === 'reveal');
+  useEffect(() => checks.keepOnly(files), [checks, files]);
+  useEffect(() => checks.setIdentified(identified), [checks, identified]);
+  return null;
 }
 
 export function ReportPage({ channel }: { channel: ReportChannel }) {
-  const machine = useBrowserReportMachine(channel);
+  const checks = useFileChecksOwner();
+  const machine = useBrowserReportMachine(channel, checks);
   return (
-    <ReportProvider machine={machine}>
+    <ReportProvider machine={machine} checks={checks}>
       <ReportView />
     </ReportProvider>
   );

@@ -65,10 +65,12 @@ export const composerRow = style({ display: 'flex', alignItems: 'center', justif
 export const attachments = style({ listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexWrap: 'wrap', gap: 8 });
 export const attachment = style({
   display: 'inline-flex',
+  flexWrap: 'wrap',
   alignItems: 'center',
   gap: 6,
   padding: '2px 4px 2px 10px',
-  borderRadius: 999,
+  // Room for the hidden-data status under the name.
+  borderRadius: 14,
   border: `1px solid ${vars.color.border}`,
 });
 export const removeButton = style({

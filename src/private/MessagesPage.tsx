@@ -4,7 +4,7 @@
  * shared file, filtered by kind with count and total size. Files download as
  * attachments through the portal; nothing renders inline.
  */
-import { useEffect, useId, useState } from 'react';
+import { Suspense, useEffect, useId, useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { chatMachine } from '../../machines/chat.ts';
 import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
@@ -14,6 +14,8 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { downloadFile, uploadMessageActor } from './services.ts';
+import { useFileChecksOwner } from '../metadata/context.tsx';
+import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
 import {
   FILE_CATEGORIES,
   categoryOf,
@@ -87,9 +89,12 @@ function Composer() {
   const { session, services } = usePrivateArea();
   const active = useSessionActive();
   const ids = { text: useId(), counter: useId(), files: useId(), error: useId() };
+  // What an attached file gives away is checked on this device; an identified reporter may keep originals.
+  const identified = !!useCase().whistleblower?.name;
+  const checks = useFileChecksOwner(identified);
   const composer = useActorRef(
     chatMachine.provide({
-      actors: { uploadMessage: uploadMessageActor(services) },
+      actors: { uploadMessage: uploadMessageActor(services, checks) },
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
@@ -98,6 +103,8 @@ function Composer() {
   );
   const text = useSelector(composer, (s) => s.context.text);
   const files = useSelector(composer, (s) => s.context.files);
+  useEffect(() => checks.keepOnly(files), [checks, files]);
+  useEffect(() => checks.setIdentified(identified), [checks, identified]);
   const sending = useSelector(composer, (s) => s.matches('sending'));
   const failed = useSelector(composer, (s) => s.matches({ composing: 'failed' }));
   const progress = useSelector(composer, (s) => ({ loaded: s.context.loaded, total: s.context.total }));
@@ -144,6 +151,9 @@ function Composer() {
           {files.map((f, i) => (
             <li key={`${f.name}-${i}`} className={styles.attachment}>
               {f.name}
+              <Suspense fallback={null}>
+                <FileCheckStatus actor={checks.get(f)} name={f.name} />
+              </Suspense>
               <button
                 type="button"
                 className={styles.removeButton}

@@ -15,6 +15,7 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { reviewActors } from './services.ts';
+import { RecordVersions } from './RecordVersions.tsx';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
 import { card } from '../styles/card.css.ts';
@@ -102,6 +103,7 @@ export function ReportPage() {
             <p className={styles.muted}>{t('private.report.noRecord')}</p>
           )}
           {c.approvedAt && <p className={styles.success}>{t('private.report.approvedAt', { date: formatLongDateTime(c.approvedAt, lang) })}</p>}
+          <RecordVersions c={c} />
         </section>
       )}
       {(c.comments?.length ?? 0) > 0 && (
@@ -140,11 +142,12 @@ function Review() {
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
       },
     }),
-    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt } },
+    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null } },
   );
+  const sha256 = c.report?.sha256 ?? null;
   useEffect(() => {
-    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt });
-  }, [review, c.submission.type, c.approvedAt]);
+    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, sha256 });
+  }, [review, c.submission.type, c.approvedAt, sha256]);
   const offered = useSelector(review, (s) => s.matches('reviewing'));
   const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));
   const sendingComment = useSelector(review, (s) => s.matches({ reviewing: 'sendingComment' }));
@@ -228,7 +231,11 @@ function Review() {
         open={confirming}
         className={styles.dialogApprove}
         title={t('private.report.approve.title')}
-        description={t('private.report.approve.text')}
+        description={
+          c.report?.sha256
+            ? `${t('private.report.approve.text')} ${t('private.record.approveVersion', { version: c.report.version ?? 1, hash: c.report.sha256 })}`
+            : t('private.report.approve.text')
+        }
         cancelLabel={t('private.common.cancel')}
         confirmLabel={t('private.report.approve.confirm')}
         onCancel={() => review.send({ type: 'approval.cancel' })}

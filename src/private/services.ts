@@ -21,6 +21,7 @@ import type {
   VerifyResult,
 } from '../../machines/session.ts';
 import type { ChatEvent, UploadInput } from '../../machines/chat.ts';
+import type { FileChecks } from '../metadata/checks.ts';
 import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
 
 export const CALLBACK_PATH = '/private/callback';
@@ -196,15 +197,17 @@ export function sessionImplementations(
 }
 
 /** The chat upload: multipart with progress, through XMLHttpRequest (fetch reports no upload progress). */
-export function uploadMessageActor(s: PrivateServices) {
+/** `checks`: each file goes as its hidden-data check settled (docs/decisions/metadata-removal.md). */
+export function uploadMessageActor(s: PrivateServices, checks?: FileChecks) {
   return fromCallback<ChatEvent, UploadInput>(({ input, sendBack }) => {
     const xhr = new XMLHttpRequest();
     let cancelled = false;
-    void s.accessToken().then((token) => {
+    const ready = checks ? checks.resolve(input.files) : Promise.resolve(input.files);
+    void Promise.all([s.accessToken(), ready]).then(([token, files]) => {
       if (cancelled) return;
       const form = new FormData();
       form.append('messageDto', new Blob([JSON.stringify({ message: input.message })], { type: 'application/json' }));
-      for (const f of input.files) form.append('files', f as File, f.name);
+      for (const f of files) form.append('files', f as File, f.name);
       xhr.open('POST', s.api.url('/api/private/case/messages/new'));
       if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
       xhr.setRequestHeader('accept', 'application/json');
@@ -245,10 +248,30 @@ export function reviewActors(s: PrivateServices) {
     sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) =>
       callStatus(() => s.api.request('/api/private/case/comments', { method: 'POST', body: input })),
     ),
-    approveCase: fromPromise<IdentityCallResult, void>(() =>
-      callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT' })),
+    // The approval names the version shown by its hash (docs/decisions/record-versions.md).
+    approveCase: fromPromise<IdentityCallResult, { sha256: string | null }>(({ input }) =>
+      callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT', body: input.sha256 ? { sha256: input.sha256 } : {} })),
     ),
   };
+}
+
+/** Downloads the approved version of the record: the text, its SHA-256 and approval time. */
+export async function downloadRecord(s: PrivateServices, caseNumber: string, version: number): Promise<number> {
+  try {
+    const res = await s.api.request(`/api/private/case/record/${version}/approved`, { headers: { accept: 'text/plain' } });
+    const url = URL.createObjectURL(new Blob([await res.blob()], { type: 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `record-${caseNumber}-v${version}.txt`;
+    a.rel = 'noopener';
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    return 200;
+  } catch (err) {
+    return statusOf(err);
+  }
 }
 
 /** Downloads a file of the case as an attachment: never rendered inline. */

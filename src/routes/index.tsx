@@ -96,6 +96,9 @@ function Landing() {
           </h1>
           <p className={styles.subHeading}>{fp.subHeading || t('landing.subHeading.default')}</p>
           {(fp.paragraph || !fp.heading) && <p className={styles.paragraph}>{fp.paragraph || t('landing.paragraph.default')}</p>}
+          <p className={styles.paragraph} data-testid="quick-exit-help">
+            {t('landing.quickExit')}
+          </p>
         </div>
       </section>
       <ul className={styles.cards} aria-label={t('landing.cards.label')}>

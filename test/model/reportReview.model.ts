@@ -4,9 +4,9 @@ import { reportReviewMachine } from '../../machines/reportReview.ts';
 import type { MachineModel } from './harness.ts';
 
 export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
-  { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null },
-  { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z' },
-  { type: 'case.change', submissionType: 'MEETING', approvedAt: null },
+  { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, sha256: null },
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z', sha256: 'a'.repeat(64) },
+  { type: 'case.change', submissionType: 'MEETING', approvedAt: null, sha256: 'b'.repeat(64) },
   { type: 'comment.open' },
   { type: 'comment.change', value: '   ' },
   { type: 'comment.change', value: 'The date of the second call is wrong.' },
@@ -28,6 +28,6 @@ export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
 export default {
   name: 'reportReview',
   machine: reportReviewMachine,
-  input: { submissionType: 'PHONE', approvedAt: null },
+  input: { submissionType: 'PHONE', approvedAt: null, sha256: 'a'.repeat(64) },
   events: reportReviewEvents,
 } satisfies MachineModel;

@@ -37,6 +37,15 @@ describe('report review model', () => {
         if (hasText) expect(sent.at(-1)).toEqual({ comment: prev.context.comment.trim() });
       }
       if (s.matches('approved')) expect(h.actionLog.at(-1)).toBe('reloadCase');
+      // The approval names the version shown by its hash.
+      if (step.event.type === 'approval.confirm' && s.matches({ reviewing: 'approving' })) {
+        expect(h.inputs.get('approveCase')?.at(-1)).toEqual({ sha256: prev.context.sha256 });
+      }
+      // After an approval, a new version awaiting approval offers review again.
+      if (prev.matches('approved') && step.event.type === 'case.change' && !(step.event as any).approvedAt && (step.event as any).submissionType !== 'ONLINE_FORM') {
+        expect(s.matches('reviewing')).toBe(true);
+        expect(s.context.sha256).toBe((step.event as any).sha256);
+      }
       // review is offered only for non-online reports not yet approved
       if (s.matches('reviewing')) {
         expect(s.context.submissionType).not.toBe('ONLINE_FORM');
@@ -46,12 +55,12 @@ describe('report review model', () => {
   });
 
   it('is locked for an online-form report and for an approved record', () => {
-    const online = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null } }).start();
+    const online = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, sha256: null } }).start();
     expect(online.getSnapshot().value).toBe('locked');
     expect(online.getSnapshot().can({ type: 'approval.open' })).toBe(false);
-    const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z' } }).start();
+    const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z', sha256: 'a'.repeat(64) } }).start();
     expect(approved.getSnapshot().value).toBe('locked');
-    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null } }).start();
+    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null, sha256: null } }).start();
     expect(phone.getSnapshot().can({ type: 'approval.open' })).toBe(true);
   });
 });

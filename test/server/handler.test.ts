@@ -171,7 +171,7 @@ describe('the record of an oral report', () => {
     const res = await call(server, 'PUT', `/api/handler/cases/${phoneCase}/report`, { token, json: { text: 'Caller said the invoices were doubled.' } });
     expect(res.status).toBe(200);
     expect(res.data.status).toBe('RECEIVED');
-    expect(res.data.report).toEqual({ text: 'Caller said the invoices were doubled.', updatedAt: expect.any(String) });
+    expect(res.data.report).toMatchObject({ text: 'Caller said the invoices were doubled.', updatedAt: expect.any(String), version: 1, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(res.data.caseStatusHistory.map((e: any) => e.status)).toEqual(['PENDING_WHISTLEBLOWER_CONTACT', 'RECEIVED']);
     expect(res.data.events.map((e: any) => e.status)).toEqual(['RECEIVED']);
     expect(res.data.receivedDate).toBe(res.data.caseStatusHistory[1].dateTime);
@@ -180,14 +180,15 @@ describe('the record of an oral report', () => {
     expect(again.data.caseStatusHistory).toHaveLength(2);
   });
 
-  it('refuses an online case, an empty text, and an approved report', async () => {
+  it('refuses an online case and an empty text; after approval an edit is a new version awaiting approval', async () => {
     expectError(await call(server, 'PUT', `/api/handler/cases/${onlineCase}/report`, { token, json: { text: 'x' } }), 409, 'NOT_AN_ORAL_CASE');
     expectError(await call(server, 'PUT', `/api/handler/cases/${phoneCase}/report`, { token, json: { text: '   ' } }), 400, 'VALIDATION', 'text');
     expectError(await call(server, 'PUT', `/api/handler/cases/${phoneCase}/report`, { token, json: { text: 'x'.repeat(20_001) } }), 400, 'VALIDATION', 'text');
     await server.ctx.db.updateTable('report_case').set({ approved_at: new Date() }).where('case_number', '=', phoneCase).execute();
-    expectError(await call(server, 'PUT', `/api/handler/cases/${phoneCase}/report`, { token, json: { text: 'late change' } }), 409, 'REPORT_APPROVED');
-    const view = await call(server, 'GET', `/api/handler/cases/${phoneCase}`, { token });
-    expect(view.data.report.text).toBe('Corrected: tripled.');
+    const late = await call(server, 'PUT', `/api/handler/cases/${phoneCase}/report`, { token, json: { text: 'late change' } });
+    expect(late.status).toBe(200);
+    expect(late.data.approvedAt).toBeNull();
+    expect(late.data.report.versions.map((v: any) => v.text)).toEqual(['Caller said the invoices were doubled.', 'Corrected: tripled.', 'late change']);
   });
 });
 

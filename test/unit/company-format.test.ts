@@ -349,3 +349,19 @@ describe('lookAndFeelResponse', () => {
     expect(en.availableLanguages).toEqual(['en', 'da']);
   });
 });
+
+describe('quickExitUrl (docs/decisions/quick-exit.md)', () => {
+  const withUrl = (quickExitUrl: unknown) => parseCompanyFile({ ...(readSeed('localhost.json') as object), quickExitUrl });
+
+  it('is optional, and an absolute https address is kept', () => {
+    expect(parseCompanyFile(readSeed('localhost.json')).ok).toBe(true);
+    const r = withUrl(' https://www.dr.dk/ ');
+    expect(r.ok && r.company.quickExitUrl).toBe('https://www.dr.dk/');
+  });
+
+  it.each(['/leave', 'javascript:alert(1)', 'https://user:pw@example.com/', 'ftp://example.com/', 42])('refuses %s, naming the field', (bad) => {
+    const r = withUrl(bad);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.field).toBe('quickExitUrl');
+  });
+});

@@ -8,6 +8,8 @@ import * as m0021 from './0021_case_deletion.ts';
 import * as m0030 from './0030_server_process.ts';
 import * as m0070 from './0070_abuse_guards.ts';
 import * as m0050 from './0050_company_change_notify.ts';
+import * as m0040 from './0040_file_metadata_remaining.ts';
+import * as m0041 from './0041_record_versions.ts';
 import * as m0100 from './0100_identity.ts';
 import * as m0101 from './0101_identity_account_index.ts';
 import * as m0102 from './0102_case_account_token_generation.ts';
@@ -27,6 +29,8 @@ export const migrations: Record<string, Migration> = {
   '0030_server_process': m0030,
   '0070_abuse_guards': m0070,
   '0050_company_change_notify': m0050,
+  '0040_file_metadata_remaining': m0040,
+  '0041_record_versions': m0041,
   '0100_identity': m0100,
   '0101_identity_account_index': m0101,
   '0102_case_account_token_generation': m0102,

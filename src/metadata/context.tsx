@@ -1,0 +1,18 @@
+/** The page's hidden-data checks (see checks.ts), for the views that list attached files. */
+import { createContext, use, useEffect, useState } from 'react';
+import { createFileChecks, type FileChecks } from './checks.ts';
+
+export const FileChecksContext = createContext<FileChecks | null>(null);
+
+/** The checks of the page, or null where none are provided (e.g. view tests without a worker). */
+export function useFileChecks(): FileChecks | null {
+  return use(FileChecksContext);
+}
+
+/** Creates the page's checks and ends them with the page. */
+export function useFileChecksOwner(identified = false): FileChecks {
+  // A resource owned by the component, like a ref: not flow state.
+  const [checks] = useState(() => createFileChecks(identified));
+  useEffect(() => () => checks.stop(), [checks]);
+  return checks;
+}

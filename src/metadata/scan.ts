@@ -1,0 +1,582 @@
+/**
+ * Hidden data in a file, found and removed on the reporter's device
+ * (docs/decisions/metadata-removal.md). Pure functions over bytes: they run in the
+ * SPA's Web Worker, and the server uses `inspectFile` to re-check what it receives.
+ *
+ * Reading: exifr (JPEG, PNG, HEIC/HEIF, TIFF), pdf-lib (PDF Info and XMP), fflate
+ * (OOXML and ODF zips). Rewriting: pdf-lib, fflate, and small segment strippers for
+ * JPEG, PNG and WebP (no library rewrites those without decoding the image).
+ */
+import exifr from 'exifr';
+import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, PDFHexString } from 'pdf-lib';
+import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+
+export const FINDING_KINDS = [
+  'location',
+  'device',
+  'serialNumber',
+  'author',
+  'company',
+  'editingTime',
+  'dates',
+  'software',
+  'thumbnail',
+  'comments',
+  'revisionIds',
+  'title',
+  'otherMetadata',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export interface Finding {
+  kind: FindingKind;
+  /** What was found, shortened, for the reporter to recognise (never sent anywhere). */
+  detail?: string;
+}
+
+export type FileFormat = 'jpeg' | 'png' | 'webp' | 'heic' | 'pdf' | 'ooxml' | 'odf';
+
+export interface Inspection {
+  /** null: a type we cannot check. */
+  format: FileFormat | null;
+  findings: Finding[];
+}
+
+export interface Cleaned {
+  bytes: Uint8Array;
+  /** What the cleaning removed (kinds, in FINDING_KINDS order). */
+  removed: FindingKind[];
+}
+
+export class CannotClean extends Error {}
+
+// ---- format -----------------------------------------------------------------------
+
+const startsWith = (b: Uint8Array, sig: number[], at = 0) => sig.every((x, i) => b[at + i] === x);
+const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+
+export function detectFormat(b: Uint8Array): FileFormat | null {
+  if (startsWith(b, [0xff, 0xd8, 0xff])) return 'jpeg';
+  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
+  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
+  if (ascii(b, 4, 8) === 'ftyp' && /^(heic|heix|hevc|heim|heis|mif1|msf1|avif)$/.test(ascii(b, 8, 12))) return 'heic';
+  if (ascii(b, 0, 5) === '%PDF-') return 'pdf';
+  if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
+    // ODF stores "mimetype" first, uncompressed; OOXML has [Content_Types].xml.
+    if (ascii(b, 30, 38) === 'mimetype' && ascii(b, 38, 80).includes('application/vnd.oasis.opendocument')) return 'odf';
+    return 'ooxml';
+  }
+  return null;
+}
+
+const short = (s: unknown, max = 60) => {
+  const t = String(s ?? '').replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+};
+
+/** `push(out, kind)`: present; `push(out, kind, value)`: present only when value is non-empty. */
+function push(out: Finding[], kind: FindingKind, ...value: [unknown?]) {
+  const d = value.length === 0 ? undefined : short(value[0]);
+  if (value.length > 0 && !d) return;
+  if (out.some((f) => f.kind === kind && f.detail === d)) return;
+  out.push(d ? { kind, detail: d } : { kind });
+}
+
+export function sortKinds(kinds: Iterable<FindingKind>): FindingKind[] {
+  const set = new Set(kinds);
+  return FINDING_KINDS.filter((k) => set.has(k));
+}
+
+// ---- images: reading (exifr) --------------------------------------------------------
+
+const EXIF_KIND: Record<string, FindingKind> = {
+  Make: 'device',
+  Model: 'device',
+  LensMake: 'device',
+  LensModel: 'device',
+  BodySerialNumber: 'serialNumber',
+  LensSerialNumber: 'serialNumber',
+  SerialNumber: 'serialNumber',
+  InternalSerialNumber: 'serialNumber',
+  CameraSerialNumber: 'serialNumber',
+  ImageUniqueID: 'serialNumber',
+  Artist: 'author',
+  XPAuthor: 'author',
+  Copyright: 'author',
+  creator: 'author',
+  OwnerName: 'author',
+  CameraOwnerName: 'author',
+  Byline: 'author',
+  Software: 'software',
+  CreatorTool: 'software',
+  ProcessingSoftware: 'software',
+  HostComputer: 'device',
+  DateTimeOriginal: 'dates',
+  CreateDate: 'dates',
+  ModifyDate: 'dates',
+  DateCreated: 'dates',
+  UserComment: 'comments',
+  XPComment: 'comments',
+  ImageDescription: 'comments',
+  description: 'comments',
+  Caption: 'comments',
+  XPTitle: 'title',
+  title: 'title',
+  ObjectName: 'title',
+};
+
+async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[]> {
+  const out: Finding[] = [];
+  let data: Record<string, unknown> | undefined;
+  try {
+    data = (await exifr.parse(b, {
+      tiff: true,
+      ifd0: true,
+      exif: true,
+      gps: true,
+      interop: false,
+      ifd1: true,
+      xmp: true,
+      iptc: true,
+      icc: false,
+      jfif: false,
+      ihdr: false,
+      makerNote: false,
+      userComment: true,
+      mergeOutput: true,
+      translateValues: true,
+      reviveValues: true,
+      sanitize: true,
+      silentErrors: true,
+    } as never)) as Record<string, unknown> | undefined;
+  } catch {
+    data = undefined;
+  }
+  if (data) {
+    if (typeof data.latitude === 'number' && typeof data.longitude === 'number') {
+      push(out, 'location', `${data.latitude.toFixed(5)}, ${data.longitude.toFixed(5)}`);
+    } else if (Object.keys(data).some((k) => k.startsWith('GPS'))) {
+      push(out, 'location');
+    }
+    for (const [k, v] of Object.entries(data)) {
+      const kind = EXIF_KIND[k];
+      if (!kind || v === undefined || v === null || v === '') continue;
+      const detail = v instanceof Date ? v.toISOString().slice(0, 16).replace('T', ' ') : typeof v === 'object' ? (v as { value?: unknown }).value ?? JSON.stringify(v) : v;
+      push(out, kind, detail);
+    }
+    // exifr merges IFD1 into the output; a thumbnail has its own offset/length tags.
+    if ('ThumbnailOffset' in data || 'ThumbnailLength' in data || 'JPEGInterchangeFormat' in data) push(out, 'thumbnail');
+  }
+  if (format === 'jpeg' && jpegSegments(b).some((s) => s.marker === 0xfe)) push(out, 'comments');
+  if (format === 'png') {
+    for (const c of pngChunks(b)) if (PNG_TEXT.has(c.type)) push(out, c.type === 'tIME' ? 'dates' : 'otherMetadata');
+  }
+  if (format === 'webp' && webpChunks(b).some((c) => c.id === 'EXIF' || c.id === 'XMP ')) push(out, 'otherMetadata');
+  if (format === 'jpeg' && jpegSegments(b).some((s) => s.marker === 0xed || (s.marker >= 0xe3 && s.marker <= 0xef && s.marker !== 0xee))) push(out, 'otherMetadata');
+  // The generic line only when nothing more specific was named.
+  return out.some((f) => f.kind !== 'otherMetadata') ? out.filter((f) => f.kind !== 'otherMetadata') : out;
+}
+
+// ---- JPEG -------------------------------------------------------------------------------
+
+interface Segment {
+  marker: number;
+  start: number;
+  end: number;
+}
+
+/** The marker segments before the image data (SOS); the rest is kept as it is. */
+function jpegSegments(b: Uint8Array): Segment[] {
+  const out: Segment[] = [];
+  let i = 2;
+  while (i + 4 <= b.length && b[i] === 0xff) {
+    const marker = b[i + 1]!;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    if (marker === 0xda || marker === 0xd9) break;
+    const len = (b[i + 2]! << 8) | b[i + 3]!;
+    if (len < 2 || i + 2 + len > b.length) throw new CannotClean('broken JPEG segment');
+    out.push({ marker, start: i, end: i + 2 + len });
+    i += 2 + len;
+  }
+  return out;
+}
+
+/** Keeps JFIF (APP0), the colour profile (APP2 ICC_PROFILE) and Adobe's colour transform (APP14); drops EXIF, XMP, IPTC, comments and the rest. */
+export function stripJpeg(b: Uint8Array): Uint8Array {
+  const segs = jpegSegments(b);
+  const drop = segs.filter((s) => {
+    if (s.marker === 0xe0 || s.marker === 0xee) return false;
+    if (s.marker === 0xe2) return ascii(b, s.start + 4, s.start + 15) !== 'ICC_PROFILE';
+    return (s.marker >= 0xe1 && s.marker <= 0xef) || s.marker === 0xfe;
+  });
+  if (drop.length === 0) return b;
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const s of drop) {
+    parts.push(b.subarray(at, s.start));
+    at = s.end;
+  }
+  parts.push(b.subarray(at));
+  return concat(parts);
+}
+
+// ---- PNG -------------------------------------------------------------------------------
+
+const PNG_TEXT = new Set(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME']);
+/** Chunks that carry the picture (or its colour); everything else is dropped. */
+const PNG_KEEP = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'pHYs', 'bKGD', 'acTL', 'fcTL', 'fdAT', 'cICP', 'mDCV', 'cLLI']);
+
+interface Chunk {
+  type: string;
+  start: number;
+  end: number;
+}
+
+function pngChunks(b: Uint8Array): Chunk[] {
+  const out: Chunk[] = [];
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let i = 8;
+  while (i + 12 <= b.length) {
+    const len = view.getUint32(i);
+    const end = i + 12 + len;
+    if (end > b.length) throw new CannotClean('broken PNG chunk');
+    const type = ascii(b, i + 4, i + 8);
+    out.push({ type, start: i, end });
+    i = end;
+    if (type === 'IEND') break;
+  }
+  return out;
+}
+
+export function stripPng(b: Uint8Array): Uint8Array {
+  const chunks = pngChunks(b);
+  if (chunks.every((c) => PNG_KEEP.has(c.type))) return b;
+  return concat([b.subarray(0, 8), ...chunks.filter((c) => PNG_KEEP.has(c.type)).map((c) => b.subarray(c.start, c.end))]);
+}
+
+// ---- WebP ------------------------------------------------------------------------------
+
+interface RiffChunk {
+  id: string;
+  start: number;
+  end: number;
+}
+
+function webpChunks(b: Uint8Array): RiffChunk[] {
+  const out: RiffChunk[] = [];
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let i = 12;
+  while (i + 8 <= b.length) {
+    const size = view.getUint32(i + 4, true);
+    const end = i + 8 + size + (size & 1);
+    if (i + 8 + size > b.length) throw new CannotClean('broken WebP chunk');
+    out.push({ id: ascii(b, i, i + 4), start: i, end: Math.min(end, b.length) });
+    i = end;
+  }
+  return out;
+}
+
+export function stripWebp(b: Uint8Array): Uint8Array {
+  const chunks = webpChunks(b);
+  const kept = chunks.filter((c) => c.id !== 'EXIF' && c.id !== 'XMP ');
+  if (kept.length === chunks.length) return b;
+  const body = concat(kept.map((c) => b.subarray(c.start, c.end)));
+  const out = concat([b.subarray(0, 12), body]);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  view.setUint32(4, out.length - 8, true);
+  const vp8x = kept.find((c) => c.id === 'VP8X');
+  if (vp8x) {
+    const at = 12 + kept.slice(0, kept.indexOf(vp8x)).reduce((n, c) => n + (c.end - c.start), 0) + 8;
+    out[at] = out[at]! & ~(0x08 | 0x04); // the EXIF and XMP flags
+  }
+  return out;
+}
+
+// ---- PDF -------------------------------------------------------------------------------
+
+const PDF_INFO_KIND: Record<string, FindingKind> = {
+  Author: 'author',
+  Creator: 'software',
+  Producer: 'software',
+  Title: 'title',
+  Subject: 'title',
+  Keywords: 'title',
+  CreationDate: 'dates',
+  ModDate: 'dates',
+  Company: 'company',
+  SourceModified: 'dates',
+};
+
+function pdfText(o: unknown): string | undefined {
+  if (o instanceof PDFString || o instanceof PDFHexString) return o.decodeText();
+  if (o instanceof PDFName) return o.decodeText();
+  return undefined;
+}
+
+async function loadPdf(b: Uint8Array): Promise<PDFDocument> {
+  return PDFDocument.load(b, { updateMetadata: false, ignoreEncryption: false, throwOnInvalidObject: false });
+}
+
+function isMetadataStream(o: unknown): boolean {
+  return o instanceof PDFStream && o.dict.get(PDFName.of('Type')) === PDFName.of('Metadata');
+}
+
+async function inspectPdf(b: Uint8Array): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const doc = await loadPdf(b);
+  const info = doc.context.lookup(doc.context.trailerInfo.Info);
+  if (info instanceof PDFDict) {
+    for (const [k, v] of info.entries()) {
+      const text = pdfText(v);
+      if (text === undefined || text.trim() === '') continue;
+      const key = k.decodeText();
+      if (/Date$/.test(key)) push(out, 'dates');
+      else push(out, PDF_INFO_KIND[key] ?? 'otherMetadata', text);
+    }
+  }
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    if (isMetadataStream(obj)) {
+      const xml = obj instanceof PDFRawStream ? safeDecode(obj) : '';
+      const creator = /<dc:creator>[\s\S]*?<rdf:li[^>]*>([^<]+)</.exec(xml)?.[1];
+      if (creator) push(out, 'author', creator);
+      const tool = /xmp:CreatorTool(?:>|=")([^<"]+)/.exec(xml)?.[1];
+      if (tool) push(out, 'software', tool);
+      push(out, 'otherMetadata', 'XMP');
+    } else if (obj instanceof PDFDict && obj.get(PDFName.of('Subtype')) instanceof PDFName && obj.get(PDFName.of('T'))) {
+      // An annotation's /T is its author (comments, highlights).
+      const who = pdfText(obj.get(PDFName.of('T')));
+      if (who) push(out, 'comments', who);
+    }
+  }
+  return out;
+}
+
+function safeDecode(s: PDFRawStream): string {
+  try {
+    const filter = s.dict.get(PDFName.of('Filter'));
+    if (filter) return '';
+    return strFromU8(s.getContents(), true);
+  } catch {
+    return '';
+  }
+}
+
+async function cleanPdf(b: Uint8Array): Promise<Cleaned> {
+  const found = await inspectPdf(b);
+  const doc = await loadPdf(b);
+  const ctx = doc.context;
+  const infoRef = ctx.trailerInfo.Info;
+  if (infoRef instanceof PDFRef) ctx.delete(infoRef);
+  ctx.trailerInfo.Info = undefined;
+  ctx.trailerInfo.ID = undefined;
+  doc.catalog.delete(PDFName.of('Metadata'));
+  doc.catalog.delete(PDFName.of('PieceInfo'));
+  for (const [ref, obj] of ctx.enumerateIndirectObjects()) {
+    if (isMetadataStream(obj)) ctx.delete(ref);
+    else if (obj instanceof PDFDict) {
+      obj.delete(PDFName.of('Metadata'));
+      obj.delete(PDFName.of('PieceInfo'));
+      if (obj.get(PDFName.of('Subtype')) instanceof PDFName && obj.get(PDFName.of('T'))) obj.set(PDFName.of('T'), PDFString.of(''));
+      // Old Info dictionaries of earlier revisions, no longer referenced.
+      if (obj.has(PDFName.of('Author')) || obj.has(PDFName.of('Producer')) || obj.has(PDFName.of('Creator'))) {
+        if (!obj.has(PDFName.of('Type'))) ctx.delete(ref);
+      }
+    }
+  }
+  const bytes = await doc.save({ useObjectStreams: false, updateFieldAppearances: false });
+  return { bytes, removed: sortKinds(found.map((f) => f.kind)) };
+}
+
+// ---- OOXML and ODF (zip) ------------------------------------------------------------
+
+const xmlText = (xml: string, tag: string) => new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(xml)?.[1];
+
+function unzip(b: Uint8Array): Record<string, Uint8Array> {
+  try {
+    return unzipSync(b);
+  } catch {
+    throw new CannotClean('broken zip');
+  }
+}
+
+function inspectOoxml(files: Record<string, Uint8Array>): Finding[] {
+  const out: Finding[] = [];
+  const text = (name: string) => (files[name] ? strFromU8(files[name]!) : '');
+  const core = text('docProps/core.xml');
+  const app = text('docProps/app.xml');
+  push(out, 'author', xmlText(core, 'dc:creator'));
+  push(out, 'author', xmlText(core, 'cp:lastModifiedBy'));
+  push(out, 'title', xmlText(core, 'dc:title'));
+  push(out, 'company', xmlText(app, 'Company'));
+  push(out, 'company', xmlText(app, 'Manager'));
+  const total = xmlText(app, 'TotalTime');
+  if (total && total !== '0') push(out, 'editingTime', `${total} min`);
+  push(out, 'software', xmlText(app, 'Application'));
+  if (xmlText(core, 'dcterms:created') || xmlText(core, 'dcterms:modified')) push(out, 'dates');
+  if (files['docProps/custom.xml'] && /<property /.test(text('docProps/custom.xml'))) push(out, 'otherMetadata');
+  for (const name of Object.keys(files)) {
+    if (/^docProps\/thumbnail\./.test(name)) push(out, 'thumbnail');
+    if (!name.endsWith('.xml')) continue;
+    if (/^(word|xl|ppt)\//.test(name)) {
+      const xml = text(name);
+      for (const m of xml.matchAll(/\bw:author="([^"]+)"/g)) push(out, /comments/.test(name) ? 'comments' : 'author', m[1]);
+      if (/comments/.test(name)) for (const m of xml.matchAll(/<author>([^<]+)<\/author>/g)) push(out, 'comments', m[1]);
+      for (const m of xml.matchAll(/<p:cmAuthor [^>]*name="([^"]+)"/g)) push(out, 'comments', m[1]);
+      for (const m of xml.matchAll(/<(?:\w+:)?person [^>]*displayName="([^"]+)"/g)) push(out, 'comments', m[1]);
+      if (/\bw:rsid\w*="/.test(xml)) push(out, 'revisionIds');
+    }
+  }
+  return out;
+}
+
+const EMPTY_CORE =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:dcmitype="http://purl.org/dc/dcmitype/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"/>';
+const EMPTY_APP =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"/>';
+const EMPTY_CUSTOM =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"/>';
+
+function cleanOoxml(files: Record<string, Uint8Array>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [name, data] of Object.entries(files)) {
+    if (/^docProps\/thumbnail\./.test(name)) continue;
+    if (name === 'docProps/core.xml') out[name] = strToU8(EMPTY_CORE);
+    else if (name === 'docProps/app.xml') out[name] = strToU8(EMPTY_APP);
+    else if (name === 'docProps/custom.xml') out[name] = strToU8(EMPTY_CUSTOM);
+    else if (name === '_rels/.rels') out[name] = strToU8(strFromU8(data).replace(/<Relationship [^>]*Target="\/?docProps\/thumbnail\.[^"]*"[^>]*\/>/g, ''));
+    else if (name.endsWith('.xml') && /^(word|xl|ppt)\//.test(name)) {
+      let xml = strFromU8(data);
+      xml = xml
+        .replace(/\s+w:rsid\w*="[^"]*"/g, '')
+        .replace(/<w:rsids>[\s\S]*?<\/w:rsids>/g, '')
+        .replace(/\bw:author="[^"]*"/g, 'w:author=""')
+        .replace(/\bw:initials="[^"]*"/g, 'w:initials=""')
+        .replace(/<author>[^<]*<\/author>/g, '<author></author>')
+        .replace(/(<p:cmAuthor [^>]*)name="[^"]*"/g, '$1name=""')
+        .replace(/(<p:cmAuthor [^>]*)initials="[^"]*"/g, '$1initials=""')
+        .replace(/(<(?:\w+:)?person [^>]*)displayName="[^"]*"/g, '$1displayName=""')
+        .replace(/(<(?:\w+:)?person [^>]*)userId="[^"]*"/g, '$1userId=""')
+        .replace(/(<w15:presenceInfo [^>]*)w15:userId="[^"]*"/g, '$1w15:userId=""');
+      out[name] = strToU8(xml);
+    } else out[name] = data;
+  }
+  return out;
+}
+
+function inspectOdf(files: Record<string, Uint8Array>): Finding[] {
+  const out: Finding[] = [];
+  const meta = files['meta.xml'] ? strFromU8(files['meta.xml']) : '';
+  push(out, 'author', xmlText(meta, 'meta:initial-creator'));
+  push(out, 'author', xmlText(meta, 'dc:creator'));
+  push(out, 'title', xmlText(meta, 'dc:title'));
+  push(out, 'software', xmlText(meta, 'meta:generator'));
+  const cycles = xmlText(meta, 'meta:editing-duration');
+  if (cycles) push(out, 'editingTime', cycles);
+  if (xmlText(meta, 'meta:creation-date') || xmlText(meta, 'dc:date')) push(out, 'dates');
+  if (/<meta:user-defined/.test(meta)) push(out, 'otherMetadata');
+  if (Object.keys(files).some((n) => n.startsWith('Thumbnails/'))) push(out, 'thumbnail');
+  const content = files['content.xml'] ? strFromU8(files['content.xml']) : '';
+  for (const m of content.matchAll(/<office:annotation\b[\s\S]*?<dc:creator>([^<]*)<\/dc:creator>/g)) push(out, 'comments', m[1]);
+  for (const m of content.matchAll(/<office:change-info>[\s\S]*?<dc:creator>([^<]*)<\/dc:creator>/g)) push(out, 'author', m[1]);
+  return out;
+}
+
+const EMPTY_ODF_META =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3"><office:meta/></office:document-meta>';
+
+function cleanOdf(files: Record<string, Uint8Array>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [name, data] of Object.entries(files)) {
+    if (name.startsWith('Thumbnails/')) continue;
+    if (name === 'meta.xml') out[name] = strToU8(EMPTY_ODF_META);
+    else if (name === 'META-INF/manifest.xml') out[name] = strToU8(strFromU8(data).replace(/<manifest:file-entry [^>]*manifest:full-path="Thumbnails\/[^"]*"[^>]*\/>/g, ''));
+    else if (name === 'content.xml' || name === 'styles.xml') {
+      out[name] = strToU8(
+        strFromU8(data)
+          .replace(/(<office:annotation\b[\s\S]*?<dc:creator>)[^<]*(<\/dc:creator>)/g, '$1$2')
+          .replace(/(<office:change-info>[\s\S]*?<dc:creator>)[^<]*(<\/dc:creator>)/g, '$1$2')
+          .replace(/<dc:date>[^<]*<\/dc:date>/g, ''),
+      );
+    } else out[name] = data;
+  }
+  return out;
+}
+
+function rezip(files: Record<string, Uint8Array>, odf: boolean): Uint8Array {
+  const z: Zippable = {};
+  // ODF: "mimetype" first and stored, as the format requires.
+  if (odf && files.mimetype) z.mimetype = [files.mimetype, { level: 0 }];
+  for (const [name, data] of Object.entries(files)) if (!(odf && name === 'mimetype')) z[name] = [data, { level: 6 }];
+  return zipSync(z);
+}
+
+// ---- entry points --------------------------------------------------------------------
+
+export async function inspectFile(bytes: Uint8Array): Promise<Inspection> {
+  const format = detectFormat(bytes);
+  switch (format) {
+    case 'jpeg':
+    case 'png':
+    case 'webp':
+    case 'heic':
+      return { format, findings: await inspectImage(bytes, format) };
+    case 'pdf':
+      try {
+        return { format, findings: await inspectPdf(bytes) };
+      } catch {
+        return { format: null, findings: [] };
+      }
+    case 'ooxml':
+    case 'odf': {
+      let files: Record<string, Uint8Array>;
+      try {
+        files = unzip(bytes);
+      } catch {
+        return { format: null, findings: [] };
+      }
+      if (format === 'ooxml' && !files['[Content_Types].xml']) return { format: null, findings: [] };
+      return { format, findings: format === 'odf' ? inspectOdf(files) : inspectOoxml(files) };
+    }
+    default:
+      return { format: null, findings: [] };
+  }
+}
+
+/** Removes what `inspectFile` finds; throws CannotClean where that is not possible (HEIC, encrypted PDF, broken files). */
+export async function cleanFile(bytes: Uint8Array): Promise<Cleaned> {
+  const before = await inspectFile(bytes);
+  const kinds = sortKinds(before.findings.map((f) => f.kind));
+  switch (before.format) {
+    case 'jpeg':
+      return { bytes: stripJpeg(bytes), removed: kinds };
+    case 'png':
+      return { bytes: stripPng(bytes), removed: kinds };
+    case 'webp':
+      return { bytes: stripWebp(bytes), removed: kinds };
+    case 'pdf':
+      try {
+        return await cleanPdf(bytes);
+      } catch (e) {
+        throw new CannotClean(`PDF: ${(e as Error).message}`);
+      }
+    case 'ooxml':
+      return { bytes: rezip(cleanOoxml(unzip(bytes)), false), removed: kinds };
+    case 'odf':
+      return { bytes: rezip(cleanOdf(unzip(bytes)), true), removed: kinds };
+    default:
+      throw new CannotClean(`cannot rewrite ${before.format ?? 'this type'}`);
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

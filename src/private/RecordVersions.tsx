@@ -1,0 +1,104 @@
+/**
+ * The record of an oral or meeting report, proven (docs/decisions/record-versions.md):
+ * the latest version's text, every version with its number, time, SHA-256 and
+ * approval, the differences from the version before (words added and removed), and
+ * the download of each approved version with its hash and approval time.
+ */
+import { useState } from 'react';
+import { diffWords } from 'diff';
+import type { PrivateCase, RecordVersion } from '../../machines/session.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime } from '../i18n/dates.ts';
+import { visuallyHidden } from '../styles/global.css.ts';
+import { usePrivateArea } from './context.tsx';
+import { downloadRecord } from './services.ts';
+import * as buttons from '../styles/button.css.ts';
+import * as styles from './Pages.css.ts';
+import * as own from './RecordVersions.css.ts';
+
+/** Words removed from `before` and added in `after`, marked up for eyes and for screen readers. */
+export function RecordDiff({ before, after }: { before: string; after: string }) {
+  const t = useT('private');
+  return (
+    <p className={own.diff} data-testid="record-diff">
+      {diffWords(before, after).map((part, i) =>
+        part.added ? (
+          <ins key={i} className={own.added}>
+            <span className={visuallyHidden}>{t('private.record.added')} </span>
+            {part.value}
+          </ins>
+        ) : part.removed ? (
+          <del key={i} className={own.removed}>
+            <span className={visuallyHidden}>{t('private.record.removed')} </span>
+            {part.value}
+          </del>
+        ) : (
+          <span key={i}>{part.value}</span>
+        ),
+      )}
+    </p>
+  );
+}
+
+export function RecordVersions({ c }: { c: PrivateCase }) {
+  const t = useT('private');
+  const lang = useLanguage();
+  const { services } = usePrivateArea();
+  // Presentation only: whether the last download failed.
+  const [failed, setFailed] = useState(false);
+  const versions: RecordVersion[] = c.report?.versions ?? [];
+  if (versions.length === 0) return null;
+  const latest = versions.at(-1)!;
+  const previous = versions.length > 1 ? versions.at(-2)! : null;
+  return (
+    <>
+      <p className={own.hash} data-testid="record-hash">
+        {t('private.record.current', { version: latest.version, hash: latest.sha256 })}
+      </p>
+      {latest.approvedAt ? (
+        <p className={styles.success}>{t('private.record.approvedVersion', { version: latest.version, date: formatLongDateTime(latest.approvedAt, lang) })}</p>
+      ) : (
+        <p className={own.awaiting} data-testid="record-awaiting">
+          {t('private.record.awaiting', { version: latest.version })}
+        </p>
+      )}
+      {previous && (
+        <>
+          <h3 className={own.subTitle}>{t('private.record.changes', { version: latest.version, previous: previous.version })}</h3>
+          <RecordDiff before={previous.text} after={latest.text} />
+        </>
+      )}
+      <h3 className={own.subTitle}>{t('private.record.versions')}</h3>
+      {failed && (
+        <p className={styles.error} role="alert">
+          {t('private.record.downloadFailed')}
+        </p>
+      )}
+      <ol className={own.list} aria-label={t('private.record.versions')}>
+        {versions.map((v) => (
+          <li key={v.version} className={own.item}>
+            <span>{t('private.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</span>
+            <code className={own.code}>SHA-256 {v.sha256}</code>
+            {v.approvedAt ? (
+              <>
+                <span>{t('private.record.approvedOn', { date: formatLongDateTime(v.approvedAt, lang) })}</span>
+                <button
+                  type="button"
+                  className={buttons.secondaryButton}
+                  onClick={() => {
+                    setFailed(false);
+                    void downloadRecord(services, c.caseNumber, v.version).then((status) => setFailed(status !== 200));
+                  }}
+                >
+                  {t('private.record.download', { version: v.version })}
+                </button>
+              </>
+            ) : (
+              <span>{t('private.record.notApproved')}</span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
