@@ -185,7 +185,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   if (hasDist) {
     await app.register(fastifyStatic, { root: config.distDir, wildcard: false, index: false, cacheControl: false });
     app.addHook('onSend', async (req, reply, payload) => {
-      if (req.url.startsWith('/assets/')) reply.header('cache-control', 'public, max-age=31536000, immutable');
+      if (req.url.startsWith('/assets/') || req.url.startsWith('/handler/assets/')) reply.header('cache-control', 'public, max-age=31536000, immutable');
       return payload;
     });
   }
@@ -194,7 +194,12 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     const p = req.url.split('?')[0] ?? '/';
     // A missing build asset is a 404, never index.html: a browser would otherwise run
     // HTML as a script or style after a deploy, and caches would keep it for a year.
-    const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/');
+    const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/') || p.startsWith('/handler/assets/');
+    // The handlers' workspace is a build of its own (vite.handler.config.ts).
+    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && (p === '/handler' || p.startsWith('/handler/')) && existsSync(path.join(config.distDir, 'handler', 'handler.html'))) {
+      reply.header('cache-control', 'no-cache');
+      return reply.type('text/html; charset=utf-8').sendFile('handler/handler.html');
+    }
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && hasDist) {
       // Client-side routes: the SPA decides what the path means, including not-found.
       reply.header('cache-control', 'no-cache');

@@ -48,6 +48,8 @@ export const recordEditorMachine = setup({
   },
   guards: {
     isEditable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
+    changesEditability: ({ context, event }) =>
+      event.type === 'case.change' && (context.submissionType !== 'ONLINE_FORM' && !context.approvedAt) !== (event.submissionType !== 'ONLINE_FORM' && !event.approvedAt),
     hasText: ({ context }) => context.draft.trim() !== '' && context.draft.length <= RECORD_MAX,
     isOk: ({ event }) => status(event) === 200,
     isUnauthorizedAnswer: ({ event }) => status(event) === 401,
@@ -56,7 +58,10 @@ export const recordEditorMachine = setup({
   id: 'recordEditor',
   initial: 'deciding',
   context: ({ input }) => ({ ...input, draft: '' }),
-  on: { 'case.change': { target: '.deciding', actions: 'assignCase' } },
+  on: {
+    // A reload that changes only the text keeps the state (and its "saved" note).
+    'case.change': [{ guard: 'changesEditability', target: '.deciding', actions: 'assignCase' }, { actions: 'assignCase' }],
+  },
   states: {
     deciding: { always: [{ guard: 'isEditable', target: 'viewing' }, { target: 'locked' }] },
     /** An online report, or a record the reporter approved. */

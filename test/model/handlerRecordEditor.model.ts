@@ -7,6 +7,7 @@ export const recordEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, text: '' },
   { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z', text: 'Approved text' },
   { type: 'case.change', submissionType: 'MEETING', approvedAt: null, text: 'Draft' },
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: null, text: 'Saved text' },
   { type: 'edit.open' },
   { type: 'draft.change', value: '   ' },
   { type: 'draft.change', value: 'The caller described the fraud.' },
