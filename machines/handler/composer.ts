@@ -10,7 +10,7 @@ import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { MessageType } from '../schema.ts';
 
 export const HANDLER_MESSAGE_MAX = 5000;
-export const HANDLER_FILES_MAX = 10;
+export const HANDLER_FILES_MAX = 5;
 
 export interface ComposerContext {
   text: string;

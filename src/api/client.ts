@@ -27,8 +27,6 @@ export interface ApiClientOptions {
   /** Bearer token for /api/private/** calls. */
   getAccessToken?: () => string | null | undefined | Promise<string | null | undefined>;
   fetch?: typeof fetch;
-  /** 'omit' (the default) for the reporter's side; the handlers' workspace sends its same-origin session cookie. */
-  credentials?: RequestCredentials;
 }
 
 export interface RequestOptions {
@@ -78,7 +76,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers,
         body,
         signal: req.signal,
-        credentials: options.credentials ?? 'omit',
+        credentials: 'omit',
         referrerPolicy: 'no-referrer',
       });
     } catch (err) {

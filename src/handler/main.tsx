@@ -41,12 +41,13 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
         createApiClient({
           baseUrl: apiBaseUrl,
           companyHost: window.location.hostname,
-          credentials: 'same-origin',
           onUnauthorized: (status) => {
             if (status === 401) bridge.current.expired();
           },
+          // The shared client omits credentials (the reporter's side has no cookies);
+          // the workspace's session is its same-origin HttpOnly cookie.
           fetch: async (input, init) => {
-            const res = await fetch(input, init);
+            const res = await fetch(input, { ...init, credentials: 'same-origin' });
             if (res.ok) bridge.current.touch();
             return res;
           },

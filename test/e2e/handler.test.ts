@@ -61,6 +61,7 @@ interface Handler {
 
 async function open(locale = 'en-GB') {
   const p = await openPage(browser, { locale });
+  p.page.setDefaultTimeout(15_000);
   opened.push(p);
   return p;
 }
@@ -296,7 +297,7 @@ describe('handler workspace', () => {
     await anon.page.getByRole('alert').first().waitFor();
     expect(await axeViolations(anon.page), 'enrol').toEqual([]);
     await anon.page.locator('header select').selectOption('en');
-  });
+  }, 400_000);
 
   it('works by keyboard: sign in, open a case from the inbox, change its status', async () => {
     const p = await open();
