@@ -15,6 +15,10 @@ import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { MESSAGE_TYPES, type CaseStatus, type MessageType } from '../../machines/schema.ts';
+// The one exception to "share only schema, client, design, i18n": the reporter's progress
+// rule (spec §4), a pure function, read here so the handler sees exactly what the reporter
+// sees. Moving it would change the reporter's chunks (docs/decisions/handler-spa.md).
+import { progressFill } from '../private/caseView.ts';
 import { caseMachine, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
 import { composerMachine, HANDLER_MESSAGE_MAX, type ComposerContext } from '../../machines/handler/composer.ts';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
@@ -194,6 +198,10 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
         <h2 id="case-status" className={styles.sectionTitle}>
           {t('handler.case.statusTitle')}
         </h2>
+        <label className={styles.field}>
+          <span className={styles.label}>{t('handler.case.progress', { percent: progressFill(view.caseStatusHistory) })}</span>
+          <progress className={styles.meter} max={100} value={progressFill(view.caseStatusHistory)} />
+        </label>
         <ol className={styles.list}>
           {view.caseStatusHistory.map((e, i) => (
             <li key={i}>{`${formatLongDateTime(e.dateTime, lang)}: ${t(`handler.status.${e.status}`)}`}</li>

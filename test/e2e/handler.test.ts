@@ -328,4 +328,32 @@ describe('handler workspace', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
+
+  it('announces the idle timeout one minute ahead; staying keeps the session, silence signs out', async () => {
+    const p = await open();
+    const page = p.page;
+    await page.clock.install();
+    await page.goto(portal.url('localhost', '/handler'));
+    await page.getByLabel(msg('handler.signIn.email')).fill(hanne.email);
+    await page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
+    await page.getByLabel(msg('handler.signIn.code')).fill(hanne.recoveryCodes[1]!);
+    await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
+    await page.waitForURL((u) => u.pathname === '/handler/cases');
+    await page.locator('table').waitFor();
+    const warning = page.getByRole('alertdialog', { name: msg('handler.idle.title') });
+    await page.clock.fastForward('13:50');
+    expect(await warning.count()).toBe(0);
+    await page.clock.fastForward('00:20');
+    await warning.waitFor();
+    await warning.getByRole('button', { name: msg('handler.idle.stay') }).click();
+    await warning.waitFor({ state: 'detached' });
+    await page.clock.fastForward('14:05');
+    await warning.waitFor();
+    await page.clock.fastForward('01:00');
+    await page.waitForURL((u) => u.pathname === '/handler');
+    await page.getByText(msg('handler.signIn.timedOut')).waitFor();
+    // The server ended the session too: the cookie no longer opens the inbox.
+    const status = await page.evaluate(async () => (await fetch('/api/handler/cases', { credentials: 'same-origin' })).status);
+    expect(status).toBe(401);
+  });
 });
