@@ -160,8 +160,14 @@ describe('handler workspace', () => {
 
     await page.getByLabel(msg('handler.composer.type')).selectOption('CONFIRMATION');
     await page.getByLabel(msg('handler.composer.text'), { exact: true }).fill('We have received your report and will look into it.');
+    await page.getByLabel(msg('handler.composer.files')).setInputFiles({ name: 'letter.txt', mimeType: 'text/plain', buffer: Buffer.from('Dear reporter,\nthank you.\n') });
     await page.getByRole('button', { name: msg('handler.composer.send') }).click();
     await page.getByText(msg('handler.composer.sent')).waitFor();
+    // Files are offered for download only, never shown inline.
+    const link = page.getByRole('link', { name: msg('handler.case.download', { name: 'letter.txt', size: 1 }) });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('letter.txt');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe('Dear reporter,\nthank you.\n');
     await page.getByTestId('case-deadline').getByText(msg('handler.deadline.feedback.months', { months: 3 })).waitFor();
 
     // Status change through the confirmation dialog.
@@ -178,6 +184,7 @@ describe('handler workspace', () => {
     const reporter = await open();
     await signInThroughProvider(portal, reporter.page, caseNumber, 'reporter-pass', '/private/messages');
     await reporter.page.getByText('We have received your report and will look into it.').waitFor();
+    await reporter.page.getByText('letter.txt').first().waitFor();
     await reporter.page.goto(portal.url('localhost', '/private/status'));
     await reporter.page.getByText(priv['private.status.step.BEING_INVESTIGATED']!).first().waitFor();
 
@@ -185,7 +192,7 @@ describe('handler workspace', () => {
     await page.goto(portal.url('localhost', `/handler/cases/${caseNumber}`));
     await page.getByTestId('audit-trail').waitFor();
     const actions = await page.getByTestId('audit-trail').locator('td[data-action]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-action')));
-    expect(actions).toEqual(['CASE_READ', 'MESSAGE_SENT', 'CASE_READ', 'STATUS_CHANGED', 'CASE_READ']);
+    expect(actions).toEqual(['CASE_READ', 'MESSAGE_SENT', 'CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'CASE_READ']);
   });
 
   it('phone case: the handler writes the record, the reporter comments, the handler edits, the reporter approves; both sides show the approved text', async () => {
