@@ -5,8 +5,10 @@
  * Invariants:
  * - `sending` only with text or at least one file, and text within the limit.
  * - A failed send keeps the whole draft; a sent one clears it and asks the case to reload.
+ * - While sending, the upload's progress (bytes sent of total) is in the context, as in
+ *   the reporter's chat (machines/chat.ts).
  */
-import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { assign, fromCallback, setup } from 'xstate';
 import type { MessageType } from '../schema.ts';
 
 export const HANDLER_MESSAGE_MAX = 5000;
@@ -17,6 +19,8 @@ export interface ComposerContext {
   type: MessageType;
   answerWanted: boolean;
   files: File[];
+  loaded: number;
+  total: number;
 }
 
 export type ComposerEvent =
@@ -25,15 +29,19 @@ export type ComposerEvent =
   | { type: 'answer.toggle' }
   | { type: 'files.add'; files: File[] }
   | { type: 'file.remove'; index: number }
-  | { type: 'send' };
+  | { type: 'send' }
+  | { type: 'upload.progress'; loaded: number; total: number }
+  | { type: 'upload.done'; status: number };
 
-const status = (event: unknown) => (event as DoneActorEvent<{ status: number }>).output.status;
+export type ComposerDraft = Pick<ComposerContext, 'text' | 'type' | 'answerWanted' | 'files'>;
+const status = (event: ComposerEvent) => (event.type === 'upload.done' ? event.status : 0);
 
 export const composerMachine = setup({
   types: {} as { context: ComposerContext; events: ComposerEvent },
   actors: {
-    sendMessage: fromPromise<{ status: number }, ComposerContext>(async () => {
-      throw new Error('sendMessage not provided');
+    /** Posts the multipart message; reports `upload.progress`, then one `upload.done`. */
+    sendMessage: fromCallback<ComposerEvent, ComposerDraft>(({ sendBack }) => {
+      sendBack({ type: 'upload.done', status: 0 });
     }),
   },
   actions: {
@@ -44,7 +52,12 @@ export const composerMachine = setup({
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
     addFiles: assign({ files: ({ event, context }) => (event.type === 'files.add' ? [...context.files, ...event.files].slice(0, HANDLER_FILES_MAX) : context.files) }),
     removeFile: assign({ files: ({ event, context }) => (event.type === 'file.remove' ? context.files.filter((_f, i) => i !== event.index) : context.files) }),
-    clearDraft: assign({ text: '', type: 'STANDARD' as MessageType, answerWanted: false, files: [] }),
+    clearDraft: assign({ text: '', type: 'STANDARD' as MessageType, answerWanted: false, files: [], loaded: 0, total: 0 }),
+    assignProgress: assign({
+      loaded: ({ event, context }) => (event.type === 'upload.progress' ? event.loaded : context.loaded),
+      total: ({ event, context }) => (event.type === 'upload.progress' ? event.total : context.total),
+    }),
+    resetProgress: assign({ loaded: 0, total: 0 }),
   },
   guards: {
     hasContent: ({ context }) => (context.text.trim() !== '' || context.files.length > 0) && context.text.length <= HANDLER_MESSAGE_MAX,
@@ -54,7 +67,7 @@ export const composerMachine = setup({
 }).createMachine({
   id: 'composer',
   initial: 'editing',
-  context: { text: '', type: 'STANDARD', answerWanted: false, files: [] },
+  context: { text: '', type: 'STANDARD', answerWanted: false, files: [], loaded: 0, total: 0 },
   states: {
     editing: {
       initial: 'ready',
@@ -72,13 +85,15 @@ export const composerMachine = setup({
       invoke: {
         id: 'sendMessage',
         src: 'sendMessage',
-        input: ({ context }) => context,
-        onDone: [
+        input: ({ context }) => ({ text: context.text, type: context.type, answerWanted: context.answerWanted, files: context.files }),
+      },
+      on: {
+        'upload.progress': { actions: 'assignProgress' },
+        'upload.done': [
           { guard: 'isOk', target: 'editing.sent', actions: ['clearDraft', 'reloadCase'] },
-          { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
-          { target: 'editing.failed' },
+          { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
+          { target: 'editing.failed', actions: 'resetProgress' },
         ],
-        onError: 'editing.failed',
       },
     },
   },

@@ -20,7 +20,7 @@ import { MESSAGE_TYPES, type CaseStatus, type MessageType } from '../../machines
 // sees. Moving it would change the reporter's chunks (docs/decisions/handler-spa.md).
 import { progressFill } from '../private/caseView.ts';
 import { caseMachine, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
-import { composerMachine, HANDLER_MESSAGE_MAX, type ComposerContext } from '../../machines/handler/composer.ts';
+import { composerMachine, HANDLER_MESSAGE_MAX } from '../../machines/handler/composer.ts';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
@@ -328,7 +328,7 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
   const { api, session } = useHandler();
   const actor = useActorRef(
     composerMachine.provide({
-      actors: { sendMessage: fromPromise(({ input: i }: { input: ComposerContext }) => api.sendMessage(caseNumber, i)) },
+      actors: { sendMessage: api.sendMessageActor(caseNumber, () => session.send({ type: 'session.touch' })) },
       actions: { reloadCase: onSent, reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
   );
@@ -390,7 +390,12 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
         )}
       </div>
       <div role="status">
-        {sending && <p aria-busy="true">{t('handler.composer.sending')}</p>}
+        {sending && (
+          <label className={styles.field}>
+            <span>{t('handler.composer.sending')}</span>
+            <progress className={styles.meter} max={state.context.total || 1} value={state.context.total ? state.context.loaded : undefined} />
+          </label>
+        )}
         {state.matches({ editing: 'sent' }) && <p className={styles.success}>{t('handler.composer.sent')}</p>}
         {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.composer.empty')}</p>}
         {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.composer.failed')}</p>}

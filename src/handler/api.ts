@@ -8,7 +8,8 @@ import type { SessionAnswer, Credentials, HandlerProfile } from '../../machines/
 import type { EnrolmentFinish, EnrolmentOpening } from '../../machines/handler/enrolment.ts';
 import type { InboxAnswer, InboxCase } from '../../machines/handler/inbox.ts';
 import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
-import type { ComposerContext } from '../../machines/handler/composer.ts';
+import { fromCallback } from 'xstate';
+import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
@@ -55,13 +56,27 @@ export function handlerApi(api: ApiClient) {
       const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}/status`, { method: 'PUT', body: { status } }));
       return { status: r.status, view: r.data };
     },
-    sendMessage: async (caseNumber: string, draft: ComposerContext): Promise<{ status: number }> => {
-      const fd = new FormData();
-      fd.append('messageDto', JSON.stringify({ message: draft.text.trim(), type: draft.type, answerWanted: draft.answerWanted }));
-      for (const f of draft.files) fd.append('files', f, f.name);
-      const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/messages`, { method: 'POST', body: fd }));
-      return { status: r.status === 200 ? 201 : r.status };
-    },
+    /** The message upload with progress, through XMLHttpRequest (fetch reports no upload progress); the cookie goes along (same origin). */
+    sendMessageActor: (caseNumber: string, touch: () => void) =>
+      fromCallback<ComposerEvent, ComposerDraft>(({ input, sendBack }) => {
+        const xhr = new XMLHttpRequest();
+        const fd = new FormData();
+        fd.append('messageDto', JSON.stringify({ message: input.text.trim(), type: input.type, answerWanted: input.answerWanted }));
+        for (const f of input.files) fd.append('files', f, f.name);
+        xhr.open('POST', api.url(`/api/handler/cases/${numberPath(caseNumber)}/messages`));
+        xhr.withCredentials = true;
+        xhr.setRequestHeader('accept', 'application/json');
+        xhr.upload.onprogress = (e) => sendBack({ type: 'upload.progress', loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
+        xhr.onload = () => {
+          if (xhr.status >= 200 && xhr.status < 300) touch();
+          sendBack({ type: 'upload.done', status: xhr.status });
+        };
+        xhr.onerror = () => sendBack({ type: 'upload.done', status: 0 });
+        xhr.send(fd);
+        return () => {
+          if (xhr.readyState !== XMLHttpRequest.DONE) xhr.abort();
+        };
+      }),
     saveRecord: async (caseNumber: string, text: string): Promise<{ status: number }> => {
       const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/report`, { method: 'PUT', body: { text } }));
       return { status: r.status };

@@ -54,9 +54,10 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (s.matches('changingStatus')) expect(before.matches('confirmingStatus')).toBe(true);
     if (e.type === 'xstate.done.actor.loadCase' && (e as unknown as { output: { status: number } }).output.status === 404) expect(s.matches('notFound')).toBe(true);
   }],
-  [composer, ['sendMessage'], ['reloadCase', 'reportUnauthorized'], (s, e, before, actions) => {
+  [composer, [], ['reloadCase', 'reportUnauthorized'], (s, e, before, actions) => {
     if (s.matches('sending')) expect(before.context.text.trim() !== '' || before.context.files.length > 0).toBe(true);
-    if (s.matches({ editing: 'sent' }) && e.type.startsWith('xstate.done')) {
+    if (e.type === 'upload.progress' && s.matches('sending')) expect([s.context.loaded, s.context.total]).toEqual([500, 1000]);
+    if (s.matches({ editing: 'sent' }) && e.type === 'upload.done') {
       expect(actions.at(-1)).toBe('reloadCase');
       expect(s.context.text).toBe('');
     }
@@ -76,7 +77,8 @@ for (const [model, promiseActors, recordActions, check] of suites) {
     const paths = modelPaths(model);
     it('walks every state and every transition', () => expectFullCoverage(model, paths));
     it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
-      await replayPath(model.machine, path, { promiseActors, recordActions, input: model.input }, (h, step, before) => check(step.state, step.event, before, h.actionLog));
+      const callbacks = model.name === 'handlerComposer' ? { callbackActors: ['sendMessage'], callbackEvents: ['upload.progress', 'upload.done'] } : {};
+      await replayPath(model.machine, path, { promiseActors, recordActions, input: model.input, ...callbacks }, (h, step, before) => check(step.state, step.event, before, h.actionLog));
     });
   });
 }

@@ -1,4 +1,4 @@
-/** Model of the message composer: empty and real drafts, files, type, answer wanted, every send outcome. */
+/** Model of the message composer: empty and real drafts, files, type, answer wanted, upload progress, every send outcome. */
 import type { EventObject } from 'xstate';
 import { composerMachine } from '../../machines/handler/composer.ts';
 import type { MachineModel } from './harness.ts';
@@ -13,10 +13,11 @@ export const composerEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'files.add', files: [file] },
   { type: 'file.remove', index: 0 },
   { type: 'send' },
-  { type: 'xstate.done.actor.sendMessage', output: { status: 201 } },
-  { type: 'xstate.done.actor.sendMessage', output: { status: 401 } },
-  { type: 'xstate.done.actor.sendMessage', output: { status: 400 } },
-  { type: 'xstate.error.actor.sendMessage', error: 'network' },
+  { type: 'upload.progress', loaded: 500, total: 1000 },
+  { type: 'upload.done', status: 201 },
+  { type: 'upload.done', status: 401 },
+  { type: 'upload.done', status: 400 },
+  { type: 'upload.done', status: 0 },
 ];
 
 export default {
