@@ -10,6 +10,12 @@ import { chatMachine } from './chat.ts';
 import { identityFormMachine } from './identityForm.ts';
 import { reportReviewMachine } from './reportReview.ts';
 import { fileCheckMachine } from './fileCheck.ts';
+import { handlerSessionMachine } from './handler/session.ts';
+import { enrolmentMachine } from './handler/enrolment.ts';
+import { inboxMachine } from './handler/inbox.ts';
+import { caseMachine } from './handler/case.ts';
+import { composerMachine } from './handler/composer.ts';
+import { recordEditorMachine } from './handler/recordEditor.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -29,5 +35,11 @@ export const machines: Record<string, MachineEntry> = {
   fileCheck: { machine: fileCheckMachine, summary: 'One attached file\'s hidden data: checked on the device, removed by default, the original kept only by an identified reporter, uncheckable types named.' },
   onlineReport: { machine: onlineReportMachine, summary: 'The online report form (spec §2, §4): 7 or 8 steps with per-step validity from the shared schemas, discard confirmations, validation dialog, sending with upload progress, success with a 2 s copied hint, failure keeping the draft.' },
   oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
+  handlerSession: { machine: handlerSessionMachine, summary: 'The handler\'s workspace session: check, sign-in with e-mail, password and code, 15-minute idle clock announced one minute ahead, stay signed in, 401 and sign-out.' },
+  handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes shown once.' },
+  handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status and channel, search by case number, nearest legal deadline first.' },
+  handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible), change status through a confirmation, reload after a message or record.' },
+  handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
+  handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

@@ -308,7 +308,12 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     const p = req.url.split('?')[0] ?? '/';
     // A missing build asset is a 404, never index.html: a browser would otherwise run
     // HTML as a script or style after a deploy, and caches would keep it for a year.
-    const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/');
+    const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/') || p.startsWith('/handler/assets/');
+    // The handlers' workspace is a build of its own (vite.handler.config.ts).
+    if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && (p === '/handler' || p.startsWith('/handler/')) && spa.hasHandlerDist) {
+      reply.header('cache-control', 'no-cache');
+      return reply.type('text/html; charset=utf-8').sendFile('handler/handler.html');
+    }
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && spa.hasDist) return spa.sendIndex(req, reply);
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
   });

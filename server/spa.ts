@@ -297,6 +297,8 @@ const MAX_RENDERED = 500;
 export interface Spa {
   /** True when a build is being served. */
   hasDist: boolean;
+  /** True when the handlers' workspace is built too (dist/handler, vite.handler.config.ts). */
+  hasHandlerDist: boolean;
   /** Answers a client-side route with index.html. */
   sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
 }
@@ -310,7 +312,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
 
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
-  if (!hasDist) return { hasDist, sendIndex: async (_req, reply) => reply.status(404).send() };
+  const hasHandlerDist = existsSync(path.join(distDir, 'handler', 'handler.html'));
+  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send() };
 
   await app.register(fastifyStatic, {
     root: distDir,
@@ -322,7 +325,9 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
     // rendered per request below; the build manifest is for the server only.
     allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/'),
     setHeaders: (reply, filePath) => {
-      const inAssets = path.relative(distDir, filePath).split(path.sep)[0] === 'assets';
+      // Hashed names: the reporter's assets/ and the handlers' handler/assets/.
+      const parts = path.relative(distDir, filePath).split(path.sep);
+      const inAssets = parts[0] === 'assets' || (parts[0] === 'handler' && parts[1] === 'assets');
       reply.header('cache-control', inAssets ? IMMUTABLE : 'no-cache');
     },
   });
@@ -332,6 +337,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
   let renderedCount = 0;
   return {
     hasDist,
+    hasHandlerDist,
     sendIndex: async (req, reply) => {
       if (built.refresh()) {
         rendered = new WeakMap();

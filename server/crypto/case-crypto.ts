@@ -91,6 +91,20 @@ export class CaseCrypto {
     }
   }
 
+  /** A small secret that belongs to no case (a handler's TOTP secret), sealed directly with the master key. */
+  sealWithMaster(context: string, value: Uint8Array | string): Buffer {
+    return seal(this.masterKey, `wb:master:${context}`, value);
+  }
+
+  openWithMaster(context: string, sealed: Uint8Array): Buffer {
+    return open(this.masterKey, `wb:master:${context}`, sealed);
+  }
+
+  /** A key for one purpose (e.g. the handlers' sign-in throttle), derived from the master key. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.masterKey, Buffer.alloc(0), `wb:derive:${purpose}`, 32));
+  }
+
   unwrapCaseKey(caseId: string, wrapped: Uint8Array): Buffer {
     return open(this.masterKey, `wb:case-key:${caseId}`, wrapped);
   }

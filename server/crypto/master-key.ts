@@ -131,6 +131,14 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
       await trx.updateTable('idp_secret').set({ wrapped }).where('name', '=', s.name).execute();
     }
 
+    // Handlers' TOTP secrets are sealed with the master key itself (docs/decisions/handler-accounts.md).
+    const handlers = await trx.selectFrom('handler_account').select(['id', 'totp_secret_enc']).where('totp_secret_enc', 'is not', null).execute();
+    for (const h of handlers) {
+      const context = `handler-totp:${h.id}`;
+      const sealed = to.sealWithMaster(context, from.openWithMaster(context, h.totp_secret_enc!));
+      await trx.updateTable('handler_account').set({ totp_secret_enc: sealed }).where('id', '=', h.id).execute();
+    }
+
     await trx
       .insertInto('meta')
       .values({ key: CHECK_ROW, value: to.checkValue() })

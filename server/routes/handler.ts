@@ -8,7 +8,11 @@ import * as v from 'valibot';
 import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import { handlerByToken } from '../handlers/accounts.ts';
+import { HandlerAuth, HANDLER_PASSWORD_MIN, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
+import { appendAudit, deadlineOf, findVisibleCase, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
+import { companyByHost, requestHost, requireCompany } from '../companies/service.ts';
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
@@ -30,106 +34,192 @@ export const handlerMessageSchema = v.object({
   answerWanted: v.optional(v.boolean(), false),
 });
 
-interface Handler {
-  id: string;
-  company_id: string;
-  name: string;
-}
+const COOKIE = 'wb_handler';
 
-async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Handler> {
+/**
+ * The caller: a bearer API token (scripts) or the workspace's session cookie. A
+ * session also binds the company of the host it is used on. An unsafe call with the
+ * cookie must come from our own origin (SameSite=Strict already keeps other sites'
+ * requests from carrying it; this is the second lock).
+ */
+async function authenticate(ctx: AppContext, auth: HandlerAuth, req: FastifyRequest): Promise<HandlerIdentity> {
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  const handler = m ? await handlerByToken(ctx.db, m[1]!) : undefined;
-  if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'A valid handler token is needed: Authorization: Bearer <token>.');
+  if (m) {
+    const handler = await handlerByToken(ctx.db, m[1]!);
+    if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'A valid handler token is needed: Authorization: Bearer <token>.');
+    bindCompany(req, handler.company_id);
+    return handler;
+  }
+  const token = sessionToken(req);
+  const handler = token ? await auth.touchSession(token) : undefined;
+  if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
+  if (!['GET', 'HEAD'].includes(req.method)) {
+    const origin = req.headers.origin;
+    if (origin && origin !== `${req.protocol}://${req.host}` && origin !== (ctx.config.publicUrl && new URL(ctx.config.publicUrl).origin)) {
+      throw new HttpError(403, 'CROSS_ORIGIN', 'This call must come from the portal itself.');
+    }
+  }
+  const company = await companyByHost(ctx.db, requestHost(req));
+  if (company?.id !== handler.company_id) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
   bindCompany(req, handler.company_id);
   return handler;
 }
 
-async function findCase(ctx: AppContext, handler: Handler, caseNumberParam: string): Promise<CaseRow> {
-  // Fastify has already decoded the path parameter; decoding again could throw on a stray '%'.
-  const caseNumber = normalizeCaseNumber(caseNumberParam);
-  const row = /^\d{16}$/.test(caseNumber)
-    ? await ctx.db.selectFrom('report_case').selectAll().where('case_number', '=', caseNumber).where('company_id', '=', handler.company_id).executeTakeFirst()
-    : undefined;
-  if (!row) throw new HttpError(404, 'CASE_NOT_FOUND', 'No such case.');
-  return row;
+function sessionToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  return header ? parseCookie(header)[COOKIE] : undefined;
+}
+
+function sessionCookie(req: FastifyRequest, token: string, maxAgeSeconds: number): string {
+  return stringifySetCookie({ name: COOKIE, value: token, httpOnly: true, sameSite: 'strict', secure: req.protocol === 'https', path: '/api/handler', maxAge: maxAgeSeconds });
+}
+
+const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
+const enrolFinishSchema = v.object({
+  code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)),
+  password: v.pipe(v.string(), v.minLength(HANDLER_PASSWORD_MIN, 'validation.passwordTooShort'), v.maxLength(1000, 'validation.tooLong')),
+  totpCode: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'validation.totpCode')),
+});
+const signInSchema = v.object({
+  email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)),
+  password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')),
+  code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(40)),
+});
+
+async function sessionView(ctx: AppContext, auth: HandlerAuth, h: HandlerIdentity & { email?: string | null }) {
+  const company = await ctx.db.selectFrom('company').select('name').where('id', '=', h.company_id).executeTakeFirst();
+  return { handler: { id: h.id, name: h.name, email: h.email ?? null, companyId: h.company_id, companyName: company?.name ?? '', officers: await auth.officers(h.id) }, idleTimeoutMs: IDLE_TIMEOUT_MS };
+}
+
+/** The case as a handler reads it: the reporter's view plus the legal clock and the audit trail. */
+async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow) {
+  const [view, deadline, audit] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row)]);
+  return { ...view, deadline, audit };
 }
 
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
+  const auth = new HandlerAuth(ctx);
+  const who = (req: FastifyRequest) => authenticate(ctx, auth, req);
+  const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
+  // ---- enrolment and sign-in (the web workspace) -------------------------------
+
+  app.post('/api/handler/enrolment/start', async (req) => {
+    const company = await requireCompany(ctx.db, req);
+    const { code } = parseOr400(enrolStartSchema, req.body ?? {}, 'body');
+    const started = await auth.startEnrolment(company, code);
+    if (!started) throw new HttpError(404, 'ENROLMENT_INVALID', 'This enrolment link is unknown, used or expired; ask for a new one.');
+    return started;
+  });
+
+  app.post('/api/handler/enrolment/finish', async (req) => {
+    const company = await requireCompany(ctx.db, req);
+    const body = parseOr400(enrolFinishSchema, req.body ?? {}, 'body');
+    const r = await auth.finishEnrolment(company, body.code, body.password, body.totpCode);
+    if (r === 'ENROLMENT_INVALID') throw new HttpError(404, r, 'This enrolment link is unknown, used or expired; ask for a new one.');
+    if (r === 'WEAK_PASSWORD') throw new HttpError(400, 'VALIDATION', `The password needs at least ${HANDLER_PASSWORD_MIN} characters.`, 'password');
+    if (r === 'TOTP_INVALID') throw new HttpError(400, 'TOTP_INVALID', 'The code does not match; check the clock of the device and type the current code.', 'totpCode');
+    return r;
+  });
+
+  app.post('/api/handler/session', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    const body = parseOr400(signInSchema, req.body ?? {}, 'body');
+    const r = await auth.signIn(company, body.email, body.password, body.code, req.ip);
+    if (!r) throw new HttpError(401, 'SIGNIN_FAILED', 'The e-mail, password or code is not right, or the account is locked for a while.');
+    reply.header('set-cookie', sessionCookie(req, r.token, SESSION_MAX_MS / 1000));
+    const h = await ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'email']).where('id', '=', r.handlerId).executeTakeFirstOrThrow();
+    return sessionView(ctx, auth, h);
+  });
+
+  app.get('/api/handler/session', async (req) => sessionView(ctx, auth, await who(req)));
+
+  /** "Stay signed in": any call moves the idle clock; this one does nothing else. */
+  app.post('/api/handler/session/refresh', async (req) => sessionView(ctx, auth, await who(req)));
+
+  app.delete('/api/handler/session', async (req, reply) => {
+    const token = sessionToken(req);
+    if (token) await auth.endSession(token);
+    reply.header('set-cookie', sessionCookie(req, '', 0));
+    return reply.status(204).send();
+  });
+
+  // ---- cases (token or session) --------------------------------------------------
+
   app.get('/api/handler/me', async (req) => {
-    const h = await authenticate(ctx, req);
+    const h = await who(req);
     return { id: h.id, name: h.name, companyId: h.company_id };
   });
 
   app.get('/api/handler/cases', async (req) => {
-    const h = await authenticate(ctx, req);
-    const rows = await ctx.db
-      .selectFrom('report_case')
-      .select(['case_number', 'status', 'created_at', 'submission_type', 'pending_whistleblower_action', 'approved_at'])
-      .where('company_id', '=', h.company_id)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return {
-      cases: rows.map((r) => ({
-        caseNumber: r.case_number,
-        status: r.status,
-        created: new Date(r.created_at).toISOString(),
-        submission: { type: r.submission_type },
-        pendingWhistleblowerAction: r.pending_whistleblower_action,
-        approvedAt: r.approved_at ? new Date(r.approved_at).toISOString() : null,
-      })),
-    };
+    const h = await who(req);
+    return { cases: await inbox(ctx, h) };
   });
 
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {
-    const h = await authenticate(ctx, req);
-    return buildCaseView(ctx, await findCase(ctx, h, req.params.caseNumber));
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await appendAudit(ctx, h, row, 'CASE_READ');
+    await markSeen(ctx, h, row.id);
+    return handlerCaseView(ctx, h, row);
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', async (req, reply) => {
-    const h = await authenticate(ctx, req);
-    return sendCaseFile(ctx, reply, await findCase(ctx, h, req.params.caseNumber), req.params.fileId);
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const file = /^[0-9a-f-]{36}$/i.test(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId).executeTakeFirst() : undefined;
+    if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
+    return sendCaseFile(ctx, reply, row, req.params.fileId);
   });
 
   app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/status', async (req) => {
-    const h = await authenticate(ctx, req);
-    const row = await findCase(ctx, h, req.params.caseNumber);
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const { status } = parseOr400(statusSchema, req.body ?? {}, 'body');
     if (status === 'PENDING_WHISTLEBLOWER_CONTACT') {
       throw new HttpError(400, 'VALIDATION', 'A case cannot be moved back to PENDING_WHISTLEBLOWER_CONTACT.', 'status');
     }
     if (status === row.status) throw new HttpError(409, 'STATUS_UNCHANGED', `The case is already ${status}.`, 'status');
     await setStatus(ctx, row.id, status);
-    return buildCaseView(ctx, { ...row, status });
+    await appendAudit(ctx, h, row, 'STATUS_CHANGED', { from: row.status, to: status });
+    return handlerCaseView(ctx, h, { ...row, status });
   });
 
   app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/report', async (req) => {
-    const h = await authenticate(ctx, req);
-    const row = await findCase(ctx, h, req.params.caseNumber);
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const { text } = parseOr400(reportSchema, req.body ?? {}, 'body');
     if (row.submission_type === 'ONLINE_FORM') {
       throw new HttpError(409, 'NOT_AN_ORAL_CASE', 'Only a phone or meeting case has a report text recorded by a handler.');
     }
     // After an approval an edit is a new version awaiting approval, never a silent change (docs/decisions/record-versions.md).
     await recordReport(ctx, row, text);
+    await appendAudit(ctx, h, row, 'RECORD_EDITED', { characters: [...text].length });
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
-    return buildCaseView(ctx, fresh);
+    return handlerCaseView(ctx, h, fresh);
   });
 
   app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', async (req, reply) => {
-    const h = await authenticate(ctx, req);
-    const row = await findCase(ctx, h, req.params.caseNumber);
-    return sendRecordDocument(reply, await approvedRecordDocument(ctx, row, versionNumber(req.params.version)));
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const doc = await approvedRecordDocument(ctx, row, versionNumber(req.params.version));
+    // The approved record leaves the server as a file: the trail says so, like any download.
+    await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { recordVersion: versionNumber(req.params.version) });
+    return sendRecordDocument(reply, doc);
   });
 
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages', async (req, reply) => {
-    const h = await authenticate(ctx, req);
-    const row = await findCase(ctx, h, req.params.caseNumber);
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
     const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
     try {
       const dto = parseJsonPartAs(handlerMessageSchema, upload.json, 'messageDto');
       if (!dto.message && upload.files.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
       const message = await addMessage(ctx, row, { type: dto.type, createdBy: h.id, text: dto.message, answerWanted: dto.answerWanted, files: upload.files });
+      await appendAudit(ctx, h, row, 'MESSAGE_SENT', { messageId: message.id, type: dto.type, answerWanted: dto.answerWanted, files: upload.files.length });
       return reply.status(201).send({ message });
     } catch (err) {
       await discardStaged(ctx, upload.files);

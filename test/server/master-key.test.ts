@@ -15,6 +15,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { MasterKeyMismatch, rotateMasterKey } from '../../server/crypto/master-key.ts';
+import * as OTPAuth from 'otpauth';
 import { Browser, MOUNT } from './identity-flow.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -91,6 +92,11 @@ describe('the master key', () => {
     const before = await new Browser(first, 'acme.test').get(`${MOUNT}/jwks`);
     expect(before.status).toBe(200);
     const kidsBefore = JSON.parse(before.text).keys.map((k: { kid: string }) => k.kid);
+    // An enrolled handler: the TOTP secret is sealed with the master key itself.
+    const hanne = await createHandlerAccount(first.ctx.db, 'acme', 'Hanne', { email: 'hanne@example.org' });
+    const opened = await call(first, 'POST', '/api/handler/enrolment/start', { host: 'acme.test', json: { code: hanne.enrolmentCode } });
+    const totp = (offset: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(opened.data.secret), digits: 6, period: 30 }).generate({ timestamp: Date.now() + offset * 30_000 });
+    expect((await call(first, 'POST', '/api/handler/enrolment/finish', { host: 'acme.test', json: { code: hanne.enrolmentCode, password: 'a long passphrase', totpCode: totp(0) } })).status).toBe(200);
     await first.stop();
 
     const out = await keysCli(first);
@@ -103,6 +109,8 @@ describe('the master key', () => {
     const rotated = await restart(first);
     servers.push(rotated);
     expect(await readBack(rotated, caseNumber)).toEqual({ description: DESCRIPTION, file: FILE });
+    // The handler's TOTP secret was re-sealed: the next code still signs in.
+    expect((await call(rotated, 'POST', '/api/handler/session', { host: 'acme.test', json: { email: 'hanne@example.org', password: 'a long passphrase', code: totp(1) } })).status).toBe(200);
     // The provider's key store came along: it still publishes the same signing keys.
     const jwks = await new Browser(rotated, 'acme.test').get(`${MOUNT}/jwks`);
     expect(jwks.status).toBe(200);

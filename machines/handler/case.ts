@@ -1,0 +1,121 @@
+/**
+ * One case in the handler's workspace (issue 14): load it (the server audits the
+ * read), and change its status through a confirmation. Messages and the record have
+ * their own charts (composer.ts, recordEditor.ts); they ask this one to reload.
+ *
+ * Invariants:
+ * - 404 is `notFound`, whatever the reason (missing, another company, another officer).
+ * - A status is changed only after `confirmingStatus`, only to a status other than
+ *   the current one and never back to PENDING_WHISTLEBLOWER_CONTACT.
+ */
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import type { CaseStatus } from '../schema.ts';
+
+export interface HandlerCaseView {
+  caseNumber: string;
+  status: CaseStatus;
+  submission: { type: 'ONLINE_FORM' | 'PHONE' | 'MEETING' };
+  approvedAt: string | null;
+  report: { text: string; updatedAt: string } | null;
+  [k: string]: unknown;
+}
+
+export interface CaseAnswer {
+  status: number;
+  view?: HandlerCaseView;
+}
+
+export const SETTABLE_STATUSES: CaseStatus[] = ['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED'];
+
+export interface CaseContext {
+  caseNumber: string;
+  view: HandlerCaseView | null;
+  nextStatus: CaseStatus | null;
+}
+
+export type CaseEvent =
+  | { type: 'status.choose'; status: CaseStatus }
+  | { type: 'status.confirm' }
+  | { type: 'status.cancel' }
+  | { type: 'reload' };
+
+const answer = (event: unknown) => (event as DoneActorEvent<CaseAnswer>).output;
+
+export const caseMachine = setup({
+  types: {} as { context: CaseContext; events: CaseEvent; input: { caseNumber: string } },
+  actors: {
+    loadCase: fromPromise<CaseAnswer, { caseNumber: string }>(async () => {
+      throw new Error('loadCase not provided');
+    }),
+    changeStatus: fromPromise<CaseAnswer, { caseNumber: string; status: CaseStatus }>(async () => {
+      throw new Error('changeStatus not provided');
+    }),
+  },
+  actions: {
+    reportUnauthorized: () => {},
+    assignView: assign({ view: ({ event, context }) => answer(event).view ?? context.view }),
+    assignNextStatus: assign({ nextStatus: ({ event, context }) => (event.type === 'status.choose' ? event.status : context.nextStatus) }),
+    clearNextStatus: assign({ nextStatus: null }),
+  },
+  guards: {
+    isOk: ({ event }) => answer(event).status === 200 && !!answer(event).view,
+    isNotFound: ({ event }) => answer(event).status === 404,
+    isUnauthorizedAnswer: ({ event }) => answer(event).status === 401,
+    isNewStatus: ({ context, event }) => event.type === 'status.choose' && SETTABLE_STATUSES.includes(event.status) && event.status !== context.view?.status,
+  },
+}).createMachine({
+  id: 'handlerCase',
+  initial: 'loading',
+  context: ({ input }) => ({ caseNumber: input.caseNumber, view: null, nextStatus: null }),
+  states: {
+    loading: {
+      invoke: {
+        id: 'loadCase',
+        src: 'loadCase',
+        input: ({ context }) => ({ caseNumber: context.caseNumber }),
+        onDone: [
+          { guard: 'isOk', target: 'ready', actions: 'assignView' },
+          { guard: 'isNotFound', target: 'notFound' },
+          { guard: 'isUnauthorizedAnswer', target: 'failed', actions: 'reportUnauthorized' },
+          { target: 'failed' },
+        ],
+        onError: 'failed',
+      },
+    },
+    notFound: {},
+    failed: { on: { reload: 'loading' } },
+    ready: {
+      initial: 'idle',
+      on: {
+        reload: 'loading',
+        'status.choose': { guard: 'isNewStatus', target: 'confirmingStatus', actions: 'assignNextStatus' },
+      },
+      states: {
+        idle: {},
+        statusChanged: {},
+        statusFailed: {},
+      },
+      // Choosing opens the confirmation; the same status is not offered.
+      entry: 'clearNextStatus',
+    },
+    confirmingStatus: {
+      on: {
+        'status.confirm': 'changingStatus',
+        'status.cancel': { target: 'ready', actions: 'clearNextStatus' },
+      },
+    },
+    changingStatus: {
+      invoke: {
+        id: 'changeStatus',
+        src: 'changeStatus',
+        input: ({ context }) => ({ caseNumber: context.caseNumber, status: context.nextStatus! }),
+        onDone: [
+          { guard: 'isOk', target: 'ready.statusChanged', actions: 'assignView' },
+          { guard: 'isUnauthorizedAnswer', target: 'ready.statusFailed', actions: 'reportUnauthorized' },
+          { target: 'ready.statusFailed' },
+        ],
+        onError: 'ready.statusFailed',
+      },
+    },
+  },
+});

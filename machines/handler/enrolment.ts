@@ -1,0 +1,142 @@
+/**
+ * Enrolment of a handler account (issue 14): the one-time code from the link's
+ * fragment opens it; the handler sets a password (at least 12 characters) and
+ * confirms the TOTP secret with one code; the recovery codes are shown once.
+ *
+ * Invariants:
+ * - Without a well-formed code in the fragment, or when the server does not know it, the chart
+ *   ends in `invalid` and offers nothing.
+ * - `finishing` is entered only with a password of 12+ characters, the same password
+ *   typed twice and a six-digit code; the recovery codes live only in `done`.
+ */
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+
+export const HANDLER_PASSWORD_MIN = 12;
+
+export interface EnrolmentOpening {
+  status: number;
+  name?: string;
+  email?: string;
+  companyName?: string;
+  secret?: string;
+  uri?: string;
+}
+
+export interface EnrolmentFinish {
+  status: number;
+  recoveryCodes?: string[];
+  code?: string;
+}
+
+export interface EnrolmentContext {
+  code: string;
+  opening: EnrolmentOpening | null;
+  password: string;
+  repeat: string;
+  totpCode: string;
+  recoveryCodes: string[];
+}
+
+export type EnrolmentEvent =
+  /** The page read the code from the link's fragment (empty when there is none). */
+  | { type: 'link.open'; code: string }
+  | { type: 'password.change'; value: string }
+  | { type: 'repeat.change'; value: string }
+  | { type: 'totp.change'; value: string }
+  | { type: 'enrol.submit' }
+  | { type: 'retry' };
+
+const opening = (event: unknown) => (event as DoneActorEvent<EnrolmentOpening>).output;
+const finish = (event: unknown) => (event as DoneActorEvent<EnrolmentFinish>).output;
+
+/** 0–4: length and variety; shown as the strength meter. */
+export function passwordStrength(pw: string): number {
+  if (pw.length < HANDLER_PASSWORD_MIN) return pw.length ? 1 : 0;
+  const kinds = [/[a-z]/, /[A-Z]/, /\d/, /[^\w\s]|\s/].filter((r) => r.test(pw)).length;
+  return Math.min(4, 2 + (pw.length >= 16 ? 1 : 0) + (kinds >= 3 ? 1 : 0));
+}
+
+export const enrolmentMachine = setup({
+  types: {} as { context: EnrolmentContext; events: EnrolmentEvent },
+  actors: {
+    openEnrolment: fromPromise<EnrolmentOpening, { code: string }>(async () => {
+      throw new Error('openEnrolment not provided');
+    }),
+    finishEnrolment: fromPromise<EnrolmentFinish, { code: string; password: string; totpCode: string }>(async () => {
+      throw new Error('finishEnrolment not provided');
+    }),
+  },
+  actions: {
+    assignCode: assign({ code: ({ event, context }) => (event.type === 'link.open' ? event.code.trim() : context.code) }),
+    assignOpening: assign({ opening: ({ event }) => opening(event) }),
+    assignPassword: assign({ password: ({ event, context }) => (event.type === 'password.change' ? event.value : context.password) }),
+    assignRepeat: assign({ repeat: ({ event, context }) => (event.type === 'repeat.change' ? event.value : context.repeat) }),
+    assignTotp: assign({ totpCode: ({ event, context }) => (event.type === 'totp.change' ? event.value.replace(/\D/g, '').slice(0, 6) : context.totpCode) }),
+    assignRecoveryCodes: assign({ recoveryCodes: ({ event }) => finish(event).recoveryCodes ?? [], password: '', repeat: '', totpCode: '' }),
+    clearTotp: assign({ totpCode: '' }),
+  },
+  guards: {
+    hasCode: ({ event }) => event.type === 'link.open' && /^[\w-]{20,100}$/.test(event.code.trim()),
+    isOpened: ({ event }) => opening(event).status === 200 && !!opening(event).secret,
+    isLongEnough: ({ context }) => [...context.password].length >= HANDLER_PASSWORD_MIN,
+    isRepeated: ({ context }) => context.password === context.repeat,
+    hasTotpCode: ({ context }) => /^\d{6}$/.test(context.totpCode),
+    isDone: ({ event }) => finish(event).status === 200,
+    isTotpRefused: ({ event }) => finish(event).code === 'TOTP_INVALID',
+    isLinkRefused: ({ event }) => finish(event).status === 404,
+  },
+}).createMachine({
+  id: 'enrolment',
+  initial: 'waiting',
+  context: { code: '', opening: null, password: '', repeat: '', totpCode: '', recoveryCodes: [] },
+  states: {
+    waiting: { on: { 'link.open': [{ guard: 'hasCode', target: 'opening', actions: 'assignCode' }, { target: 'invalid' }] } },
+    opening: {
+      invoke: {
+        id: 'openEnrolment',
+        src: 'openEnrolment',
+        input: ({ context }) => ({ code: context.code }),
+        onDone: [{ guard: 'isOpened', target: 'editing', actions: 'assignOpening' }, { target: 'invalid' }],
+        onError: 'unreachable',
+      },
+    },
+    unreachable: { on: { retry: 'opening' } },
+    /** Unknown, used or expired link. */
+    invalid: {},
+    editing: {
+      initial: 'ready',
+      on: {
+        'password.change': { target: '.ready', actions: 'assignPassword' },
+        'repeat.change': { target: '.ready', actions: 'assignRepeat' },
+        'totp.change': { target: '.ready', actions: 'assignTotp' },
+        'enrol.submit': [
+          { guard: 'isLongEnough', target: 'checkingRepeat' },
+          { target: '.tooShort' },
+        ],
+      },
+      states: { ready: {}, tooShort: {}, notRepeated: {}, codeMissing: {}, codeRefused: {}, failed: {} },
+    },
+    checkingRepeat: {
+      always: [{ guard: 'isRepeated', target: 'checkingCode' }, { target: 'editing.notRepeated' }],
+    },
+    checkingCode: {
+      always: [{ guard: 'hasTotpCode', target: 'finishing' }, { target: 'editing.codeMissing' }],
+    },
+    finishing: {
+      invoke: {
+        id: 'finishEnrolment',
+        src: 'finishEnrolment',
+        input: ({ context }) => ({ code: context.code, password: context.password, totpCode: context.totpCode }),
+        onDone: [
+          { guard: 'isDone', target: 'done', actions: 'assignRecoveryCodes' },
+          { guard: 'isTotpRefused', target: 'editing.codeRefused', actions: 'clearTotp' },
+          { guard: 'isLinkRefused', target: 'invalid' },
+          { target: 'editing.failed' },
+        ],
+        onError: 'editing.failed',
+      },
+    },
+    /** The recovery codes are shown here, once. */
+    done: { type: 'final' },
+  },
+});

@@ -1,0 +1,209 @@
+/**
+ * The handlers' web sign-in (issue 14): enrolment with the one-time code from
+ * `create-account --email`, sign-in with e-mail, password and a TOTP code (or a
+ * recovery code), and sessions. The throttle is the reporter's own
+ * (server/idp/throttle.ts) with the same settings, keyed by company and e-mail.
+ *
+ * Sessions (docs/decisions/handler-sessions.md): an opaque 32-byte token in an
+ * HttpOnly, SameSite=Strict cookie; only its SHA-256 is stored. A session ends
+ * after 15 minutes without a request, or 12 hours after sign-in at the latest.
+ */
+import { randomBytes } from 'node:crypto';
+import * as OTPAuth from 'otpauth';
+import type { AppContext } from '../context.ts';
+import type { Company } from '../companies/service.ts';
+import { SigninThrottle, type Attempt } from '../idp/throttle.ts';
+import { identitySettings } from '../idp/settings.ts';
+import { hashToken, handlerOfficers, normalizeEmail } from './accounts.ts';
+
+export const HANDLER_PASSWORD_MIN = 12;
+export const IDLE_TIMEOUT_MS = 15 * 60_000;
+export const SESSION_MAX_MS = 12 * 3600_000;
+export const RECOVERY_CODES = 10;
+const TOTP_PERIOD = 30;
+
+const totpContext = (handlerId: string) => `handler-totp:${handlerId}`;
+
+function totpFor(secret: OTPAuth.Secret, issuer: string, label: string) {
+  return new OTPAuth.TOTP({ issuer, label, secret, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD });
+}
+
+/** The time step a code was accepted for, or null; the ±1 step window allows a 30 s clock drift. */
+function acceptedStep(secret: OTPAuth.Secret, code: string, now: number): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const delta = totpFor(secret, 'x', 'x').validate({ token: code, timestamp: now, window: 1 });
+  return delta === null ? null : Math.floor(now / 1000 / TOTP_PERIOD) + delta;
+}
+
+export interface EnrolmentStart {
+  name: string;
+  email: string;
+  companyName: string;
+  /** Base32, for typing into an authenticator app. */
+  secret: string;
+  /** otpauth:// URI for the QR code. */
+  uri: string;
+}
+
+export type AuthFailure = 'ENROLMENT_INVALID' | 'WEAK_PASSWORD' | 'TOTP_INVALID';
+
+export class HandlerAuth {
+  readonly throttle: SigninThrottle;
+
+  constructor(private readonly ctx: AppContext) {
+    this.throttle = new SigninThrottle(ctx.db, ctx.crypto.deriveKey('handler-throttle'), identitySettings(ctx.config.identity).throttle);
+  }
+
+  private async accountByEnrolment(company: Company, code: string) {
+    if (!/^[\w-]{20,100}$/.test(code)) return undefined;
+    return this.ctx.db
+      .selectFrom('handler_account')
+      .select(['id', 'name', 'email', 'totp_secret_enc', 'enrolment_expires_at'])
+      .where('enrolment_code_hash', '=', hashToken(code))
+      .where('company_id', '=', company.id)
+      .where('enrolment_expires_at', '>', new Date())
+      .executeTakeFirst();
+  }
+
+  /**
+   * Opens an enrolment: a fresh TOTP secret is sealed and kept pending until
+   * `finishEnrolment` confirms it with a code. Opening again (a reload) draws a new one.
+   */
+  async startEnrolment(company: Company, code: string): Promise<EnrolmentStart | null> {
+    const account = await this.accountByEnrolment(company, code);
+    if (!account?.email) return null;
+    const secret = new OTPAuth.Secret({ size: 20 });
+    await this.ctx.db
+      .updateTable('handler_account')
+      .set({ totp_secret_enc: this.ctx.crypto.sealWithMaster(totpContext(account.id), secret.bytes) })
+      .where('id', '=', account.id)
+      .execute();
+    return { name: account.name, email: account.email, companyName: company.name, secret: secret.base32, uri: totpFor(secret, company.name, account.email).toString() };
+  }
+
+  /** Sets the password and the TOTP factor; answers the recovery codes, shown once. */
+  async finishEnrolment(company: Company, code: string, password: string, totpCode: string): Promise<{ recoveryCodes: string[] } | AuthFailure> {
+    const account = await this.accountByEnrolment(company, code);
+    if (!account?.totp_secret_enc) return 'ENROLMENT_INVALID';
+    if ([...password].length < HANDLER_PASSWORD_MIN) return 'WEAK_PASSWORD';
+    const secret = new OTPAuth.Secret({ buffer: new Uint8Array(this.ctx.crypto.openWithMaster(totpContext(account.id), account.totp_secret_enc)).buffer });
+    const step = acceptedStep(secret, totpCode.trim(), Date.now());
+    if (step === null) return 'TOTP_INVALID';
+    const passwordHash = await this.ctx.passwords.hash(password);
+    const recoveryCodes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(10).toString('hex').replace(/(.{5})(?=.)/g, '$1-'));
+    const done = await this.ctx.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('handler_account')
+        .set({ password_hash: passwordHash, totp_last_step: step, enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
+        .where('id', '=', account.id)
+        .where('enrolment_code_hash', '=', hashToken(code))
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await trx.deleteFrom('handler_recovery_code').where('handler_id', '=', account.id).execute();
+      await trx.insertInto('handler_recovery_code').values(recoveryCodes.map((c) => ({ handler_id: account.id, code_hash: hashToken(normalizeRecovery(c)) }))).execute();
+      return true;
+    });
+    return done ? { recoveryCodes } : 'ENROLMENT_INVALID';
+  }
+
+  /**
+   * One sign-in attempt: the same work and the same answer whatever is wrong (unknown
+   * e-mail, password, code, lock). Null on failure; the session token on success.
+   */
+  async signIn(company: Company, emailInput: string, password: string, code: string, clientAddress?: string): Promise<{ token: string; handlerId: string } | null> {
+    const email = normalizeEmail(emailInput);
+    // Per account and per client, like the reporter's sign-in: no company-wide lock.
+    const attempt: Attempt = await this.throttle.begin(company.id, `handler:${email}`, clientAddress);
+    const row = await this.ctx.db
+      .selectFrom('handler_account')
+      .select(['id', 'password_hash', 'totp_secret_enc', 'totp_last_step'])
+      .where('company_id', '=', company.id)
+      .where('email', '=', email)
+      .where('enrolled_at', 'is not', null)
+      .executeTakeFirst();
+    if (attempt.delayMs > 0) await new Promise((r) => setTimeout(r, attempt.delayMs));
+    const passwordOk = row?.password_hash ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
+    let secondOk = false;
+    if (row && passwordOk && !attempt.blocked) secondOk = await this.checkSecondFactor(row, code);
+    if (!row || !passwordOk || !secondOk || attempt.blocked) {
+      await this.throttle.failure(attempt);
+      return null;
+    }
+    await this.throttle.success(attempt);
+    return { token: await this.createSession(row.id), handlerId: row.id };
+  }
+
+  private async checkSecondFactor(row: { id: string; totp_secret_enc: Uint8Array | null; totp_last_step: string | number | null }, codeInput: string): Promise<boolean> {
+    const code = codeInput.trim();
+    if (/^\d{6}$/.test(code)) {
+      if (!row.totp_secret_enc) return false;
+      const secret = new OTPAuth.Secret({ buffer: new Uint8Array(this.ctx.crypto.openWithMaster(totpContext(row.id), row.totp_secret_enc)).buffer });
+      const step = acceptedStep(secret, code, Date.now());
+      if (step === null) return false;
+      // A code is good once: the step must be later than the last accepted one, atomically.
+      const r = await this.ctx.db
+        .updateTable('handler_account')
+        .set({ totp_last_step: step })
+        .where('id', '=', row.id)
+        .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    }
+    const r = await this.ctx.db
+      .updateTable('handler_recovery_code')
+      .set({ used_at: new Date() })
+      .where('handler_id', '=', row.id)
+      .where('code_hash', '=', hashToken(normalizeRecovery(code)))
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async createSession(handlerId: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await this.ctx.db
+      .insertInto('handler_session')
+      .values({ token_hash: hashToken(token), handler_id: handlerId, created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + SESSION_MAX_MS) })
+      .execute();
+    return token;
+  }
+
+  /** The session's handler, moving its idle clock on; undefined when unknown, idle too long or expired. */
+  async touchSession(token: string) {
+    const now = new Date();
+    const row = await this.ctx.db
+      .updateTable('handler_session')
+      .set({ last_seen_at: now })
+      .where('token_hash', '=', hashToken(token))
+      .where('last_seen_at', '>', new Date(now.getTime() - IDLE_TIMEOUT_MS))
+      .where('expires_at', '>', now)
+      .returning(['handler_id', 'expires_at'])
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const handler = await this.ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'email']).where('id', '=', row.handler_id).executeTakeFirst();
+    return handler ? { ...handler, sessionExpiresAt: new Date(row.expires_at) } : undefined;
+  }
+
+  async endSession(token: string): Promise<void> {
+    await this.ctx.db.deleteFrom('handler_session').where('token_hash', '=', hashToken(token)).execute();
+  }
+
+  /** Forgets ended sessions. */
+  async sweep(): Promise<void> {
+    const now = Date.now();
+    await this.ctx.db
+      .deleteFrom('handler_session')
+      .where((eb) => eb.or([eb('expires_at', '<', new Date(now)), eb('last_seen_at', '<', new Date(now - IDLE_TIMEOUT_MS))]))
+      .execute();
+  }
+
+  officers(handlerId: string) {
+    return handlerOfficers(this.ctx.db, handlerId);
+  }
+}
+
+/** Recovery codes are compared without dashes, spaces or case. */
+function normalizeRecovery(code: string): string {
+  return code.replace(/[\s-]/g, '').toLowerCase();
+}

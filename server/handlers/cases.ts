@@ -1,0 +1,191 @@
+/**
+ * What a handler may see, in one place (issue 14): `visibleCases` is the only query
+ * that loads cases for a handler, whether it came with a token or a session. It
+ * keeps the handler's company and, when the handler is tied to protection officers
+ * (`handler_officer`), only the cases addressed to them. Every other case answers
+ * 404 CASE_NOT_FOUND, exactly like a case that does not exist.
+ *
+ * Also here: the inbox rows with the legal clocks (Directive 2019/1937 Art. 9:
+ * acknowledgement within 7 days of receipt, feedback within 3 months), and the
+ * case's audit trail (append-only, sealed with the case's key).
+ */
+import type { CaseStatus, CreationChannel, SubmissionType } from '../../machines/schema.ts';
+import { normalizeCaseNumber } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { caseKey, type CaseRow } from '../cases/service.ts';
+
+export interface HandlerIdentity {
+  id: string;
+  company_id: string;
+  name: string;
+}
+
+/** report_case rows this handler may see. The one place the officer tie is applied. */
+export function visibleCases(ctx: AppContext, handler: HandlerIdentity) {
+  return ctx.db
+    .selectFrom('report_case')
+    .where('report_case.company_id', '=', handler.company_id)
+    .where((eb) =>
+      eb.or([
+        eb.not(eb.exists(eb.selectFrom('handler_officer').select('officer_id').where('handler_officer.handler_id', '=', handler.id))),
+        eb('report_case.protection_officer_id', 'in', eb.selectFrom('handler_officer').select('officer_id').where('handler_officer.handler_id', '=', handler.id)),
+      ]),
+    );
+}
+
+export async function findVisibleCase(ctx: AppContext, handler: HandlerIdentity, caseNumberParam: string): Promise<CaseRow> {
+  // Fastify has already decoded the path parameter; decoding again could throw on a stray '%'.
+  const caseNumber = normalizeCaseNumber(caseNumberParam);
+  const row = /^\d{16}$/.test(caseNumber) ? await visibleCases(ctx, handler).selectAll('report_case').where('report_case.case_number', '=', caseNumber).executeTakeFirst() : undefined;
+  if (!row) throw new HttpError(404, 'CASE_NOT_FOUND', 'No such case.');
+  return row;
+}
+
+// ---- legal clocks --------------------------------------------------------------
+
+export type DeadlineKind = 'ACKNOWLEDGEMENT' | 'FEEDBACK';
+export interface Deadline {
+  kind: DeadlineKind;
+  due: string;
+}
+
+export const ACKNOWLEDGEMENT_DAYS = 7;
+export const FEEDBACK_MONTHS = 3;
+
+function addMonths(d: Date, months: number): Date {
+  const r = new Date(d);
+  const day = r.getUTCDate();
+  r.setUTCDate(1);
+  r.setUTCMonth(r.getUTCMonth() + months);
+  // 31 May + 3 months is 31 August; 30 November + 3 months is the end of February.
+  const last = new Date(Date.UTC(r.getUTCFullYear(), r.getUTCMonth() + 1, 0)).getUTCDate();
+  r.setUTCDate(Math.min(day, last));
+  return r;
+}
+
+/**
+ * The next legal deadline: acknowledgement until a CONFIRMATION (or a FEEDBACK)
+ * message was sent, then feedback until a FEEDBACK message was sent; none before
+ * receipt (a phone case waiting for the call), after feedback, or once closed.
+ */
+export function nextDeadline(c: { status: string; received: Date | null; handlerMessageTypes: readonly string[] }): Deadline | null {
+  if (!c.received || c.status === 'CLOSED' || c.status === 'PENDING_WHISTLEBLOWER_CONTACT') return null;
+  const acknowledged = c.handlerMessageTypes.some((t) => t === 'CONFIRMATION' || t === 'FEEDBACK');
+  if (!acknowledged) return { kind: 'ACKNOWLEDGEMENT', due: new Date(c.received.getTime() + ACKNOWLEDGEMENT_DAYS * 86_400_000).toISOString() };
+  if (!c.handlerMessageTypes.includes('FEEDBACK')) return { kind: 'FEEDBACK', due: addMonths(c.received, FEEDBACK_MONTHS).toISOString() };
+  return null;
+}
+
+export interface InboxRow {
+  caseNumber: string;
+  status: CaseStatus;
+  created: string;
+  submission: { type: SubmissionType };
+  creationChannel: CreationChannel;
+  protectionOfficerId: string;
+  receivedDate: string | null;
+  pendingWhistleblowerAction: boolean;
+  approvedAt: string | null;
+  unreadMessages: number;
+  deadline: Deadline | null;
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+
+/** Facts the clocks need for a set of cases, in three queries. */
+async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id: string; case_number: string }[]) {
+  const ids = rows.map((r) => r.id);
+  const received = new Map<string, Date>();
+  const types = new Map<string, string[]>();
+  const unread = new Map<string, number>();
+  if (!ids.length) return { received, types, unread };
+  const [events, messages, seen] = await Promise.all([
+    ctx.db.selectFrom('case_status_event').select(['case_id', 'at']).where('case_id', 'in', ids).where('status', '=', 'RECEIVED').orderBy('id').execute(),
+    ctx.db.selectFrom('case_message').select(['case_id', 'type', 'created_by', 'created_at']).where('case_id', 'in', ids).execute(),
+    ctx.db.selectFrom('handler_case_seen').select(['case_id', 'seen_at']).where('handler_id', '=', handlerId).where('case_id', 'in', ids).execute(),
+  ]);
+  for (const e of events) if (!received.has(e.case_id)) received.set(e.case_id, new Date(e.at));
+  const seenAt = new Map(seen.map((s) => [s.case_id, new Date(s.seen_at).getTime()]));
+  const numberOf = new Map(rows.map((r) => [r.id, r.case_number]));
+  for (const m of messages) {
+    if (m.created_by === numberOf.get(m.case_id)) {
+      if (new Date(m.created_at).getTime() > (seenAt.get(m.case_id) ?? 0)) unread.set(m.case_id, (unread.get(m.case_id) ?? 0) + 1);
+    } else {
+      types.set(m.case_id, [...(types.get(m.case_id) ?? []), m.type]);
+    }
+  }
+  return { received, types, unread };
+}
+
+export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<InboxRow[]> {
+  const rows = await visibleCases(ctx, handler)
+    .select(['report_case.id', 'report_case.case_number', 'report_case.status', 'report_case.created_at', 'report_case.submission_type', 'report_case.creation_channel', 'report_case.protection_officer_id', 'report_case.pending_whistleblower_action', 'report_case.approved_at'])
+    .orderBy('report_case.created_at', 'desc')
+    .execute();
+  const facts = await caseFacts(ctx, handler.id, rows);
+  return rows.map((r) => {
+    const received = facts.received.get(r.id) ?? null;
+    return {
+      caseNumber: r.case_number,
+      status: r.status as CaseStatus,
+      created: iso(r.created_at),
+      submission: { type: r.submission_type as SubmissionType },
+      creationChannel: r.creation_channel as CreationChannel,
+      protectionOfficerId: r.protection_officer_id,
+      receivedDate: received ? received.toISOString() : null,
+      pendingWhistleblowerAction: r.pending_whistleblower_action,
+      approvedAt: r.approved_at ? iso(r.approved_at) : null,
+      unreadMessages: facts.unread.get(r.id) ?? 0,
+      deadline: nextDeadline({ status: r.status, received, handlerMessageTypes: facts.types.get(r.id) ?? [] }),
+    };
+  });
+}
+
+/** The clock of one case. */
+export async function deadlineOf(ctx: AppContext, handler: HandlerIdentity, row: CaseRow): Promise<Deadline | null> {
+  const facts = await caseFacts(ctx, handler.id, [row]);
+  return nextDeadline({ status: row.status, received: facts.received.get(row.id) ?? null, handlerMessageTypes: facts.types.get(row.id) ?? [] });
+}
+
+/** Reporter messages up to now are read by this handler. */
+export async function markSeen(ctx: AppContext, handler: HandlerIdentity, caseId: string): Promise<void> {
+  const now = new Date();
+  await ctx.db
+    .insertInto('handler_case_seen')
+    .values({ handler_id: handler.id, case_id: caseId, seen_at: now })
+    .onConflict((oc) => oc.columns(['handler_id', 'case_id']).doUpdateSet({ seen_at: now }))
+    .execute();
+}
+
+// ---- audit trail ---------------------------------------------------------------
+
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditEntry {
+  at: string;
+  handlerId: string;
+  handlerName: string;
+  action: AuditAction;
+  detail: Record<string, string | number | boolean>;
+}
+
+const AUDIT_COLUMN = 'case_audit.entry_enc';
+
+/** Appends one entry; sealed with the case's key and bound to its time. */
+export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: { id: string; wrapped_key: Uint8Array }, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
+  const key = await caseKey(ctx, row);
+  const at = new Date();
+  const entry = { handlerId: handler.id, handlerName: handler.name, action, detail };
+  await ctx.db.insertInto('case_audit').values({ case_id: row.id, at, entry_enc: ctx.crypto.sealJson(key, row.id, AUDIT_COLUMN, entry, at.toISOString()) }).execute();
+}
+
+export async function readAudit(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }): Promise<AuditEntry[]> {
+  const key = await caseKey(ctx, row);
+  const rows = await ctx.db.selectFrom('case_audit').select(['at', 'entry_enc']).where('case_id', '=', row.id).orderBy('id').execute();
+  return rows.map((r) => {
+    const at = iso(r.at);
+    return { at, ...ctx.crypto.openJson<Omit<AuditEntry, 'at'>>(key, row.id, AUDIT_COLUMN, r.entry_enc, at) };
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * The workspace frame: top bar (workspace name, company, handler, language, sign-out),
+ * the page, and the idle warning the session chart raises one minute before the end.
+ * Signed out, every page but enrolment shows the sign-in page's route.
+ */
+import { Suspense, useEffect, useId } from 'react';
+import { Outlet, useRouterState } from '@tanstack/react-router';
+import { HLink, useHandlerNavigate } from './links.tsx';
+import { useSelector } from '@xstate/react';
+import { LANGUAGE_NAMES, LANGUAGES, isLanguage, toBcp47, useT } from '../i18n/index.ts';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { visuallyHidden } from '../styles/global.css.ts';
+import { useHandler } from './context.ts';
+import * as styles from './Pages.css.ts';
+
+export function Layout() {
+  return (
+    <Suspense fallback={<div aria-busy="true" />}>
+      <Frame />
+    </Suspense>
+  );
+}
+
+function Frame() {
+  const t = useT('handler');
+  const { session, language, setLanguage } = useHandler();
+  const handler = useSelector(session, (s) => s.context.handler);
+  const signedIn = useSelector(session, (s) => s.matches('signedIn'));
+  const signedOut = useSelector(session, (s) => s.matches('signedOut'));
+  const warning = useSelector(session, (s) => s.matches({ signedIn: 'warning' }) || s.matches({ signedIn: 'refreshing' }));
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const navigate = useHandlerNavigate();
+  const langId = useId();
+
+  useEffect(() => {
+    document.documentElement.lang = toBcp47(language);
+  }, [language]);
+  useEffect(() => {
+    const onEnrol = pathname.startsWith('/handler/enrol');
+    if (signedOut && !onEnrol && pathname !== '/handler') void navigate('/handler');
+    if (signedIn && (pathname === '/handler' || pathname === '/handler/')) void navigate('/handler/cases');
+  }, [signedIn, signedOut, pathname, navigate]);
+
+  return (
+    <div className={styles.shell}>
+      <header className={styles.topBar}>
+        <HLink to={signedIn ? '/handler/cases' : '/handler'} className={styles.brand}>
+          {t('handler.title')}
+        </HLink>
+        {handler && (
+          <span className={styles.who}>
+            {t('handler.bar.signedInAs', { name: handler.name, company: handler.companyName })}
+          </span>
+        )}
+        <label htmlFor={langId} className={visuallyHidden}>
+          {t('frame.language')}
+        </label>
+        <select id={langId} className={styles.barSelect} value={language} onChange={(e) => isLanguage(e.target.value) && setLanguage(e.target.value)}>
+          {LANGUAGES.map((l) => (
+            <option key={l} value={l} lang={toBcp47(l)}>
+              {LANGUAGE_NAMES[l]}
+            </option>
+          ))}
+        </select>
+        {signedIn && (
+          <button type="button" className={styles.barButton} disabled={!session.getSnapshot().can({ type: 'signout' })} onClick={() => session.send({ type: 'signout' })}>
+            {t('handler.bar.signOut')}
+          </button>
+        )}
+      </header>
+      <main className={styles.main}>
+        <Suspense fallback={<div aria-busy="true" />}>
+          <Outlet />
+        </Suspense>
+      </main>
+      <ConfirmDialog
+        open={warning}
+        title={t('handler.idle.title')}
+        description={t('handler.idle.text')}
+        cancelLabel={t('handler.bar.signOut')}
+        confirmLabel={t('handler.idle.stay')}
+        confirmDisabled={!warning}
+        onCancel={() => session.send({ type: 'signout' })}
+        onConfirm={() => session.send({ type: 'session.stay' })}
+      />
+    </div>
+  );
+}

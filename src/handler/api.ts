@@ -1,0 +1,88 @@
+/**
+ * The handlers' workspace calls, as the effects its machines name (machines/handler/).
+ * One API client (src/api/client.ts) sending the same-origin session cookie; every
+ * answer comes back as `{ status, … }` so the charts decide, never this file.
+ */
+import { ApiError, type ApiClient } from '../api/client.ts';
+import type { SessionAnswer, Credentials, HandlerProfile } from '../../machines/handler/session.ts';
+import type { EnrolmentFinish, EnrolmentOpening } from '../../machines/handler/enrolment.ts';
+import type { InboxAnswer, InboxCase } from '../../machines/handler/inbox.ts';
+import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
+import { fromCallback } from 'xstate';
+import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
+import type { CaseStatus } from '../../machines/schema.ts';
+
+const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
+
+/** The answer's status and JSON, or the ApiError's status and code; network failures throw. */
+async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: T; code?: string }> {
+  try {
+    return { status: 200, data: await run() };
+  } catch (err) {
+    if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, code: err.code };
+    throw err;
+  }
+}
+
+export function handlerApi(api: ApiClient) {
+  const session = async (run: () => Promise<{ handler: HandlerProfile }>): Promise<SessionAnswer> => {
+    const r = await call(run);
+    return { status: r.status, handler: r.data?.handler };
+  };
+  return {
+    checkSession: () => session(() => api.json('/api/handler/session')),
+    signIn: (c: Credentials) => session(() => api.json('/api/handler/session', { method: 'POST', body: c })),
+    refreshSession: () => session(() => api.json('/api/handler/session/refresh', { method: 'POST' })),
+    signOut: async () => {
+      await api.request('/api/handler/session', { method: 'DELETE' }).catch(() => undefined);
+    },
+    openEnrolment: async (code: string): Promise<EnrolmentOpening> => {
+      const r = await call(() => api.json<Omit<EnrolmentOpening, 'status'>>('/api/handler/enrolment/start', { method: 'POST', body: { code } }));
+      return { status: r.status, ...r.data };
+    },
+    finishEnrolment: async (input: { code: string; password: string; totpCode: string }): Promise<EnrolmentFinish> => {
+      const r = await call(() => api.json<{ recoveryCodes: string[] }>('/api/handler/enrolment/finish', { method: 'POST', body: input }));
+      return { status: r.status, code: r.code, recoveryCodes: r.data?.recoveryCodes };
+    },
+    loadInbox: async (): Promise<InboxAnswer> => {
+      const r = await call(() => api.json<{ cases: InboxCase[] }>('/api/handler/cases'));
+      return { status: r.status, cases: r.data?.cases };
+    },
+    loadCase: async (caseNumber: string): Promise<CaseAnswer> => {
+      const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}`));
+      return { status: r.status, view: r.data };
+    },
+    changeStatus: async (caseNumber: string, status: CaseStatus): Promise<CaseAnswer> => {
+      const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}/status`, { method: 'PUT', body: { status } }));
+      return { status: r.status, view: r.data };
+    },
+    /** The message upload with progress, through XMLHttpRequest (fetch reports no upload progress); the cookie goes along (same origin). */
+    sendMessageActor: (caseNumber: string, touch: () => void) =>
+      fromCallback<ComposerEvent, ComposerDraft>(({ input, sendBack }) => {
+        const xhr = new XMLHttpRequest();
+        const fd = new FormData();
+        fd.append('messageDto', JSON.stringify({ message: input.text.trim(), type: input.type, answerWanted: input.answerWanted }));
+        for (const f of input.files) fd.append('files', f, f.name);
+        xhr.open('POST', api.url(`/api/handler/cases/${numberPath(caseNumber)}/messages`));
+        xhr.withCredentials = true;
+        xhr.setRequestHeader('accept', 'application/json');
+        xhr.upload.onprogress = (e) => sendBack({ type: 'upload.progress', loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
+        xhr.onload = () => {
+          if (xhr.status >= 200 && xhr.status < 300) touch();
+          sendBack({ type: 'upload.done', status: xhr.status });
+        };
+        xhr.onerror = () => sendBack({ type: 'upload.done', status: 0 });
+        xhr.send(fd);
+        return () => {
+          if (xhr.readyState !== XMLHttpRequest.DONE) xhr.abort();
+        };
+      }),
+    saveRecord: async (caseNumber: string, text: string): Promise<{ status: number }> => {
+      const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/report`, { method: 'PUT', body: { text } }));
+      return { status: r.status };
+    },
+    fileUrl: (caseNumber: string, fileId: string) => api.url(`/api/handler/cases/${numberPath(caseNumber)}/files/${encodeURIComponent(fileId)}`),
+  };
+}
+
+export type HandlerApi = ReturnType<typeof handlerApi>;

@@ -1,0 +1,21 @@
+/** What every handler page gets from the layout: the calls and the session actor. */
+import { createContext, use } from 'react';
+import type { ActorRefFrom } from 'xstate';
+import type { handlerSessionMachine } from '../../machines/handler/session.ts';
+import type { HandlerApi } from './api.ts';
+import type { Language } from '../i18n/index.ts';
+
+export interface HandlerEnv {
+  api: HandlerApi;
+  session: ActorRefFrom<typeof handlerSessionMachine>;
+  language: Language;
+  setLanguage: (l: Language) => void;
+}
+
+export const HandlerContext = createContext<HandlerEnv | null>(null);
+
+export function useHandler(): HandlerEnv {
+  const env = use(HandlerContext);
+  if (!env) throw new Error('useHandler outside the handler layout');
+  return env;
+}

@@ -1,0 +1,110 @@
+/**
+ * The handler side's machines: every model path replayed on a running actor (with
+ * simulated actors and clock), with each machine's invariants checked at every step.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, type AnyMachineSnapshot } from 'xstate';
+import { replayPath } from './session.kit.ts';
+import { describePath, modelPaths, type MachineModel } from './harness.ts';
+import { expectFullCoverage } from './expect.ts';
+import session from './handlerSession.model.ts';
+import enrolment from './handlerEnrolment.model.ts';
+import inbox, { inboxCases } from './handlerInbox.model.ts';
+import handlerCase from './handlerCase.model.ts';
+import composer from './handlerComposer.model.ts';
+import record from './handlerRecordEditor.model.ts';
+import { inboxRows, daysLeft, type InboxContext } from '../../machines/handler/inbox.ts';
+import { passwordStrength } from '../../machines/handler/enrolment.ts';
+import { IDLE_WARNING_MS, IDLE_FINAL_MS } from '../../machines/handler/session.ts';
+
+type Check = (s: AnyMachineSnapshot, event: { type: string }, before: AnyMachineSnapshot, actions: string[]) => void;
+
+const suites: [MachineModel, string[], string[], Check][] = [
+  [
+    session,
+    ['checkSession', 'signIn', 'refreshSession', 'signOut'],
+    [],
+    (s, e, before) => {
+      if (s.matches('signedIn')) expect(s.context.handler).not.toBeNull();
+      if (s.matches('signedOut')) expect(s.context.handler).toBeNull();
+      if (e.type === 'signin.submit' && s.matches('signingIn')) expect(JSON.stringify(s.context)).not.toContain('correct horse');
+      if (e.type.startsWith('xstate.after.idleFinal')) expect(s.matches('timingOut')).toBe(before.matches({ signedIn: 'warning' }));
+    },
+  ],
+  [
+    enrolment,
+    ['openEnrolment', 'finishEnrolment'],
+    [],
+    (s) => {
+      if (s.matches('finishing')) {
+        expect([...s.context.password].length).toBeGreaterThanOrEqual(12);
+        expect(s.context.password).toBe(s.context.repeat);
+        expect(s.context.totpCode).toMatch(/^\d{6}$/);
+      }
+      if (!s.matches('done')) expect(s.context.recoveryCodes).toEqual([]);
+      else expect(s.context.password).toBe('');
+    },
+  ],
+  [inbox, ['loadInbox'], ['reportUnauthorized'], (s, e, _b, actions) => {
+    if (e.type === 'xstate.done.actor.loadInbox' && (e as unknown as { output: { status: number } }).output.status === 401) expect(actions.at(-1)).toBe('reportUnauthorized');
+    if (!s.matches('ready') && !s.matches('loading')) expect(s.matches('failed')).toBe(true);
+  }],
+  [handlerCase, ['loadCase', 'changeStatus'], ['reportUnauthorized'], (s, e, before) => {
+    if (s.matches('confirmingStatus')) expect(s.context.nextStatus).not.toBe(before.context.view?.status ?? null);
+    if (s.matches('changingStatus')) expect(before.matches('confirmingStatus')).toBe(true);
+    if (e.type === 'xstate.done.actor.loadCase' && (e as unknown as { output: { status: number } }).output.status === 404) expect(s.matches('notFound')).toBe(true);
+  }],
+  [composer, [], ['reloadCase', 'reportUnauthorized'], (s, e, before, actions) => {
+    if (s.matches('sending')) expect(before.context.text.trim() !== '' || before.context.files.length > 0).toBe(true);
+    if (e.type === 'upload.progress' && s.matches('sending')) expect([s.context.loaded, s.context.total]).toEqual([500, 1000]);
+    if (s.matches({ editing: 'sent' }) && e.type === 'upload.done') {
+      expect(actions.at(-1)).toBe('reloadCase');
+      expect(s.context.text).toBe('');
+    }
+    if (s.matches({ editing: 'failed' })) expect(s.context.text).toBe(before.context.text);
+  }],
+  [record, ['saveRecord'], ['reloadCase', 'reportUnauthorized'], (s) => {
+    if (s.matches('editing') || s.matches('saving') || s.matches('viewing')) {
+      expect(s.context.submissionType).not.toBe('ONLINE_FORM');
+      expect(s.context.approvedAt).toBeNull();
+    }
+    if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
+  }],
+];
+
+for (const [model, promiseActors, recordActions, check] of suites) {
+  describe(`${model.name} model`, () => {
+    const paths = modelPaths(model);
+    it('walks every state and every transition', () => expectFullCoverage(model, paths));
+    it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
+      const callbacks = model.name === 'handlerComposer' ? { callbackActors: ['sendMessage'], callbackEvents: ['upload.progress', 'upload.done'] } : {};
+      await replayPath(model.machine, path, { promiseActors, recordActions, input: model.input, ...callbacks }, (h, step, before) => check(step.state, step.event, before, h.actionLog));
+    });
+  });
+}
+
+describe('handler helpers', () => {
+  it('inbox rows: nearest deadline first, cases without a clock last; filters and search by digits', () => {
+    const ctx: InboxContext = { cases: inboxCases as never, status: 'ALL', channel: 'ALL', search: '' };
+    expect(inboxRows(ctx).map((c) => c.caseNumber)).toEqual(['1111222233334444', '5555666677778888']);
+    expect(inboxRows({ ...ctx, channel: 'PHONE' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
+    expect(inboxRows({ ...ctx, status: 'RECEIVED' }).map((c) => c.caseNumber)).toEqual(['1111222233334444']);
+    expect(inboxRows({ ...ctx, search: '5555 6666' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
+    expect(daysLeft('2026-11-27T10:00:00.000Z', Date.parse('2026-11-20T10:00:01.000Z'))).toBe(7);
+    expect(daysLeft('2026-11-27T10:00:00.000Z', Date.parse('2026-11-28T10:00:01.000Z'))).toBe(-1);
+  });
+
+  it('password strength needs 12 characters before it counts as usable', () => {
+    expect(passwordStrength('')).toBe(0);
+    expect(passwordStrength('Sh0rt!')).toBe(1);
+    expect(passwordStrength('twelve chars')).toBe(2);
+    expect(passwordStrength('Twelve chars 16!')).toBe(4);
+  });
+
+  it('the idle warning comes one minute before the 15-minute end', () => {
+    expect(IDLE_WARNING_MS + IDLE_FINAL_MS).toBe(15 * 60_000);
+    const a = createActor(session.machine).start();
+    expect(a.getSnapshot().value).toBe('checking');
+    a.stop();
+  });
+});

@@ -1,0 +1,27 @@
+/** Model of the inbox: every load answer, reload, and the filters in every state. */
+import type { EventObject } from 'xstate';
+import { inboxMachine } from '../../machines/handler/inbox.ts';
+import type { MachineModel } from './harness.ts';
+
+export const inboxCases = [
+  { caseNumber: '1111222233334444', status: 'RECEIVED', created: '2026-11-20T10:00:00.000Z', submission: { type: 'ONLINE_FORM' }, creationChannel: 'BY_ONLINE_FORM', receivedDate: '2026-11-20T10:00:00.000Z', pendingWhistleblowerAction: false, unreadMessages: 1, deadline: { kind: 'ACKNOWLEDGEMENT', due: '2026-11-27T10:00:00.000Z' } },
+  { caseNumber: '5555666677778888', status: 'PENDING_WHISTLEBLOWER_CONTACT', created: '2026-11-21T10:00:00.000Z', submission: { type: 'PHONE' }, creationChannel: 'BY_PHONE', receivedDate: null, pendingWhistleblowerAction: false, unreadMessages: 0, deadline: null },
+];
+
+export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
+  { type: 'xstate.done.actor.loadInbox', output: { status: 200, cases: inboxCases } },
+  { type: 'xstate.done.actor.loadInbox', output: { status: 401 } },
+  { type: 'xstate.done.actor.loadInbox', output: { status: 500 } },
+  { type: 'xstate.error.actor.loadInbox', error: 'network' },
+  { type: 'reload' },
+  { type: 'filter.status', value: 'RECEIVED' },
+  { type: 'filter.channel', value: 'PHONE' },
+  { type: 'search.change', value: '5555' },
+];
+
+export default {
+  name: 'handlerInbox',
+  machine: inboxMachine,
+  events: inboxEvents,
+  serializeState: ((s: { value: unknown; context: { status: string; channel: string; search: string } }) => JSON.stringify([s.value, s.context.status, s.context.channel, s.context.search])) as never,
+} satisfies MachineModel;

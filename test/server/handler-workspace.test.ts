@@ -1,0 +1,237 @@
+/**
+ * The handlers' web workspace over the real server (issue 14): enrolment with the
+ * one-time code, sign-in with password and TOTP, the throttle's lock, the idle
+ * timeout, the officer tie (404 everywhere), the audit trail and the legal clocks.
+ */
+import * as OTPAuth from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { addCompany } from './fixtures/company.ts';
+import { call, caseDto, expectError, form, oralDto, PDF } from './api.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { addMessage } from '../../server/cases/service.ts';
+import { nextDeadline } from '../../server/handlers/cases.ts';
+
+const HOST = 'acme.test';
+const PASSWORD = 'correct horse battery';
+let server: TestServer;
+let officerA: string;
+let officerB: string;
+let caseA: string;
+let caseB: string;
+let phoneA: string;
+
+/** A tiny cookie jar: the workspace's session is an HttpOnly cookie. */
+class Client {
+  cookie = '';
+  constructor(readonly host = HOST) {}
+  async call(method: string, p: string, opts: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}) {
+    const r = await call(server, method, p, { host: this.host, ...opts, headers: { ...(this.cookie ? { cookie: this.cookie } : {}), ...(opts.headers ?? {}) } });
+    const set = r.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0]!.endsWith('=') ? '' : set.split(';')[0]!;
+    return r;
+  }
+}
+
+function totp(secret: string, offsetSteps = 0): string {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
+}
+
+async function enrol(email: string, officers: string[] = []) {
+  const account = await createHandlerAccount(server.ctx.db, 'acme', email.split('@')[0]!, { email, officers });
+  const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: account.enrolmentCode } });
+  expect(start.status).toBe(200);
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, password: PASSWORD, totpCode: totp(start.data.secret) } });
+  expect(fin.status).toBe(200);
+  return { ...account, secret: start.data.secret as string, recoveryCodes: fin.data.recoveryCodes as string[] };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ seedDemo: false, identity: { throttle: { freeFailures: 100, lockAfter: 3, delayBaseMs: 0 } } });
+  [officerA, officerB] = (await addCompany(server.ctx.db, { id: 'acme', hosts: [HOST], officers: 2 })).officerIds as [string, string];
+  await addCompany(server.ctx.db, { id: 'other', hosts: ['other.test'] });
+  caseA = (await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officerA), [{ name: 'a.pdf', bytes: PDF }]) })).data.caseDto.caseNumber;
+  caseB = (await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officerB), [{ name: 'b.pdf', bytes: PDF }]) })).data.caseDto.caseNumber;
+  phoneA = (await call(server, 'POST', '/api/public/case/new/by-phone', { host: HOST, json: oralDto(officerA) })).data.caseDto.caseNumber;
+});
+afterAll(async () => server?.cleanup());
+
+describe('enrolment', () => {
+  it('sets a password and a TOTP factor once, and shows ten recovery codes', async () => {
+    const account = await createHandlerAccount(server.ctx.db, 'acme', 'Hanne', { email: 'hanne@example.org' });
+    expectError(await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: 'x'.repeat(43) } }), 404, 'ENROLMENT_INVALID');
+    // The code belongs to one company: another host does not open it.
+    expectError(await call(server, 'POST', '/api/handler/enrolment/start', { host: 'other.test', json: { code: account.enrolmentCode } }), 404, 'ENROLMENT_INVALID');
+    const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: account.enrolmentCode } });
+    expect(start.status).toBe(200);
+    expect(start.data).toMatchObject({ name: 'Hanne', email: 'hanne@example.org', companyName: 'acme Ltd' });
+    expect(start.data.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(start.data.uri).toMatch(/^otpauth:\/\/totp\/.*secret=/);
+    const row = await server.ctx.db.selectFrom('handler_account').select('totp_secret_enc').where('id', '=', account.id).executeTakeFirstOrThrow();
+    expect(Buffer.from(row.totp_secret_enc!).toString('latin1')).not.toContain(Buffer.from(OTPAuth.Secret.fromBase32(start.data.secret).bytes).toString('latin1'));
+
+    const code = account.enrolmentCode;
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: 'short', totpCode: totp(start.data.secret) } }), 400, 'VALIDATION', 'password');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret, 10) } }), 400, 'TOTP_INVALID', 'totpCode');
+    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } });
+    expect(fin.status).toBe(200);
+    expect(fin.data.recoveryCodes).toHaveLength(10);
+    expect(new Set(fin.data.recoveryCodes).size).toBe(10);
+    // The link works once.
+    expectError(await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code } }), 404, 'ENROLMENT_INVALID');
+    const stored = await server.ctx.db.selectFrom('handler_recovery_code').select('code_hash').where('handler_id', '=', account.id).execute();
+    expect(stored.map((s) => s.code_hash)).not.toContain(fin.data.recoveryCodes[0]);
+  });
+
+  it('refuses an expired link', async () => {
+    const account = await createHandlerAccount(server.ctx.db, 'acme', 'Late', { email: 'late@example.org', now: new Date(Date.now() - 73 * 3600_000) });
+    expectError(await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: account.enrolmentCode } }), 404, 'ENROLMENT_INVALID');
+  });
+});
+
+describe('sign-in', () => {
+  it('needs e-mail, password and a current code; a code works once; a recovery code stands in once', async () => {
+    const h = await enrol('sara@example.org');
+    const c = new Client();
+    expectError(await c.call('GET', '/api/handler/session'), 401, 'UNAUTHORIZED');
+    expectError(await c.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: 'wrong password!', code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
+    expectError(await c.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: '000000' } }), 401, 'SIGNIN_FAILED');
+    // The code used at enrolment (same time step) does not sign in again; the next step's does.
+    const ok = await c.call('POST', '/api/handler/session', { json: { email: ' Sara@Example.org', password: PASSWORD, code: totp(h.secret, 1) } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('set-cookie')).toMatch(/^wb_handler=[\w-]{43}; Max-Age=43200; Path=\/api\/handler; HttpOnly; SameSite=Strict$/);
+    expect(ok.data).toMatchObject({ handler: { name: 'sara', email: 'sara@example.org', companyId: 'acme', officers: [] }, idleTimeoutMs: 15 * 60_000 });
+    expect((await c.call('GET', '/api/handler/session')).status).toBe(200);
+    // Nothing in the database works as the cookie.
+    const sessions = await server.ctx.db.selectFrom('handler_session').select('token_hash').execute();
+    expect(sessions.map((s) => s.token_hash)).not.toContain(c.cookie.split('=')[1]);
+
+    const replay = new Client();
+    expectError(await replay.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
+    expect((await replay.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).status).toBe(200);
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: h.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+
+    // The session is the host's company only.
+    const elsewhere = new Client('other.test');
+    elsewhere.cookie = c.cookie;
+    expectError(await elsewhere.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
+    // An unsafe call from another origin is refused even with the cookie.
+    expectError(await c.call('PUT', `/api/handler/cases/${caseA}/status`, { json: { status: 'BEING_INVESTIGATED' }, headers: { origin: 'https://evil.example' } }), 403, 'CROSS_ORIGIN');
+
+    expect((await c.call('DELETE', '/api/handler/session')).status).toBe(204);
+    expect(c.cookie).toBe('');
+    expect(await server.ctx.db.selectFrom('handler_session').select('token_hash').where('handler_id', '=', h.id).execute()).toHaveLength(1);
+  });
+
+  it('locks the account after the reporter sign-in\'s number of failures; even the right answer is refused then', async () => {
+    const h = await enrol('lock@example.org');
+    for (let i = 0; i < 3; i++) expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'lock@example.org', password: 'not the password', code: '123456' } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'lock@example.org', password: PASSWORD, code: h.recoveryCodes[1] } }), 401, 'SIGNIN_FAILED');
+    // Not used up by the refused attempt: the lock, not the code, refused it.
+    const used = await server.ctx.db.selectFrom('handler_recovery_code').select('used_at').where('handler_id', '=', h.id).where('used_at', 'is not', null).execute();
+    expect(used).toHaveLength(0);
+  });
+
+  it('ends a session after 15 minutes without a call', async () => {
+    const h = await enrol('idle@example.org');
+    const c = new Client();
+    expect((await c.call('POST', '/api/handler/session', { json: { email: 'idle@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).status).toBe(200);
+    await server.ctx.db.updateTable('handler_session').set({ last_seen_at: new Date(Date.now() - 14 * 60_000) }).where('handler_id', '=', h.id).execute();
+    expect((await c.call('POST', '/api/handler/session/refresh')).status).toBe(200);
+    await server.ctx.db.updateTable('handler_session').set({ last_seen_at: new Date(Date.now() - 15 * 60_000 - 1000) }).where('handler_id', '=', h.id).execute();
+    expectError(await c.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('officer tie', () => {
+  it('a handler tied to officer A gets 404 for officer B\'s case on every call, by session and by token', async () => {
+    const h = await enrol('tied@example.org', [officerA]);
+    const c = new Client();
+    expect((await c.call('POST', '/api/handler/session', { json: { email: 'tied@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).data.handler.officers).toEqual([officerA]);
+    const fileB = (await call(server, 'GET', `/api/handler/cases/${caseB}`, { token: (await createHandlerAccount(server.ctx.db, 'acme', 'all')).token })).data.files[0].id;
+    for (const as of ['session', 'token'] as const) {
+      const go = (method: string, p: string, opts: { json?: unknown; body?: BodyInit } = {}) => (as === 'session' ? c.call(method, p, opts) : call(server, method, p, { ...opts, token: h.token }));
+      const list = await go('GET', '/api/handler/cases');
+      expect(list.status).toBe(200);
+      expect(list.data.cases.map((x: { caseNumber: string }) => x.caseNumber).sort()).toEqual([caseA, phoneA].sort());
+      expectError(await go('GET', `/api/handler/cases/${caseB}`), 404, 'CASE_NOT_FOUND');
+      expectError(await go('GET', `/api/handler/cases/${caseB}/files/${fileB}`), 404, 'CASE_NOT_FOUND');
+      expectError(await go('POST', `/api/handler/cases/${caseB}/messages`, { body: form('messageDto', { message: 'hello' }) }), 404, 'CASE_NOT_FOUND');
+      expectError(await go('PUT', `/api/handler/cases/${caseB}/status`, { json: { status: 'CLOSED' } }), 404, 'CASE_NOT_FOUND');
+      expect((await go('GET', `/api/handler/cases/${caseA}`)).status).toBe(200);
+    }
+    // An untied handler sees both.
+    const all = await call(server, 'GET', '/api/handler/cases', { token: (await createHandlerAccount(server.ctx.db, 'acme', 'all2')).token });
+    expect(all.data.cases.map((x: { caseNumber: string }) => x.caseNumber)).toEqual(expect.arrayContaining([caseA, caseB, phoneA]));
+  });
+});
+
+describe('audit trail and clocks', () => {
+  it('lists every read and action in order, sealed and append-only', async () => {
+    const h = await enrol('audit@example.org');
+    const c = new Client();
+    await c.call('POST', '/api/handler/session', { json: { email: 'audit@example.org', password: PASSWORD, code: h.recoveryCodes[0] } });
+    const first = await c.call('GET', `/api/handler/cases/${phoneA}`);
+    expect(first.data.audit.map((e: { action: string }) => e.action)).toEqual(['CASE_READ']);
+    const created = await c.call('POST', `/api/handler/cases/${caseA}/messages`, { body: form('messageDto', { message: 'We have your report.', type: 'CONFIRMATION' }) });
+    expect(created.status).toBe(201);
+    const view = await c.call('GET', `/api/handler/cases/${caseA}`);
+    const file = view.data.files[0].id;
+    expect((await c.call('GET', `/api/handler/cases/${caseA}/files/${file}`)).status).toBe(200);
+    expect((await c.call('PUT', `/api/handler/cases/${caseA}/status`, { json: { status: 'BEING_INVESTIGATED' } })).status).toBe(200);
+    expect((await c.call('PUT', `/api/handler/cases/${phoneA}/report`, { json: { text: 'The caller said…' } })).status).toBe(200);
+    const whole = (await c.call('GET', `/api/handler/cases/${caseA}`)).data.audit as { action: string; handlerId: string; handlerName: string; detail: Record<string, unknown>; at: string }[];
+    // Earlier tests' handlers read this case too: their entries come first.
+    expect(whole.some((e) => e.handlerId !== h.id)).toBe(true);
+    const a = whole.filter((e) => e.handlerId === h.id);
+    expect(whole.slice(-a.length)).toEqual(a);
+    expect(a.map((e) => e.action)).toEqual(['MESSAGE_SENT', 'CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'CASE_READ']);
+    expect(a.every((e) => e.handlerName === 'audit')).toBe(true);
+    expect(a[0]!.detail).toMatchObject({ type: 'CONFIRMATION' });
+    expect(a[3]!.detail).toEqual({ from: 'RECEIVED', to: 'BEING_INVESTIGATED' });
+    expect(whole.map((e) => e.at)).toEqual(whole.map((e) => e.at).sort());
+    const p = (await c.call('GET', `/api/handler/cases/${phoneA}`)).data.audit.filter((e: { handlerId: string }) => e.handlerId === h.id).map((e: { action: string }) => e.action);
+    expect(p).toEqual(['CASE_READ', 'RECORD_EDITED', 'CASE_READ']);
+    // The reporter's view has no trail.
+    const raw = await server.ctx.db.selectFrom('case_audit').select(['id', 'entry_enc']).execute();
+    expect(Buffer.concat(raw.map((r) => Buffer.from(r.entry_enc))).toString('latin1')).not.toContain('STATUS_CHANGED');
+    await expect(server.ctx.db.updateTable('case_audit').set({ at: new Date() }).execute()).rejects.toThrow(/append-only/);
+    await expect(server.ctx.db.deleteFrom('case_audit').execute()).rejects.toThrow(/append-only/);
+  });
+
+  it('acknowledgement is due 7 days after receipt, then feedback 3 months after; unread reporter messages count', async () => {
+    const token = (await createHandlerAccount(server.ctx.db, 'acme', 'clock')).token;
+    const fresh = (await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officerA)) })).data.caseDto.caseNumber;
+    const row = () => call(server, 'GET', '/api/handler/cases', { token }).then((r) => r.data.cases.find((x: { caseNumber: string }) => x.caseNumber === fresh));
+    const r0 = await row();
+    const received = new Date(r0.receivedDate).getTime();
+    expect(r0.deadline).toEqual({ kind: 'ACKNOWLEDGEMENT', due: new Date(received + 7 * 86_400_000).toISOString() });
+    expect(r0).toMatchObject({ creationChannel: 'BY_ONLINE_FORM', unreadMessages: 0, pendingWhistleblowerAction: false });
+
+    const send = (type: string, answerWanted = false) => call(server, 'POST', `/api/handler/cases/${fresh}/messages`, { token, body: form('messageDto', { message: `a ${type}`, type, answerWanted }) });
+    expect((await send('STANDARD', true)).status).toBe(201);
+    expect((await row()).deadline.kind).toBe('ACKNOWLEDGEMENT');
+    expect((await send('CONFIRMATION')).status).toBe(201);
+    const r1 = await row();
+    const due = new Date(received);
+    due.setUTCMonth(due.getUTCMonth() + 3);
+    expect(r1.deadline.kind).toBe('FEEDBACK');
+    expect(Math.abs(new Date(r1.deadline.due).getTime() - due.getTime())).toBeLessThan(4 * 86_400_000);
+    expect(r1.pendingWhistleblowerAction).toBe(true);
+
+    const dbRow = await server.ctx.db.selectFrom('report_case').select(['id', 'wrapped_key']).where('case_number', '=', fresh).executeTakeFirstOrThrow();
+    await addMessage(server.ctx, dbRow, { type: 'STANDARD', createdBy: fresh, text: 'from the reporter', fromReporter: true, files: [] });
+    expect((await row()).unreadMessages).toBe(1);
+    await call(server, 'GET', `/api/handler/cases/${fresh}`, { token });
+    expect((await row()).unreadMessages).toBe(0);
+
+    expect((await send('FEEDBACK')).status).toBe(201);
+    expect((await row()).deadline).toBeNull();
+  });
+
+  it('nextDeadline: none before receipt or once closed; month ends clamp', () => {
+    expect(nextDeadline({ status: 'PENDING_WHISTLEBLOWER_CONTACT', received: null, handlerMessageTypes: [] })).toBeNull();
+    expect(nextDeadline({ status: 'CLOSED', received: new Date(), handlerMessageTypes: [] })).toBeNull();
+    expect(nextDeadline({ status: 'RECEIVED', received: new Date('2025-11-30T10:00:00Z'), handlerMessageTypes: ['CONFIRMATION'] })).toEqual({ kind: 'FEEDBACK', due: '2026-02-28T10:00:00.000Z' });
+  });
+});
