@@ -34,6 +34,7 @@ import {
   whistleblowerSchema,
   VIOLATIONS,
   type CaseDto,
+  type FileSample,
   type OralSubmissionDto,
   type ReportedPerson,
   type Violation,
@@ -119,6 +120,14 @@ export interface SuccessData {
   caseDto: { caseNumber: string; status?: string; created?: string; submission?: { type: string } };
 }
 
+/** The server refused one file for its content: which one (its place in the draft's files). */
+export interface RefusedFile {
+  refusedFile: { index: number; name: string };
+}
+
+/** What `submitReport` resolves with: the new case, one refused file, or null for any other failure. */
+export type SubmitResult = SuccessData | RefusedFile | null;
+
 export interface UploadProgress {
   loaded: number;
   total: number;
@@ -130,6 +139,10 @@ export interface ReportContext {
   draft: ReportDraft;
   /** Files dropped by the last `files.add` (not allowed, or beyond five): for a notice. */
   droppedFiles: number;
+  /** Names of the files whose content did not fit their type: refused at once, by name. */
+  refusedFiles: string[];
+  /** A typed person was offered to "Add person" with fields still missing: name them. */
+  personIncomplete: boolean;
   /** Per file, while sending. */
   progress: UploadProgress[];
   firstInvalidStep: StepName | null;
@@ -165,7 +178,7 @@ export type ReportEvent =
   | { type: 'person.add' }
   | { type: 'person.remove'; index: number }
   | { type: 'unit.change'; value: string }
-  | { type: 'files.add'; files: ReportFile[] }
+  | { type: 'files.add'; files: ReportFile[]; samples?: (FileSample | undefined)[] }
   | { type: 'file.remove'; index: number }
   | { type: 'identity.choose'; value: IdentityChoice }
   | { type: 'identity.change'; field: 'name' | 'email'; value: string }
@@ -285,6 +298,13 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
   };
 }
 
+export function isSuccessData(x: SubmitResult): x is SuccessData {
+  return x !== null && 'caseDto' in x;
+}
+export function isRefusedFile(x: SubmitResult): x is RefusedFile {
+  return x !== null && 'refusedFile' in x;
+}
+
 // ---- context -------------------------------------------------------------------------
 
 const emptyPerson = (): PersonInput => ({ name: '', jobTitle: '', phoneOrEmail: '' });
@@ -337,8 +357,8 @@ const reportSetup = setup({
     loadCompanyInfo: fromPromise<CompanyInfo>(async () => {
       throw new Error('loadCompanyInfo not provided');
     }),
-    /** Sends the report; resolves with the server's answer, or null when it failed. */
-    submitReport: fromPromise<SuccessData | null, SubmitReportInput>(async () => null),
+    /** Sends the report; resolves with the server's answer, the file it refused, or null when it failed. */
+    submitReport: fromPromise<SubmitResult, SubmitReportInput>(async () => null),
   },
   delays: {
     /** Spec §9: the "copied" hint shows for 2 seconds. */
@@ -360,6 +380,8 @@ const reportSetup = setup({
     resetDraft: assign(({ context }) => ({
       draft: emptyDraft(context.channel, context.company),
       droppedFiles: 0,
+      refusedFiles: [],
+      personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
       response: null,
@@ -400,6 +422,7 @@ const reportSetup = setup({
         personInput: emptyPerson(),
         reportedUnit: '',
       }),
+      personIncomplete: false,
     }),
     assignPersonField: assign({
       draft: ({ context, event }) => {
@@ -413,7 +436,10 @@ const reportSetup = setup({
         const person = { name: p.name.trim(), jobTitle: p.jobTitle.trim(), phoneOrEmail: p.phoneOrEmail.trim() };
         return { ...context.draft, reportedPersons: [...context.draft.reportedPersons, person], personInput: emptyPerson() };
       },
+      personIncomplete: false,
     }),
+    /** "Add person" with a name but fields missing: the view names what is still needed. */
+    markPersonIncomplete: assign({ personIncomplete: true }),
     removePerson: assign({
       draft: ({ context, event }) => ({
         ...context.draft,
@@ -424,11 +450,19 @@ const reportSetup = setup({
       draft: ({ context, event }) => ({ ...context.draft, reportedUnit: (event as Ev<'unit.change'>).value }),
     }),
     addFiles: assign(({ context, event }) => {
-      const kept = keepAllowedFiles(context.draft.files, (event as Ev<'files.add'>).files);
-      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped };
+      const e = event as Ev<'files.add'>;
+      const kept = keepAllowedFiles(context.draft.files, e.files, e.samples);
+      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped, refusedFiles: kept.refused };
     }),
     removeFile: assign(({ context, event }) => ({
       draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== (event as Ev<'file.remove'>).index) },
+      droppedFiles: 0,
+      refusedFiles: [],
+    })),
+    /** The server refused one file: it leaves the draft, everything else stays, and the dialog names it. */
+    removeRefusedFile: assign(({ context }, params: { refused: RefusedFile['refusedFile'] }) => ({
+      draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== params.refused.index) },
+      refusedFiles: [params.refused.name],
       droppedFiles: 0,
     })),
     assignIdentityChoice: assign({
@@ -492,7 +526,7 @@ const reportSetup = setup({
         return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
       },
     }),
-    assignResponse: assign({ response: (_, params: { response: SuccessData | null }) => params.response }),
+    assignResponse: assign({ response: (_, params: { response: SubmitResult }) => (isSuccessData(params.response) ? params.response : null) }),
   },
   guards: {
     /** Switching persons ⇄ company would drop what was typed for the current choice. */
@@ -507,6 +541,8 @@ const reportSetup = setup({
     /** Only a complete person (name, job title, phone or e-mail) is added: the server needs all three. */
     isPersonComplete: ({ context }) =>
       context.draft.concerns === 'persons' && v.is(reportedPersonSchema, context.draft.personInput),
+    /** Spec §5: "Add person" is enabled once a name is typed. */
+    hasPersonName: ({ context }) => context.draft.concerns === 'persons' && context.draft.personInput.name.trim() !== '',
     hasIdentityDataToDiscard: ({ context, event }) => {
       const w = context.draft.whistleblower;
       return (
@@ -525,7 +561,8 @@ const reportSetup = setup({
       (context.draft.password !== '' || context.draft.passwordConfirmation !== ''),
     isSendEnabled: ({ context }) => isSendEnabled(context.draft),
     hasInvalidStep: ({ context }) => firstInvalidStep(context) !== null,
-    hasResponse: (_, params: { response: SuccessData | null }) => params.response !== null,
+    hasResponse: (_, params: { response: SubmitResult }) => isSuccessData(params.response),
+    isFileRefused: (_, params: { response: SubmitResult }) => isRefusedFile(params.response),
   },
 });
 
@@ -558,7 +595,10 @@ export function createReportMachine(channel: ReportChannel) {
               { actions: 'assignConcerns' },
             ],
             'person.change': { actions: 'assignPersonField' },
-            'person.add': { guard: 'isPersonComplete', actions: 'addPerson' },
+            'person.add': [
+              { guard: 'isPersonComplete', actions: 'addPerson' },
+              { guard: 'hasPersonName', actions: 'markPersonIncomplete' },
+            ],
             'person.remove': { actions: 'removePerson' },
             'unit.change': { actions: 'assignUnit' },
           },
@@ -599,6 +639,8 @@ export function createReportMachine(channel: ReportChannel) {
       company: noCompany,
       draft: emptyDraft(channel, noCompany),
       droppedFiles: 0,
+      refusedFiles: [],
+      personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
       response: null,
@@ -734,6 +776,14 @@ export function createReportMachine(channel: ReportChannel) {
               target: 'succeeded',
               actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output }) },
             },
+            {
+              guard: { type: 'isFileRefused', params: ({ event }) => ({ response: event.output }) },
+              target: 'failed.fileRefused',
+              actions: {
+                type: 'removeRefusedFile',
+                params: ({ event }) => ({ refused: (event.output as RefusedFile).refusedFile }),
+              },
+            },
             { target: 'failed' },
           ],
           onError: { target: 'failed' },
@@ -762,6 +812,12 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['failureDialog'],
         // The draft is kept: the reporter completes the form and tries again.
         on: { 'dialog.close': { target: 'editing' } },
+        initial: 'incomplete',
+        states: {
+          incomplete: {},
+          /** The server refused one file for its content: it is named and left out, the rest is kept. */
+          fileRefused: { tags: ['fileRefused'] },
+        },
       },
     },
   });

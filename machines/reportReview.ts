@@ -8,6 +8,9 @@
  * - An empty (or blank) comment shows the error state and sends nothing.
  * - Approving is a confirmation substate (an AlertDialog); confirming calls the
  *   server and, on 200, reloads the case and ends `approved` (nothing more to offer).
+ * - Approval is offered only once the handler's record exists: approving nothing
+ *   would freeze an empty record for good (the server refuses it too). Comments
+ *   are welcome before that.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from './schema.ts';
@@ -15,6 +18,8 @@ import type { SubmissionType } from './schema.ts';
 export interface ReportReviewInput {
   submissionType: SubmissionType;
   approvedAt: string | null;
+  /** Whether the handler has written the record of the call or meeting yet. */
+  hasRecord: boolean;
 }
 
 export interface ReportReviewContext extends ReportReviewInput {
@@ -30,7 +35,7 @@ export type ReportReviewEvent =
   | { type: 'approval.confirm' }
   | { type: 'approval.cancel' }
   /** The case was read again: re-decide whether review is still offered. */
-  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null };
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; hasRecord: boolean };
 
 export interface CallResult {
   status: number;
@@ -54,12 +59,15 @@ export const reportReviewMachine = setup({
     assignComment: assign({ comment: ({ event, context }) => (event.type === 'comment.change' ? event.value : context.comment) }),
     clearComment: assign({ comment: '' }),
     assignCase: assign(({ event, context }) =>
-      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt } : context,
+      event.type === 'case.change'
+        ? { submissionType: event.submissionType, approvedAt: event.approvedAt, hasRecord: event.hasRecord }
+        : context,
     ),
   },
   guards: {
     isModifiable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
     hasComment: ({ context }) => context.comment.trim().length > 0,
+    hasRecord: ({ context }) => context.hasRecord,
     isOk: ({ event }) => status(event) >= 200 && status(event) < 300,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(status(event)),
   },
@@ -82,7 +90,7 @@ export const reportReviewMachine = setup({
           initial: 'ready',
           on: {
             'comment.open': 'commenting',
-            'approval.open': 'confirmingApproval',
+            'approval.open': { guard: 'hasRecord', target: 'confirmingApproval' },
             'case.change': { target: '#reportReview.deciding', actions: 'assignCase' },
           },
           states: { ready: {}, commentSent: {}, approvalFailed: {} },

@@ -21,12 +21,15 @@ export function assertModifiable(row: Pick<CaseRow, 'submission_type' | 'approve
 
 export async function approveCase(ctx: AppContext, row: CaseRow): Promise<void> {
   assertModifiable(row);
+  // Approving before the handler wrote the record would freeze an empty record for good.
+  if (row.report_enc === null) throw new HttpError(409, 'NO_RECORD_YET', 'There is no record of the report to approve yet.');
   // Only one approval wins, even with two tabs.
   const res = await ctx.db
     .updateTable('report_case')
     .set({ approved_at: sql<Date>`now()` })
     .where('id', '=', row.id)
     .where('approved_at', 'is', null)
+    .where('report_enc', 'is not', null)
     .where('submission_type', '!=', 'ONLINE_FORM')
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');

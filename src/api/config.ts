@@ -2,7 +2,9 @@
  * Runtime configuration (spec §3, §7): read /config/config.json at start; if it is
  * unreadable, fall back to the local backend address.
  */
-export const FALLBACK_API_BASE_URL = 'http://localhost:9000';
+import { FALLBACK_API_BASE_URL } from '../../machines/config.ts';
+
+export { FALLBACK_API_BASE_URL };
 
 export interface RuntimeConfig {
   apiBaseUrl: string;

@@ -79,6 +79,8 @@ export function PhoneField(props: {
   /** Country names in this language; without it, the library's English names. */
   language?: Language;
   onChange: (phone: string, iso2: string, isValid: boolean) => void;
+  /** The number field was left. */
+  onBlur?: () => void;
 }) {
   const wrapper = useRef<HTMLDivElement>(null);
   // The library's country button carries a fixed English label; give it ours.
@@ -100,6 +102,7 @@ export function PhoneField(props: {
         value={initial}
         flags={FLAGS}
         countries={countries}
+        onBlur={props.onBlur}
         onChange={(phone, meta) => {
           const value = phoneValue(phone, meta.country.dialCode);
           props.onChange(value, meta.country.iso2, value ? isPhoneInputValid(value, meta.country.iso2) : false);

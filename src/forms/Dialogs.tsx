@@ -67,6 +67,7 @@ export function ReportDialogs() {
   const validation = useSelector(actor, (s) => s.hasTag('validationDialog'));
   const discard = useSelector(actor, (s) => s.hasTag('discardDialog'));
   const failure = useSelector(actor, (s) => s.hasTag('failureDialog'));
+  const refusedFile = useSelector(actor, (s) => (s.hasTag('fileRefused') ? (s.context.refusedFiles[0] ?? '') : null));
   const firstInvalid = useSelector(actor, (s) => s.context.firstInvalidStep);
   return (
     <>
@@ -96,7 +97,9 @@ export function ReportDialogs() {
         </div>
       </ReportDialog>
       <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
-        <Dialog.Description>{t('dialog.failure.text')}</Dialog.Description>
+        <Dialog.Description>
+          {refusedFile !== null ? t('forms.failure.fileRefused', { name: refusedFile }) : t('dialog.failure.text')}
+        </Dialog.Description>
         <div className={styles.actions}>
           <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
             {t('dialog.failure.close')}
@@ -159,6 +162,11 @@ function SuccessDialog() {
       ) : (
         <>
           <p>{t('forms.success.notFollowed')}</p>
+          {/* The number is harmless without a password and lets the reporter quote it on the phone. */}
+          <p>{t('forms.success.notFollowedNumber')}</p>
+          <p className={styles.caseNumber} data-testid="case-number">
+            {formatCaseNumber(caseNumber)}
+          </p>
           <div className={styles.actions}>
             <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
               {t('forms.success.frontPage')}

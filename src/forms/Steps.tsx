@@ -72,12 +72,14 @@ function TextField(props: {
   autoComplete?: string;
   maxLength?: number;
   hint?: ReactNode;
+  /** Show the issue now (e.g. after "Add person"), without waiting for the field to be left. */
+  touched?: boolean;
 }) {
   const t = useT('forms');
   const id = useId();
   const [left, setLeft] = useState(false);
   const attempted = useAttempted();
-  const issue = left || attempted ? props.issue : undefined;
+  const issue = left || attempted || props.touched ? props.issue : undefined;
   const describedBy = [props.hint ? `${id}-hint` : '', issue ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
@@ -308,6 +310,7 @@ function ReportRelatedStep() {
   const actor = useReport();
   const d = useDraft();
   const canAdd = useSelector(actor, (s) => s.can({ type: 'person.add' }));
+  const personIncomplete = useSelector(actor, (s) => s.context.personIncomplete);
   const p = d.personInput;
   const typing = p.name !== '' || p.jobTitle !== '' || p.phoneOrEmail !== '';
   const personIssue = (schema: v.GenericSchema, value: string) =>
@@ -353,6 +356,7 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(requiredText(200), p.name)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'name', value })}
           />
           <TextField
@@ -361,6 +365,7 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(requiredText(200), p.jobTitle)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'jobTitle', value })}
           />
           <TextField
@@ -369,11 +374,17 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(phoneOrEmailSchema, p.phoneOrEmail)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'phoneOrEmail', value })}
           />
           <button type="button" className={buttons.secondaryButton} disabled={!canAdd} onClick={() => send({ type: 'person.add' })}>
             {t('forms.related.add')}
           </button>
+          {personIncomplete && missingPersonFields(p).length > 0 && (
+            <p className={styles.error} role="alert">
+              {t('forms.related.missing', { fields: missingPersonFields(p).map((f) => t(`forms.related.${f}`)).join(', ') })}
+            </p>
+          )}
         </>
       )}
       {d.concerns === 'company' && (
@@ -390,6 +401,13 @@ function ReportRelatedStep() {
   );
 }
 
+/** The fields of a typed person that still keep "Add person" from adding it, in form order. */
+function missingPersonFields(p: { name: string; jobTitle: string; phoneOrEmail: string }) {
+  return (['name', 'jobTitle', 'phoneOrEmail'] as const).filter(
+    (f) => !v.is(f === 'phoneOrEmail' ? phoneOrEmailSchema : requiredText(200), p[f]),
+  );
+}
+
 function IdentityStep() {
   const t = useT('forms');
   const actor = useReport();
@@ -400,8 +418,10 @@ function IdentityStep() {
   const phoneId = useId();
   const attempted = useAttempted();
   const send = (e: ReportEvent) => actor.send(e);
+  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
+  const [phoneLeft, setPhoneLeft] = useState(false);
   const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
-  const showPhoneIssue = phoneIssue && (attempted || w.phone.length > 8);
+  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
   return (
     <>
       <Choices
@@ -449,6 +469,7 @@ function IdentityStep() {
               describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
               countryLabel={t('forms.identity.country')}
               language={lang}
+              onBlur={() => setPhoneLeft(true)}
               onChange={(phone, countryCode) => send({ type: 'phone.change', phone, countryCode })}
             />
             <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />

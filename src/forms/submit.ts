@@ -4,11 +4,12 @@
  *
  * The online form goes as multipart through XMLHttpRequest, because only XHR
  * reports upload progress; the progress of the whole body is split into per-file
- * progress by each file's place in the body. Any failure resolves to null: the
- * machine shows the failure dialog and keeps the draft (spec §4, §8).
+ * progress by each file's place in the body. A file the server refuses for its
+ * content resolves to that file (its place and name), any other failure to null:
+ * the machine names the file or shows the failure dialog, and keeps the draft.
  */
 import type { ApiClient } from '../api/client.ts';
-import type { SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import type { SubmitReportInput, SubmitResult, SuccessData } from '../../machines/report.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -21,12 +22,25 @@ function isSuccess(x: unknown): x is SuccessData {
   return typeof dto?.caseNumber === 'string' && dto.caseNumber.length > 0;
 }
 
+/** `files.N` of a 415 content or type refusal, as the file it names. */
+export function refusedFileOf(body: string, files: readonly { name: string }[]): SubmitResult {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: string; field?: string } }).error;
+    const index = Number(/^files\.(\d+)$/.exec(error?.field ?? '')?.[1] ?? NaN);
+    const refusing = error?.code === 'FILE_CONTENT_MISMATCH' || error?.code === 'FORBIDDEN_FILE_TYPE';
+    const file = files[index];
+    return refusing && file ? { refusedFile: { index, name: file.name } } : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function submitReport(
   api: ApiClient,
   companyHost: string,
   { submission, reportProgress }: SubmitReportInput,
   signal?: AbortSignal,
-): Promise<SuccessData | null> {
+): Promise<SubmitResult> {
   if (submission.channel !== 'online') {
     try {
       const answer = await api.json<unknown>(ENDPOINTS[submission.channel], { method: 'POST', body: submission.dto, signal });
@@ -49,7 +63,7 @@ export async function submitReport(
     offset += f.size;
   }
 
-  return new Promise<SuccessData | null>((resolve) => {
+  return new Promise<SubmitResult>((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', api.url(ENDPOINTS.online));
     xhr.setRequestHeader('accept', 'application/json');
@@ -62,7 +76,7 @@ export async function submitReport(
       });
     };
     xhr.onload = () => {
-      if (xhr.status < 200 || xhr.status >= 300) return resolve(null);
+      if (xhr.status < 200 || xhr.status >= 300) return resolve(refusedFileOf(xhr.responseText, submission.files));
       try {
         const answer: unknown = JSON.parse(xhr.responseText);
         resolve(isSuccess(answer) ? answer : null);

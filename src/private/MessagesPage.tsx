@@ -4,12 +4,13 @@
  * shared file, filtered by kind with count and total size. Files download as
  * attachments through the portal; nothing renders inline.
  */
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { chatMachine } from '../../machines/chat.ts';
 import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime, formatRelativeTime } from '../i18n/dates.ts';
+import { formatBytes } from '../i18n/bytes.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
@@ -18,7 +19,6 @@ import {
   FILE_CATEGORIES,
   categoryOf,
   categoryTotals,
-  formatBytes,
   isOwnMessage,
   sharedFiles,
   type FileCategory,
@@ -32,7 +32,6 @@ import * as styles from './MessagesPage.css.ts';
 export function MessagesPage() {
   const t = useT('private');
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.reload' }), [session]);
   return (
     <>
       <PageTitle title={t('private.messages.title')} />
@@ -233,7 +232,7 @@ function SharedFiles() {
           >
             <span>{t(`private.files.category.${cat}`)}</span>
             <span>
-              {t('private.files.summary', { count: totals[cat].count, size: formatBytes(totals[cat].bytes, locale) })}
+              {t('private.files.summary', { count: totals[cat].count, size: formatBytes(totals[cat].bytes, locale, t) })}
             </span>
           </button>
         ))}
@@ -250,7 +249,7 @@ function SharedFiles() {
                 </span>
                 <span>
                   <span className={visuallyHidden}>{t('private.files.download')} </span>
-                  {formatBytes(f.size, locale)}
+                  {formatBytes(f.size, locale, t)}
                 </span>
               </button>
             </li>

@@ -25,7 +25,6 @@ export function ReportPage() {
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.reload' }), [session]);
   const subsidiary = typeof c.subsidiary === 'string' ? c.subsidiary : c.subsidiary?.name;
   const persons = c.reportedPersons ?? [];
   return (
@@ -125,6 +124,9 @@ export function ReportPage() {
   );
 }
 
+/** The handler has written the record of the call or meeting (only that can be approved). */
+const hasRecord = (c: { report?: { text: string } | null }) => !!c.report?.text?.trim();
+
 function Review() {
   const t = useT('private');
   const c = useCase();
@@ -140,11 +142,12 @@ function Review() {
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
       },
     }),
-    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt } },
+    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, hasRecord: hasRecord(c) } },
   );
   useEffect(() => {
-    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt });
-  }, [review, c.submission.type, c.approvedAt]);
+    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, hasRecord: hasRecord(c) });
+  }, [review, c]);
+  const canApprove = useSelector(review, (s) => s.can({ type: 'approval.open' }));
   const offered = useSelector(review, (s) => s.matches('reviewing'));
   const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));
   const sendingComment = useSelector(review, (s) => s.matches({ reviewing: 'sendingComment' }));
@@ -171,10 +174,21 @@ function Review() {
         <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => review.send({ type: 'comment.open' })}>
           {t('private.report.comment.open')}
         </button>
-        <button type="button" className={buttons.button} disabled={!active} onClick={() => review.send({ type: 'approval.open' })}>
+        <button
+          type="button"
+          className={buttons.button}
+          disabled={!active || !canApprove}
+          aria-describedby={canApprove ? undefined : 'approve-waits'}
+          onClick={() => review.send({ type: 'approval.open' })}
+        >
           {t('private.report.approve.open')}
         </button>
       </div>
+      {!canApprove && (
+        <p id="approve-waits" className={styles.muted}>
+          {t('private.report.approve.waiting')}
+        </p>
+      )}
 
       <Dialog.Root open={commentOpen} onOpenChange={(open) => !open && review.send({ type: 'comment.cancel' })}>
         <Dialog.Portal>

@@ -103,6 +103,20 @@ afterAll(async () => {
 });
 
 describe('private area', () => {
+  it('calls the case once on entering the private area, and once more per page change', async () => {
+    const caseNumber = await newOnlineCase('once-pass');
+    const { page, requests } = await open();
+    await signIn(page, caseNumber, 'once-pass');
+    const caseCalls = () => requests.filter((r) => r.url.includes('/api/private/case/my-case')).length;
+    await page.getByRole('progressbar').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(caseCalls()).toBe(1);
+    await go(page, msg('private.nav.messages'));
+    await expect.poll(caseCalls).toBe(2);
+    await page.waitForLoadState('networkidle');
+    expect(caseCalls()).toBe(2);
+  });
+
   it('signs in with the case number and password of a fresh online report, follows the progress, answers the handler and shares files both ways', async () => {
     const caseNumber = await newOnlineCase('first-pass');
     const { page, requests } = await open();

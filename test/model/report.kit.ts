@@ -135,6 +135,8 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'upload.progress', index: 0, loaded: 50, total: 100 },
     { type: 'xstate.done.actor.submitReport', output: SUCCESS },
     { type: 'xstate.done.actor.submitReport', output: null },
+    // The server refused one file for its content: it names the file.
+    { type: 'xstate.done.actor.submitReport', output: { refusedFile: { index: 0, name: 'a.pdf' } } },
     { type: 'xstate.error.actor.submitReport', error: new Error('network') },
     { type: 'dialog.close' },
     { type: 'caseNumber.copy' },

@@ -4,9 +4,11 @@ import { reportReviewMachine } from '../../machines/reportReview.ts';
 import type { MachineModel } from './harness.ts';
 
 export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
-  { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null },
-  { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z' },
-  { type: 'case.change', submissionType: 'MEETING', approvedAt: null },
+  { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, hasRecord: false },
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z', hasRecord: true },
+  { type: 'case.change', submissionType: 'MEETING', approvedAt: null, hasRecord: true },
+  // A phone or meeting case whose record the handler has not written yet: nothing to approve.
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: null, hasRecord: false },
   { type: 'comment.open' },
   { type: 'comment.change', value: '   ' },
   { type: 'comment.change', value: 'The date of the second call is wrong.' },
@@ -28,6 +30,6 @@ export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
 export default {
   name: 'reportReview',
   machine: reportReviewMachine,
-  input: { submissionType: 'PHONE', approvedAt: null },
+  input: { submissionType: 'PHONE', approvedAt: null, hasRecord: true },
   events: reportReviewEvents,
 } satisfies MachineModel;

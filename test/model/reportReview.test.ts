@@ -37,6 +37,7 @@ describe('report review model', () => {
         if (hasText) expect(sent.at(-1)).toEqual({ comment: prev.context.comment.trim() });
       }
       if (s.matches('approved')) expect(h.actionLog.at(-1)).toBe('reloadCase');
+      if (s.matches({ reviewing: 'confirmingApproval' })) expect(s.context.hasRecord).toBe(true);
       // review is offered only for non-online reports not yet approved
       if (s.matches('reviewing')) {
         expect(s.context.submissionType).not.toBe('ONLINE_FORM');
@@ -46,12 +47,24 @@ describe('report review model', () => {
   });
 
   it('is locked for an online-form report and for an approved record', () => {
-    const online = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null } }).start();
+    const online = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, hasRecord: false } }).start();
     expect(online.getSnapshot().value).toBe('locked');
     expect(online.getSnapshot().can({ type: 'approval.open' })).toBe(false);
-    const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z' } }).start();
+    const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z', hasRecord: true } }).start();
     expect(approved.getSnapshot().value).toBe('locked');
-    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null } }).start();
+    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null, hasRecord: true } }).start();
     expect(phone.getSnapshot().can({ type: 'approval.open' })).toBe(true);
+  });
+
+  it('does not offer approval of a record that does not exist yet, but takes comments', () => {
+    const early = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: null, hasRecord: false } }).start();
+    expect(early.getSnapshot().matches('reviewing')).toBe(true);
+    expect(early.getSnapshot().can({ type: 'approval.open' })).toBe(false);
+    early.send({ type: 'approval.open' });
+    expect(early.getSnapshot().matches({ reviewing: 'confirmingApproval' })).toBe(false);
+    expect(early.getSnapshot().can({ type: 'comment.open' })).toBe(true);
+    // The handler writes the record: the case is read again and approval opens.
+    early.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, hasRecord: true });
+    expect(early.getSnapshot().can({ type: 'approval.open' })).toBe(true);
   });
 });

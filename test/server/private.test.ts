@@ -205,6 +205,12 @@ describe('the report: approve and comment', () => {
     expect(view.comments.map((x: { comment: string }) => x.comment)).toEqual(['The date in line 2 is wrong.']);
     expect(view.approvedAt).toBeNull();
 
+    // No record written yet: nothing to approve, and nothing is frozen.
+    expectError(await call(server, 'PUT', `${B}/approve`, as(phone.tokens)), 409, 'NO_RECORD_YET');
+    expect((await call(server, 'GET', `${B}/my-case`, as(phone.tokens))).data.approvedAt).toBeNull();
+    const record = await call(server, 'PUT', `/api/handler/cases/${phone.caseNumber}/report`, { token: handlerToken, json: { text: 'Caller said the invoices were doubled.' } });
+    expect(record.status).toBe(200);
+
     const a = await call(server, 'PUT', `${B}/approve`, as(phone.tokens));
     expect(a.status).toBe(200);
     expect(a.data.approvedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -232,6 +238,9 @@ describe('identity and password', () => {
     expectError(await upd({ name: '' }), 400, 'VALIDATION', 'name');
     expectError(await upd({ name: 'A', email: 'not-an-email' }), 400, 'VALIDATION', 'email');
     expectError(await upd({ name: 'A', phone: '12' }), 400, 'VALIDATION', 'phone');
+    // A Danish number is exactly +45 and 8 digits (spec §5, §9).
+    expectError(await upd({ name: 'A', phone: '+451234567' }), 400, 'VALIDATION', 'phone');
+    expectError(await upd({ name: 'A', phone: '+45123456789' }), 400, 'VALIDATION', 'phone');
     expectError(await upd({ name: 'A', notification: true }), 400, 'VALIDATION', 'email');
     expectError(await upd('[]'), 400, 'VALIDATION');
     expectError(await upd('{bad'), 400, 'BAD_JSON');

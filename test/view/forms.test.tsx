@@ -22,6 +22,7 @@ import {
   type ReportChannel,
   type SubmitReportInput,
   type SuccessData,
+  type SubmitResult,
 } from '../../machines/report.ts';
 import common from '../../src/i18n/common/en.json';
 import forms from '../../src/i18n/forms/en.json';
@@ -37,18 +38,28 @@ const ONE: CompanyInfo = {
   subsidiaries: [],
 };
 const SUCCESS: SuccessData = { caseDto: { caseNumber: '1234567890123456' } };
+/** Real first bytes per type: the browser checks a file's content against its name. */
+const CONTENT: Record<string, string | Uint8Array<ArrayBuffer>> = {
+  pdf: '%PDF-1.7\n',
+  png: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+  txt: 'plain text',
+  csv: 'a;b\n1;2\n',
+  docx: new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0]),
+  xlsx: new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0]),
+  mov: new Uint8Array([0, 0, 0, 0x14, 0x66, 0x74, 0x79, 0x70, 0x71, 0x74]),
+};
 
 // The app's services without a server: the look-and-feel fetch never answers, so the
 // views use the built-in defaults (this suite tests the views, not the API).
 const api = createApiClient({ baseUrl: 'http://portal.test', companyHost: 'portal.test', fetch: () => new Promise(() => {}) });
 
-function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SuccessData | null>, company = ONE) {
+function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SubmitResult>, company = ONE) {
   const navigations: string[] = [];
   const copied: string[] = [];
   const machine = createReportMachine(channel).provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
-      submitReport: fromPromise<SuccessData | null, SubmitReportInput>(({ input }) => submit(input)),
+      submitReport: fromPromise<SubmitResult, SubmitReportInput>(({ input }) => submit(input)),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -216,7 +227,7 @@ describe('online form view', { timeout: 30_000 }, () => {
     const { user } = setup('online', async () => SUCCESS);
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
     expect(screen.getByText(msg('forms.documents.rules', { max: 5, types: 'docx, csv, pdf, txt, xlsx, xls, jpg, jpeg, png, mp4, mov, avi, wmv' }))).toBeTruthy();
-    const f = (name: string, type: string) => new File(['x'.repeat(10)], name, { type });
+    const f = (name: string, type: string) => new File([CONTENT[name.split('.').pop()!] ?? 'x'.repeat(10)], name, { type });
     const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
     fireEvent.drop(zone, {
       dataTransfer: {
@@ -237,6 +248,67 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(within(screen.getByRole('list', { name: msg('forms.documents.list', { count: 5, max: 5 }) })).getByText(/g\.xlsx/)).toBeTruthy();
   });
 
+  it('a file whose content does not fit its type is named at once and not added; the others are', async () => {
+    setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
+    fireEvent.drop(zone, {
+      dataTransfer: {
+        files: [
+          new File([CONTENT.pdf!], 'contract.pdf', { type: 'application/pdf' }),
+          new File([CONTENT.png!], 'renamed-photo.pdf', { type: 'application/pdf' }),
+        ],
+      },
+    });
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe(msg('forms.documents.refused', { names: 'renamed-photo.pdf' }));
+    const list = screen.getByRole('list', { name: msg('forms.documents.list', { count: 1, max: 5 }) });
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual([expect.stringContaining('contract.pdf')]);
+  });
+
+  it('a file the server still refuses is named in the failure dialog; the rest of the report stays', async () => {
+    const { user } = setup('online', async (input) => ({ refusedFile: { index: 0, name: input.submission.files[0]!.name } }));
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, new File([CONTENT.pdf!], 'proof.pdf', { type: 'application/pdf' }));
+    await screen.findByRole('list', { name: msg('forms.documents.list', { count: 1, max: 5 }) });
+    await fillOnline(user);
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
+    expect(dialog.textContent).toContain(msg('forms.failure.fileRefused', { name: 'proof.pdf' }));
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(screen.queryByRole('list', { name: /Attached files/ })).toBeNull();
+    expect(value(field('forms.relation.label'))).toBe('Accountant');
+    expect(value(field('forms.follow.password'))).toBe('secret1');
+  });
+
+  it('"Add person" is enabled once a name is typed and names the fields still needed', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.related.persons'));
+    const add = screen.getByRole('button', { name: en['forms.related.add'] });
+    expect(disabled(add)).toBe(true);
+    await user.type(field('forms.related.name'), 'Per Hansen');
+    expect(disabled(add)).toBe(false);
+    await user.click(add);
+    const fields = [en['forms.related.jobTitle'], en['forms.related.phoneOrEmail']].join(', ');
+    expect(screen.getByRole('alert').textContent).toBe(msg('forms.related.missing', { fields }));
+    expect(field('forms.related.jobTitle').getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('identity phone: the error shows on leaving the field, not while typing', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.identity.reveal'));
+    const phone = screen.getByLabelText(en['forms.identity.phone']!);
+    await user.clear(phone);
+    // A Danish number one digit short: invalid (spec §5), but the reporter is still typing.
+    await user.type(phone, '+451234567');
+    expect(phone.getAttribute('aria-invalid')).not.toBe('true');
+    await user.tab();
+    await waitFor(() => expect(phone.getAttribute('aria-invalid')).toBe('true'));
+  });
+
   it('sending shows per-file progress; success shows the grouped case number, copies it with a 2 s hint, and closing resets', async () => {
     let release!: (x: SuccessData | null) => void;
     let sent: SubmitReportInput | undefined;
@@ -245,7 +317,7 @@ describe('online form view', { timeout: 30_000 }, () => {
       return new Promise((r) => (release = r));
     });
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
-    const file = new File(['y'.repeat(1000)], 'proof.pdf', { type: 'application/pdf' });
+    const file = new File(['%PDF-1.7\n' + 'y'.repeat(991)], 'proof.pdf', { type: 'application/pdf' });
     await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, file);
     await fillOnline(user);
     await user.click(sendButton());
@@ -295,6 +367,9 @@ describe('online form view', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('dialog', { name: en['forms.success.online.title'] });
     expect(dialog.textContent).toContain(en['forms.success.notFollowed']!);
     expect(within(dialog).queryByRole('button', { name: en['forms.success.copy'] })).toBeNull();
+    // The case number is shown anyway: harmless without a password, and quotable on the phone.
+    expect(dialog.textContent).toContain(en['forms.success.notFollowedNumber']!);
+    expect(within(dialog).getByText('1234 5678 9012 3456')).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.frontPage'] }));
     expect(navigations).toEqual(['/']);
   });
