@@ -268,6 +268,11 @@ describe('private area', () => {
     await page.getByText(msg('private.status.initiated')).waitFor();
     expect(await progress(page)).toBe(0);
     await handler('status', caseNumber, 'RECEIVED');
+    // No record yet: comments are welcome, but there is nothing to approve.
+    await go(page, msg('private.nav.report'));
+    await page.getByText(msg('private.report.approve.waiting')).waitFor();
+    expect(await page.getByRole('button', { name: msg('private.report.approve.open') }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: msg('private.report.comment.open') }).isEnabled()).toBe(true);
     await handler('report', caseNumber, 'The reporter called on Monday about double payments.');
     await page.goto(portal.url('localhost', '/private/report'));
     await page.getByText('The reporter called on Monday about double payments.').waitFor();
