@@ -14,21 +14,25 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { KEY_FILE, NEXT_KEY_FILE, loadMasterKey, rotateMasterKey } from '../crypto/master-key.ts';
-import { cliConfig, fail, runningServer } from './common.ts';
+import { cliConfig, fail, parseCli, runningServer, usageError } from './common.ts';
 
 const USAGE = `usage:
   npm run keys -- rotate-master    re-wrap every case's data key under a new master key
                                    (stop the server first; with MASTER_KEY set, give the
                                    new key in NEW_MASTER_KEY)`;
 
-const { values, positionals } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
-if (values.help || positionals[0] !== 'rotate-master' || positionals.length !== 1) {
+const SYNOPSIS = 'npm run keys -- rotate-master';
+
+const { values, positionals } = parseCli({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true }, SYNOPSIS);
+if (values.help) {
   process.stdout.write(USAGE + '\n');
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (!positionals[0]) usageError('missing command', SYNOPSIS);
+if (positionals[0] !== 'rotate-master') usageError(`unknown command "${positionals[0]}"`, SYNOPSIS);
+if (positionals.length > 1) usageError(`unexpected argument "${positionals[1]}"`, SYNOPSIS);
 
 const config = cliConfig();
 const running = runningServer(config);
