@@ -193,6 +193,9 @@ export type ReportEvent =
   | { type: 'report.submit' }
   | UploadProgressEvent
   | { type: 'dialog.close' }
+  /** The success dialog's close confirmation: "Have you saved your case number?" */
+  | { type: 'close.confirm' }
+  | { type: 'close.cancel' }
   | { type: 'caseNumber.copy' }
   | { type: 'login.start' }
   | { type: 'form.reset' };
@@ -794,17 +797,27 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['successDialog'],
         initial: 'showing',
         on: {
-          // Spec §2: closing the success dialog resets the draft and goes to /.
-          'dialog.close': { target: 'editing', actions: ['resetDraft', 'goToFrontPage'] },
           'login.start': { target: 'editing', actions: ['resetDraft', 'goToLogin'] },
           // Copying again restarts the 2-second hint.
           'caseNumber.copy': { target: '.copied', reenter: true, actions: copy },
         },
         states: {
-          showing: {},
+          showing: {
+            on: { 'dialog.close': 'confirmingClose' },
+          },
           copied: {
             tags: ['copied'],
             after: { copiedHint: 'showing' },
+            on: { 'dialog.close': 'confirmingClose' },
+          },
+          // One tap must not lose the case number: closing asks first (an AlertDialog).
+          confirmingClose: {
+            tags: ['closeConfirmation'],
+            on: {
+              // Spec §2: closing the success dialog resets the draft and goes to /.
+              'close.confirm': { target: '#' + id + '.editing', actions: ['resetDraft', 'goToFrontPage'] },
+              'close.cancel': 'showing',
+            },
           },
         },
       },

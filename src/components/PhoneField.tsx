@@ -32,6 +32,18 @@ export const DEFAULT_PHONE_COUNTRY: Record<Language, string> = {
   de: 'de',
 };
 
+/**
+ * The country the phone field starts with: the company's own (the phone code of its
+ * default language: +45 for a Danish company), else the display language's.
+ */
+export function companyPhoneCountry(
+  laf: { phoneCodes?: Partial<Record<string, string>>; defaultLanguage?: string } | null | undefined,
+  lang: Language,
+): string {
+  const own = laf?.defaultLanguage ? laf.phoneCodes?.[laf.defaultLanguage] : undefined;
+  return (own ?? laf?.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase();
+}
+
 /** The library's countries with their names in the display language (Intl), sorted by that name. */
 export function localizedCountries(language: Language) {
   let names: Intl.DisplayNames | undefined;

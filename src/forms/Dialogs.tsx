@@ -11,6 +11,7 @@ import { formatCaseNumber } from '../../machines/schema.ts';
 import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { useReturnFocus } from '../components/returnFocus.ts';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -119,11 +120,13 @@ function SuccessDialog() {
   const channel = useSelector(actor, (s) => s.context.channel);
   const following = useSelector(actor, (s) => s.context.draft.follow === true);
   const caseNumber = useSelector(actor, (s) => s.context.response?.caseDto.caseNumber ?? '');
+  const confirmingClose = useSelector(actor, (s) => s.hasTag('closeConfirmation'));
   // Phone and meeting cases start when the reporter calls the chosen officer (spec §1).
   const officer = useSelector(actor, (s) =>
     s.context.company.protectionOfficers.find((o) => o.id === s.context.draft.protectionOfficer),
   );
   return (
+    <>
     <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
       <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
       {channel !== 'online' && officer?.phone && (
@@ -175,5 +178,16 @@ function SuccessDialog() {
         </>
       )}
     </ReportDialog>
+    {/* One tap must not lose the case number: the machine's close confirmation. */}
+    <ConfirmDialog
+      open={open && confirmingClose}
+      title={t('forms.success.closeConfirm.title')}
+      description={t(following ? 'forms.success.closeConfirm.follow' : 'forms.success.closeConfirm.notFollowed')}
+      cancelLabel={t('forms.success.closeConfirm.back')}
+      confirmLabel={t('forms.success.closeConfirm.close')}
+      onCancel={() => actor.send({ type: 'close.cancel' })}
+      onConfirm={() => actor.send({ type: 'close.confirm' })}
+    />
+    </>
   );
 }

@@ -120,7 +120,7 @@ export function Documents() {
             const p = progress?.[index];
             return (
               <li key={`${f.name}-${index}`} className={styles.file}>
-                <span>
+                <span className={styles.fileName}>
                   {f.name} ({formatBytes(f.size, locale, t)})
                 </span>
                 {!progress && (

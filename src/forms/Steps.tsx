@@ -21,7 +21,7 @@ import {
 } from '../../machines/schema.ts';
 import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
-import { PhoneField, DEFAULT_PHONE_COUNTRY } from '../components/PhoneField.tsx';
+import { PhoneField, companyPhoneCountry } from '../components/PhoneField.tsx';
 import { Documents } from './Documents.tsx';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
@@ -72,6 +72,8 @@ function TextField(props: {
   autoComplete?: string;
   maxLength?: number;
   hint?: ReactNode;
+  /** Hint styling: a warning near a limit, an error at it. */
+  hintTone?: 'warning' | 'error';
   /** Show the issue now (e.g. after "Add person"), without waiting for the field to be left. */
   touched?: boolean;
 }) {
@@ -100,15 +102,43 @@ function TextField(props: {
       </label>
       {props.multiline ? (
         <textarea {...common} className={styles.textarea} onChange={(e) => props.onChange(e.target.value)} />
+      ) : props.type === 'password' ? (
+        <PasswordInput {...common} onChange={(value) => props.onChange(value)} />
       ) : (
         <input {...common} type={props.type ?? 'text'} className={styles.input} onChange={(e) => props.onChange(e.target.value)} />
       )}
       {props.hint && (
-        <p id={`${id}-hint`} className={styles.hint}>
+        <p
+          id={`${id}-hint`}
+          className={props.hintTone === 'error' ? styles.error : props.hintTone === 'warning' ? styles.warning : styles.hint}
+          aria-live={props.hintTone ? 'polite' : undefined}
+        >
           {props.hint}
         </p>
       )}
       <ErrorText id={`${id}-error`} message={issue} t={t} />
+    </div>
+  );
+}
+
+/** A password field with show/hide: on a phone, typing blind is where mistakes happen. */
+function PasswordInput(props: Omit<React.InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange: (value: string) => void }) {
+  const t = useT('forms');
+  const { onChange, ...input } = props;
+  // Presentation only: whether the characters are shown.
+  const [shown, setShown] = useState(false);
+  return (
+    <div className={styles.passwordRow}>
+      <input {...input} type={shown ? 'text' : 'password'} className={styles.input} onChange={(e) => onChange(e.target.value)} />
+      <button
+        type="button"
+        className={styles.passwordToggle}
+        aria-pressed={shown}
+        aria-controls={input.id}
+        onClick={() => setShown((x) => !x)}
+      >
+        {t(shown ? 'forms.password.hide' : 'forms.password.show')}
+      </button>
     </div>
   );
 }
@@ -286,7 +316,8 @@ function DescribeProblemStep() {
         multiline
         required
         issue={firstMessage(descriptionSchema, d.description)}
-        hint={t('forms.describe.counter', { count: d.description.length, max: LIMITS.descriptionMax })}
+        hint={t(counterKey(d.description.length), { count: d.description.length, max: LIMITS.descriptionMax })}
+        hintTone={counterTone(d.description.length)}
         onChange={(value) => actor.send({ type: 'description.change', value })}
       />
       <Choices
@@ -304,6 +335,12 @@ function DescribeProblemStep() {
     </>
   );
 }
+
+/** The description counter warns from 80 % of the limit, and is an error at it. */
+const COUNTER_WARN_AT = Math.floor(LIMITS.descriptionMax * 0.8);
+const counterTone = (n: number) => (n >= LIMITS.descriptionMax ? 'error' : n >= COUNTER_WARN_AT ? 'warning' : undefined);
+const counterKey = (n: number) =>
+  n >= LIMITS.descriptionMax ? 'forms.describe.counterFull' : n >= COUNTER_WARN_AT ? 'forms.describe.counterNear' : 'forms.describe.counter';
 
 function ReportRelatedStep() {
   const t = useT('forms');
@@ -464,7 +501,7 @@ function IdentityStep() {
             <PhoneField
               id={phoneId}
               value={w.phone}
-              defaultCountry={(laf.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase()}
+              defaultCountry={companyPhoneCountry(laf, lang)}
               invalid={!!showPhoneIssue}
               describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
               countryLabel={t('forms.identity.country')}
@@ -495,6 +532,13 @@ function FollowReportStep() {
   const channel = useSelector(actor, (s) => s.context.channel);
   const canNotFollow = useSelector(actor, (s) => s.can({ type: 'follow.choose', value: false }));
   const canSend = useSelector(actor, (s) => s.can({ type: 'report.submit' }));
+  const sendId = useId();
+  // Send is never a silent grey button: what keeps it disabled stands next to it.
+  const needs = [
+    ...(d.termsAccepted ? [] : ['terms']),
+    ...(d.follow === true && d.password === '' ? ['password'] : []),
+    ...(d.follow === true && d.password !== '' && d.password !== d.passwordConfirmation ? ['confirm'] : []),
+  ];
   const sending = useSelector(actor, (s) => s.hasTag('busy'));
   const send = (e: ReportEvent) => actor.send(e);
   const strength = passwordStrength(d.password);
@@ -559,10 +603,21 @@ function FollowReportStep() {
       )}
       <Terms />
       <div className={styles.sendRow}>
-        <button type="button" className={buttons.button} disabled={!canSend} onClick={() => send({ type: 'report.submit' })}>
+        <button
+          type="button"
+          className={buttons.button}
+          disabled={!canSend}
+          aria-describedby={!canSend && !sending && needs.length ? `${sendId}-needs` : undefined}
+          onClick={() => send({ type: 'report.submit' })}
+        >
           {channel === 'oral' && <Icon name="phone" size={20} />}
           {t(`forms.send.${channel}`)}
         </button>
+        {!canSend && !sending && needs.length > 0 && (
+          <p id={`${sendId}-needs`} className={styles.hint}>
+            {t('forms.send.needs', { steps: needs.map((n) => t(`forms.send.needs.${n}`)).join(', ') })}
+          </p>
+        )}
         {sending && (
           <span className={styles.busy} role="status">
             {t('forms.sending')}

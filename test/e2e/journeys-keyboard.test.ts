@@ -235,7 +235,12 @@ describe('the online form by keyboard alone', () => {
     await kb.tabTo('Log in in the success dialog', byText(msg('forms.success.login')), { max: 10 });
     const caseNumber = (await success.getByTestId('case-number').textContent())!.replace(/\s/g, '');
     expect(caseNumber).toMatch(/^\d{16}$/);
+    // Escape asks before the number is gone; the keyboard confirms.
     await kb.press('Escape');
+    const confirm = page.getByRole('alertdialog', { name: msg('forms.success.closeConfirm.title') });
+    await confirm.waitFor();
+    await kb.tabTo('Yes, close in the confirmation', byText(msg('forms.success.closeConfirm.close')), { max: 4 });
+    await kb.press('Enter');
     await page.waitForURL(portal.url('group.localhost', '/'));
 
     // Every focus stop was visible, on screen and inside the open dialog.

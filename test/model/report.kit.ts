@@ -139,6 +139,8 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.done.actor.submitReport', output: { refusedFile: { index: 0, name: 'a.pdf' } } },
     { type: 'xstate.error.actor.submitReport', error: new Error('network') },
     { type: 'dialog.close' },
+    { type: 'close.confirm' },
+    { type: 'close.cancel' },
     { type: 'caseNumber.copy' },
     { type: `xstate.after.copiedHint.${copiedId}` },
     { type: 'login.start' },

@@ -128,7 +128,16 @@ function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event
   }
   if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
   // Closing the success dialog or resetting leaves a fresh draft.
-  if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches('succeeded') && event.type === 'dialog.close')) {
+  // Closing the success dialog only asks first: the case number is still there.
+  if (prev.matches('succeeded') && event.type === 'dialog.close') {
+    expect(next.matches({ succeeded: 'confirmingClose' })).toBe(true);
+    expect(c.response).toEqual(ctx(prev).response);
+  }
+  if (prev.matches({ succeeded: 'confirmingClose' }) && event.type === 'close.cancel') {
+    expect(next.matches({ succeeded: 'showing' })).toBe(true);
+    expect(next.hasTag('successDialog')).toBe(true);
+  }
+  if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches({ succeeded: 'confirmingClose' }) && event.type === 'close.confirm')) {
     expect(next.matches({ editing: 'steps' })).toBe(true);
     expect(d.whistleblowerRelation + d.password + d.description).toBe('');
     expect(d.termsAccepted).toBe(false);
@@ -143,7 +152,7 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
   it('walks enough paths to reach every step state, dialog and outcome', () => {
     const reached = new Set<string>();
     for (const p of paths) for (const st of p.steps) for (const n of st.state._nodes) reached.add(n.id);
-    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'failed.incomplete', 'failed.fileRefused', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
+    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
       expect(reached, id).toContain(`${channel}Report.${id}`);
     }
     if (channel === 'online') {
@@ -410,7 +419,15 @@ describe('report machines as actors', () => {
     expect(actor.getSnapshot().hasTag('copied')).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
     expect(actor.getSnapshot().hasTag('copied')).toBe(false);
+    // Closing asks first; "back" keeps the number on screen.
     actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().hasTag('closeConfirmation')).toBe(true);
+    expect(navigations).toEqual([]);
+    actor.send({ type: 'close.cancel' });
+    expect(actor.getSnapshot().matches({ succeeded: 'showing' })).toBe(true);
+    expect(actor.getSnapshot().context.response?.caseDto.caseNumber).toBe('1234567890123456');
+    actor.send({ type: 'dialog.close' });
+    actor.send({ type: 'close.confirm' });
     expect(navigations).toEqual(['/']);
     expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
     expect(actor.getSnapshot().context.draft.description).toBe('');

@@ -16,6 +16,7 @@ import { AppProviders } from '../../src/app/lookAndFeel.tsx';
 import { createApiClient } from '../../src/api/client.ts';
 import { I18nProvider, loadCatalogue } from '../../src/i18n/index.ts';
 import { ReportProvider, ReportView } from '../../src/forms/ReportPage.tsx';
+import { companyPhoneCountry } from '../../src/components/PhoneField.tsx';
 import {
   createReportMachine,
   type CompanyInfo,
@@ -296,6 +297,48 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(field('forms.related.jobTitle').getAttribute('aria-invalid')).toBe('true');
   });
 
+  it('Send is never a silent grey button: what it still needs stands next to it', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const needs = (...keys: string[]) => msg('forms.send.needs', { steps: keys.map((k) => en[`forms.send.needs.${k}`]).join(', ') });
+    expect(disabled(sendButton())).toBe(true);
+    expect(description(sendButton())).toBe(needs('terms'));
+    await user.click(radio('forms.follow.follow'));
+    expect(description(sendButton())).toBe(needs('terms', 'password'));
+    await user.click(terms());
+    await user.type(field('forms.follow.password'), 'abcd');
+    expect(description(sendButton())).toBe(needs('confirm'));
+    await user.type(field('forms.follow.confirm'), 'abcd');
+    expect(disabled(sendButton())).toBe(false);
+    expect(sendButton().getAttribute('aria-describedby')).toBeNull();
+  });
+
+  it('the description counter warns before the limit, is an error at it, and says where more detail goes', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const box = field('forms.describe.description');
+    await user.type(box, 'x'.repeat(100));
+    expect(description(box)).toBe(msg('forms.describe.counter', { count: 100, max: 200 }));
+    await user.type(box, 'x'.repeat(70));
+    expect(description(box)).toBe(msg('forms.describe.counterNear', { count: 170, max: 200 }));
+    fireEvent.change(box, { target: { value: 'x'.repeat(200) } });
+    expect(description(box)).toContain(msg('forms.describe.counterFull', { count: 200, max: 200 }));
+  });
+
+  it('password fields can be shown and hidden', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.follow.follow'));
+    const password = field('forms.follow.password') as HTMLInputElement;
+    expect(password.type).toBe('password');
+    const [show] = screen.getAllByRole('button', { name: en['forms.password.show'] });
+    await user.click(show!);
+    expect(password.type).toBe('text');
+    expect(show!.getAttribute('aria-pressed')).toBe('true');
+    await user.click(screen.getAllByRole('button', { name: en['forms.password.hide'] })[0]!);
+    expect(password.type).toBe('password');
+  });
+
   it('identity phone: the error shows on leaving the field, not while typing', async () => {
     const { user } = setup('online', async () => SUCCESS);
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
@@ -335,6 +378,16 @@ describe('online form view', { timeout: 30_000 }, () => {
     await waitFor(() => expect(within(dialog).getByRole('status').textContent).toBe(''), { timeout: 3000 });
     expect(within(dialog).getByRole('list').textContent).toContain(en['forms.success.step1']!);
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.close'] }));
+    // One tap does not lose the case number: closing asks first, and "back" keeps it.
+    const ask = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    expect(ask.textContent).toContain(en['forms.success.closeConfirm.follow']!);
+    expect(navigations).toEqual([]);
+    await user.click(within(ask).getByRole('button', { name: en['forms.success.closeConfirm.back'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(within(screen.getByRole('dialog', { name: en['forms.success.online.title'] })).getByText('1234 5678 9012 3456')).toBeTruthy();
+    await user.keyboard('{Escape}');
+    const again = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    await user.click(within(again).getByRole('button', { name: en['forms.success.closeConfirm.close'] }));
     expect(navigations).toEqual(['/']);
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('');
@@ -371,7 +424,21 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(dialog.textContent).toContain(en['forms.success.notFollowedNumber']!);
     expect(within(dialog).getByText('1234 5678 9012 3456')).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.frontPage'] }));
+    const ask = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    expect(ask.textContent).toContain(en['forms.success.closeConfirm.notFollowed']!);
+    await user.click(within(ask).getByRole('button', { name: en['forms.success.closeConfirm.close'] }));
     expect(navigations).toEqual(['/']);
+  });
+});
+
+describe('phone field', () => {
+  it("starts with the company's country (+45 for a Danish company), whatever the display language", () => {
+    const danish = { defaultLanguage: 'da', phoneCodes: { da: 'DK', en: 'GB', pl: 'PL' } };
+    expect(companyPhoneCountry(danish, 'en')).toBe('dk');
+    expect(companyPhoneCountry(danish, 'pl')).toBe('dk');
+    expect(companyPhoneCountry({ defaultLanguage: 'se', phoneCodes: { se: 'SE' } }, 'en')).toBe('se');
+    // Without company settings: the display language's country (spec §5).
+    expect(companyPhoneCountry(null, 'en')).toBe('gb');
   });
 });
 
