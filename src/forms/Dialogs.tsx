@@ -12,6 +12,7 @@ import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { useReturnFocus } from '../components/returnFocus.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { groupPhone, telHref } from '../components/phone.ts';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -130,7 +131,15 @@ function SuccessDialog() {
     <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
       <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
       {channel !== 'online' && officer?.phone && (
-        <p className={styles.copied}>{t('forms.success.call', { name: officer.name, phone: officer.phone })}</p>
+        <>
+          {/* Tap to call: the number in groups for the eye, compact for the dialler. */}
+          <p className={styles.copied}>
+            <a href={telHref(officer.phone) ?? undefined} data-testid="officer-phone">
+              {t('forms.success.call', { name: officer.name, phone: groupPhone(officer.phone) })}
+            </a>
+          </p>
+          <p className={styles.hint}>{t('phone.hideNumber')}</p>
+        </>
       )}
       {following ? (
         <>

@@ -23,6 +23,7 @@ import { stepValidity, type ReportEvent, type StepName } from '../../machines/re
 import { useReport } from './context.ts';
 import { PhoneField, companyPhoneCountry } from '../components/PhoneField.tsx';
 import { Documents } from './Documents.tsx';
+import { groupPhone } from '../components/phone.ts';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -257,7 +258,7 @@ function OfficerStep() {
               <strong>{o.name}</strong>
               {o.jobTitle && <span>{o.jobTitle}</span>}
               {o.company && <span>{o.company}</span>}
-              {o.phone && <span>{t('forms.officer.phone', { phone: o.phone })}</span>}
+              {o.phone && <span>{t('forms.officer.phone', { phone: groupPhone(o.phone) })}</span>}
               {o.customerRelation && <span className={styles.hint}>{t(`forms.officer.relation.${o.customerRelation}`)}</span>}
             </span>
           </label>

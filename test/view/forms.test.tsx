@@ -460,7 +460,10 @@ describe('oral report and book meeting views', { timeout: 30_000 }, () => {
     await user.click(terms());
     await user.click(sendButton('oral'));
     const dialog = await screen.findByRole('dialog', { name: en['forms.success.oral.title'] });
-    expect(dialog.textContent).toContain(msg('forms.success.call', { name: 'Anne Sørensen', phone: '+4570203040' }));
+    // Tap to call: grouped for the eye, compact for the dialler, with how to hide one's own number.
+    const call = within(dialog).getByRole('link', { name: msg('forms.success.call', { name: 'Anne Sørensen', phone: '+45 70 20 30 40' }) });
+    expect(call.getAttribute('href')).toBe('tel:+4570203040');
+    expect(dialog.textContent).toContain(common['phone.hideNumber']!);
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.login'] }));
     expect(navigations).toEqual(['/private/status']);
   });
