@@ -85,6 +85,29 @@ describe('no sideways scroll on a phone', () => {
     });
   }
 
+  it('the page title gets its focus ring after a keyboard navigation only, not after a tap', async () => {
+    const o = await openPage(browser, { width: 375, height: 700, locale: 'en-GB' });
+    opened.push(o);
+    const { page } = o;
+    await page.goto(portal.url('localhost', '/ask-questions'));
+    await settle(page);
+    const ring = () =>
+      page.evaluate(() => {
+        const h1 = document.querySelector('h1')!;
+        return { focused: document.activeElement === h1, outline: getComputedStyle(h1).outlineStyle };
+      });
+    // A tap (mouse) on the FAQ link: the title takes the focus, without a ring.
+    await page.locator('a[href="/faq"]').last().click();
+    await expect.poll(ring).toEqual({ focused: true, outline: 'none' });
+    // Back, and the same link by keyboard: the ring is there.
+    await page.goto(portal.url('localhost', '/ask-questions'));
+    await settle(page);
+    await page.locator('a[href="/faq"]').last().focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ring()).focused).toBe(true);
+    expect((await ring()).outline).not.toBe('none');
+  });
+
   it('375 px: the private pages, after signing in', async () => {
     const officerId = await firstOfficerId(portal);
     const caseNumber = await createOnlineCase(portal, { officerId, password: 'mobile-pass' });
