@@ -118,3 +118,6 @@ export const select = style({
   borderRadius: vars.radius.small,
 });
 export const languageLabel = style({ display: 'flex', alignItems: 'center', gap: 8 });
+
+/** The language selector's globe: visible, and a tap on it opens the selector. */
+export const languageGlobe = style({ display: 'inline-flex', alignItems: 'center', marginRight: 4, cursor: 'pointer' });

@@ -85,6 +85,22 @@ describe('no sideways scroll on a phone', () => {
     });
   }
 
+  it('the language selector shows a globe in the top bar and in the drawer, and is labelled', async () => {
+    const o = await openPage(browser, { width: 375, height: 700, locale: 'en-GB' });
+    opened.push(o);
+    await o.page.goto(portal.url('localhost', '/'));
+    await settle(o.page);
+    const visibleGlobes = () =>
+      o.page.locator('[data-testid="language-label"] svg').evaluateAll((els) => els.filter((e) => e.getBoundingClientRect().width > 0).length);
+    expect(await o.page.getByRole('combobox', { name: 'Language' }).count()).toBeGreaterThan(0);
+    const menu = o.page.getByRole('button', { name: 'Menu' });
+    if (await menu.count()) {
+      await menu.click();
+      await o.page.getByRole('dialog').waitFor();
+    }
+    expect(await visibleGlobes()).toBeGreaterThan(0);
+  });
+
   it('the page title gets its focus ring after a keyboard navigation only, not after a tap', async () => {
     const o = await openPage(browser, { width: 375, height: 700, locale: 'en-GB' });
     opened.push(o);
