@@ -465,7 +465,8 @@ describe('keyboard only', () => {
     await expect(page.getByRole('radio', { name: en['forms.identity.anonymous'] }).isChecked()).resolves.toBe(true);
     await tabTo(page, 'the password', () => (document.activeElement as HTMLInputElement | null)?.type === 'password');
     await page.keyboard.type('mop4');
-    await page.keyboard.press('Tab');
+    // Past the password's show/hide button to the confirmation.
+    await tabTo(page, 'the confirmation', () => (document.activeElement as HTMLInputElement | null)?.type === 'password' && (document.activeElement as HTMLInputElement).value === '', 4);
     await page.keyboard.type('mop4');
     await tabTo(page, 'the terms', () => (document.activeElement as HTMLInputElement | null)?.type === 'checkbox');
     await page.keyboard.press('Space');

@@ -58,7 +58,9 @@ async function overflow(page: Page): Promise<{ by: number; widest: string }> {
 
 async function settle(page: Page) {
   await page.locator('h1').first().waitFor();
-  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  // Images (logos) and late catalogue swaps may still change a width: a short pause.
+  await page.waitForTimeout(250);
 }
 
 describe('no sideways scroll on a phone', () => {
