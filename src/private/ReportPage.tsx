@@ -144,9 +144,11 @@ function Review() {
     }),
     { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, hasRecord: hasRecord(c) } },
   );
+  // Only a real change re-decides (a reload after a comment must keep "comment sent").
+  const recorded = hasRecord(c);
   useEffect(() => {
-    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, hasRecord: hasRecord(c) });
-  }, [review, c]);
+    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, hasRecord: recorded });
+  }, [review, c.submission.type, c.approvedAt, recorded]);
   const canApprove = useSelector(review, (s) => s.can({ type: 'approval.open' }));
   const offered = useSelector(review, (s) => s.matches('reviewing'));
   const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));
