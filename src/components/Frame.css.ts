@@ -120,4 +120,12 @@ export const select = style({
 export const languageLabel = style({ display: 'flex', alignItems: 'center', gap: 8 });
 
 /** The language selector's globe: visible, and a tap on it opens the selector. */
-export const languageGlobe = style({ display: 'inline-flex', alignItems: 'center', marginRight: 4, cursor: 'pointer' });
+export const languageGlobe = style({
+  display: 'inline-flex',
+  alignItems: 'center',
+  marginRight: 4,
+  cursor: 'pointer',
+  // On the narrowest phones the top bar has no room for it; the drawer still shows it.
+  '@media': { 'screen and (max-width: 359.98px)': { marginRight: 0 } },
+});
+globalStyle(`header ${languageGlobe} svg`, { '@media': { 'screen and (max-width: 359.98px)': { display: 'none' } } });

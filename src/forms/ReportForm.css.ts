@@ -1,4 +1,4 @@
-import { style } from '@vanilla-extract/css';
+import { globalStyle, style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
 import { card } from '../styles/card.css.ts';
 import { input } from '../styles/field.css.ts';
@@ -35,7 +35,9 @@ export const warning = style({
   padding: '2px 6px',
   borderRadius: vars.radius.small,
 });
-export const passwordRow = style({ display: 'flex', gap: 8, alignItems: 'stretch' });
+export const passwordRow = style({ display: 'flex', gap: 8, alignItems: 'stretch', minWidth: 0 });
+// The field shrinks to leave room for the toggle on a 320 px phone.
+globalStyle(`${passwordRow} > input`, { flex: '1 1 auto', minWidth: 0, width: 'auto' });
 export const passwordToggle = style({
   font: 'inherit',
   fontSize: '0.875rem',
@@ -47,7 +49,9 @@ export const passwordToggle = style({
   borderRadius: vars.radius.small,
   color: vars.color.link,
   cursor: 'pointer',
-  whiteSpace: 'nowrap',
+  flex: '0 1 auto',
+  maxWidth: '45%',
+  overflowWrap: 'anywhere',
 });
 export const notice = style({
   background: vars.color.warning,

@@ -98,9 +98,9 @@ describe('no sideways scroll on a phone', () => {
     const menu = o.page.getByRole('button', { name: 'Menu' });
     if (await menu.count()) {
       await menu.click();
-      await o.page.getByRole('dialog').waitFor();
+      await o.page.getByRole('dialog').locator('[data-testid="language-label"] svg').waitFor();
     }
-    expect(await visibleGlobes()).toBeGreaterThan(0);
+    await expect.poll(visibleGlobes).toBeGreaterThan(0);
   });
 
   it('the page title gets its focus ring after a keyboard navigation only, not after a tap', async () => {
