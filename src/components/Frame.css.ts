@@ -25,6 +25,8 @@ export const topBar = style({
   padding: '0 20px',
   background: vars.color.surface,
   borderBottom: `1px solid ${vars.color.border}`,
+  // A 320 px phone: logo, log in and menu must fit without sideways scroll.
+  '@media': { 'screen and (max-width: 359.98px)': { gap: 8, padding: '0 10px' } },
 });
 
 export const logoLink = style({
@@ -37,7 +39,14 @@ export const logoLink = style({
   fontWeight: 700,
   fontSize: '1.25rem',
 });
-export const logo = style({ maxHeight: 52, maxWidth: 200, width: 'auto', height: 'auto', display: 'block' });
+export const logo = style({
+  maxHeight: 52,
+  maxWidth: 200,
+  width: 'auto',
+  height: 'auto',
+  display: 'block',
+  '@media': { 'screen and (max-width: 359.98px)': { maxWidth: 140 } },
+});
 
 export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });
 export const narrowOnly = style({ '@media': { [WIDE]: { display: 'none !important' } } });

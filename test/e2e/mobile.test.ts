@@ -94,13 +94,13 @@ describe('no sideways scroll on a phone', () => {
     await settle(o.page);
     const visibleGlobes = () =>
       o.page.locator('[data-testid="language-label"] svg').evaluateAll((els) => els.filter((e) => e.getBoundingClientRect().width > 0).length);
-    expect(await o.page.getByRole('combobox', { name: 'Language' }).count()).toBeGreaterThan(0);
     const menu = o.page.getByRole('button', { name: 'Menu' });
     if (await menu.count()) {
       await menu.click();
       await o.page.getByRole('dialog').locator('[data-testid="language-label"] svg').waitFor();
     }
     await expect.poll(visibleGlobes).toBeGreaterThan(0);
+    expect(await o.page.getByRole('combobox', { name: 'Language' }).count()).toBeGreaterThan(0);
   });
 
   it('the page title gets its focus ring after a keyboard navigation only, not after a tap', async () => {
