@@ -53,7 +53,9 @@ async function focusStop(page: Page): Promise<FocusStop> {
     const shadow = style.boxShadow !== 'none' && style.boxShadow !== '';
     const r = el.getBoundingClientRect();
     const onScreen = r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-    const dialog = document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"][data-state="open"]');
+    // The topmost open dialog: a confirmation stacked over another dialog is the one that holds the focus.
+    const open = document.querySelectorAll('[role="dialog"][data-state="open"], [role="alertdialog"][data-state="open"]');
+    const dialog = open.length ? open[open.length - 1]! : null;
     const name = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
     const what = `${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[type=${el.getAttribute('type')}]` : ''}${el.getAttribute('name') ? `[name=${el.getAttribute('name')}]` : ''} "${name}"`;
     return { what, ring: outline || shadow, onScreen, inDialog: dialog ? dialog.contains(el) : null };
