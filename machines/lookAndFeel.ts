@@ -109,6 +109,12 @@ const EMPTY_COMPANY_INFO: CompanyInfo = { protectionOfficers: [], subsidiaries: 
 export interface LookAndFeelContext {
   /** The language asked for (stored choice, browser or default). */
   requested: Language;
+  /**
+   * True once the reporter picked a language on this page. Until then the request
+   * asks for the company's default language when the company does not offer the
+   * one derived from the browser (spec §1 "otherwise the site default").
+   */
+  chosen: boolean;
   /** The display language: set only by a 200 or by falling back to the defaults. */
   language: Language;
   lookAndFeel: LookAndFeel | null;
@@ -132,7 +138,7 @@ export const lookAndFeelMachine = setup({
     tags: {} as 'loading' | 'themed' | 'failed',
   },
   actors: {
-    fetchLookAndFeel: fromPromise<LookAndFeel, { language: Language }>(async () => {
+    fetchLookAndFeel: fromPromise<LookAndFeel, { language: Language; orDefault: boolean }>(async () => {
       throw new Error('fetchLookAndFeel must be provided');
     }),
     fetchCompanyInfo: fromPromise<CompanyInfo, void>(async () => {
@@ -143,15 +149,16 @@ export const lookAndFeelMachine = setup({
     storeLanguage: (_, _params: { language: Language }) => {},
     assignRequested: assign({
       requested: (_, params: { language: Language }) => params.language,
+      chosen: true,
     }),
-    assignLookAndFeel: assign(({ context }, params: { lookAndFeel: LookAndFeel }) => ({
-      lookAndFeel: params.lookAndFeel,
-      usingDefaults: false,
-      failure: null,
-      language: (LANGUAGES as readonly string[]).includes(params.lookAndFeel.languageCode)
+    assignLookAndFeel: assign(({ context }, params: { lookAndFeel: LookAndFeel }) => {
+      // A 200 sets the display language: the one answered, which is the company's
+      // default when it does not offer the one asked for.
+      const language = (LANGUAGES as readonly string[]).includes(params.lookAndFeel.languageCode)
         ? (params.lookAndFeel.languageCode as Language)
-        : context.requested,
-    })),
+        : context.requested;
+      return { lookAndFeel: params.lookAndFeel, usingDefaults: false, failure: null, language, requested: language };
+    }),
     assignDefaults: assign((_, params: { error: unknown }) => ({
       lookAndFeel: DEFAULT_LOOK_AND_FEEL,
       usingDefaults: true,
@@ -174,6 +181,7 @@ export const lookAndFeelMachine = setup({
   id: 'lookAndFeel',
   context: ({ input }) => ({
     requested: input.language,
+    chosen: false,
     language: input.language,
     lookAndFeel: null,
     usingDefaults: false,
@@ -197,7 +205,7 @@ export const lookAndFeelMachine = setup({
       invoke: {
         id: 'fetchLookAndFeel',
         src: 'fetchLookAndFeel',
-        input: ({ context }) => ({ language: context.requested }),
+        input: ({ context }) => ({ language: context.requested, orDefault: !context.chosen }),
         onDone: [
           {
             guard: 'hasCompanyInfo',

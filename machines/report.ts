@@ -39,6 +39,7 @@ import {
   whistleblowerSchema,
   VIOLATIONS,
   type CaseDto,
+  type FileSample,
   type OralSubmissionDto,
   type ReportedPerson,
   type Violation,
@@ -131,13 +132,21 @@ export interface RateLimited {
   rateLimited: { retryAfterSeconds: number };
 }
 
-/** What the submit actor resolves with: the new case, a rate-limit refusal, or null for any other failure. */
-export type SubmitOutcome = SuccessData | RateLimited | null;
+/** What the submit actor resolves with: the new case, a rate-limit refusal, one refused file, or null for any other failure. */
+export type SubmitOutcome = SuccessData | RateLimited | RefusedFile | null;
 
 /** What the server answered for a new case (spec §3 "Success data"). */
 export interface SuccessData {
   caseDto: { caseNumber: string; status?: string; created?: string; submission?: { type: string } };
 }
+
+/** The server refused one file for its content: which one (its place in the draft's files). */
+export interface RefusedFile {
+  refusedFile: { index: number; name: string };
+}
+
+/** The same answer under the name the file-refusal work gave it. */
+export type SubmitResult = SubmitOutcome;
 
 export interface UploadProgress {
   loaded: number;
@@ -150,6 +159,10 @@ export interface ReportContext {
   draft: ReportDraft;
   /** Files dropped by the last `files.add` (not allowed, or beyond five): for a notice. */
   droppedFiles: number;
+  /** Names of the files whose content did not fit their type: refused at once, by name. */
+  refusedFiles: string[];
+  /** A typed person was offered to "Add person" with fields still missing: name them. */
+  personIncomplete: boolean;
   /** Per file, while sending. */
   progress: UploadProgress[];
   firstInvalidStep: StepName | null;
@@ -191,7 +204,7 @@ export type ReportEvent =
   | { type: 'person.add' }
   | { type: 'person.remove'; index: number }
   | { type: 'unit.change'; value: string }
-  | { type: 'files.add'; files: ReportFile[] }
+  | { type: 'files.add'; files: ReportFile[]; samples?: (FileSample | undefined)[] }
   | { type: 'file.remove'; index: number }
   | { type: 'identity.choose'; value: IdentityChoice }
   | { type: 'identity.change'; field: 'name' | 'email'; value: string }
@@ -206,6 +219,9 @@ export type ReportEvent =
   | { type: 'report.submit' }
   | UploadProgressEvent
   | { type: 'dialog.close' }
+  /** The success dialog's close confirmation: "Have you saved your case number?" */
+  | { type: 'close.confirm' }
+  | { type: 'close.cancel' }
   | { type: 'caseNumber.copy' }
   | { type: 'login.start' }
   | { type: 'form.reset' };
@@ -311,6 +327,13 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
   };
 }
 
+export function isSuccessData(x: SubmitResult): x is SuccessData {
+  return x !== null && 'caseDto' in x;
+}
+export function isRefusedFile(x: SubmitResult): x is RefusedFile {
+  return x !== null && 'refusedFile' in x;
+}
+
 // ---- context -------------------------------------------------------------------------
 
 const emptyPerson = (): PersonInput => ({ name: '', jobTitle: '', phoneOrEmail: '' });
@@ -363,7 +386,7 @@ const reportSetup = setup({
     loadCompanyInfo: fromPromise<CompanyInfo>(async () => {
       throw new Error('loadCompanyInfo not provided');
     }),
-    /** Sends the report; resolves with the server's answer, a rate-limit refusal, or null when it failed. */
+    /** Sends the report; resolves with the server's answer, a rate-limit refusal, the file it refused, or null when it failed. */
     submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(async () => null),
     /**
      * Fetches a proof-of-work challenge and solves it (in a Web Worker in the browser);
@@ -393,6 +416,8 @@ const reportSetup = setup({
     resetDraft: assign(({ context }) => ({
       draft: emptyDraft(context.channel, context.company),
       droppedFiles: 0,
+      refusedFiles: [],
+      personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
       response: null,
@@ -434,6 +459,7 @@ const reportSetup = setup({
         personInput: emptyPerson(),
         reportedUnit: '',
       }),
+      personIncomplete: false,
     }),
     assignPersonField: assign({
       draft: ({ context, event }) => {
@@ -447,7 +473,10 @@ const reportSetup = setup({
         const person = { name: p.name.trim(), jobTitle: p.jobTitle.trim(), phoneOrEmail: p.phoneOrEmail.trim() };
         return { ...context.draft, reportedPersons: [...context.draft.reportedPersons, person], personInput: emptyPerson() };
       },
+      personIncomplete: false,
     }),
+    /** "Add person" with a name but fields missing: the view names what is still needed. */
+    markPersonIncomplete: assign({ personIncomplete: true }),
     removePerson: assign({
       draft: ({ context, event }) => ({
         ...context.draft,
@@ -458,11 +487,19 @@ const reportSetup = setup({
       draft: ({ context, event }) => ({ ...context.draft, reportedUnit: (event as Ev<'unit.change'>).value }),
     }),
     addFiles: assign(({ context, event }) => {
-      const kept = keepAllowedFiles(context.draft.files, (event as Ev<'files.add'>).files);
-      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped };
+      const e = event as Ev<'files.add'>;
+      const kept = keepAllowedFiles(context.draft.files, e.files, e.samples);
+      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped, refusedFiles: kept.refused };
     }),
     removeFile: assign(({ context, event }) => ({
       draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== (event as Ev<'file.remove'>).index) },
+      droppedFiles: 0,
+      refusedFiles: [],
+    })),
+    /** The server refused one file: it leaves the draft, everything else stays, and the dialog names it. */
+    removeRefusedFile: assign(({ context }, params: { refused: RefusedFile['refusedFile'] }) => ({
+      draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== params.refused.index) },
+      refusedFiles: [params.refused.name],
       droppedFiles: 0,
     })),
     assignIdentityChoice: assign({
@@ -526,7 +563,7 @@ const reportSetup = setup({
         return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
       },
     }),
-    assignResponse: assign({ response: (_, params: { response: SuccessData }) => params.response }),
+    assignResponse: assign({ response: (_, params: { response: SubmitOutcome }) => (isSuccessData(params.response) ? params.response : null) }),
     assignProof: assign({ proof: (_, params: { proof: SubmissionProof }) => params.proof }),
     /** A proof pays for one attempt; a failed solve is retried by the next `editing` or `sending`. */
     forgetProof: assign({ proof: null }),
@@ -545,6 +582,8 @@ const reportSetup = setup({
     /** Only a complete person (name, job title, phone or e-mail) is added: the server needs all three. */
     isPersonComplete: ({ context }) =>
       context.draft.concerns === 'persons' && v.is(reportedPersonSchema, context.draft.personInput),
+    /** Spec §5: "Add person" is enabled once a name is typed. */
+    hasPersonName: ({ context }) => context.draft.concerns === 'persons' && context.draft.personInput.name.trim() !== '',
     hasIdentityDataToDiscard: ({ context, event }) => {
       const w = context.draft.whistleblower;
       return (
@@ -563,8 +602,9 @@ const reportSetup = setup({
       (context.draft.password !== '' || context.draft.passwordConfirmation !== ''),
     isSendEnabled: ({ context }) => isSendEnabled(context.draft),
     hasInvalidStep: ({ context }) => firstInvalidStep(context) !== null,
-    hasResponse: (_, params: { outcome: SubmitOutcome }) => params.outcome !== null && 'caseDto' in params.outcome,
+    hasResponse: (_, params: { outcome: SubmitOutcome }) => isSuccessData(params.outcome),
     isRateLimited: (_, params: { outcome: SubmitOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
+    isFileRefused: (_, params: { outcome: SubmitOutcome }) => isRefusedFile(params.outcome),
     hasProof: ({ context }) => context.proof !== null,
   },
 });
@@ -598,7 +638,10 @@ export function createReportMachine(channel: ReportChannel) {
               { actions: 'assignConcerns' },
             ],
             'person.change': { actions: 'assignPersonField' },
-            'person.add': { guard: 'isPersonComplete', actions: 'addPerson' },
+            'person.add': [
+              { guard: 'isPersonComplete', actions: 'addPerson' },
+              { guard: 'hasPersonName', actions: 'markPersonIncomplete' },
+            ],
             'person.remove': { actions: 'removePerson' },
             'unit.change': { actions: 'assignUnit' },
           },
@@ -639,6 +682,8 @@ export function createReportMachine(channel: ReportChannel) {
       company: noCompany,
       draft: emptyDraft(channel, noCompany),
       droppedFiles: 0,
+      refusedFiles: [],
+      personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
       response: null,
@@ -801,12 +846,20 @@ export function createReportMachine(channel: ReportChannel) {
                 {
                   guard: { type: 'hasResponse', params: ({ event }) => ({ outcome: event.output }) },
                   target: '#' + id + '.succeeded',
-                  actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output as SuccessData }) },
+                  actions: { type: 'assignResponse', params: ({ event }) => ({ response: event.output }) },
                 },
                 {
                   guard: { type: 'isRateLimited', params: ({ event }) => ({ outcome: event.output }) },
                   target: '#' + id + '.rateLimited',
                   actions: { type: 'assignRetryAfter', params: ({ event }) => ({ outcome: event.output }) },
+                },
+                {
+                  guard: { type: 'isFileRefused', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.failed.fileRefused',
+                  actions: {
+                    type: 'removeRefusedFile',
+                    params: ({ event }) => ({ refused: (event.output as RefusedFile).refusedFile }),
+                  },
                 },
                 { target: '#' + id + '.failed' },
               ],
@@ -820,17 +873,27 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['successDialog'],
         initial: 'showing',
         on: {
-          // Spec §2: closing the success dialog resets the draft and goes to /.
-          'dialog.close': { target: 'editing', actions: ['resetDraft', 'goToFrontPage'] },
           'login.start': { target: 'editing', actions: ['resetDraft', 'goToLogin'] },
           // Copying again restarts the 2-second hint.
           'caseNumber.copy': { target: '.copied', reenter: true, actions: copy },
         },
         states: {
-          showing: {},
+          showing: {
+            on: { 'dialog.close': 'confirmingClose' },
+          },
           copied: {
             tags: ['copied'],
             after: { copiedHint: 'showing' },
+            on: { 'dialog.close': 'confirmingClose' },
+          },
+          // One tap must not lose the case number: closing asks first (an AlertDialog).
+          confirmingClose: {
+            tags: ['closeConfirmation'],
+            on: {
+              // Spec §2: closing the success dialog resets the draft and goes to /.
+              'close.confirm': { target: '#' + id + '.editing', actions: ['resetDraft', 'goToFrontPage'] },
+              'close.cancel': 'showing',
+            },
           },
         },
       },
@@ -838,6 +901,12 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['failureDialog'],
         // The draft is kept: the reporter completes the form and tries again.
         on: { 'dialog.close': { target: 'editing' } },
+        initial: 'incomplete',
+        states: {
+          incomplete: {},
+          /** The server refused one file for its content: it is named and left out, the rest is kept. */
+          fileRefused: { tags: ['fileRefused'] },
+        },
       },
       // Too many submissions from this connection (429): the draft is kept, the dialog says how long to wait.
       rateLimited: {

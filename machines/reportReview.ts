@@ -13,6 +13,9 @@
  *   offers review again, even after an approval; the hash is kept up to date in
  *   every reviewing state, so an approval never names a version the reporter no
  *   longer sees (the server refuses a stale one with 409).
+ * - Approval is offered only once the handler's record exists (a hash to name):
+ *   approving nothing would freeze an empty record for good (the server refuses
+ *   it too, NO_RECORD_YET). Comments are welcome before that.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from './schema.ts';
@@ -20,7 +23,7 @@ import type { SubmissionType } from './schema.ts';
 export interface ReportReviewInput {
   submissionType: SubmissionType;
   approvedAt: string | null;
-  /** SHA-256 of the record version shown; null while there is no record. */
+  /** SHA-256 of the record version shown; null while the handler has not written the record yet. */
   sha256: string | null;
 }
 
@@ -68,7 +71,11 @@ export const reportReviewMachine = setup({
     isModifiable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
     /** The case read again awaits approval (after an approval: a new version of the record). */
     isAwaitingApproval: ({ event }) => event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt,
+    isRecordWithdrawn: ({ event }) =>
+      event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt && event.sha256 === null,
     hasComment: ({ context }) => context.comment.trim().length > 0,
+    /** The record of the call or meeting exists (it has a version to approve). */
+    hasRecord: ({ context }) => context.sha256 !== null,
     isOk: ({ event }) => status(event) >= 200 && status(event) < 300,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(status(event)),
   },
@@ -93,7 +100,7 @@ export const reportReviewMachine = setup({
           initial: 'ready',
           on: {
             'comment.open': 'commenting',
-            'approval.open': 'confirmingApproval',
+            'approval.open': { guard: 'hasRecord', target: 'confirmingApproval' },
             'case.change': { target: '#reportReview.deciding', actions: 'assignCase' },
           },
           states: { ready: {}, commentSent: {}, approvalFailed: {} },
@@ -126,7 +133,12 @@ export const reportReviewMachine = setup({
           },
         },
         confirmingApproval: {
-          on: { 'approval.confirm': 'approving', 'approval.cancel': 'idle' },
+          on: {
+            'approval.confirm': 'approving',
+            'approval.cancel': 'idle',
+            // The case read again has no record to name: nothing left to confirm.
+            'case.change': { guard: 'isRecordWithdrawn', target: 'idle', actions: 'assignCase' },
+          },
         },
         approving: {
           invoke: {

@@ -115,17 +115,122 @@ export function isAllowedFileName(name: string): boolean {
   return Object.hasOwn(ALLOWED_FILE_TYPES, fileExtension(name));
 }
 
+// ---- file content (magic bytes) ---------------------------------------------
+
+/** How many first bytes the signature check reads. */
+export const FILE_HEAD_BYTES = 64;
+/** How much of a text file the browser checks before sending; the server checks every byte. */
+export const TEXT_SAMPLE_BYTES = 64 * 1024;
+
+const startsWith = (b: Uint8Array, sig: readonly number[], at = 0) =>
+  b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
+const ascii = (b: Uint8Array, s: string, at = 0) =>
+  b.length >= at + s.length && [...s].every((ch, i) => b[at + i] === ch.charCodeAt(0));
+
+const ASF_GUID = [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11, 0xa6, 0xd9, 0x00, 0xaa, 0x00, 0x62, 0xce, 0x6c];
+const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const QUICKTIME_ATOMS = ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'];
+
+/**
+ * Does `head` (a file's first bytes) look like a file of extension `ext`? The one
+ * rule the browser (before sending) and the server (while storing) both apply.
+ * Text types are judged by `isTextContent` instead.
+ */
+export function headMatches(ext: AllowedExtension, head: Uint8Array): boolean {
+  switch (ext) {
+    case 'pdf':
+      return ascii(head, '%PDF-');
+    case 'png':
+      return startsWith(head, PNG);
+    case 'jpg':
+    case 'jpeg':
+      return startsWith(head, [0xff, 0xd8, 0xff]);
+    case 'docx':
+    case 'xlsx':
+      return startsWith(head, [0x50, 0x4b, 0x03, 0x04]);
+    case 'xls':
+      return startsWith(head, OLE);
+    case 'mp4':
+      return ascii(head, 'ftyp', 4);
+    case 'mov':
+      return ascii(head, 'ftyp', 4) || QUICKTIME_ATOMS.some((a) => ascii(head, a, 4));
+    case 'avi':
+      return ascii(head, 'RIFF') && ascii(head, 'AVI ', 8);
+    case 'wmv':
+      return startsWith(head, ASF_GUID);
+    case 'txt':
+    case 'csv':
+      return true;
+  }
+}
+
+export const isTextExtension = (ext: string) => ext === 'txt' || ext === 'csv';
+
+/**
+ * Text (`txt`, `csv`): UTF-8 without NUL bytes. `more` says the bytes are only a
+ * beginning, so a character cut at the end is not an error.
+ */
+export function isTextContent(bytes: Uint8Array, more = false): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: more });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Does a file's content fit its name? `sample` is its first bytes (for text, up to
+ * TEXT_SAMPLE_BYTES; `complete` when that is the whole file). An unknown or not
+ * allowed extension never fits.
+ */
+export function contentMatches(name: string, sample: Uint8Array, complete: boolean): boolean {
+  const ext = fileExtension(name);
+  if (!Object.hasOwn(ALLOWED_FILE_TYPES, ext)) return false;
+  return isTextExtension(ext) ? isTextContent(sample, !complete) : headMatches(ext as AllowedExtension, sample);
+}
+
 /** A dropped file is checked by name and, when the browser reports one, by type. */
 export function isAllowedFile(file: { name: string; type?: string }): boolean {
   if (!isAllowedFileName(file.name)) return false;
   return !file.type || (ALLOWED_MIME_TYPES as string[]).includes(file.type);
 }
 
-/** Keeps the first five allowed files; extras are ignored (spec §5). */
-export function keepAllowedFiles<F extends { name: string; type?: string }>(existing: readonly F[], added: readonly F[]) {
-  const allowed = added.filter(isAllowedFile);
+/** A file's first bytes as the browser read them, for `contentMatches`. */
+export interface FileSample {
+  bytes: Uint8Array;
+  /** True when `bytes` is the whole file. */
+  complete: boolean;
+}
+
+/**
+ * Keeps the first five allowed files; extras are ignored (spec §5). With samples
+ * (same order as `added`), a file whose content does not fit its name is refused
+ * by name at once, as the server would refuse it.
+ */
+export function keepAllowedFiles<F extends { name: string; type?: string }>(
+  existing: readonly F[],
+  added: readonly F[],
+  samples?: readonly (FileSample | undefined)[],
+) {
+  const refused: string[] = [];
+  const allowed = added.filter((f, i) => {
+    if (!isAllowedFile(f)) return false;
+    const sample = samples?.[i];
+    if (sample && !contentMatches(f.name, sample.bytes, sample.complete)) {
+      refused.push(f.name);
+      return false;
+    }
+    return true;
+  });
   const room = Math.max(0, LIMITS.maxFiles - existing.length);
-  return { files: [...existing, ...allowed.slice(0, room)], dropped: added.length - Math.min(room, allowed.length) };
+  return {
+    files: [...existing, ...allowed.slice(0, room)],
+    dropped: added.length - refused.length - Math.min(room, allowed.length),
+    refused,
+  };
 }
 
 // ---- single values ---------------------------------------------------------
@@ -136,12 +241,16 @@ export const requiredText = (max: number = LIMITS.freeTextMax) =>
 
 export const emailSchema = v.pipe(trimmed, v.nonEmpty('validation.required'), v.email('validation.email'), v.maxLength(254, 'validation.email'));
 
-/** Danish phone: exactly 11 characters, +45 then 8 digits (spec §5). */
+/** Danish phone: exactly 11 characters, +45 then 8 digits (spec §5, §9). */
 export const DANISH_PHONE = /^\+45\d{8}$/;
 export const danishPhoneSchema = v.pipe(trimmed, v.regex(DANISH_PHONE, 'validation.phoneDanish'));
 
-/** International phone as the phone input gives it: + and 8 to 15 digits (E.164). */
-export const INTERNATIONAL_PHONE = /^\+[1-9]\d{7,14}$/;
+/**
+ * International phone as the phone input gives it: + and 8 to 15 digits (E.164).
+ * A Danish number (+45) is always exactly +45 and 8 digits (spec §5, §9), wherever
+ * it is typed: `+451234567` and `+45123456789` are refused.
+ */
+export const INTERNATIONAL_PHONE = /^(?:\+45\d{8}|\+(?!45)[1-9]\d{7,14})$/;
 export const internationalPhoneSchema = v.pipe(trimmed, v.regex(INTERNATIONAL_PHONE, 'validation.phone'));
 
 export const phoneOrEmailSchema = v.pipe(

@@ -6,7 +6,8 @@
  *
  * Invariants:
  * - Nothing private renders before `verifying` answered 200: views show private
- *   pages only under the `signedIn` tag.
+ *   pages only under the `signedIn` tag. If the first case read then fails, the
+ *   reporter goes to the error page rather than wait on "signing in" forever.
  * - In `active` the token is refreshed every 60 s (delay `refreshInterval`), asking
  *   for 70 s of minimum validity, and the case is reloaded on entry and after each
  *   refresh, so status changes reach an idle reporter. A page being shown
@@ -165,6 +166,8 @@ export const sessionMachine = setup({
       const o = output<LoadCaseResult>(event);
       return o.status === 200 && o.data !== null;
     },
+    /** Nothing read yet: the private area was just entered. */
+    hasNoCaseYet: ({ context }) => context.caseData === null,
     isSameCase: ({ event, context }) => {
       const n = output<SignInAgainResult>(event).caseNumber;
       return n !== null && n === context.caseNumber;
@@ -224,10 +227,13 @@ export const sessionMachine = setup({
                 onDone: [
                   { guard: 'isUnauthorizedAnswer', target: '#session.unauthorized' },
                   { guard: 'hasCase', target: 'ready', actions: 'assignCase' },
-                  // Private call failures are swallowed (spec §8): the last case read stays.
+                  // Spec §4 Session: the case call on entering the private area verifies
+                  // the sign-in; if it fails there is nothing to show: the error page.
+                  { guard: 'hasNoCaseYet', target: '#session.verificationFailed' },
+                  // Later failures are swallowed (spec §8): the last case read stays.
                   { target: 'ready' },
                 ],
-                onError: 'ready',
+                onError: [{ guard: 'hasNoCaseYet', target: '#session.verificationFailed' }, { target: 'ready' }],
               },
             },
             ready: {

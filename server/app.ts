@@ -42,6 +42,7 @@ import { tightenTree } from './security/private-files.ts';
 import { scrubbingStream } from './security/log-scrub.ts';
 import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
 import { attachCompanyCache } from './companies/cache.ts';
+import { FALLBACK_API_BASE_URL } from '../machines/config.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -59,6 +60,8 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
+const FALLBACK_ORIGIN = new URL(FALLBACK_API_BASE_URL).origin;
+
 export const SECURITY_HEADERS: Record<string, string> = {
   // Inline *styles* are allowed because Radix and the company colours set style
   // attributes at run time; inline *script* never is.
@@ -66,9 +69,10 @@ export const SECURITY_HEADERS: Record<string, string> = {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
+    // The SPA's config fallback (spec §7, §8) must be reachable, or it cannot work.
+    `img-src 'self' data: blob: ${FALLBACK_ORIGIN}`,
     "font-src 'self'",
-    "connect-src 'self'",
+    `connect-src 'self' ${FALLBACK_ORIGIN}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

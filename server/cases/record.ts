@@ -87,15 +87,16 @@ export async function recordVersion(ctx: AppContext, row: CaseRow, text: string)
  * The reporter approves the latest version, named by its SHA-256. A record that
  * changed since the reporter read it is refused (409 RECORD_CHANGED), so an approval
  * is never of a text the reporter did not see. A case without any record is
- * approved as before (there is nothing to name).
+ * refused (409 NO_RECORD_YET): approving nothing would freeze an empty record for good.
  */
 export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: string | undefined): Promise<void> {
   assertModifiable(row);
   const key = await caseKey(ctx, row);
   const versions = await loadVersions(ctx, row, key);
   const latest = versions.at(-1);
-  if (latest && !sha256) throw new HttpError(400, 'VALIDATION', 'Name the version you approve by its sha256.', 'sha256');
-  if (latest && sha256 !== latest.sha256) {
+  if (!latest) throw new HttpError(409, 'NO_RECORD_YET', 'There is no record of the report to approve yet.');
+  if (!sha256) throw new HttpError(400, 'VALIDATION', 'Name the version you approve by its sha256.', 'sha256');
+  if (sha256 !== latest.sha256) {
     throw new HttpError(409, 'RECORD_CHANGED', 'The record has changed since you read it; read the new version before approving.', 'sha256');
   }
   const at = new Date();
@@ -109,7 +110,6 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
       .where('submission_type', '!=', 'ONLINE_FORM')
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');
-    if (!latest) return;
     const stored = await trx.selectFrom('case_record_version').select('id').where('case_id', '=', row.id).executeTakeFirst();
     if (!stored) {
       await insertVersion(ctx, trx, row, key, { ...latest, createdAt: new Date(latest.createdAt), approvedAt: at });

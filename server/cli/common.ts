@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { configFromEnv, type ServerConfig } from '../config.ts';
 import { privateUmask } from '../security/private-files.ts';
 
@@ -66,4 +67,38 @@ export async function failFromResponse(res: Response): Promise<never> {
     // not JSON: print as it came
   }
   fail(`${res.status} ${text}`);
+}
+
+/**
+ * A mistake on the command line (unknown option, missing argument): one line that
+ * says what is wrong and how the command is used, exit code 2, never a stack trace.
+ */
+export function usageError(message: string, synopsis: string): never {
+  process.stderr.write(`error: ${message}; usage: ${synopsis}\n`);
+  process.exit(2);
+}
+
+/** What node:util parseArgs says, in a few words: "unknown option --foo", "option --url needs a value". */
+function argsProblem(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(e.message ?? '')?.[1];
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? ''}`.trim();
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return option ? `option ${option} ${/argument missing/.test(e.message ?? '') ? 'needs a value' : 'takes no value'}` : 'bad option value';
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${/'([^']+)'/.exec(e.message ?? '')?.[1] ?? ''}`.trim();
+    default:
+      return (e.message ?? String(err)).split('\n')[0]!;
+  }
+}
+
+/** node:util parseArgs, strict, with a usage error instead of a thrown TypeError. */
+export function parseCli<const C extends ParseArgsConfig>(config: C, synopsis: string): ReturnType<typeof parseArgs<C>> {
+  try {
+    return parseArgs({ ...config, strict: true } as C);
+  } catch (err) {
+    usageError(argsProblem(err), synopsis);
+  }
 }

@@ -7,21 +7,26 @@
  * field. With a server running on this data folder the import goes through it
  * (loopback admin API); otherwise the database is opened directly.
  */
-import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { CompanyFileError, importCompany, readCompanyBundle, type CompanyBundle } from '../companies/service.ts';
-import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, parseCli, runningServer, serverUrl, usageError } from './common.ts';
 
 const USAGE = `usage:
   npm run company -- import FILE [--url URL]   create or replace the company described by FILE
   npm run company -- validate FILE             check FILE without importing it`;
 
-const { values, positionals } = parseArgs({ options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
-const [command, file] = positionals;
-if (values.help || !command || !file || !['import', 'validate'].includes(command)) {
+const SYNOPSIS = 'npm run company -- import FILE [--url URL] | validate FILE';
+
+const { values, positionals } = parseCli({ options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true }, SYNOPSIS);
+if (values.help) {
   process.stdout.write(USAGE + '\n');
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+const [command, file, ...extra] = positionals;
+if (!command) usageError('missing command', SYNOPSIS);
+if (!['import', 'validate'].includes(command)) usageError(`unknown command "${command}"`, SYNOPSIS);
+if (!file) usageError(`${command} needs FILE`, SYNOPSIS);
+if (extra.length) usageError(`unexpected argument "${extra[0]}"`, SYNOPSIS);
 
 let bundle: CompanyBundle;
 try {

@@ -8,22 +8,26 @@
  * MASTER_KEY is set, the master key: start the portal afterwards with DATABASE_URL
  * set and the same DATA_DIR. The PGlite folder is left as it was.
  */
-import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { CopyRefused, copyDatabase } from '../db/copy.ts';
 import { loadMasterKey } from '../crypto/master-key.ts';
-import { cliConfig, fail, runningServer } from './common.ts';
+import { cliConfig, fail, parseCli, runningServer, usageError } from './common.ts';
 
 const USAGE = `usage:
   TARGET_DATABASE_URL=postgres://… npm run db -- copy-to-postgres
       copy the embedded database of DATA_DIR into that empty PostgreSQL database
       (stop the server first)`;
 
-const { values, positionals } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
-if (values.help || positionals[0] !== 'copy-to-postgres' || positionals.length !== 1) {
+const SYNOPSIS = 'TARGET_DATABASE_URL=postgres://… npm run db -- copy-to-postgres';
+
+const { values, positionals } = parseCli({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true }, SYNOPSIS);
+if (values.help) {
   process.stdout.write(USAGE + '\n');
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (!positionals[0]) usageError('missing command', SYNOPSIS);
+if (positionals[0] !== 'copy-to-postgres') usageError(`unknown command "${positionals[0]}"`, SYNOPSIS);
+if (positionals.length > 1) usageError(`unexpected argument "${positionals[1]}"`, SYNOPSIS);
 
 const config = cliConfig();
 const target = process.env.TARGET_DATABASE_URL?.trim();

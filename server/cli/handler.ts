@@ -10,11 +10,10 @@ import { mkdirSync, openAsBlob, existsSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { createHandlerAccount, enrolmentLink, HandlerAccountError, normalizeEmail } from '../handlers/accounts.ts';
 import { companyByHost, companyById } from '../companies/service.ts';
-import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, parseCli, runningServer, serverUrl, usageError } from './common.ts';
 import { escapeForTerminal, freeName, jsonForTerminal } from './terminal.ts';
 
 const USAGE = `usage: npm run handler -- COMMAND [options]
@@ -33,7 +32,9 @@ const USAGE = `usage: npm run handler -- COMMAND [options]
 
 options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
 
-const { values, positionals } = parseArgs({
+const SYNOPSIS = 'npm run handler -- list | show CASE | status CASE STATUS | report CASE TEXT | message CASE TEXT | create-account --company HOST (--help for all)';
+
+const { values, positionals } = parseCli({
   options: {
     url: { type: 'string' },
     token: { type: 'string' },
@@ -49,21 +50,22 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
   allowPositionals: true,
-});
+}, SYNOPSIS);
 
 const config = cliConfig();
 const url = serverUrl(config, values.url);
 const [command, ...args] = positionals;
 const out = (s: string) => process.stdout.write(s + '\n');
 
-if (values.help || !command) {
+if (values.help) {
   out(USAGE);
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (!command) usageError('missing command', SYNOPSIS);
 
 function token(): string {
   const t = values.token ?? process.env.HANDLER_TOKEN;
-  if (!t) fail('a handler token is needed: --token TOKEN or HANDLER_TOKEN (create one with create-account)');
+  if (!t) usageError('a handler token is needed: --token TOKEN or HANDLER_TOKEN (create one with create-account)', SYNOPSIS);
   return t;
 }
 
@@ -82,7 +84,7 @@ async function api(method: string, p: string, body?: BodyInit, json?: unknown): 
 }
 
 function need(n: number, what: string) {
-  if (args.length < n) fail(`${command} needs ${what}\n\n${USAGE}`);
+  if (args.length < n) usageError(`${command} needs ${what}`, SYNOPSIS);
 }
 
 const caseNo = (s: string) => encodeURIComponent(s.replace(/[\s-]/g, ''));
@@ -141,7 +143,7 @@ function printAccount(a: { token: string; companyId: string; hosts: string[]; en
 }
 
 async function createAccount() {
-  if (!values.company) fail('create-account needs --company HOST (a host name or company id)');
+  if (!values.company) usageError('create-account needs --company HOST (a host name or company id)', SYNOPSIS);
   const name = values.name ?? 'handler';
   const email = values.email !== undefined ? normalizeEmail(values.email) : undefined;
   if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email "${values.email}" is not an e-mail address`);
@@ -240,5 +242,5 @@ switch (command) {
     await createAccount();
     break;
   default:
-    fail(`unknown command "${command}"\n\n${USAGE}`);
+    usageError(`unknown command "${command}"`, SYNOPSIS);
 }

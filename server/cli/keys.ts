@@ -14,10 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/database.ts';
 import { KEY_FILE, NEXT_KEY_FILE, loadMasterKey, rotateMasterKey } from '../crypto/master-key.ts';
-import { cliConfig, fail, runningServer } from './common.ts';
+import { cliConfig, fail, parseCli, runningServer, usageError } from './common.ts';
 import { runningServers } from '../presence.ts';
 
 const USAGE = `usage:
@@ -25,11 +24,16 @@ const USAGE = `usage:
                                    (stop the server first; with MASTER_KEY set, give the
                                    new key in NEW_MASTER_KEY)`;
 
-const { values, positionals } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
-if (values.help || positionals[0] !== 'rotate-master' || positionals.length !== 1) {
+const SYNOPSIS = 'npm run keys -- rotate-master';
+
+const { values, positionals } = parseCli({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true }, SYNOPSIS);
+if (values.help) {
   process.stdout.write(USAGE + '\n');
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (!positionals[0]) usageError('missing command', SYNOPSIS);
+if (positionals[0] !== 'rotate-master') usageError(`unknown command "${positionals[0]}"`, SYNOPSIS);
+if (positionals.length > 1) usageError(`unexpected argument "${positionals[1]}"`, SYNOPSIS);
 
 const config = cliConfig();
 const running = runningServer(config);

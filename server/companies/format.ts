@@ -415,10 +415,18 @@ export interface LookAndFeelResponse {
 
 /**
  * The answer for one language, per docs/architecture.md "Wire shapes".
- * Null when the company does not offer `languageCode` (the server answers 404).
+ * Null when the company does not offer `languageCode` (the server answers 404),
+ * unless `orDefault` asks for the company's default language instead.
  */
-export function lookAndFeelResponse(company: CompanyFile, languageCode: string, logoFileName: string): LookAndFeelResponse | null {
-  const code = languageCode as Language;
+export function lookAndFeelResponse(
+  company: CompanyFile,
+  languageCode: string,
+  logoFileName: string,
+  opts: { orDefault?: boolean } = {},
+): LookAndFeelResponse | null {
+  // `orDefault`: a first visit asks in the browser's language; a company that does
+  // not offer it answers in its own default language (spec §1 "the site default").
+  const code = (opts.orDefault && !company.languages.includes(languageCode as Language) ? company.defaultLanguage : languageCode) as Language;
   if (!company.languages.includes(code)) return null;
   const entry = company.lookAndFeel[code];
   if (!entry) return null;

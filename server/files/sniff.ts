@@ -6,46 +6,12 @@
  * bytes stream past.
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import { ALLOWED_FILE_TYPES, fileExtension, type AllowedExtension } from '../../machines/schema.ts';
+import { ALLOWED_FILE_TYPES, FILE_HEAD_BYTES, fileExtension, headMatches, isTextExtension, type AllowedExtension } from '../../machines/schema.ts';
 
-const HEAD = 64;
+// The signatures are the shared rule of machines/schema.ts: the browser checks the same before sending.
+export { headMatches };
 
-const startsWith = (b: Buffer, sig: number[], at = 0) => b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
-const ascii = (b: Buffer, s: string, at = 0) => b.length >= at + s.length && b.toString('latin1', at, at + s.length) === s;
-
-const ASF_GUID = [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11, 0xa6, 0xd9, 0x00, 0xaa, 0x00, 0x62, 0xce, 0x6c];
-const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const QUICKTIME_ATOMS = ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'];
-
-/** Does `head` (the first bytes) look like a file of extension `ext`? Text types are judged by the stream check instead. */
-export function headMatches(ext: AllowedExtension, head: Buffer): boolean {
-  switch (ext) {
-    case 'pdf':
-      return ascii(head, '%PDF-');
-    case 'png':
-      return startsWith(head, PNG);
-    case 'jpg':
-    case 'jpeg':
-      return startsWith(head, [0xff, 0xd8, 0xff]);
-    case 'docx':
-    case 'xlsx':
-      return startsWith(head, [0x50, 0x4b, 0x03, 0x04]);
-    case 'xls':
-      return startsWith(head, OLE);
-    case 'mp4':
-      return ascii(head, 'ftyp', 4);
-    case 'mov':
-      return ascii(head, 'ftyp', 4) || QUICKTIME_ATOMS.some((a) => ascii(head, a, 4));
-    case 'avi':
-      return ascii(head, 'RIFF') && ascii(head, 'AVI ', 8);
-    case 'wmv':
-      return startsWith(head, ASF_GUID);
-    case 'txt':
-    case 'csv':
-      return true;
-  }
-}
+const HEAD = FILE_HEAD_BYTES;
 
 /**
  * A pass-through that keeps the first bytes and, for text types, checks every
@@ -62,7 +28,7 @@ export class ContentSniffer extends Transform {
   constructor(fileName: string) {
     super({ highWaterMark: 256 * 1024 });
     this.ext = fileExtension(fileName);
-    this.isText = this.ext === 'txt' || this.ext === 'csv';
+    this.isText = isTextExtension(this.ext);
     if (this.isText) this.decoder = new TextDecoder('utf-8', { fatal: true });
   }
 

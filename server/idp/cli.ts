@@ -8,17 +8,26 @@
 import { CaseCrypto } from '../crypto/case-crypto.ts';
 import { loadMasterKey } from '../crypto/master-key.ts';
 import { openDatabase } from '../db/database.ts';
-import { adminToken, cliConfig, fail, failFromResponse, runningServer, serverUrl } from '../cli/common.ts';
+import { adminToken, cliConfig, fail, failFromResponse, parseCli, runningServer, serverUrl, usageError } from '../cli/common.ts';
 import type { AppContext } from '../context.ts';
 import { IdpKeys } from './keys.ts';
 
-const USAGE = 'usage: npm run identity -- rotate-signing-key [--url http://localhost:9000]';
+const SYNOPSIS = 'npm run identity -- rotate-signing-key [--url http://localhost:9000]';
 
 async function main(argv: string[]) {
-  const [command, ...rest] = argv;
-  if (command !== 'rotate-signing-key') fail(USAGE);
-  const urlIndex = rest.indexOf('--url');
-  const given = urlIndex >= 0 ? rest[urlIndex + 1] : undefined;
+  const { values, positionals } = parseCli(
+    { args: argv, options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true },
+    SYNOPSIS,
+  );
+  if (values.help) {
+    process.stdout.write(`usage: ${SYNOPSIS}\n`);
+    return;
+  }
+  const [command, ...extra] = positionals;
+  if (!command) usageError('missing command', SYNOPSIS);
+  if (command !== 'rotate-signing-key') usageError(`unknown command "${command}"`, SYNOPSIS);
+  if (extra.length) usageError(`unexpected argument "${extra[0]}"`, SYNOPSIS);
+  const given = values.url;
   const config = cliConfig();
   if (given || runningServer(config) || config.databaseUrl) {
     const token = adminToken(config);

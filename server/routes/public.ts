@@ -57,9 +57,10 @@ export function requestLanguage(req: FastifyRequest): Language | null {
 export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/api/public/case/company-info', async (req) => companyInfoResponse(await requireCompany(ctx.db, req)));
 
-  app.get<{ Params: { languageCode: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
+  app.get<{ Params: { languageCode: string }; Querystring: { orDefault?: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
     const company = await requireCompany(ctx.db, req);
-    const body = lookAndFeelResponse(company.settings, req.params.languageCode, company.settings.logoFileName);
+    const orDefault = req.query.orDefault === 'true';
+    const body = lookAndFeelResponse(company.settings, req.params.languageCode, company.settings.logoFileName, { orDefault });
     if (!body) throw new HttpError(404, 'UNKNOWN_LANGUAGE', `This company does not offer the language "${req.params.languageCode.slice(0, 20)}".`, 'languageCode');
     return body;
   });

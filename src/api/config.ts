@@ -4,8 +4,9 @@
  * the local backend address.
  */
 import { readBootData, type BootData } from './boot.ts';
+import { FALLBACK_API_BASE_URL } from '../../machines/config.ts';
 
-export const FALLBACK_API_BASE_URL = 'http://localhost:9000';
+export { FALLBACK_API_BASE_URL };
 
 export interface RuntimeConfig {
   apiBaseUrl: string;

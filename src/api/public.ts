@@ -3,8 +3,10 @@ import type { CompanyInfo, LookAndFeel } from '../../machines/lookAndFeel.ts';
 import type { Language } from '../../machines/languages.ts';
 import type { ApiClient } from './client.ts';
 
-export function getLookAndFeel(api: ApiClient, language: Language, signal?: AbortSignal): Promise<LookAndFeel> {
-  return api.json<LookAndFeel>(`/api/public/site-look-and-feel/language/${encodeURIComponent(language)}`, { signal });
+/** `orDefault`: a company that does not offer `language` answers in its default language instead of 404. */
+export function getLookAndFeel(api: ApiClient, language: Language, signal?: AbortSignal, orDefault = false): Promise<LookAndFeel> {
+  const query = orDefault ? '?orDefault=true' : '';
+  return api.json<LookAndFeel>(`/api/public/site-look-and-feel/language/${encodeURIComponent(language)}${query}`, { signal });
 }
 
 export function getCompanyInfo(api: ApiClient, signal?: AbortSignal): Promise<CompanyInfo> {

@@ -13,7 +13,7 @@ import {
 import type { ApiClient } from '../api/client.ts';
 import { getCompanyInfo, getLookAndFeel } from '../api/public.ts';
 import { BootStore } from '../api/boot.ts';
-import { loadCatalogue, type Language } from '../i18n/index.ts';
+import { isLanguage, loadCatalogue, type Language } from '../i18n/index.ts';
 import { storeLanguage } from './language.ts';
 
 export type LookAndFeelActor = ActorRefFrom<typeof lookAndFeelMachine>;
@@ -25,15 +25,21 @@ export type LookAndFeelActor = ActorRefFrom<typeof lookAndFeelMachine>;
 export function browserLookAndFeelMachine(api: ApiClient, boot: BootStore = new BootStore()) {
   return lookAndFeelMachine.provide({
     actors: {
-      fetchLookAndFeel: fromPromise(async ({ input, signal }: { input: { language: Language }; signal: AbortSignal }) => {
-        // Load the language's catalogue alongside, so switching never flashes a fallback.
-        const inlined = boot.takeLookAndFeel(input.language);
-        const [lookAndFeel] = await Promise.all([
-          inlined ?? getLookAndFeel(api, input.language, signal),
-          loadCatalogue('common', input.language).catch(() => null),
-        ]);
-        return lookAndFeel;
-      }),
+      fetchLookAndFeel: fromPromise(
+        async ({ input, signal }: { input: { language: Language; orDefault: boolean }; signal: AbortSignal }) => {
+          // Load the language's catalogue alongside, so switching never flashes a fallback.
+          const inlined = boot.takeLookAndFeel(input.language);
+          const [lookAndFeel] = await Promise.all([
+            inlined ?? getLookAndFeel(api, input.language, signal, input.orDefault),
+            loadCatalogue('common', input.language).catch(() => null),
+          ]);
+          // The company answered in its default language: make sure that catalogue is there too.
+          if (isLanguage(lookAndFeel.languageCode) && lookAndFeel.languageCode !== input.language) {
+            await loadCatalogue('common', lookAndFeel.languageCode).catch(() => null);
+          }
+          return lookAndFeel;
+        },
+      ),
       fetchCompanyInfo: fromPromise(async ({ signal }) => boot.takeCompanyInfo() ?? getCompanyInfo(api, signal)),
     },
     actions: {

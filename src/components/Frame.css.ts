@@ -25,6 +25,8 @@ export const topBar = style({
   padding: '0 20px',
   background: vars.color.surface,
   borderBottom: `1px solid ${vars.color.border}`,
+  // A 320 px phone: logo, log in and menu must fit without sideways scroll.
+  '@media': { 'screen and (max-width: 359.98px)': { gap: 8, padding: '0 10px' } },
 });
 
 export const logoLink = style({
@@ -158,3 +160,14 @@ export const quickExit = style({
   whiteSpace: 'nowrap',
   '@media': { [NARROW]: { marginLeft: 'auto', padding: '6px 10px', fontSize: '0.875rem' } },
 });
+
+/** The language selector's globe: visible, and a tap on it opens the selector. */
+export const languageGlobe = style({
+  display: 'inline-flex',
+  alignItems: 'center',
+  marginRight: 4,
+  cursor: 'pointer',
+  // On the narrowest phones the top bar has no room for it; the drawer still shows it.
+  '@media': { 'screen and (max-width: 359.98px)': { marginRight: 0 } },
+});
+globalStyle(`header ${languageGlobe} svg`, { '@media': { 'screen and (max-width: 359.98px)': { display: 'none' } } });

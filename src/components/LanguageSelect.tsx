@@ -20,8 +20,13 @@ export function LanguageSelect({ languages, className }: { languages?: readonly 
     languages ?? (offered && offered.length > 0 ? LANGUAGES.filter((l) => offered.includes(l)) : LANGUAGES);
   return (
     <span className={`${styles.languageLabel} ${className ?? ''}`}>
-      <label htmlFor={id} className={visuallyHidden}>
-        {t('frame.language')}
+      {/* A globe people recognise across languages; the word stays for screen readers. */}
+      <label htmlFor={id} className={styles.languageGlobe} data-testid="language-label">
+        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+          <circle cx="12" cy="12" r="9" fill="none" stroke="currentColor" strokeWidth="1.8" />
+          <path d="M3 12h18M12 3c2.8 3.2 2.8 14.8 0 18M12 3c-2.8 3.2-2.8 14.8 0 18" fill="none" stroke="currentColor" strokeWidth="1.8" />
+        </svg>
+        <span className={visuallyHidden}>{t('frame.language')}</span>
       </label>
       <select
         id={id}

@@ -21,7 +21,7 @@ const FLAGS: CustomFlagImage[] = Object.entries(flagUrls).map(([path, src]) => (
   src,
 }));
 
-export { DEFAULT_PHONE_COUNTRY } from './phoneDefaults.ts';
+export { DEFAULT_PHONE_COUNTRY, companyPhoneCountry } from './phoneDefaults.ts';
 
 /** The library's countries with their names in the display language (Intl), sorted by that name. */
 export function localizedCountries(language: Language) {
@@ -70,6 +70,8 @@ export function PhoneField(props: {
   /** Country names in this language; without it, the library's English names. */
   language?: Language;
   onChange: (phone: string, iso2: string, isValid: boolean) => void;
+  /** The number field was left. */
+  onBlur?: () => void;
 }) {
   const wrapper = useRef<HTMLDivElement>(null);
   // The library's country button carries a fixed English label; give it ours.
@@ -91,6 +93,7 @@ export function PhoneField(props: {
         value={initial}
         flags={FLAGS}
         countries={countries}
+        onBlur={props.onBlur}
         onChange={(phone, meta) => {
           const value = phoneValue(phone, meta.country.dialCode);
           props.onChange(value, meta.country.iso2, value ? isPhoneInputValid(value, meta.country.iso2) : false);

@@ -14,3 +14,15 @@ export const DEFAULT_PHONE_COUNTRY: Record<Language, string> = {
   pl: 'pl',
   de: 'de',
 };
+
+/**
+ * The country the phone field starts with: the company's own (the phone code of its
+ * default language: +45 for a Danish company), else the display language's.
+ */
+export function companyPhoneCountry(
+  laf: { phoneCodes?: Partial<Record<string, string>>; defaultLanguage?: string } | null | undefined,
+  lang: Language,
+): string {
+  const own = laf?.defaultLanguage ? laf.phoneCodes?.[laf.defaultLanguage] : undefined;
+  return (own ?? laf?.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase();
+}

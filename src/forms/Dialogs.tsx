@@ -11,6 +11,8 @@ import { formatCaseNumber } from '../../machines/schema.ts';
 import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { useReturnFocus } from '../components/returnFocus.ts';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { groupPhone, telHref } from '../components/phone.ts';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -69,6 +71,7 @@ export function ReportDialogs() {
   const failure = useSelector(actor, (s) => s.hasTag('failureDialog'));
   const rateLimited = useSelector(actor, (s) => s.hasTag('rateLimitDialog'));
   const waitMinutes = useSelector(actor, (s) => Math.max(1, Math.ceil((s.context.retryAfterSeconds ?? 60) / 60)));
+  const refusedFile = useSelector(actor, (s) => (s.hasTag('fileRefused') ? (s.context.refusedFiles[0] ?? '') : null));
   const firstInvalid = useSelector(actor, (s) => s.context.firstInvalidStep);
   return (
     <>
@@ -98,7 +101,9 @@ export function ReportDialogs() {
         </div>
       </ReportDialog>
       <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
-        <Dialog.Description>{t('dialog.failure.text')}</Dialog.Description>
+        <Dialog.Description>
+          {refusedFile !== null ? t('forms.failure.fileRefused', { name: refusedFile }) : t('dialog.failure.text')}
+        </Dialog.Description>
         <div className={styles.actions}>
           <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
             {t('dialog.failure.close')}
@@ -126,15 +131,25 @@ function SuccessDialog() {
   const channel = useSelector(actor, (s) => s.context.channel);
   const following = useSelector(actor, (s) => s.context.draft.follow === true);
   const caseNumber = useSelector(actor, (s) => s.context.response?.caseDto.caseNumber ?? '');
+  const confirmingClose = useSelector(actor, (s) => s.hasTag('closeConfirmation'));
   // Phone and meeting cases start when the reporter calls the chosen officer (spec §1).
   const officer = useSelector(actor, (s) =>
     s.context.company.protectionOfficers.find((o) => o.id === s.context.draft.protectionOfficer),
   );
   return (
+    <>
     <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
       <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
       {channel !== 'online' && officer?.phone && (
-        <p className={styles.copied}>{t('forms.success.call', { name: officer.name, phone: officer.phone })}</p>
+        <>
+          {/* Tap to call: the number in groups for the eye, compact for the dialler. */}
+          <p className={styles.copied}>
+            <a href={telHref(officer.phone) ?? undefined} data-testid="officer-phone">
+              {t('forms.success.call', { name: officer.name, phone: groupPhone(officer.phone) })}
+            </a>
+          </p>
+          <p className={styles.hint}>{t('phone.hideNumber')}</p>
+        </>
       )}
       {following ? (
         <>
@@ -169,6 +184,11 @@ function SuccessDialog() {
       ) : (
         <>
           <p>{t('forms.success.notFollowed')}</p>
+          {/* The number is harmless without a password and lets the reporter quote it on the phone. */}
+          <p>{t('forms.success.notFollowedNumber')}</p>
+          <p className={styles.caseNumber} data-testid="case-number">
+            {formatCaseNumber(caseNumber)}
+          </p>
           <div className={styles.actions}>
             <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
               {t('forms.success.frontPage')}
@@ -177,5 +197,16 @@ function SuccessDialog() {
         </>
       )}
     </ReportDialog>
+    {/* One tap must not lose the case number: the machine's close confirmation. */}
+    <ConfirmDialog
+      open={open && confirmingClose}
+      title={t('forms.success.closeConfirm.title')}
+      description={t(following ? 'forms.success.closeConfirm.follow' : 'forms.success.closeConfirm.notFollowed')}
+      cancelLabel={t('forms.success.closeConfirm.back')}
+      confirmLabel={t('forms.success.closeConfirm.close')}
+      onCancel={() => actor.send({ type: 'close.cancel' })}
+      onConfirm={() => actor.send({ type: 'close.confirm' })}
+    />
+    </>
   );
 }

@@ -6,23 +6,41 @@
 import { Suspense, useId, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
-import { ALLOWED_EXTENSIONS, ALLOWED_MIME_TYPES, LIMITS } from '../../machines/schema.ts';
+import { formatBytes } from '../i18n/bytes.ts';
+import {
+  ALLOWED_EXTENSIONS,
+  ALLOWED_MIME_TYPES,
+  FILE_HEAD_BYTES,
+  LIMITS,
+  TEXT_SAMPLE_BYTES,
+  fileExtension,
+  isTextExtension,
+  type FileSample,
+} from '../../machines/schema.ts';
 import { useReport } from './context.ts';
 import { useFileChecks } from '../metadata/context.tsx';
 import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
-/** A file size in the display language's own format (Intl unit formatting). */
-export function formatBytes(n: number, locale: string): string {
-  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-  let x = n;
-  let i = 0;
-  while (x >= 1024 && i < units.length - 1) {
-    x /= 1024;
-    i++;
-  }
-  return new Intl.NumberFormat(locale, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: x < 10 && i > 0 ? 1 : 0 }).format(x);
+/**
+ * The first bytes of each file, for the shared content rule (machines/schema.ts
+ * `contentMatches`) that the machine applies: a file whose content does not fit
+ * its name is refused by name at once, not by the server after the whole upload.
+ */
+export async function readSamples(files: readonly File[]): Promise<(FileSample | undefined)[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      const want = isTextExtension(fileExtension(f.name)) ? TEXT_SAMPLE_BYTES : FILE_HEAD_BYTES;
+      try {
+        const bytes = new Uint8Array(await f.slice(0, want).arrayBuffer());
+        return { bytes, complete: f.size <= want };
+      } catch {
+        // Unreadable here: the server still checks every byte.
+        return undefined;
+      }
+    }),
+  );
 }
 
 export function Documents() {
@@ -32,6 +50,7 @@ export function Documents() {
   const checks = useFileChecks();
   const files = useSelector(actor, (s) => s.context.draft.files);
   const dropped = useSelector(actor, (s) => s.context.droppedFiles);
+  const refused = useSelector(actor, (s) => s.context.refusedFiles);
   const progress = useSelector(actor, (s) => (s.hasTag('busy') ? s.context.progress : null));
   const canAdd = useSelector(actor, (s) => s.can({ type: 'files.add', files: [] }));
   const input = useRef<HTMLInputElement>(null);
@@ -41,7 +60,9 @@ export function Documents() {
   const full = files.length >= LIMITS.maxFiles;
 
   const add = (list: FileList | null) => {
-    if (list?.length) actor.send({ type: 'files.add', files: [...list] });
+    if (!list?.length) return;
+    const files = [...list];
+    void readSamples(files).then((samples) => actor.send({ type: 'files.add', files, samples }));
   };
 
   return (
@@ -91,14 +112,19 @@ export function Documents() {
           {t('forms.documents.dropped', { count: dropped, max: LIMITS.maxFiles })}
         </p>
       )}
+      {refused.length > 0 && (
+        <p className={styles.notice} role="alert">
+          {t('forms.documents.refused', { names: refused.join(', ') })}
+        </p>
+      )}
       {files.length > 0 && (
         <ul className={styles.files} aria-label={t('forms.documents.list', { count: files.length, max: LIMITS.maxFiles })}>
           {files.map((f, index) => {
             const p = progress?.[index];
             return (
               <li key={`${f.name}-${index}`} className={styles.file}>
-                <span>
-                  {f.name} ({formatBytes(f.size, locale)})
+                <span className={styles.fileName}>
+                  {f.name} ({formatBytes(f.size, locale, t)})
                 </span>
                 {!progress && (
                   <button

@@ -1,4 +1,4 @@
-import { style } from '@vanilla-extract/css';
+import { globalStyle, style } from '@vanilla-extract/css';
 import { vars } from '../styles/theme.css.ts';
 import { card } from '../styles/card.css.ts';
 import { input } from '../styles/field.css.ts';
@@ -26,6 +26,33 @@ export { input };
 export const textarea = style([input, { minHeight: 120, resize: 'vertical' }]);
 export const hint = style({ fontSize: '0.875rem', color: vars.color.textMuted, margin: 0 });
 export const error = style({ fontSize: '0.875rem', color: vars.color.error, margin: 0, fontWeight: 600 });
+/** A hint that warns (the description nearing its limit): dark text on the warning colour. */
+export const warning = style({
+  fontSize: '0.875rem',
+  margin: 0,
+  background: vars.color.warning,
+  color: vars.color.onWarning,
+  padding: '2px 6px',
+  borderRadius: vars.radius.small,
+});
+export const passwordRow = style({ display: 'flex', gap: 8, alignItems: 'stretch', minWidth: 0 });
+// The field shrinks to leave room for the toggle on a 320 px phone.
+globalStyle(`${passwordRow} > input`, { flex: '1 1 auto', minWidth: 0, width: 'auto' });
+export const passwordToggle = style({
+  font: 'inherit',
+  fontSize: '0.875rem',
+  minWidth: 44,
+  minHeight: 44,
+  padding: '0 10px',
+  background: 'none',
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  color: vars.color.link,
+  cursor: 'pointer',
+  flex: '0 1 auto',
+  maxWidth: '45%',
+  overflowWrap: 'anywhere',
+});
 export const notice = style({
   background: vars.color.warning,
   color: vars.color.onWarning,
@@ -67,8 +94,10 @@ export const linkButton = style({
   font: 'inherit',
   background: 'none',
   border: 0,
-  padding: 4,
-  minHeight: 32,
+  padding: '4px 8px',
+  // Tap targets of at least 44 × 44 px (WCAG 2.5.5), also for "Remove".
+  minHeight: 44,
+  minWidth: 44,
   color: vars.color.link,
   textDecoration: 'underline',
   cursor: 'pointer',
@@ -83,7 +112,9 @@ export const dropZone = style({
   selectors: { '&[data-over="true"]': { borderColor: vars.color.primary, background: vars.color.secondary } },
 });
 export const files = style({ listStyle: 'none', padding: 0, margin: '12px 0 0' });
-export const file = style({ display: 'grid', gridTemplateColumns: '1fr auto', alignItems: 'center', gap: 8, padding: '6px 0' });
+export const file = style({ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) auto', alignItems: 'center', gap: 8, padding: '6px 0' });
+/** A long file name breaks anywhere rather than widening the page and pushing Remove off-screen. */
+export const fileName = style({ minWidth: 0, overflowWrap: 'anywhere' });
 export const progress = style({ gridColumn: '1 / -1', width: '100%', height: 8 });
 
 export const sendRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 16, marginTop: 16 });

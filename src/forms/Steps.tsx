@@ -22,12 +22,13 @@ import {
 } from '../../machines/schema.ts';
 import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
-import { DEFAULT_PHONE_COUNTRY } from '../components/phoneDefaults.ts';
+import { companyPhoneCountry } from '../components/phoneDefaults.ts';
 
 // The phone input (≈ 15 kB gzip with its flags) is needed only once the reporter
 // gives their identity, never for the first screen of the form.
 const phoneModule = lazyModule(() => import('../components/PhoneField.tsx'));
 import { Documents } from './Documents.tsx';
+import { groupPhone } from '../components/phone.ts';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
 import * as fields from '../styles/field.css.ts';
@@ -78,12 +79,16 @@ function TextField(props: {
   autoComplete?: string;
   maxLength?: number;
   hint?: ReactNode;
+  /** Hint styling: a warning near a limit, an error at it. */
+  hintTone?: 'warning' | 'error';
+  /** Show the issue now (e.g. after "Add person"), without waiting for the field to be left. */
+  touched?: boolean;
 }) {
   const t = useT('forms');
   const id = useId();
   const [left, setLeft] = useState(false);
   const attempted = useAttempted();
-  const issue = left || attempted ? props.issue : undefined;
+  const issue = left || attempted || props.touched ? props.issue : undefined;
   const describedBy = [props.hint ? `${id}-hint` : '', issue ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
@@ -104,15 +109,43 @@ function TextField(props: {
       </label>
       {props.multiline ? (
         <textarea {...common} className={styles.textarea} onChange={(e) => props.onChange(e.target.value)} />
+      ) : props.type === 'password' ? (
+        <PasswordInput {...common} onChange={(value) => props.onChange(value)} />
       ) : (
         <input {...common} type={props.type ?? 'text'} className={styles.input} onChange={(e) => props.onChange(e.target.value)} />
       )}
       {props.hint && (
-        <p id={`${id}-hint`} className={styles.hint}>
+        <p
+          id={`${id}-hint`}
+          className={props.hintTone === 'error' ? styles.error : props.hintTone === 'warning' ? styles.warning : styles.hint}
+          aria-live={props.hintTone ? 'polite' : undefined}
+        >
           {props.hint}
         </p>
       )}
       <ErrorText id={`${id}-error`} message={issue} t={t} />
+    </div>
+  );
+}
+
+/** A password field with show/hide: on a phone, typing blind is where mistakes happen. */
+function PasswordInput(props: Omit<React.InputHTMLAttributes<HTMLInputElement>, 'onChange'> & { onChange: (value: string) => void }) {
+  const t = useT('forms');
+  const { onChange, ...input } = props;
+  // Presentation only: whether the characters are shown.
+  const [shown, setShown] = useState(false);
+  return (
+    <div className={styles.passwordRow}>
+      <input {...input} type={shown ? 'text' : 'password'} className={styles.input} onChange={(e) => onChange(e.target.value)} />
+      <button
+        type="button"
+        className={styles.passwordToggle}
+        aria-pressed={shown}
+        aria-controls={input.id}
+        onClick={() => setShown((x) => !x)}
+      >
+        {t(shown ? 'forms.password.hide' : 'forms.password.show')}
+      </button>
     </div>
   );
 }
@@ -231,7 +264,7 @@ function OfficerStep() {
               <strong>{o.name}</strong>
               {o.jobTitle && <span>{o.jobTitle}</span>}
               {o.company && <span>{o.company}</span>}
-              {o.phone && <span>{t('forms.officer.phone', { phone: o.phone })}</span>}
+              {o.phone && <span>{t('forms.officer.phone', { phone: groupPhone(o.phone) })}</span>}
               {o.customerRelation && <span className={styles.hint}>{t(`forms.officer.relation.${o.customerRelation}`)}</span>}
             </span>
           </label>
@@ -290,7 +323,8 @@ function DescribeProblemStep() {
         multiline
         required
         issue={firstMessage(descriptionSchema, d.description)}
-        hint={t('forms.describe.counter', { count: d.description.length, max: LIMITS.descriptionMax })}
+        hint={t(counterKey(d.description.length), { count: d.description.length, max: LIMITS.descriptionMax })}
+        hintTone={counterTone(d.description.length)}
         onChange={(value) => actor.send({ type: 'description.change', value })}
       />
       <Choices
@@ -309,11 +343,18 @@ function DescribeProblemStep() {
   );
 }
 
+/** The description counter warns from 80 % of the limit, and is an error at it. */
+const COUNTER_WARN_AT = Math.floor(LIMITS.descriptionMax * 0.8);
+const counterTone = (n: number) => (n >= LIMITS.descriptionMax ? 'error' : n >= COUNTER_WARN_AT ? 'warning' : undefined);
+const counterKey = (n: number) =>
+  n >= LIMITS.descriptionMax ? 'forms.describe.counterFull' : n >= COUNTER_WARN_AT ? 'forms.describe.counterNear' : 'forms.describe.counter';
+
 function ReportRelatedStep() {
   const t = useT('forms');
   const actor = useReport();
   const d = useDraft();
   const canAdd = useSelector(actor, (s) => s.can({ type: 'person.add' }));
+  const personIncomplete = useSelector(actor, (s) => s.context.personIncomplete);
   const p = d.personInput;
   const typing = p.name !== '' || p.jobTitle !== '' || p.phoneOrEmail !== '';
   const personIssue = (schema: v.GenericSchema, value: string) =>
@@ -359,6 +400,7 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(requiredText(200), p.name)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'name', value })}
           />
           <TextField
@@ -367,6 +409,7 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(requiredText(200), p.jobTitle)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'jobTitle', value })}
           />
           <TextField
@@ -375,11 +418,17 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(phoneOrEmailSchema, p.phoneOrEmail)}
+            touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'phoneOrEmail', value })}
           />
           <button type="button" className={buttons.secondaryButton} disabled={!canAdd} onClick={() => send({ type: 'person.add' })}>
             {t('forms.related.add')}
           </button>
+          {personIncomplete && missingPersonFields(p).length > 0 && (
+            <p className={styles.error} role="alert">
+              {t('forms.related.missing', { fields: missingPersonFields(p).map((f) => t(`forms.related.${f}`)).join(', ') })}
+            </p>
+          )}
         </>
       )}
       {d.concerns === 'company' && (
@@ -396,6 +445,13 @@ function ReportRelatedStep() {
   );
 }
 
+/** The fields of a typed person that still keep "Add person" from adding it, in form order. */
+function missingPersonFields(p: { name: string; jobTitle: string; phoneOrEmail: string }) {
+  return (['name', 'jobTitle', 'phoneOrEmail'] as const).filter(
+    (f) => !v.is(f === 'phoneOrEmail' ? phoneOrEmailSchema : requiredText(200), p[f]),
+  );
+}
+
 function IdentityStep() {
   const t = useT('forms');
   const actor = useReport();
@@ -408,8 +464,10 @@ function IdentityStep() {
   const phone = useLazyModule(phoneModule, d.identity === 'reveal');
   const attempted = useAttempted();
   const send = (e: ReportEvent) => actor.send(e);
+  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
+  const [phoneLeft, setPhoneLeft] = useState(false);
   const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
-  const showPhoneIssue = phoneIssue && (attempted || w.phone.length > 8);
+  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
   return (
     <>
       <Choices
@@ -455,11 +513,12 @@ function IdentityStep() {
             <phone.PhoneField
               id={phoneId}
               value={w.phone}
-              defaultCountry={(laf.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase()}
+              defaultCountry={companyPhoneCountry(laf, lang)}
               invalid={!!showPhoneIssue}
               describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
               countryLabel={t('forms.identity.country')}
               language={lang}
+              onBlur={() => setPhoneLeft(true)}
               onChange={(value, countryCode) => send({ type: 'phone.change', phone: value, countryCode })}
             />
             )}
@@ -486,6 +545,13 @@ function FollowReportStep() {
   const channel = useSelector(actor, (s) => s.context.channel);
   const canNotFollow = useSelector(actor, (s) => s.can({ type: 'follow.choose', value: false }));
   const canSend = useSelector(actor, (s) => s.can({ type: 'report.submit' }));
+  const sendId = useId();
+  // Send is never a silent grey button: what keeps it disabled stands next to it.
+  const needs = [
+    ...(d.termsAccepted ? [] : ['terms']),
+    ...(d.follow === true && d.password === '' ? ['password'] : []),
+    ...(d.follow === true && d.password !== '' && d.password !== d.passwordConfirmation ? ['confirm'] : []),
+  ];
   const sending = useSelector(actor, (s) => s.hasTag('busy'));
   const send = (e: ReportEvent) => actor.send(e);
   const strength = passwordStrength(d.password);
@@ -550,10 +616,21 @@ function FollowReportStep() {
       )}
       <Terms />
       <div className={styles.sendRow}>
-        <button type="button" className={buttons.button} disabled={!canSend} onClick={() => send({ type: 'report.submit' })}>
+        <button
+          type="button"
+          className={buttons.button}
+          disabled={!canSend}
+          aria-describedby={!canSend && !sending && needs.length ? `${sendId}-needs` : undefined}
+          onClick={() => send({ type: 'report.submit' })}
+        >
           {channel === 'oral' && <Icon name="phone" size={20} />}
           {t(`forms.send.${channel}`)}
         </button>
+        {!canSend && !sending && needs.length > 0 && (
+          <p id={`${sendId}-needs`} className={styles.hint}>
+            {t('forms.send.needs', { steps: needs.map((n) => t(`forms.send.needs.${n}`)).join(', ') })}
+          </p>
+        )}
         {sending && (
           <span className={styles.busy} role="status">
             {t('forms.sending')}

@@ -4,9 +4,11 @@
  *
  * The online form goes as multipart through XMLHttpRequest, because only XHR
  * reports upload progress; the progress of the whole body is split into per-file
- * progress by each file's place in the body. Any failure resolves to null: the
- * machine shows the failure dialog and keeps the draft (spec §4, §8). A 429 resolves
- * to `{ rateLimited }` with the server's Retry-After, for its own dialog.
+ * progress by each file's place in the body. A file the server refuses for its
+ * content resolves to that file (its place and name), any other failure to null:
+ * the machine names the file or shows the failure dialog, and keeps the draft
+ * (spec §4, §8). A 429 resolves to `{ rateLimited }` with the server's Retry-After,
+ * for its own dialog.
  *
  * Every submission carries the proof-of-work the machine solved in the background
  * (src/forms/proof.ts); one that would expire in flight is replaced first.
@@ -30,6 +32,19 @@ function isSuccess(x: unknown): x is SuccessData {
 function rateLimited(retryAfter: string | null): SubmitOutcome {
   const seconds = Number(retryAfter);
   return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+}
+
+/** `files.N` of a 415 content or type refusal, as the file it names. */
+export function refusedFileOf(body: string, files: readonly { name: string }[]): SubmitOutcome {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: string; field?: string } }).error;
+    const index = Number(/^files\.(\d+)$/.exec(error?.field ?? '')?.[1] ?? NaN);
+    const refusing = error?.code === 'FILE_CONTENT_MISMATCH' || error?.code === 'FORBIDDEN_FILE_TYPE';
+    const file = files[index];
+    return refusing && file ? { refusedFile: { index, name: file.name } } : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function submitReport(
@@ -95,7 +110,7 @@ export async function submitReport(
     };
     xhr.onload = () => {
       if (xhr.status === 429) return resolve(rateLimited(xhr.getResponseHeader('retry-after')));
-      if (xhr.status < 200 || xhr.status >= 300) return resolve(null);
+      if (xhr.status < 200 || xhr.status >= 300) return resolve(refusedFileOf(xhr.responseText, submission.files));
       try {
         const answer: unknown = JSON.parse(xhr.responseText);
         resolve(isSuccess(answer) ? answer : null);

@@ -5,6 +5,14 @@
  */
 import { toBcp47, type Language } from './index.ts';
 
+/**
+ * The locale for dates: spec §9 wants day-month-year in every language, so English
+ * is British English (`en-GB`: "Monday 3 March 2025"), never month-first `en-US`.
+ */
+export function dateLocale(lang: Language): string {
+  return lang === 'en' ? 'en-GB' : toBcp47(lang);
+}
+
 function toDate(d: Date | string | number): Date {
   return d instanceof Date ? d : new Date(d);
 }
@@ -19,7 +27,7 @@ export function formatReceiptDate(value: Date | string | number): string {
 
 /** e.g. "mandag den 3. marts 2025 14.05" (da), "Monday 3 March 2025 at 14:05" (en). */
 export function formatLongDateTime(value: Date | string | number, lang: Language): string {
-  return new Intl.DateTimeFormat(toBcp47(lang), {
+  return new Intl.DateTimeFormat(dateLocale(lang), {
     weekday: 'long',
     day: 'numeric',
     month: 'long',
@@ -42,7 +50,7 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 /** e.g. "5 minutes ago", "i går" — relative to `now`. */
 export function formatRelativeTime(value: Date | string | number, lang: Language, now: Date | number = Date.now()): string {
   const seconds = Math.round((toDate(value).getTime() - toDate(now).getTime()) / 1000);
-  const rtf = new Intl.RelativeTimeFormat(toBcp47(lang), { numeric: 'auto' });
+  const rtf = new Intl.RelativeTimeFormat(dateLocale(lang), { numeric: 'auto' });
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size || unit === 'second') {
       return rtf.format(Math.round(seconds / size), unit);

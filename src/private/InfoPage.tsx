@@ -12,7 +12,8 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { identityActors } from './services.ts';
-import { DEFAULT_PHONE_COUNTRY, PhoneField } from '../components/PhoneField.tsx';
+import { companyPhoneCountry, PhoneField } from '../components/PhoneField.tsx';
+import { useLookAndFeel } from '../app/lookAndFeel.tsx';
 import * as buttons from '../styles/button.css.ts';
 import { card } from '../styles/card.css.ts';
 import * as styles from './Pages.css.ts';
@@ -20,6 +21,7 @@ import * as styles from './Pages.css.ts';
 export function InfoPage() {
   const t = useT('private');
   const lang = useLanguage();
+  const laf = useLookAndFeel();
   const c = useCase();
   const { session, services } = usePrivateArea();
   const active = useSessionActive();
@@ -104,7 +106,7 @@ export function InfoPage() {
             <PhoneField
               id={ids.phone}
               value={ctx.phone}
-              defaultCountry={ctx.phoneCountryCode || DEFAULT_PHONE_COUNTRY[lang]}
+              defaultCountry={ctx.phoneCountryCode || companyPhoneCountry(laf, lang)}
               invalid={errors.includes('phone')}
               describedBy={errors.includes('phone') ? ids.phoneErr : undefined}
               countryLabel={t('private.info.country')}

@@ -10,6 +10,7 @@ import { chatMachine } from '../../machines/chat.ts';
 import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime, formatRelativeTime } from '../i18n/dates.ts';
+import { formatBytes } from '../i18n/bytes.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
@@ -20,7 +21,6 @@ import {
   FILE_CATEGORIES,
   categoryOf,
   categoryTotals,
-  formatBytes,
   isOwnMessage,
   sharedFiles,
   type FileCategory,
@@ -243,7 +243,7 @@ function SharedFiles() {
           >
             <span>{t(`private.files.category.${cat}`)}</span>
             <span>
-              {t('private.files.summary', { count: totals[cat].count, size: formatBytes(totals[cat].bytes, locale) })}
+              {t('private.files.summary', { count: totals[cat].count, size: formatBytes(totals[cat].bytes, locale, t) })}
             </span>
           </button>
         ))}
@@ -260,7 +260,7 @@ function SharedFiles() {
                 </span>
                 <span>
                   <span className={visuallyHidden}>{t('private.files.download')} </span>
-                  {formatBytes(f.size, locale)}
+                  {formatBytes(f.size, locale, t)}
                 </span>
               </button>
             </li>

@@ -144,10 +144,13 @@ function Review() {
     }),
     { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null } },
   );
+  // Only a real change re-decides (a reload after a comment must keep "comment sent");
+  // the record's hash changes when the handler writes or edits the record.
   const sha256 = c.report?.sha256 ?? null;
   useEffect(() => {
     review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, sha256 });
   }, [review, c.submission.type, c.approvedAt, sha256]);
+  const canApprove = useSelector(review, (s) => s.can({ type: 'approval.open' }));
   const offered = useSelector(review, (s) => s.matches('reviewing'));
   const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));
   const sendingComment = useSelector(review, (s) => s.matches({ reviewing: 'sendingComment' }));
@@ -174,10 +177,21 @@ function Review() {
         <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => review.send({ type: 'comment.open' })}>
           {t('private.report.comment.open')}
         </button>
-        <button type="button" className={buttons.button} disabled={!active} onClick={() => review.send({ type: 'approval.open' })}>
+        <button
+          type="button"
+          className={buttons.button}
+          disabled={!active || !canApprove}
+          aria-describedby={canApprove ? undefined : 'approve-waits'}
+          onClick={() => review.send({ type: 'approval.open' })}
+        >
           {t('private.report.approve.open')}
         </button>
       </div>
+      {!canApprove && (
+        <p id="approve-waits" className={styles.muted}>
+          {t('private.report.approve.waiting')}
+        </p>
+      )}
 
       <Dialog.Root open={commentOpen} onOpenChange={(open) => !open && review.send({ type: 'comment.cancel' })}>
         <Dialog.Portal>

@@ -126,23 +126,6 @@ export function categoryTotals(files: readonly SharedFile[]): Record<FileCategor
   return out;
 }
 
-/** Human-readable size, e.g. "1.2 MB", in the given BCP 47 locale. */
-export function formatBytes(bytes: number, locale: string): string {
-  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-  let v = bytes;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return new Intl.NumberFormat(locale, {
-    style: 'unit',
-    unit: units[i],
-    unitDisplay: 'short',
-    maximumFractionDigits: i === 0 ? 0 : 1,
-  }).format(v);
-}
-
 /** The reporter's own messages carry the case number as author (spec §3). */
 export function isOwnMessage(c: PrivateCase, m: CaseMessage): boolean {
   return m.createdByUserId === c.caseNumber;

@@ -7,6 +7,7 @@ import { ThemeSync } from '../app/Theme.tsx';
 import { I18nProvider, useT } from '../i18n/index.ts';
 import { Frame } from '../components/Frame.tsx';
 import { ErrorPage } from '../components/ErrorPage.tsx';
+import { NotFound } from '../components/NotFound.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
 import * as styles from '../components/Status.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -52,15 +53,3 @@ function Loading() {
   return <div className={styles.loading} aria-busy="true" />;
 }
 
-function NotFound() {
-  const t = useT();
-  return (
-    <Page>
-      <PageTitle title={t('notFound.title')} />
-      <p>{t('notFound.text')}</p>
-      <Link to="/" className={buttons.button}>
-        {t('notFound.home')}
-      </Link>
-    </Page>
-  );
-}

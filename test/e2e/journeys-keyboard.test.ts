@@ -53,7 +53,9 @@ async function focusStop(page: Page): Promise<FocusStop> {
     const shadow = style.boxShadow !== 'none' && style.boxShadow !== '';
     const r = el.getBoundingClientRect();
     const onScreen = r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-    const dialog = document.querySelector('[role="dialog"][data-state="open"], [role="alertdialog"][data-state="open"]');
+    // The topmost open dialog: a confirmation stacked over another dialog is the one that holds the focus.
+    const open = document.querySelectorAll('[role="dialog"][data-state="open"], [role="alertdialog"][data-state="open"]');
+    const dialog = open.length ? open[open.length - 1]! : null;
     const name = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
     const what = `${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[type=${el.getAttribute('type')}]` : ''}${el.getAttribute('name') ? `[name=${el.getAttribute('name')}]` : ''} "${name}"`;
     return { what, ring: outline || shadow, onScreen, inDialog: dialog ? dialog.contains(el) : null };
@@ -235,7 +237,12 @@ describe('the online form by keyboard alone', () => {
     await kb.tabTo('Log in in the success dialog', byText(msg('forms.success.login')), { max: 10 });
     const caseNumber = (await success.getByTestId('case-number').textContent())!.replace(/\s/g, '');
     expect(caseNumber).toMatch(/^\d{16}$/);
+    // Escape asks before the number is gone; the keyboard confirms.
     await kb.press('Escape');
+    const confirm = page.getByRole('alertdialog', { name: msg('forms.success.closeConfirm.title') });
+    await confirm.waitFor();
+    await kb.tabTo('Yes, close in the confirmation', byText(msg('forms.success.closeConfirm.close')), { max: 4 });
+    await kb.press('Enter');
     await page.waitForURL(portal.url('group.localhost', '/'));
 
     // Every focus stop was visible, on screen and inside the open dialog.

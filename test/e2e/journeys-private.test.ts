@@ -18,7 +18,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { pageTranslator, unrealizable, type Gesture, type T, type Unrealizable } from './journey-kit.ts';
-import { createOnlineCase, createPhoneCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
+import { createOnlineCase, createPhoneCase, firstOfficerId, signInThroughProvider, writeRecord } from './reporter.ts';
 import { coverageOf, coveringPaths, describePath, modelPaths, pathEvents, traceStep, type MachineModel, type ModelPath } from '../model/harness.ts';
 import chatModel from '../model/chat.model.ts';
 import identityModel from '../model/identityForm.model.ts';
@@ -130,8 +130,12 @@ let officerId = '';
 const newCase = () =>
   createOnlineCase(portal, { officerId, password: PASSWORD, relation: 'Employee', description: 'A case for the private-area journeys.', unit: 'Finance', repeated: false });
 
-/** A fresh phone report (its record can be commented on and approved once). */
-const newPhoneCase = () => createPhoneCase(portal, { officerId, password: PASSWORD });
+/** A fresh phone report whose record the handler has written (it can be commented on and approved once). */
+const newPhoneCase = async () => {
+  const number = await createPhoneCase(portal, { officerId, password: PASSWORD });
+  await writeRecord(portal, number, 'The reporter called about double payments.');
+  return number;
+};
 
 beforeAll(async () => {
   browser = await launchBrowser();

@@ -90,6 +90,8 @@ const userGestures = {
     const close = ctx(before).draft.follow ? 'forms.success.close' : 'forms.success.frontPage';
     return button(page, t(close)).click();
   },
+  'close.confirm': async ({ page, t }) => button(page, t('forms.success.closeConfirm.close')).click(),
+  'close.cancel': async ({ page, t }) => button(page, t('forms.success.closeConfirm.back')).click(),
   'caseNumber.copy': async ({ page, t }) => button(page, t('forms.success.copy')).click(),
   'login.start': async ({ page, t }) => button(page, t('forms.success.login')).click(),
   'upload.progress': unrealizable('upload progress ticks come from the browser, not from the reporter'),
@@ -143,7 +145,7 @@ const sameSnapshot = (a: AnyMachineSnapshot, b: AnyMachineSnapshot) =>
 
 /** Events that leave the form page: nothing can follow them in the same journey. */
 const leavesPage = (event: EventObject, before: AnyMachineSnapshot) =>
-  (event.type === 'dialog.close' || event.type === 'login.start') && before.hasTag('successDialog');
+  (event.type === 'close.confirm' || event.type === 'login.start') && before.hasTag('successDialog');
 
 /**
  * Controls the views show only in some situations. The machine accepts these events
@@ -239,17 +241,19 @@ async function expectPageShows(page: Page, s: AnyMachineSnapshot, t: T) {
     ['failureDialog', 'alertdialog', t('dialog.failure.title')],
     ['rateLimitDialog', 'alertdialog', t('forms.rateLimited.title')],
     ['successDialog', 'dialog', t(`forms.success.${channel}.title`)],
+    ['closeConfirmation', 'alertdialog', t('forms.success.closeConfirm.title')],
   ];
   for (const [tag, role, title] of dialogs) {
+    // Behind the close confirmation the success dialog is hidden from the accessibility tree.
+    if (tag === 'successDialog' && s.hasTag('closeConfirmation')) continue;
     const dialog = page.getByRole(role, { name: title });
     if (s.hasTag(tag)) await dialog.waitFor({ state: 'visible' });
     else await expect.poll(() => dialog.count(), { message: `${tag} should be closed` }).toBe(0);
   }
-  if (s.hasTag('successDialog')) {
-    // The case number, grouped by four, only for a reporter who follows the case.
+  if (s.hasTag('successDialog') && !s.hasTag('closeConfirmation')) {
+    // The case number, grouped by four, followed or not (docs/decisions/reporter-spec-deviations.md).
     const caseNumber = page.getByTestId('case-number');
-    if (ctx(s).draft.follow) await expect.poll(() => caseNumber.textContent()).toMatch(/^\d{4}\s\d{4}\s\d{4}\s\d{4}$/);
-    else expect(await caseNumber.count()).toBe(0);
+    await expect.poll(() => caseNumber.textContent()).toMatch(/^\d{4}\s\d{4}\s\d{4}\s\d{4}$/);
     const copied = page.getByText(t('forms.success.copied'), { exact: true });
     await expect.poll(() => copied.count(), { message: 'the copied hint as the machine says' }).toBe(s.hasTag('copied') ? 1 : 0);
   }
@@ -300,7 +304,8 @@ for (const channel of ['online', 'oral', 'meeting'] as const) {
       expect(row.states.missed).toEqual(reachable.states.missed);
       // What a browser cannot reach must be only what needs a failing server or a timer tick from the network.
       for (const missed of row.transitions.missed) {
-        expect(missed).toMatch(/xstate\.(error\.actor|done\.actor\.submitReport\[[12]\])|upload\.progress|form\.reset|\.(failed|rateLimited) /);
+        // submitReport[1], [2] and [3]: a rate-limit refusal, a refused file and a null answer, which a healthy server does not give.
+        expect(missed).toMatch(/xstate\.(error\.actor|done\.actor\.submitReport\[[123]\])|upload\.progress|form\.reset|\.(failed(\.\w+)?|rateLimited) /);
       }
     });
 

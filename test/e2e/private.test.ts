@@ -103,6 +103,22 @@ afterAll(async () => {
 });
 
 describe('private area', () => {
+  it('calls the case once on entering the private area, and once more per page change', async () => {
+    const caseNumber = await newOnlineCase('once-pass');
+    const { page, requests } = await open();
+    await signIn(page, caseNumber, 'once-pass');
+    const caseCalls = () => requests.filter((r) => r.url.includes('/api/private/case/my-case')).length;
+    await page.getByRole('progressbar').waitFor();
+    await expect.poll(caseCalls).toBe(1);
+    // A second call would follow the first at once: give it the time to show up.
+    await page.waitForTimeout(1500);
+    expect(caseCalls()).toBe(1);
+    await go(page, msg('private.nav.messages'));
+    await expect.poll(caseCalls).toBe(2);
+    await page.waitForTimeout(1500);
+    expect(caseCalls()).toBe(2);
+  });
+
   it('signs in with the case number and password of a fresh online report, follows the progress, answers the handler and shares files both ways', async () => {
     const caseNumber = await newOnlineCase('first-pass');
     const { page, requests } = await open();
@@ -254,6 +270,11 @@ describe('private area', () => {
     await page.getByText(msg('private.status.initiated')).waitFor();
     expect(await progress(page)).toBe(0);
     await handler('status', caseNumber, 'RECEIVED');
+    // No record yet: comments are welcome, but there is nothing to approve.
+    await go(page, msg('private.nav.report'));
+    await page.getByText(msg('private.report.approve.waiting')).waitFor();
+    expect(await page.getByRole('button', { name: msg('private.report.approve.open') }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: msg('private.report.comment.open') }).isEnabled()).toBe(true);
     await handler('report', caseNumber, 'The reporter called on Monday about double payments.');
     await page.goto(portal.url('localhost', '/private/report'));
     await page.getByText('The reporter called on Monday about double payments.').waitFor();
@@ -298,18 +319,18 @@ describe('private area', () => {
     await page.getByLabel(/^E-mail$/).fill('ada@example.com');
     // A phone that is too short is refused too (validity from the phone input).
     const phone = page.getByLabel(/^Phone$/);
-    expect(await phone.inputValue()).toMatch(/^\+44/); // English pages default to GB (spec §5)
+    expect(await phone.inputValue()).toMatch(/^\+45/); // the company's country (a Danish company), in English too
     await phone.click();
     await phone.press('End');
-    await phone.pressSequentially('7911');
+    await phone.pressSequentially('1234');
     await page.getByRole('button', { name: msg('private.info.save') }).click();
     await page.getByText(msg('private.info.phoneInvalid')).waitFor();
     expect((await handlerCase(caseNumber)).whistleblower).toBeNull();
     await phone.press('End');
-    await phone.pressSequentially('123456');
+    await phone.pressSequentially('5678');
     await page.getByRole('button', { name: msg('private.info.save') }).click();
     await page.getByText(msg('private.info.saved')).waitFor();
-    expect((await handlerCase(caseNumber)).whistleblower).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447911123456' });
+    expect((await handlerCase(caseNumber)).whistleblower).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', phone: '+4512345678' });
     await page.reload();
     await page.getByLabel(/First and last name/).waitFor();
     expect(await page.getByLabel(/First and last name/).isDisabled()).toBe(true);

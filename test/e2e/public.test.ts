@@ -68,6 +68,7 @@ beforeAll(async () => {
   // Options off, two languages only, one about page hidden, no contact settings.
   await importVariant('quiet-test', 'quiet.localhost', (c) => {
     c.languages = ['da', 'en'];
+    c.defaultLanguage = 'en';
     c.contactPhone = '';
     c.contactPerson = '';
     c.contactDetails = '';
@@ -200,6 +201,10 @@ describe('navigation', () => {
     await nav.getByRole('link', { name: about.text, exact: true }).hover();
     expect(await nav.getByRole('link', { name: shown.text, exact: true }).count()).toBe(1);
     expect(await nav.getByRole('link', { name: hidden.text, exact: true }).count()).toBe(0);
+    // Nor is it served at its URL: the not-found page.
+    await p.page.goto(portal.url('quiet.localhost', hidden.link));
+    await expect.poll(() => h1(p.page).textContent()).toBe(da['notFound.title']);
+    expect(await p.page.getByRole('link', { name: da['notFound.home'] }).count()).toBeGreaterThan(0);
   });
 
   it('under 1111 px a side drawer with expandable children replaces the bar', async () => {
@@ -445,17 +450,17 @@ describe('spec §8: the server failing on purpose', () => {
     const primary = await p.page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--wb-color-primary').trim());
     expect(primary).toBe('#172a55');
     expect(new URL(p.page.url()).pathname).toBe('/');
-    expect(p.requests.some((r) => r.url.endsWith('/language/en'))).toBe(true);
+    expect(p.requests.some((r) => new URL(r.url).pathname.endsWith('/language/en'))).toBe(true);
   });
 
-  it('look and feel 404 (a language the company does not offer): built-in defaults', async () => {
+  it("a browser language the company does not offer: the company's default language, with its own settings (spec §1)", async () => {
     const p = await open({ locale: 'de-DE' });
     await p.page.goto(portal.url('quiet.localhost'));
     await p.page.locator('[data-card]').first().waitFor();
+    // Not the built-in defaults (da, both options on): the company's default, en, and its settings.
+    await expect.poll(() => p.page.evaluate(() => document.documentElement.lang)).toBe('en');
     const cards = await p.page.locator('[data-card]').evaluateAll((els) => els.map((e) => e.getAttribute('data-card')));
-    // Defaults have both options on, although this company's own settings have them off.
-    expect(cards).toEqual(['online', 'oral', 'meeting', 'ask', 'case']);
-    expect(await p.page.evaluate(() => document.documentElement.lang)).toBe('da');
+    expect(cards).toEqual(['online', 'ask', 'case']);
   });
 
   it('company info 500 goes to /something-went-wrong', async () => {

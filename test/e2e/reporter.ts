@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import type { Portal } from './harness.ts';
 import { solveChallenge } from '../server/api.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 
 const HOST = 'localhost';
 
@@ -53,6 +54,18 @@ export async function createPhoneCase(portal: Portal, opts: { officerId: string;
       body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: opts.officerId }, caseAccount: { follow: true, password: opts.password } }),
     }),
   );
+}
+
+/** The handler writes the record of a phone or meeting case (only a written record can be approved). */
+export async function writeRecord(portal: Portal, caseNumber: string, text: string): Promise<void> {
+  const company = await portal.server.ctx.db.selectFrom('company_host').select('company_id').where('host', '=', HOST).executeTakeFirstOrThrow();
+  const { token } = await createHandlerAccount(portal.server.ctx.db, company.company_id, 'Record writer');
+  const res = await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}/report`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  expect(res.status).toBe(200);
 }
 
 /** From a private URL through the provider's sign-in page and back to that URL. */

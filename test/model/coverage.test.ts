@@ -47,7 +47,7 @@ describe('model coverage', () => {
   });
 
   for (const name of Object.keys(machines).sort()) {
-    it(`${name}: 100 % of states and transitions`, () => {
+    it(`${name}: 100 % of states and transitions`, { timeout: 60_000 }, () => {
       const model = models.get(name);
       if (!model) throw new Error(`no model for machine "${name}": add test/model/${name}.model.ts`);
       const row = coverageOf(model);

@@ -23,7 +23,7 @@ function harness(input: { language: Language }) {
   const stored: Language[] = [];
   const machine = lookAndFeelMachine.provide({
     actors: {
-      fetchLookAndFeel: fromPromise<LookAndFeel, { language: Language }>(
+      fetchLookAndFeel: fromPromise<LookAndFeel, { language: Language; orDefault: boolean }>(
         ({ input }) => new Promise((resolve, reject) => lafCalls.push({ input, resolve, reject })),
       ),
       fetchCompanyInfo: fromPromise<CompanyInfo, void>(
@@ -71,7 +71,7 @@ describe('look-and-feel machine model', () => {
     for (const step of path.steps) {
       if (step.event.type === 'xstate.init') {
         check(step.state);
-        expect(h.lafCalls.map((c) => c.input)).toEqual([{ language: 'de' }]);
+        expect(h.lafCalls.map((c) => c.input)).toEqual([{ language: 'de', orDefault: true }]);
         continue;
       }
       await events[step.event.type]!(step);
@@ -82,7 +82,7 @@ describe('look-and-feel machine model', () => {
         case 'language.change':
           expect(h.stored.at(-1)).toBe(e.language);
           expect(s.matches('loadingLookAndFeel')).toBe(true);
-          expect(h.lafCalls.at(-1)!.input).toEqual({ language: e.language });
+          expect(h.lafCalls.at(-1)!.input).toEqual({ language: e.language, orDefault: false });
           break;
         case 'retry':
           expect(s.matches('loadingLookAndFeel')).toBe(true);
@@ -151,6 +151,22 @@ describe('look-and-feel machine model', () => {
     expect(h.actor.getSnapshot().context.language).toBe('pl');
     expect(h.infoCalls).toHaveLength(1);
     expect(h.lafCalls).toHaveLength(2);
+    h.actor.stop();
+  });
+
+  it('first visit in a language the company does not offer: the company default language (spec §1)', async () => {
+    const h = harness({ language: 'pl' });
+    // The first request lets the company answer in its default language…
+    expect(h.lafCalls[0]!.input).toEqual({ language: 'pl', orDefault: true });
+    h.lafCalls[0]!.resolve({ ...DEFAULT_LOOK_AND_FEEL, languageCode: 'en', defaultLanguage: 'en' });
+    await flush();
+    // …and that answer sets the display language, not the built-in da.
+    expect(h.actor.getSnapshot().context.language).toBe('en');
+    expect(h.actor.getSnapshot().context.requested).toBe('en');
+    expect(h.actor.getSnapshot().context.usingDefaults).toBe(false);
+    // A language the reporter picks is asked for as it is.
+    h.actor.send({ type: 'language.change', language: 'da' });
+    expect(h.lafCalls[1]!.input).toEqual({ language: 'da', orDefault: false });
     h.actor.stop();
   });
 

@@ -112,12 +112,35 @@ function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event
       expect(d).toEqual(pd);
       refusals.add(event.type);
     }
+    // Spec §5: "Add person" is enabled once a name is typed; with fields missing it names them.
+    if (event.type === 'person.add' && pd.concerns === 'persons') {
+      const named = pd.personInput.name.trim() !== '';
+      expect(prev.can({ type: 'person.add' })).toBe(named);
+      if (named && !v.is(reportedPersonSchema, pd.personInput)) expect(c.personIncomplete).toBe(true);
+    }
   }
-  // A failure keeps the draft; success holds the server's answer.
-  if (next.matches('failed') || next.matches('rateLimited')) expect(d).toEqual(ctx(prev).draft);
+  // A failure keeps the draft; a file the server refused leaves it, named, and nothing else does.
+  if (next.matches({ failed: 'incomplete' }) || (next.matches('failed') && prev.matches('failed'))) expect(d).toEqual(ctx(prev).draft);
+  if (next.matches({ failed: 'fileRefused' }) && !prev.matches('failed')) {
+    const refused = (event as unknown as { output: { refusedFile: { index: number; name: string } } }).output.refusedFile;
+    expect(d).toEqual({ ...ctx(prev).draft, files: ctx(prev).draft.files.filter((_, i) => i !== refused.index) });
+    expect(c.refusedFiles).toEqual([refused.name]);
+    expect(next.hasTag('fileRefused')).toBe(true);
+  }
+  // A rate-limit refusal keeps the draft too; success holds the server's answer.
+  if (next.matches('rateLimited')) expect(d).toEqual(ctx(prev).draft);
   if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
   // Closing the success dialog or resetting leaves a fresh draft.
-  if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches('succeeded') && event.type === 'dialog.close')) {
+  // Closing the success dialog only asks first: the case number is still there.
+  if (prev.matches('succeeded') && event.type === 'dialog.close') {
+    expect(next.matches({ succeeded: 'confirmingClose' })).toBe(true);
+    expect(c.response).toEqual(ctx(prev).response);
+  }
+  if (prev.matches({ succeeded: 'confirmingClose' }) && event.type === 'close.cancel') {
+    expect(next.matches({ succeeded: 'showing' })).toBe(true);
+    expect(next.hasTag('successDialog')).toBe(true);
+  }
+  if ((event.type === 'form.reset' && !prev.matches('loadingCompany')) || (prev.matches({ succeeded: 'confirmingClose' }) && event.type === 'close.confirm')) {
     expect(next.matches({ editing: 'steps' })).toBe(true);
     expect(d.whistleblowerRelation + d.password + d.description).toBe('');
     expect(d.termsAccepted).toBe(false);
@@ -132,7 +155,7 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
   it('walks enough paths to reach every step state, dialog and outcome', () => {
     const reached = new Set<string>();
     for (const p of paths) for (const st of p.steps) for (const n of st.state._nodes) reached.add(n.id);
-    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'failed', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
+    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
       expect(reached, id).toContain(`${channel}Report.${id}`);
     }
     if (channel === 'online') {
@@ -296,6 +319,69 @@ describe('report machines as actors', () => {
     expect(actor.getSnapshot().context.draft.files.map((x: { name: string }) => x.name)).toEqual(['b.png', '1.pdf', '2.pdf', '3.pdf']);
   });
 
+  it('"Add person" is enabled once a name is typed, and says which fields are still needed (spec §5)', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    actor.send({ type: 'concerns.choose', value: 'persons' });
+    expect(actor.getSnapshot().can({ type: 'person.add' })).toBe(false);
+    actor.send({ type: 'person.change', field: 'name', value: 'Per Hansen' });
+    expect(actor.getSnapshot().can({ type: 'person.add' })).toBe(true);
+    actor.send({ type: 'person.add' });
+    expect(actor.getSnapshot().context.draft.reportedPersons).toEqual([]);
+    expect(actor.getSnapshot().context.personIncomplete).toBe(true);
+    actor.send({ type: 'person.change', field: 'jobTitle', value: 'CFO' });
+    actor.send({ type: 'person.change', field: 'phoneOrEmail', value: 'per@example.com' });
+    // A person typed but not added counts as given ("added or typed").
+    expect(stepValidity(actor.getSnapshot().context).reportRelated).toBe(true);
+    expect(buildSubmission(actor.getSnapshot().context).dto).toMatchObject({
+      reportedPersons: [{ name: 'Per Hansen', jobTitle: 'CFO', phoneOrEmail: 'per@example.com' }],
+    });
+    actor.send({ type: 'person.add' });
+    expect(actor.getSnapshot().context.draft.reportedPersons).toHaveLength(1);
+    expect(actor.getSnapshot().context.personIncomplete).toBe(false);
+  });
+
+  it('a file whose content does not fit its type is refused at once, by name; the others are kept', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
+    await tick();
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const pdf = new TextEncoder().encode('%PDF-1.7');
+    actor.send({
+      type: 'files.add',
+      files: [
+        { name: 'real.pdf', size: 8, type: 'application/pdf' },
+        { name: 'fake.pdf', size: 8, type: 'application/pdf' },
+      ],
+      samples: [
+        { bytes: pdf, complete: true },
+        { bytes: png, complete: true },
+      ],
+    });
+    expect(actor.getSnapshot().context.draft.files.map((x: { name: string }) => x.name)).toEqual(['real.pdf']);
+    expect(actor.getSnapshot().context.refusedFiles).toEqual(['fake.pdf']);
+    expect(actor.getSnapshot().context.droppedFiles).toBe(0);
+  });
+
+  it('a file the server still refuses is named and taken out; everything else is kept for the next send', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (input) => ({
+      refusedFile: { index: 1, name: input.submission.files[1]!.name },
+    }));
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    const files = ['a.pdf', 'b.pdf', 'c.pdf'].map((name) => ({ name, size: 10, type: 'application/pdf' }));
+    actor.send({ type: 'files.add', files });
+    const before = actor.getSnapshot().context.draft;
+    actor.send({ type: 'report.submit' });
+    await tick();
+    const s = actor.getSnapshot();
+    expect(s.matches({ failed: 'fileRefused' })).toBe(true);
+    expect(s.context.refusedFiles).toEqual(['b.pdf']);
+    expect(s.context.draft).toEqual({ ...before, files: [files[0], files[2]] });
+    actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().can({ type: 'report.submit' })).toBe(true);
+  });
+
   it('online: sends the exact draft, reports upload progress, copies with a 2 s hint, and closing resets and goes home', async () => {
     let release!: (v: SuccessData | null) => void;
     let seen: SubmitReportInput | undefined;
@@ -337,7 +423,15 @@ describe('report machines as actors', () => {
     expect(actor.getSnapshot().hasTag('copied')).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
     expect(actor.getSnapshot().hasTag('copied')).toBe(false);
+    // Closing asks first; "back" keeps the number on screen.
     actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().hasTag('closeConfirmation')).toBe(true);
+    expect(navigations).toEqual([]);
+    actor.send({ type: 'close.cancel' });
+    expect(actor.getSnapshot().matches({ succeeded: 'showing' })).toBe(true);
+    expect(actor.getSnapshot().context.response?.caseDto.caseNumber).toBe('1234567890123456');
+    actor.send({ type: 'dialog.close' });
+    actor.send({ type: 'close.confirm' });
     expect(navigations).toEqual(['/']);
     expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
     expect(actor.getSnapshot().context.draft.description).toBe('');

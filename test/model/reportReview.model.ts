@@ -7,6 +7,8 @@ export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, sha256: null },
   { type: 'case.change', submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00.000Z', sha256: 'a'.repeat(64) },
   { type: 'case.change', submissionType: 'MEETING', approvedAt: null, sha256: 'b'.repeat(64) },
+  // A phone or meeting case whose record the handler has not written yet: nothing to approve.
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: null },
   { type: 'comment.open' },
   { type: 'comment.change', value: '   ' },
   { type: 'comment.change', value: 'The date of the second call is wrong.' },

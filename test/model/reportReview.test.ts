@@ -46,6 +46,7 @@ describe('report review model', () => {
         expect(s.matches('reviewing')).toBe(true);
         expect(s.context.sha256).toBe((step.event as any).sha256);
       }
+      if (s.matches({ reviewing: 'confirmingApproval' })) expect(s.context.sha256).not.toBeNull();
       // review is offered only for non-online reports not yet approved
       if (s.matches('reviewing')) {
         expect(s.context.submissionType).not.toBe('ONLINE_FORM');
@@ -60,7 +61,19 @@ describe('report review model', () => {
     expect(online.getSnapshot().can({ type: 'approval.open' })).toBe(false);
     const approved = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: '2026-11-02T09:00:00Z', sha256: 'a'.repeat(64) } }).start();
     expect(approved.getSnapshot().value).toBe('locked');
-    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null, sha256: null } }).start();
+    const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null, sha256: 'b'.repeat(64) } }).start();
     expect(phone.getSnapshot().can({ type: 'approval.open' })).toBe(true);
+  });
+
+  it('does not offer approval of a record that does not exist yet, but takes comments', () => {
+    const early = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: null, sha256: null } }).start();
+    expect(early.getSnapshot().matches('reviewing')).toBe(true);
+    expect(early.getSnapshot().can({ type: 'approval.open' })).toBe(false);
+    early.send({ type: 'approval.open' });
+    expect(early.getSnapshot().matches({ reviewing: 'confirmingApproval' })).toBe(false);
+    expect(early.getSnapshot().can({ type: 'comment.open' })).toBe(true);
+    // The handler writes the record: the case is read again and approval opens.
+    early.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: 'c'.repeat(64) });
+    expect(early.getSnapshot().can({ type: 'approval.open' })).toBe(true);
   });
 });

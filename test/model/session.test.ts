@@ -61,6 +61,50 @@ describe('session model', () => {
   });
 });
 
+describe('entering the private area (spec §4 Session)', () => {
+  const enter = (first: LoadCaseResult | Error) => {
+    const answers = [first, { status: 500, data: null } satisfies LoadCaseResult];
+    const navigations: string[] = [];
+    const actor = createActor(
+      sessionMachine.provide({
+        actors: {
+          checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+          verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
+          loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => {
+            const a = answers.shift()!;
+            if (a instanceof Error) throw a;
+            return a;
+          }),
+        },
+        actions: { navigateToError: () => void navigations.push('/something-went-wrong'), navigateToHome: () => void navigations.push('/') },
+      }),
+    ).start();
+    return { actor, navigations };
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+
+  it.each([
+    ['a 500', { status: 500, data: null }],
+    ['a 404', { status: 404, data: null }],
+    ['no answer', new Error('network')],
+  ] as const)('goes to /something-went-wrong when the first case call fails with %s', async (_name, first) => {
+    const { actor, navigations } = enter(first as LoadCaseResult | Error);
+    for (let i = 0; i < 5; i++) await settle();
+    expect(actor.getSnapshot().value).toBe('verificationFailed');
+    expect(navigations).toEqual(['/something-went-wrong']);
+  });
+
+  it('keeps the case read and stays when a later reload fails', async () => {
+    const { actor, navigations } = enter({ status: 200, data: sampleCase });
+    for (let i = 0; i < 5; i++) await settle();
+    actor.send({ type: 'case.reload' });
+    for (let i = 0; i < 5; i++) await settle();
+    expect(actor.getSnapshot().matches({ active: { caseData: 'ready' } })).toBe(true);
+    expect(actor.getSnapshot().context.caseData).toEqual(sampleCase);
+    expect(navigations).toEqual([]);
+  });
+});
+
 describe('session timers (simulated clock)', () => {
   function start() {
     const clock = new SimulatedClock();

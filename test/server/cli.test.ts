@@ -111,8 +111,9 @@ describe('npm run handler', () => {
     const bad = await run('handler', ['status', onlineCase, 'FINISHED', '--url', server.url, '--token', token]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/400 VALIDATION: .*status/);
+    // A missing token is a missing argument: a usage error (exit 2), test/server/cli-usage.test.ts.
     const noToken = await run('handler', ['list', '--url', server.url], { HANDLER_TOKEN: '' });
-    expect(noToken.code).toBe(1);
+    expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('a handler token is needed');
   });
 });

@@ -292,8 +292,8 @@ describe('provider pages', () => {
     const end = await b.get(`${MOUNT}/session/end?ui_locales=en`);
     expect(end.status).toBe(200);
     expect(end.text).not.toContain('<script');
-    expect(end.text).toContain('Yes, sign me out');
-    expect(end.text).toContain('No, stay signed in');
+    expect(end.text).toContain('Yes, log me out');
+    expect(end.text).toContain('No, stay logged in');
   });
 
   it('says "signed out" in the language of the confirmation, which travels with its form', async () => {

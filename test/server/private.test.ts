@@ -205,10 +205,19 @@ describe('the report: approve and comment', () => {
     expect(view.comments.map((x: { comment: string }) => x.comment)).toEqual(['The date in line 2 is wrong.']);
     expect(view.approvedAt).toBeNull();
 
-    const a = await call(server, 'PUT', `${B}/approve`, as(phone.tokens));
+    // No record written yet: nothing to approve, and nothing is frozen.
+    expectError(await call(server, 'PUT', `${B}/approve`, as(phone.tokens)), 409, 'NO_RECORD_YET');
+    expect((await call(server, 'GET', `${B}/my-case`, as(phone.tokens))).data.approvedAt).toBeNull();
+    const record = await call(server, 'PUT', `/api/handler/cases/${phone.caseNumber}/report`, { token: handlerToken, json: { text: 'Caller said the invoices were doubled.' } });
+    expect(record.status).toBe(200);
+
+    // Once the record exists the approval names its version (record versions, issue 16).
+    expectError(await call(server, 'PUT', `${B}/approve`, as(phone.tokens)), 400, 'VALIDATION', 'sha256');
+    const sha256 = (await call(server, 'GET', `${B}/my-case`, as(phone.tokens))).data.report.sha256;
+    const a = await call(server, 'PUT', `${B}/approve`, { ...as(phone.tokens), json: { sha256 } });
     expect(a.status).toBe(200);
     expect(a.data.approvedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expectError(await call(server, 'PUT', `${B}/approve`, as(phone.tokens)), 409, 'ALREADY_APPROVED');
+    expectError(await call(server, 'PUT', `${B}/approve`, { ...as(phone.tokens), json: { sha256 } }), 409, 'ALREADY_APPROVED');
     expectError(await call(server, 'POST', `${B}/comments`, { ...as(phone.tokens), json: { comment: 'late' } }), 409, 'ALREADY_APPROVED');
   });
 });
@@ -232,6 +241,9 @@ describe('identity and password', () => {
     expectError(await upd({ name: '' }), 400, 'VALIDATION', 'name');
     expectError(await upd({ name: 'A', email: 'not-an-email' }), 400, 'VALIDATION', 'email');
     expectError(await upd({ name: 'A', phone: '12' }), 400, 'VALIDATION', 'phone');
+    // A Danish number is exactly +45 and 8 digits (spec §5, §9).
+    expectError(await upd({ name: 'A', phone: '+451234567' }), 400, 'VALIDATION', 'phone');
+    expectError(await upd({ name: 'A', phone: '+45123456789' }), 400, 'VALIDATION', 'phone');
     expectError(await upd({ name: 'A', notification: true }), 400, 'VALIDATION', 'email');
     expectError(await upd('[]'), 400, 'VALIDATION');
     expectError(await upd('{bad'), 400, 'BAD_JSON');

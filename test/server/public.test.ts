@@ -77,6 +77,14 @@ describe('look and feel and images', () => {
     expectError(await call(server, 'GET', '/api/public/site-look-and-feel/language/xx', { host: HOST }), 404, 'UNKNOWN_LANGUAGE');
   });
 
+  it('answers the company default language instead, for a first visit in a language it does not offer (?orDefault=true)', async () => {
+    const res = await call(server, 'GET', '/api/public/site-look-and-feel/language/pl?orDefault=true', { host: HOST });
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({ languageCode: 'da', defaultLanguage: 'da' });
+    const offered = await call(server, 'GET', '/api/public/site-look-and-feel/language/en?orDefault=true', { host: HOST });
+    expect(offered.data.languageCode).toBe('en');
+  });
+
   it('serves the company logo with its content type and nosniff; only to its own company', async () => {
     const lf = await call(server, 'GET', '/api/public/site-look-and-feel/language/da', { host: HOST });
     const res = await fetch(`${server.url}/api/public/site-look-and-feel/logo/${lf.data.logoFileName}`, { headers: { 'x-company-host': HOST } });
@@ -183,6 +191,8 @@ describe('new case by form', () => {
       ['a password under 4 characters', () => form('caseDto', caseDto('x', { caseAccount: { follow: true, password: 'abc' } })), 400, 'VALIDATION', 'caseAccount.password'],
       ['a bad e-mail', () => form('caseDto', caseDto('x', { whistleblower: { name: 'A', email: 'not-an-email' } })), 400, 'VALIDATION', 'whistleblower.email'],
       ['a bad person contact', () => form('caseDto', caseDto('x', { reportedPersons: [{ name: 'A', jobTitle: 'B', phoneOrEmail: '12' }] })), 400, 'VALIDATION', 'reportedPersons.0.phoneOrEmail'],
+      ['a Danish number one digit short', () => form('caseDto', caseDto('x', { reportedPersons: [{ name: 'A', jobTitle: 'B', phoneOrEmail: '+451234567' }] })), 400, 'VALIDATION', 'reportedPersons.0.phoneOrEmail'],
+      ['a Danish number one digit long', () => form('caseDto', caseDto('x', { reportedPersons: [{ name: 'A', jobTitle: 'B', phoneOrEmail: '+45123456789' }] })), 400, 'VALIDATION', 'reportedPersons.0.phoneOrEmail'],
       ['too many files', () => form('caseDto', caseDto('x'), Array.from({ length: LIMITS.maxFiles + 1 }, (_, i) => ({ name: `f${i}.pdf`, bytes: PDF }))), 400, 'TOO_MANY_FILES', 'files'],
       ['a forbidden file type', () => form('caseDto', caseDto('x'), [{ name: 'a.pdf', bytes: PDF }, { name: 'run.exe', bytes: 'MZ' }]), 415, 'FORBIDDEN_FILE_TYPE', 'files.1'],
       ['a file without extension', () => form('caseDto', caseDto('x'), [{ name: 'README', bytes: 'hello' }]), 415, 'FORBIDDEN_FILE_TYPE', 'files.0'],

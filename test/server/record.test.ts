@@ -37,6 +37,12 @@ const V1 = 'The caller said invoices from Acme were paid twice in March.';
 const V2 = 'The caller said invoices from Acme were paid twice in March and April.';
 
 describe('versions of the record', () => {
+  it('refuses an approval before the handler wrote any record (409 NO_RECORD_YET), hash or not', async () => {
+    expectError(await approve(), 409, 'NO_RECORD_YET');
+    expectError(await approve({ sha256: sha(V1) }), 409, 'NO_RECORD_YET');
+    expect((await reporterView()).approvedAt).toBeNull();
+  });
+
   it('keeps each version sealed with its SHA-256, shown to both sides; the same text again is no new version', async () => {
     expect((await record(V1)).status).toBe(200);
     expect((await record(V1)).data.report.versions).toHaveLength(1);

@@ -348,6 +348,21 @@ describe('lookAndFeelResponse', () => {
     ]);
     expect(en.availableLanguages).toEqual(['en', 'da']);
   });
+
+  it('answers the company default language for a language it does not offer, when asked to (spec §1 "the site default")', () => {
+    const small = parseCompanyFile({
+      ...(readSeed('group.json') as object),
+      languages: ['en', 'da'],
+      defaultLanguage: 'en',
+      lookAndFeel: { en: entry(c, 'en'), da: entry(c, 'da') },
+    });
+    expect(small.ok).toBe(true);
+    if (!small.ok) return;
+    expect(lookAndFeelResponse(small.company, 'pl', 'x.svg', { orDefault: true })!.languageCode).toBe('en');
+    expect(lookAndFeelResponse(small.company, 'xx', 'x.svg', { orDefault: true })!.languageCode).toBe('en');
+    expect(lookAndFeelResponse(small.company, 'da', 'x.svg', { orDefault: true })!.languageCode).toBe('da');
+    expect(lookAndFeelResponse(small.company, 'pl', 'x.svg')).toBeNull();
+  });
 });
 
 describe('quickExitUrl (docs/decisions/quick-exit.md)', () => {

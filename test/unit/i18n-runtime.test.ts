@@ -5,6 +5,7 @@ import path from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { formatSimple, fromBcp47, isSimpleMessage, toBcp47, PRIVATE_LANGUAGE_OPTIONS } from '../../src/i18n/index.ts';
 import { formatLongDateTime, formatReceiptDate, formatRelativeTime } from '../../src/i18n/dates.ts';
+import { LANGUAGES } from '../../machines/languages.ts';
 import { initialLanguage, LANGUAGE_STORAGE_KEY } from '../../src/app/language.ts';
 
 const root = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -92,6 +93,19 @@ describe('dates (spec §9)', () => {
     expect(da).toMatch(/14[.:]05/);
     expect(formatLongDateTime(d, 'se')).toMatch(/måndag/);
     expect(formatLongDateTime(d, 'en')).toMatch(/Monday/);
+  });
+  it('is day-month-year in every language, English included (en-GB, not month-first)', () => {
+    const d13 = new Date(2025, 2, 13, 14, 5); // 13 March: the day cannot be mistaken for the month
+    expect(formatLongDateTime(d13, 'en')).toMatch(/^Thursday,? 13 March 2025/);
+    for (const lang of LANGUAGES) {
+      const text = formatLongDateTime(d13, lang);
+      const day = text.search(/\b13\b/);
+      const year = text.indexOf('2025');
+      expect(day, `${lang}: ${text}`).toBeGreaterThan(-1);
+      expect(day, `${lang}: ${text}`).toBeLessThan(year);
+      // the month name stands between the day and the year
+      expect(text.slice(day + 2, year).replace(/[\s.,]/g, '').length, `${lang}: ${text}`).toBeGreaterThan(2);
+    }
   });
   it('chat times are relative', () => {
     const now = new Date(2025, 2, 3, 14, 10);

@@ -16,6 +16,7 @@ import { AppProviders } from '../../src/app/lookAndFeel.tsx';
 import { createApiClient } from '../../src/api/client.ts';
 import { I18nProvider, loadCatalogue } from '../../src/i18n/index.ts';
 import { ReportProvider, ReportView } from '../../src/forms/ReportPage.tsx';
+import { companyPhoneCountry } from '../../src/components/PhoneField.tsx';
 import {
   createReportMachine,
   type CompanyInfo,
@@ -38,6 +39,16 @@ const ONE: CompanyInfo = {
   subsidiaries: [],
 };
 const SUCCESS: SuccessData = { caseDto: { caseNumber: '1234567890123456' } };
+/** Real first bytes per type: the browser checks a file's content against its name. */
+const CONTENT: Record<string, string | Uint8Array<ArrayBuffer>> = {
+  pdf: '%PDF-1.7\n',
+  png: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+  txt: 'plain text',
+  csv: 'a;b\n1;2\n',
+  docx: new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0]),
+  xlsx: new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0]),
+  mov: new Uint8Array([0, 0, 0, 0x14, 0x66, 0x74, 0x79, 0x70, 0x71, 0x74]),
+};
 
 // The app's services without a server: the look-and-feel fetch never answers, so the
 // views use the built-in defaults (this suite tests the views, not the API).
@@ -220,7 +231,7 @@ describe('online form view', { timeout: 30_000 }, () => {
     const { user } = setup('online', async () => SUCCESS);
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
     expect(screen.getByText(msg('forms.documents.rules', { max: 5, types: 'docx, csv, pdf, txt, xlsx, xls, jpg, jpeg, png, mp4, mov, avi, wmv' }))).toBeTruthy();
-    const f = (name: string, type: string) => new File(['x'.repeat(10)], name, { type });
+    const f = (name: string, type: string) => new File([CONTENT[name.split('.').pop()!] ?? 'x'.repeat(10)], name, { type });
     const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
     fireEvent.drop(zone, {
       dataTransfer: {
@@ -241,6 +252,109 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(within(screen.getByRole('list', { name: msg('forms.documents.list', { count: 5, max: 5 }) })).getByText(/g\.xlsx/)).toBeTruthy();
   });
 
+  it('a file whose content does not fit its type is named at once and not added; the others are', async () => {
+    setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
+    fireEvent.drop(zone, {
+      dataTransfer: {
+        files: [
+          new File([CONTENT.pdf!], 'contract.pdf', { type: 'application/pdf' }),
+          new File([CONTENT.png!], 'renamed-photo.pdf', { type: 'application/pdf' }),
+        ],
+      },
+    });
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe(msg('forms.documents.refused', { names: 'renamed-photo.pdf' }));
+    const list = screen.getByRole('list', { name: msg('forms.documents.list', { count: 1, max: 5 }) });
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual([expect.stringContaining('contract.pdf')]);
+  });
+
+  it('a file the server still refuses is named in the failure dialog; the rest of the report stays', async () => {
+    const { user } = setup('online', async (input) => ({ refusedFile: { index: 0, name: input.submission.files[0]!.name } }));
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, new File([CONTENT.pdf!], 'proof.pdf', { type: 'application/pdf' }));
+    await screen.findByRole('list', { name: msg('forms.documents.list', { count: 1, max: 5 }) });
+    await fillOnline(user);
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
+    expect(dialog.textContent).toContain(msg('forms.failure.fileRefused', { name: 'proof.pdf' }));
+    await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(screen.queryByRole('list', { name: /Attached files/ })).toBeNull();
+    expect(value(field('forms.relation.label'))).toBe('Accountant');
+    expect(value(field('forms.follow.password'))).toBe('secret1');
+  });
+
+  it('"Add person" is enabled once a name is typed and names the fields still needed', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.related.persons'));
+    const add = screen.getByRole('button', { name: en['forms.related.add'] });
+    expect(disabled(add)).toBe(true);
+    await user.type(field('forms.related.name'), 'Per Hansen');
+    expect(disabled(add)).toBe(false);
+    await user.click(add);
+    const fields = [en['forms.related.jobTitle'], en['forms.related.phoneOrEmail']].join(', ');
+    expect(screen.getByRole('alert').textContent).toBe(msg('forms.related.missing', { fields }));
+    expect(field('forms.related.jobTitle').getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('Send is never a silent grey button: what it still needs stands next to it', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const needs = (...keys: string[]) => msg('forms.send.needs', { steps: keys.map((k) => en[`forms.send.needs.${k}`]).join(', ') });
+    expect(disabled(sendButton())).toBe(true);
+    expect(description(sendButton())).toBe(needs('terms'));
+    await user.click(radio('forms.follow.follow'));
+    expect(description(sendButton())).toBe(needs('terms', 'password'));
+    await user.click(terms());
+    await user.type(field('forms.follow.password'), 'abcd');
+    expect(description(sendButton())).toBe(needs('confirm'));
+    await user.type(field('forms.follow.confirm'), 'abcd');
+    expect(disabled(sendButton())).toBe(false);
+    expect(sendButton().getAttribute('aria-describedby')).toBeNull();
+  });
+
+  it('the description counter warns before the limit, is an error at it, and says where more detail goes', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const box = field('forms.describe.description');
+    await user.type(box, 'x'.repeat(100));
+    expect(description(box)).toBe(msg('forms.describe.counter', { count: 100, max: 200 }));
+    await user.type(box, 'x'.repeat(70));
+    expect(description(box)).toBe(msg('forms.describe.counterNear', { count: 170, max: 200 }));
+    fireEvent.change(box, { target: { value: 'x'.repeat(200) } });
+    expect(description(box)).toContain(msg('forms.describe.counterFull', { count: 200, max: 200 }));
+  });
+
+  it('password fields can be shown and hidden', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.follow.follow'));
+    const password = field('forms.follow.password') as HTMLInputElement;
+    expect(password.type).toBe('password');
+    const [show] = screen.getAllByRole('button', { name: en['forms.password.show'] });
+    await user.click(show!);
+    expect(password.type).toBe('text');
+    expect(show!.getAttribute('aria-pressed')).toBe('true');
+    await user.click(screen.getAllByRole('button', { name: en['forms.password.hide'] })[0]!);
+    expect(password.type).toBe('password');
+  });
+
+  it('identity phone: the error shows on leaving the field, not while typing', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.identity.reveal'));
+    const phone = screen.getByLabelText(en['forms.identity.phone']!);
+    await user.clear(phone);
+    // A Danish number one digit short: invalid (spec §5), but the reporter is still typing.
+    await user.type(phone, '+451234567');
+    expect(phone.getAttribute('aria-invalid')).not.toBe('true');
+    await user.tab();
+    await waitFor(() => expect(phone.getAttribute('aria-invalid')).toBe('true'));
+  });
+
   it('sending shows per-file progress; success shows the grouped case number, copies it with a 2 s hint, and closing resets', async () => {
     let release!: (x: SuccessData | null) => void;
     let sent: SubmitReportInput | undefined;
@@ -249,7 +363,7 @@ describe('online form view', { timeout: 30_000 }, () => {
       return new Promise((r) => (release = r));
     });
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
-    const file = new File(['y'.repeat(1000)], 'proof.pdf', { type: 'application/pdf' });
+    const file = new File(['%PDF-1.7\n' + 'y'.repeat(991)], 'proof.pdf', { type: 'application/pdf' });
     await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, file);
     await fillOnline(user);
     await user.click(sendButton());
@@ -267,6 +381,16 @@ describe('online form view', { timeout: 30_000 }, () => {
     await waitFor(() => expect(within(dialog).getByRole('status').textContent).toBe(''), { timeout: 3000 });
     expect(within(dialog).getByRole('list').textContent).toContain(en['forms.success.step1']!);
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.close'] }));
+    // One tap does not lose the case number: closing asks first, and "back" keeps it.
+    const ask = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    expect(ask.textContent).toContain(en['forms.success.closeConfirm.follow']!);
+    expect(navigations).toEqual([]);
+    await user.click(within(ask).getByRole('button', { name: en['forms.success.closeConfirm.back'] }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(within(screen.getByRole('dialog', { name: en['forms.success.online.title'] })).getByText('1234 5678 9012 3456')).toBeTruthy();
+    await user.keyboard('{Escape}');
+    const again = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    await user.click(within(again).getByRole('button', { name: en['forms.success.closeConfirm.close'] }));
     expect(navigations).toEqual(['/']);
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('');
@@ -278,7 +402,7 @@ describe('online form view', { timeout: 30_000 }, () => {
     await fillOnline(user);
     await user.click(sendButton());
     const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
-    expect(dialog.textContent).toContain('Can not submit case. Complete the form and try again.');
+    expect(dialog.textContent).toContain('Cannot submit case. Complete the form and try again.');
     await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('Accountant');
@@ -321,8 +445,25 @@ describe('online form view', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('dialog', { name: en['forms.success.online.title'] });
     expect(dialog.textContent).toContain(en['forms.success.notFollowed']!);
     expect(within(dialog).queryByRole('button', { name: en['forms.success.copy'] })).toBeNull();
+    // The case number is shown anyway: harmless without a password, and quotable on the phone.
+    expect(dialog.textContent).toContain(en['forms.success.notFollowedNumber']!);
+    expect(within(dialog).getByText('1234 5678 9012 3456')).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.frontPage'] }));
+    const ask = await screen.findByRole('alertdialog', { name: en['forms.success.closeConfirm.title'] });
+    expect(ask.textContent).toContain(en['forms.success.closeConfirm.notFollowed']!);
+    await user.click(within(ask).getByRole('button', { name: en['forms.success.closeConfirm.close'] }));
     expect(navigations).toEqual(['/']);
+  });
+});
+
+describe('phone field', () => {
+  it("starts with the company's country (+45 for a Danish company), whatever the display language", () => {
+    const danish = { defaultLanguage: 'da', phoneCodes: { da: 'DK', en: 'GB', pl: 'PL' } };
+    expect(companyPhoneCountry(danish, 'en')).toBe('dk');
+    expect(companyPhoneCountry(danish, 'pl')).toBe('dk');
+    expect(companyPhoneCountry({ defaultLanguage: 'se', phoneCodes: { se: 'SE' } }, 'en')).toBe('se');
+    // Without company settings: the display language's country (spec §5).
+    expect(companyPhoneCountry(null, 'en')).toBe('gb');
   });
 });
 
@@ -344,7 +485,10 @@ describe('oral report and book meeting views', { timeout: 30_000 }, () => {
     await user.click(terms());
     await user.click(sendButton('oral'));
     const dialog = await screen.findByRole('dialog', { name: en['forms.success.oral.title'] });
-    expect(dialog.textContent).toContain(msg('forms.success.call', { name: 'Anne Sørensen', phone: '+4570203040' }));
+    // Tap to call: grouped for the eye, compact for the dialler, with how to hide one's own number.
+    const call = within(dialog).getByRole('link', { name: msg('forms.success.call', { name: 'Anne Sørensen', phone: '+45 70 20 30 40' }) });
+    expect(call.getAttribute('href')).toBe('tel:+4570203040');
+    expect(dialog.textContent).toContain(common['phone.hideNumber']!);
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.login'] }));
     expect(navigations).toEqual(['/private/status']);
   });

@@ -1,15 +1,23 @@
 /** The private pages' readings of a case: progress, the directive's clocks, shared files. */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   categoryOf,
   categoryTotals,
-  formatBytes,
   hasConfirmation,
   isAwaitingInitiation,
   legalClocks,
   progressFill,
   sharedFiles,
 } from '../../src/private/caseView.ts';
+import { formatBytes } from '../../src/i18n/bytes.ts';
+import { formatMessage, loadCatalogue, type Catalogue, type Language } from '../../src/i18n/index.ts';
+
+const CATALOGUES: Partial<Record<Language, Catalogue>> = {};
+beforeAll(async () => {
+  for (const lang of ['en', 'pl', 'da'] as const) CATALOGUES[lang] = await loadCatalogue('common', lang);
+});
+const tOf = (lang: Language) => (key: string, values?: Record<string, unknown>) =>
+  formatMessage(lang, [CATALOGUES[lang]!], key, values as never);
 import type { PrivateCase, StatusEvent } from '../../machines/session.ts';
 import { sampleCase } from '../model/session.fixtures.ts';
 
@@ -103,8 +111,13 @@ describe('shared files', () => {
     expect(totals.other).toEqual({ count: 1, bytes: 500 });
   });
   it('shows sizes human-readable in the reporter\'s language', () => {
-    expect(formatBytes(500, 'en')).toBe('500 byte');
-    expect(formatBytes(1_500_000, 'en')).toBe('1.5 MB');
-    expect(formatBytes(1_500_000, 'da')).toBe('1,5 MB');
+    // ICU plural below 1 kB: never "173 byte".
+    expect(formatBytes(173, 'en', tOf('en'))).toBe('173 bytes');
+    expect(formatBytes(1, 'en', tOf('en'))).toBe('1 byte');
+    expect(formatBytes(173, 'pl', tOf('pl'))).toBe('173 bajty');
+    expect(formatBytes(500, 'pl', tOf('pl'))).toBe('500 bajtów');
+    expect(formatBytes(2_000, 'en', tOf('en'))).toBe('2 kB');
+    expect(formatBytes(1_500_000, 'en', tOf('en'))).toBe('1.5 MB');
+    expect(formatBytes(1_500_000, 'da', tOf('da'))).toBe('1,5 MB');
   });
 });
