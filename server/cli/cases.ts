@@ -7,7 +7,6 @@
  * command asks it through the loopback admin API; otherwise it opens the database
  * itself.
  */
-import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { hkdfSync } from 'node:crypto';
 import { openDatabase } from '../db/database.ts';
@@ -15,14 +14,16 @@ import { DiskFileStore } from '../files/store.ts';
 import { loadSecret } from '../crypto/secrets.ts';
 import { purge, type PurgeResult } from '../retention/purge.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
-import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, runningServer, serverUrl } from './common.ts';
+import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, parseCli, runningServer, serverUrl, usageError } from './common.ts';
 
 const USAGE = `usage: npm run cases -- purge [--dry-run] [--json] [--url URL]
 
   purge        delete every case whose retention period has ended (company file "retention")
   --dry-run    list them, delete nothing`;
 
-const { values, positionals } = parseArgs({
+const SYNOPSIS = 'npm run cases -- purge [--dry-run] [--json] [--url URL] (--help for all)';
+
+const { values, positionals } = parseCli({
   options: {
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -30,13 +31,16 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
   allowPositionals: true,
-});
+}, SYNOPSIS);
 const out = (s: string) => process.stdout.write(s + '\n');
 const [command] = positionals;
-if (values.help || command !== 'purge') {
+if (values.help) {
   out(USAGE);
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (!command) usageError('missing command', SYNOPSIS);
+if (command !== 'purge') usageError(`unknown command "${command}"`, SYNOPSIS);
+if (positionals.length > 1) usageError(`unexpected argument "${positionals[1]}"`, SYNOPSIS);
 
 const config = cliConfig();
 const dryRun = !!values['dry-run'];
