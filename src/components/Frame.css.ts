@@ -25,15 +25,20 @@ export const topBar = style({
   padding: '0 20px',
   background: vars.color.surface,
   borderBottom: `1px solid ${vars.color.border}`,
-  // A 320 px phone: logo, log in and menu must fit without sideways scroll.
-  '@media': { 'screen and (max-width: 359.98px)': { gap: 8, padding: '0 10px' } },
+  // A phone: logo, "Leave quickly" and the menu must fit without sideways scroll.
+  '@media': {
+    'screen and (max-width: 479.98px)': { gap: 8, padding: '0 12px' },
+    'screen and (max-width: 359.98px)': { gap: 8, padding: '0 10px' },
+  },
 });
 
 export const logoLink = style({
   display: 'flex',
   alignItems: 'center',
   height: 56,
-  flexShrink: 0,
+  // The logo gives way before anything is pushed off a narrow screen.
+  flexShrink: 1,
+  minWidth: 0,
   color: vars.color.text,
   textDecoration: 'none',
   fontWeight: 700,
@@ -114,9 +119,23 @@ export const menuButton = style([
     color: vars.color.text,
     border: `1px solid ${vars.color.border}`,
     // Narrow: "Leave quickly" takes the free space before the menu button.
-    '@media': { [NARROW]: { marginLeft: 0 } },
+    '@media': { [NARROW]: { marginLeft: 0 }, 'screen and (max-width: 479.98px)': { padding: 8, minWidth: 44, minHeight: 44 } },
   },
 ]);
+
+/** The menu button's word: on a phone read by screen readers only, so "Leave quickly" keeps its room. */
+export const menuWord = style({
+  '@media': {
+    'screen and (max-width: 479.98px)': {
+      position: 'absolute',
+      width: 1,
+      height: 1,
+      overflow: 'hidden',
+      clip: 'rect(0 0 0 0)',
+      whiteSpace: 'nowrap',
+    },
+  },
+});
 
 export const main = style({ minHeight: `calc(100vh - ${vars.size.topBar} - 60px)`, outline: 'none' });
 

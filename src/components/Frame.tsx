@@ -140,7 +140,7 @@ export function Frame({ children }: { children: ReactNode }) {
           onClick={() => setDrawerOpen(true)}
         >
           <Icon name="menu" />
-          <span>{t('frame.menu')}</span>
+          <span className={styles.menuWord}>{t('frame.menu')}</span>
         </button>
       </header>
       {drawerOpen && (
