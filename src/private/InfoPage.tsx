@@ -4,7 +4,7 @@
  * error and sends nothing), and the password-change request, confirmed first and
  * followed by a log-out. The flow is machines/identityForm.ts.
  */
-import { useEffect, useId } from 'react';
+import { useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { identityErrors, identityFormMachine } from '../../machines/identityForm.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
@@ -38,7 +38,6 @@ export function InfoPage() {
     }),
     { input: { whistleblower: c.whistleblower } },
   );
-  useEffect(() => session.send({ type: 'case.show' }), [session]);
   const ctx = useSelector(form, (s) => s.context);
   const invalid = useSelector(form, (s) => s.matches({ form: { editing: 'invalid' } }));
   const saving = useSelector(form, (s) => s.matches({ form: 'saving' }));

@@ -5,7 +5,7 @@
  * the token is verified and the case is read, and an expired session keeps the
  * page (and any draft) mounted under a dialog offering to sign in again.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useRouter, useRouterState } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { sessionMachine } from '../../machines/session.ts';
@@ -61,6 +61,7 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   }
   return (
     <PrivateContext value={{ session, services }}>
+      <ReloadOnPageChange session={session} />
       <div className={styles.shell}>
         <Drawer session={session} />
         <div className={styles.content}>
@@ -75,6 +76,22 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
       </FrameActions>
     </PrivateContext>
   );
+}
+
+/**
+ * Each private page shows the case as it is now (spec §4 "reloads the case on
+ * entry"), but the page the reporter lands on was just read by the session: one
+ * case call on entering the private area, one more per page change.
+ */
+function ReloadOnPageChange({ session }: { session: SessionActor }) {
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const shown = useRef(pathname);
+  useEffect(() => {
+    if (shown.current === pathname) return;
+    shown.current = pathname;
+    session.send({ type: 'case.reload' });
+  }, [pathname, session]);
+  return null;
 }
 
 function Drawer({ session }: { session: SessionActor }) {

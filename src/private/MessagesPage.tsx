@@ -34,7 +34,6 @@ import * as styles from './MessagesPage.css.ts';
 export function MessagesPage() {
   const t = useT('private');
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.show' }), [session]);
   return (
     <>
       <PageTitle title={t('private.messages.title')} />

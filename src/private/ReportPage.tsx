@@ -26,7 +26,6 @@ export function ReportPage() {
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.show' }), [session]);
   const subsidiary = typeof c.subsidiary === 'string' ? c.subsidiary : c.subsidiary?.name;
   const persons = c.reportedPersons ?? [];
   return (

@@ -4,7 +4,6 @@
  * initiated" warning, the confirmation and feedback blocks, and the directive's
  * clocks (acknowledgement in 7 days, feedback in 3 months).
  */
-import { useEffect } from 'react';
 import { Link } from '@tanstack/react-router';
 import * as Collapsible from '@radix-ui/react-collapsible';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -31,7 +30,6 @@ export function StatusPage() {
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
-  useEffect(() => session.send({ type: 'case.show' }), [session]);
 
   const events = c.events.length ? c.events : c.caseStatusHistory;
   const fill = progressFill(events);
