@@ -203,7 +203,7 @@ describe('private area', () => {
     await go(page, msg('private.nav.report'));
     await page.getByText('Invoices from one supplier are paid twice.').waitFor();
     await page.getByText('Accounts payable').waitFor();
-    expect(await page.getByRole('button', { name: msg('private.report.approve.open') }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: msg('private.report.approve.open'), exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: msg('private.report.comment.open') }).count()).toBe(0);
   });
 
@@ -304,7 +304,7 @@ describe('private area', () => {
     await page.getByText(msg('private.report.approved')).waitFor();
     expect((await handlerCase(caseNumber)).approvedAt).toBeTruthy();
     await page.getByText(/^You approved the record on /).waitFor();
-    expect(await page.getByRole('button', { name: msg('private.report.approve.open') }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: msg('private.report.approve.open'), exact: true }).count()).toBe(0);
   });
 
   it('adds an identity (an invalid one is refused and nothing is sent), then changes the password and signs in with the new one', async () => {
