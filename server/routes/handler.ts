@@ -69,13 +69,13 @@ function sessionCookie(req: FastifyRequest, token: string, maxAgeSeconds: number
   return stringifySetCookie({ name: COOKIE, value: token, httpOnly: true, sameSite: 'strict', secure: req.protocol === 'https', path: '/api/handler', maxAge: maxAgeSeconds });
 }
 
-const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
-const enrolFinishSchema = v.object({
+export const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
+export const enrolFinishSchema = v.object({
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)),
   password: v.pipe(v.string(), v.minLength(HANDLER_PASSWORD_MIN, 'validation.passwordTooShort'), v.maxLength(1000, 'validation.tooLong')),
   totpCode: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'validation.totpCode')),
 });
-const signInSchema = v.object({
+export const signInSchema = v.object({
   email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)),
   password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')),
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(40)),
