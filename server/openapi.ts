@@ -9,14 +9,21 @@
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
-import { handlerMessageSchema, reportSchema, statusSchema } from './routes/handler.ts';
-import { handlerSchema, importSchema } from './routes/admin.ts';
+import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema, signInSchema, statusSchema } from './routes/handler.ts';
+import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
+import { approveSchema } from './routes/record.ts';
+import { CHALLENGE_PATH } from './security/abuse.ts';
 
-type Auth = 'none' | 'reporter' | 'handler' | 'admin';
+/**
+ * Who may call: `handler` is a handler API token (bearer) or the web workspace's
+ * session cookie, both accepted by the handler routes; `handlerSession` is the
+ * session cookie alone (signing out).
+ */
+type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin';
 type Tag = 'public' | 'private' | 'handler' | 'admin' | 'operations';
 
 export interface Operation {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify's form (`:param`). */
   path: string;
   tag: Tag;
@@ -24,6 +31,8 @@ export interface Operation {
   auth: Auth;
   /** A JSON body, or a multipart body whose JSON part is `part` (plus up to five `files`). */
   body?: { schema: keyof typeof SCHEMAS; multipart?: { part: string } };
+  /** Needs a solved proof-of-work challenge in X-Proof-Of-Work (server/security/abuse.ts). */
+  pow?: true;
   /** Success status and what it carries. */
   ok: [number, string];
 }
@@ -35,12 +44,17 @@ export const SCHEMAS = {
   submissionByMeetingDto: submissionByMeetingDtoSchema,
   messageDto: messageDtoSchema,
   whistleblowerUpdate: whistleblowerUpdateSchema,
+  recordApproval: approveSchema,
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
   adminCompanyImport: importSchema,
+  adminPurge: purgeSchema,
+  handlerEnrolmentStart: enrolStartSchema,
+  handlerEnrolmentFinish: enrolFinishSchema,
+  handlerSignIn: signInSchema,
 } satisfies Record<string, GenericSchema>;
 
 const P = '/api/private/case';
@@ -48,31 +62,41 @@ const H = '/api/handler';
 
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/api/openapi.json', tag: 'operations', summary: 'This description', auth: 'none', ok: [200, 'OpenAPI 3.1 document'] },
+  { method: 'GET', path: CHALLENGE_PATH, tag: 'public', summary: 'A proof-of-work challenge to solve before a submission', auth: 'none', ok: [200, '{ challenge, difficulty, expiresAt }'] },
   { method: 'GET', path: '/api/public/case/company-info', tag: 'public', summary: "The company's protection officers and subsidiaries", auth: 'none', ok: [200, 'officers and subsidiaries'] },
   { method: 'GET', path: '/api/public/site-look-and-feel/language/:languageCode', tag: 'public', summary: 'Texts, colours and logo of the company in one language', auth: 'none', ok: [200, 'look and feel'] },
   { method: 'GET', path: '/api/public/site-look-and-feel/logo/:logoFileName', tag: 'public', summary: "The company's logo", auth: 'none', ok: [200, 'image'] },
   { method: 'GET', path: '/api/public/case/protection-officer/:poUuid/logo', tag: 'public', summary: "A protection officer's logo", auth: 'none', ok: [200, 'image'] },
-  { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files', auth: 'none', body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
-  { method: 'POST', path: '/api/public/case/new/by-phone', tag: 'public', summary: 'Ask to report by phone', auth: 'none', body: { schema: 'submissionByPhoneDto' }, ok: [201, '{ caseDto } with the new case number'] },
-  { method: 'POST', path: '/api/public/case/new/by-meeting', tag: 'public', summary: 'Ask to report in a meeting', auth: 'none', body: { schema: 'submissionByMeetingDto' }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files', auth: 'none', pow: true, body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-phone', tag: 'public', summary: 'Ask to report by phone', auth: 'none', pow: true, body: { schema: 'submissionByPhoneDto' }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-meeting', tag: 'public', summary: 'Ask to report in a meeting', auth: 'none', pow: true, body: { schema: 'submissionByMeetingDto' }, ok: [201, '{ caseDto } with the new case number'] },
   { method: 'GET', path: `${P}/token/verify`, tag: 'private', summary: 'Check the access token', auth: 'reporter', ok: [200, 'the case number'] },
   { method: 'GET', path: `${P}/my-case`, tag: 'private', summary: 'The signed-in case', auth: 'reporter', ok: [200, 'the case'] },
   { method: 'GET', path: `${P}/messages`, tag: 'private', summary: "The case's messages", auth: 'reporter', ok: [200, 'messages'] },
   { method: 'POST', path: `${P}/messages/new`, tag: 'private', summary: 'Send a message, with up to five files', auth: 'reporter', body: { schema: 'messageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
-  { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the handler's record of an oral report", auth: 'reporter', ok: [200, 'the case'] },
+  { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the latest version of the handler's record of an oral report, named by its sha256", auth: 'reporter', body: { schema: 'recordApproval' }, ok: [200, 'the case'] },
+  { method: 'GET', path: `${P}/record/:version/approved`, tag: 'private', summary: 'Download an approved version of the record of the oral report', auth: 'reporter', ok: [200, 'text/plain attachment; X-Record-SHA256, X-Record-Approved-At'] },
   { method: 'POST', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${P}/password/request-update`, tag: 'private', summary: 'Ask for a new password at the next sign-in (ends every session)', auth: 'reporter', ok: [200, '{ mustChangePassword: true }'] },
   { method: 'POST', path: `${P}/comments`, tag: 'private', summary: 'Comment on an oral report', auth: 'reporter', body: { schema: 'commentDto' }, ok: [201, 'the comment'] },
   { method: 'GET', path: `${P}/files/:fileId`, tag: 'private', summary: "Download one of the case's files", auth: 'reporter', ok: [200, 'the file (attachment)'] },
+  { method: 'POST', path: `${H}/enrolment/start`, tag: 'handler', summary: 'Start enrolling in the web workspace with the enrolment code: a fresh TOTP key', auth: 'none', body: { schema: 'handlerEnrolmentStart' }, ok: [200, '{ name, email, companyName, secret, uri }'] },
+  { method: 'POST', path: `${H}/enrolment/finish`, tag: 'handler', summary: 'Finish enrolling: set the password and confirm the TOTP code', auth: 'none', body: { schema: 'handlerEnrolmentFinish' }, ok: [200, '{ recoveryCodes }'] },
+  { method: 'POST', path: `${H}/session`, tag: 'handler', summary: 'Sign in to the web workspace (sets the session cookie)', auth: 'none', body: { schema: 'handlerSignIn' }, ok: [200, '{ handler, idleTimeoutMs } and Set-Cookie'] },
+  { method: 'GET', path: `${H}/session`, tag: 'handler', summary: 'The signed-in handler; moves the idle clock', auth: 'handler', ok: [200, '{ handler, idleTimeoutMs }'] },
+  { method: 'POST', path: `${H}/session/refresh`, tag: 'handler', summary: 'Stay signed in (moves the idle clock)', auth: 'handler', ok: [200, '{ handler, idleTimeoutMs }'] },
+  { method: 'DELETE', path: `${H}/session`, tag: 'handler', summary: 'Sign out: end the session and clear the cookie', auth: 'handlerSession', ok: [204, 'signed out'] },
   { method: 'GET', path: `${H}/me`, tag: 'handler', summary: 'The handler and their company', auth: 'handler', ok: [200, 'the handler'] },
   { method: 'GET', path: `${H}/cases`, tag: 'handler', summary: "The company's cases", auth: 'handler', ok: [200, 'cases'] },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/record/:version/approved`, tag: 'handler', summary: 'Download an approved version of the record of an oral report', auth: 'handler', ok: [200, 'text/plain attachment; X-Record-SHA256, X-Record-Approved-At'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/messages`, tag: 'handler', summary: 'Send the reporter a message, with up to five files', auth: 'handler', body: { schema: 'handlerMessageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
   { method: 'POST', path: '/api/admin/handlers', tag: 'admin', summary: 'Create a handler account (loopback only)', auth: 'admin', body: { schema: 'adminHandler' }, ok: [201, '{ id, token, companyId, name }'] },
+  { method: 'POST', path: '/api/admin/cases/purge', tag: 'admin', summary: 'Delete the cases due for deletion, or list them with dryRun (loopback only)', auth: 'admin', body: { schema: 'adminPurge' }, ok: [200, '{ dryRun, cases }'] },
   { method: 'POST', path: '/api/admin/companies', tag: 'admin', summary: 'Create or replace a company from its file (loopback only)', auth: 'admin', body: { schema: 'adminCompanyImport' }, ok: [200, 'what was imported'] },
   { method: 'POST', path: '/api/admin/identity/rotate-signing-key', tag: 'admin', summary: "Rotate the identity provider's signing key (loopback only)", auth: 'admin', ok: [201, '{ kid }'] },
 ];
@@ -83,7 +107,8 @@ export function bodySchema(name: keyof typeof SCHEMAS): JsonSchema {
   return schema;
 }
 
-const SECURITY: Record<Exclude<Auth, 'none'>, string> = { reporter: 'reporterToken', handler: 'handlerToken', admin: 'adminToken' };
+/** Each auth kind's alternatives (any one of them will do). */
+const SECURITY: Record<Exclude<Auth, 'none'>, string[]> = { reporter: ['reporterToken'], handler: ['handlerToken', 'handlerSession'], handlerSession: ['handlerSession'], admin: ['adminToken'] };
 
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -103,14 +128,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
           }
         : { required: true, content: { 'application/json': { schema: ref } } }
       : undefined;
-    const company = op.auth === 'none' || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
+    const company = (op.auth === 'none' && op.path !== CHALLENGE_PATH) || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
+    const pow = op.pow ? [{ name: 'X-Proof-Of-Work', in: 'header', required: true, schema: { type: 'string' }, description: `<challenge>:<nonce>, a solved challenge from GET ${CHALLENGE_PATH}; one use (docs/api.md "Proof of work")` }] : [];
     (paths[op.path.replace(/:(\w+)/g, '{$1}')] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.method.toLowerCase()}${op.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       tags: [op.tag],
       summary: op.summary,
-      ...(params.length || company.length ? { parameters: [...params, ...company] } : {}),
+      ...(params.length || company.length || pow.length ? { parameters: [...params, ...company, ...pow] } : {}),
       ...(body ? { requestBody: body } : {}),
-      ...(op.auth === 'none' ? {} : { security: [{ [SECURITY[op.auth]]: [] }] }),
+      ...(op.auth === 'none' ? {} : { security: SECURITY[op.auth].map((scheme) => ({ [scheme]: [] })) }),
       responses: {
         [String(op.ok[0])]: { description: op.ok[1] },
         '4XX': { description: 'Refused; the body names the error code (docs/api.md "Errors")', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -130,7 +156,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     tags: [
       { name: 'public', description: 'Reporting, no sign-in' },
       { name: 'private', description: "The reporter's signed-in area (access token from the embedded OpenID provider)" },
-      { name: 'handler', description: "Case handlers' API (handler token)" },
+      { name: 'handler', description: "Case handlers' API (handler token or the web workspace's session cookie)" },
       { name: 'admin', description: 'Operator calls, loopback only (DATA_DIR/admin.token)' },
       { name: 'operations', description: 'About the API itself' },
     ],
@@ -140,6 +166,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       securitySchemes: {
         reporterToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /idp/realms/whistleblower' },
         handlerToken: { type: 'http', scheme: 'bearer', description: 'npm run handler -- create-account' },
+        handlerSession: { type: 'apiKey', in: 'cookie', name: 'wb_handler', description: 'The web workspace session, from POST /api/handler/session' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'DATA_DIR/admin.token' },
       },
     },

@@ -36,7 +36,16 @@ const unauthorized = (message = 'Sign in again: the access token is missing, exp
 export class TokenVerifier {
   private externalJwks?: Promise<ReturnType<typeof createRemoteJWKSet>>;
 
+  /** The local key set, made once per set of keys: jose caches each imported key inside it. */
+  private localJwks?: { version: string; set: ReturnType<typeof createLocalJWKSet> };
+
   constructor(private readonly identity: IdentityService) {}
+
+  private localKeys() {
+    const keys = this.identity.currentKeys;
+    if (this.localJwks?.version !== keys.version) this.localJwks = { version: keys.version, set: createLocalJWKSet(keys.publicJwks as never) };
+    return this.localJwks.set;
+  }
 
   /** The external provider's keys, from its discovery document's `jwks_uri` (fetched once, then cached by jose). */
   private externalKeys(issuer: string) {
@@ -84,11 +93,11 @@ export class TokenVerifier {
       typ: 'at+jwt',
     };
     try {
-      return (await jwtVerify(token, createLocalJWKSet(this.identity.currentKeys.publicJwks as never), opts)).payload;
+      return (await jwtVerify(token, this.localKeys(), opts)).payload;
     } catch (err) {
       // Another process may have rotated the keys: look once more, then give up.
       if (err instanceof joseErrors.JWKSNoMatchingKey && (await this.identity.reloadKeys())) {
-        return (await jwtVerify(token, createLocalJWKSet(this.identity.currentKeys.publicJwks as never), opts)).payload;
+        return (await jwtVerify(token, this.localKeys(), opts)).payload;
       }
       throw err;
     }

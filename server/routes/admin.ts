@@ -41,7 +41,7 @@ export const handlerSchema = v.object({
   officers: v.optional(v.array(v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(100))), []),
 });
 
-const purgeSchema = v.object({ dryRun: v.optional(v.boolean(), false) });
+export const purgeSchema = v.object({ dryRun: v.optional(v.boolean(), false) });
 
 export const importSchema = v.object({
   file: v.unknown(),

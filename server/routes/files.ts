@@ -14,9 +14,11 @@ export function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** A real UUID, the only file id that may reach the database (a 36-character id of dashes would make PostgreSQL fail). */
+export const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
 export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array }, fileId: string) {
-  // Only a real UUID reaches the database: a 36-character id of dashes would make PostgreSQL fail.
-  const file = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase()) : null;
+  const file = isUuid(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase()) : null;
   if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
   return reply
     .type('application/octet-stream')

@@ -16,7 +16,7 @@ import { companyByHost, requestHost, requireCompany } from '../companies/service
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
-import { sendCaseFile } from './files.ts';
+import { isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { bindCompany } from '../logging.ts';
@@ -39,8 +39,9 @@ const COOKIE = 'wb_handler';
 /**
  * The caller: a bearer API token (scripts) or the workspace's session cookie. A
  * session also binds the company of the host it is used on. An unsafe call with the
- * cookie must come from our own origin (SameSite=Strict already keeps other sites'
- * requests from carrying it; this is the second lock).
+ * cookie must come from our own origin: SameSite=Strict keeps other sites' requests
+ * from carrying it, and the cross-site guard in front of every /api route
+ * (server/security/abuse.ts) refuses them anyway (403 CROSS_SITE_REQUEST).
  */
 async function authenticate(ctx: AppContext, auth: HandlerAuth, req: FastifyRequest): Promise<HandlerIdentity> {
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -53,12 +54,6 @@ async function authenticate(ctx: AppContext, auth: HandlerAuth, req: FastifyRequ
   const token = sessionToken(req);
   const handler = token ? await auth.touchSession(token) : undefined;
   if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
-  if (!['GET', 'HEAD'].includes(req.method)) {
-    const origin = req.headers.origin;
-    if (origin && origin !== `${req.protocol}://${req.host}` && origin !== (ctx.config.publicUrl && new URL(ctx.config.publicUrl).origin)) {
-      throw new HttpError(403, 'CROSS_ORIGIN', 'This call must come from the portal itself.');
-    }
-  }
   const company = await companyByHost(ctx.db, requestHost(req));
   if (company?.id !== handler.company_id) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
   bindCompany(req, handler.company_id);
@@ -74,13 +69,13 @@ function sessionCookie(req: FastifyRequest, token: string, maxAgeSeconds: number
   return stringifySetCookie({ name: COOKIE, value: token, httpOnly: true, sameSite: 'strict', secure: req.protocol === 'https', path: '/api/handler', maxAge: maxAgeSeconds });
 }
 
-const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
-const enrolFinishSchema = v.object({
+export const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
+export const enrolFinishSchema = v.object({
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)),
   password: v.pipe(v.string(), v.minLength(HANDLER_PASSWORD_MIN, 'validation.passwordTooShort'), v.maxLength(1000, 'validation.tooLong')),
   totpCode: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'validation.totpCode')),
 });
-const signInSchema = v.object({
+export const signInSchema = v.object({
   email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)),
   password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')),
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(40)),
@@ -169,7 +164,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
-    const file = /^[0-9a-f-]{36}$/i.test(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId).executeTakeFirst() : undefined;
+    const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
     if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
     return sendCaseFile(ctx, reply, row, req.params.fileId);
   });

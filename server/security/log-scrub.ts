@@ -18,7 +18,39 @@ export function scrubLogLine(line: string): string {
   return line.replace(JWT, '<token>').replace(LONG_TOKEN, '<token>').replace(CASE_NUMBER, '<case>');
 }
 
+/**
+ * Fields the server fills itself with a random UUID of its own (the request id, also
+ * answered as x-request-id): kept, so an operator can follow one request's lines.
+ */
+const KEPT = new Set(['reqId']);
+const OWN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function scrubValue(value: unknown): unknown {
+  if (typeof value === 'string') return scrubLogLine(value);
+  // A 16-digit number can only be a case number that slipped in unquoted.
+  if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) >= 1e15 ? '<case>' : value;
+  if (Array.isArray(value)) return value.map(scrubValue);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, KEPT.has(k) && typeof v === 'string' && OWN_ID.test(v) ? v : scrubValue(v)]));
+  return value;
+}
+
+/**
+ * Scrubs one pino line. The line is JSON: its string values are scrubbed one by one,
+ * so the line stays JSON (a fraction such as a response time is never mistaken for a
+ * spaced-out case number); a line that is not JSON is scrubbed as text.
+ */
+export function scrubJsonLine(line: string): string {
+  const end = line.endsWith('\n') ? '\n' : '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return scrubLogLine(line);
+  }
+  return JSON.stringify(scrubValue(parsed)) + end;
+}
+
 /** A pino destination that scrubs each line before handing it on. */
 export function scrubbingStream(dest: Pick<Writable, 'write'>): { write(line: string): boolean } {
-  return { write: (line: string) => dest.write(scrubLogLine(line)) };
+  return { write: (line: string) => dest.write(scrubJsonLine(line)) };
 }

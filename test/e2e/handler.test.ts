@@ -20,6 +20,7 @@ import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createOnlineCase, createPhoneCase, signInThroughProvider } from './reporter.ts';
+import { solveChallenge } from '../server/api.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 
 const run = promisify(execFile);
@@ -242,7 +243,7 @@ describe('handler workspace', () => {
     const post = (officerId: string) => {
       const fd = new FormData();
       fd.append('caseDto', new Blob([JSON.stringify({ whistleblowerRelation: 'Employee', protectionOfficer: { id: officerId }, description: `For ${officerId}`, violation: 'FRAUD', repeatedViolations: false, reportedUnit: 'Purchasing', caseAccount: { follow: false } })], { type: 'application/json' }));
-      return fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'group.localhost' } }).then(async (r) => {
+      return solveChallenge(portal.server, { 'x-company-host': 'group.localhost' }).then((pow) => fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': 'group.localhost', ...pow } })).then(async (r) => {
         const body = (await r.json()) as { caseDto: { caseNumber: string } };
         expect(r.status, JSON.stringify(body)).toBe(201);
         return body.caseDto.caseNumber;

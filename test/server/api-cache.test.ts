@@ -66,11 +66,14 @@ describe('my-case with an ETag', () => {
     expect(new Date(view.created).getTime()).toBeLessThanOrEqual(Date.now());
     expect(view.caseAccount).toEqual({ follow: true });
     expect(view.messages).toEqual([]);
-    // The handler's read of the same case is the same view.
+    // The handler's read of the same case is the same view, plus what only a handler
+    // sees: the legal clock and the audit trail.
     const company = await companyByHost(server.ctx.db, 'localhost');
     const { token } = await createHandlerAccount(server.ctx.db, company!.id, 'Hanne Handler 2');
-    const handlerView = (await call(server, 'GET', `/api/handler/cases/${withFiles}`, { token })).data;
+    const { deadline, audit, ...handlerView } = (await call(server, 'GET', `/api/handler/cases/${withFiles}`, { token })).data;
     expect(handlerView).toEqual(view);
+    expect(deadline.kind).toBe('ACKNOWLEDGEMENT');
+    expect(audit.map((a: { action: string }) => a.action)).toEqual(['CASE_READ']);
   });
 });
 

@@ -116,7 +116,7 @@ describe('sign-in', () => {
     elsewhere.cookie = c.cookie;
     expectError(await elsewhere.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     // An unsafe call from another origin is refused even with the cookie.
-    expectError(await c.call('PUT', `/api/handler/cases/${caseA}/status`, { json: { status: 'BEING_INVESTIGATED' }, headers: { origin: 'https://evil.example' } }), 403, 'CROSS_ORIGIN');
+    expectError(await c.call('PUT', `/api/handler/cases/${caseA}/status`, { json: { status: 'BEING_INVESTIGATED' }, headers: { origin: 'https://evil.example' } }), 403, 'CROSS_SITE_REQUEST');
 
     expect((await c.call('DELETE', '/api/handler/session')).status).toBe(204);
     expect(c.cookie).toBe('');

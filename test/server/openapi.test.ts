@@ -10,10 +10,11 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Browser, newCase, signIn } from './identity-flow.ts';
+import { needsProof, solveChallenge } from './api.ts';
 
 let server: TestServer;
 let doc: any;
-const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, admin: undefined };
+const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, handlerSession: undefined, admin: undefined };
 let caseNumber: string;
 
 beforeAll(async () => {
@@ -45,6 +46,32 @@ describe('the API description', () => {
     expect([...new Set(registered)].sort()).toEqual([...new Set(described)].sort());
   });
 
+  it('names a security scheme for every call that needs a caller', () => {
+    const schemes = Object.keys(doc.components.securitySchemes);
+    for (const op of OPERATIONS) {
+      const described = doc.paths[op.path.replace(/:(\w+)/g, '{$1}')][op.method.toLowerCase()];
+      if (op.auth === 'none') {
+        expect(described.security, `${op.method} ${op.path}`).toBeUndefined();
+        continue;
+      }
+      const named = (described.security as Record<string, unknown>[]).flatMap((alt) => Object.keys(alt));
+      expect(named.length, `${op.method} ${op.path}`).toBeGreaterThan(0);
+      for (const name of named) expect(schemes, `${op.method} ${op.path}`).toContain(name);
+      // The workspace cookie is the session's, and the handler routes take it besides the token.
+      if (op.auth === 'handlerSession' || op.auth === 'handler') expect(named).toContain('handlerSession');
+    }
+    expect(doc.components.securitySchemes.handlerSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'wb_handler' });
+  });
+
+  it('asks for the proof-of-work exactly where the server does', () => {
+    for (const op of OPERATIONS) {
+      const described = doc.paths[op.path.replace(/:(\w+)/g, '{$1}')][op.method.toLowerCase()];
+      const header = (described.parameters ?? []).find((p: { name: string }) => p.name === 'X-Proof-Of-Work');
+      expect(Boolean(op.pow), `${op.method} ${op.path}`).toBe(needsProof(op.method, op.path));
+      expect(Boolean(header?.required), `${op.method} ${op.path}`).toBe(needsProof(op.method, op.path));
+    }
+  });
+
   it('takes every body schema from the validator the route uses', () => {
     for (const [name, schema] of Object.entries(SCHEMAS)) {
       const { $schema: _d, ...expected } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' });
@@ -59,7 +86,9 @@ describe('the API description', () => {
       const required: string[] = schema.required ?? [];
       if (!required.length) continue;
       const path = op.path.replace(':caseNumber', caseNumber);
-      const headers: Record<string, string> = { 'x-company-host': 'localhost' };
+      // A submission needs a solved proof-of-work to get as far as validation.
+      const headers: Record<string, string> = { 'x-company-host': 'localhost', ...(op.pow ? await solveChallenge(server) : {}) };
+      if (op.auth === 'handlerSession') throw new Error(`${op.method} ${op.path}: no workspace session in this test`);
       if (tokens[op.auth]) headers.authorization = `Bearer ${tokens[op.auth]}`;
       let body: BodyInit;
       if (op.body!.multipart) {

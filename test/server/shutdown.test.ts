@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../server/db/database.ts';
 import { startChildServer, type ChildServer } from '../helpers/child-server.ts';
 import { createTestDatabase, startTestServer, type TestServer } from '../helpers/server.ts';
-import { PDF, caseDto, listFiles } from './api.ts';
+import { PDF, caseDto, listFiles, solveChallenge } from './api.ts';
 
 const MB = 1024 * 1024;
 const GRACE_MS = 2000;
@@ -47,8 +47,12 @@ function get(server: ChildServer, p: string): Promise<{ status: number; body: an
   });
 }
 
-/** A multipart report with one PDF of `mb` MiB, sent by hand so it can stop half-way. */
-function startUpload(server: ChildServer, officerId: string, mb: number) {
+/**
+ * A multipart report with one PDF of `mb` MiB, sent by hand so it can stop half-way;
+ * with a solved proof-of-work, as every anonymous submission needs (docs/api.md).
+ */
+async function startUpload(server: ChildServer, officerId: string, mb: number) {
+  const proof = await solveChallenge(server, { host: 'localhost' });
   const boundary = 'wbshutdownboundary';
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="caseDto"\r\n\r\n${JSON.stringify(caseDto(officerId))}\r\n` +
@@ -64,7 +68,7 @@ function startUpload(server: ChildServer, officerId: string, mb: number) {
       port: server.port,
       method: 'POST',
       path: '/api/public/case/new/by-form',
-      headers: { host: 'localhost', 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + file.length + tail.length) },
+      headers: { ...proof, host: 'localhost', 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + file.length + tail.length) },
     },
     (res) => {
       let body = '';
@@ -105,7 +109,7 @@ describe('SIGTERM during an upload', () => {
   it('lets an upload that ends within the grace period finish, then exits cleanly', async () => {
     const { server, dataDir, databaseUrl } = await child('finishes');
     const officer = (await get(server, '/api/public/case/company-info')).body.protectionOfficers[0].id as string;
-    const upload = startUpload(server, officer, 8);
+    const upload = await startUpload(server, officer, 8);
     await waitFor(() => tempFiles(dataDir).length > 0, 'the upload to reach the file store');
 
     server.child.kill('SIGTERM');
@@ -125,7 +129,7 @@ describe('SIGTERM during an upload', () => {
   it('cuts an upload still running at the deadline: no case, no file, a clean exit', async () => {
     const { server, dataDir, databaseUrl } = await child('cut');
     const officer = (await get(server, '/api/public/case/company-info')).body.protectionOfficers[0].id as string;
-    const upload = startUpload(server, officer, 8);
+    const upload = await startUpload(server, officer, 8);
     await waitFor(() => tempFiles(dataDir).length > 0, 'the upload to reach the file store');
 
     const t0 = Date.now();
