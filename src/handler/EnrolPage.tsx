@@ -25,8 +25,9 @@ function QrSvg({ text, label }: { text: string; label: string }) {
   }, [text]);
   return (
     <svg className={styles.qr} viewBox={`0 0 ${cells.n} ${cells.n}`} role="img" aria-label={label} shapeRendering="crispEdges">
-      <rect width={cells.n} height={cells.n} fill="#ffffff" />
-      <path d={cells.d} fill="#000000" />
+      {/* Not themed on purpose: authenticator apps read dark modules on a light quiet zone, whatever the company's colours. */}
+      <rect width={cells.n} height={cells.n} fill="white" />
+      <path d={cells.d} fill="black" />
     </svg>
   );
 }
