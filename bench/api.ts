@@ -17,8 +17,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import type { TestServer } from '../test/helpers/server.ts';
+import { createTestDatabase, type TestServer } from '../test/helpers/server.ts';
 import { Browser, newCase, signIn } from '../test/server/identity-flow.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -150,30 +149,12 @@ async function benchDatabase(label: string, databaseUrl: string, rows: Row[]) {
   }
 }
 
-async function freshPostgres(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `wb_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 const rows: Row[] = [];
 console.log(`autocannon, ${SECONDS} s per run, ${os.cpus().length} CPUs (shared with whatever else runs)`);
 await benchDatabase('PGlite', '', rows);
 if (process.env.DATABASE_URL) {
-  const db = await freshPostgres(process.env.DATABASE_URL);
+  const db = await createTestDatabase(process.env.DATABASE_URL);
   try {
     await benchDatabase('PostgreSQL', db.url, rows);
   } finally {

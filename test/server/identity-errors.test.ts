@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { Browser, MOUNT, newCase, pkce, signIn, type RawResponse } from './identity-flow.ts';
+import { Browser, MOUNT, newCase, authorizeParams, signIn, type RawResponse } from './identity-flow.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,19 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.cleanup());
 
-function authQuery(b: Browser, over: Record<string, string> = {}) {
-  const { challenge } = pkce();
-  return new URLSearchParams({
-    client_id: 'whistleblower-app',
-    response_type: 'code',
-    scope: 'openid offline_access',
-    redirect_uri: `${b.origin}/private/callback`,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-    ...over,
-  });
-}
+const authQuery = (b: Browser, over: Record<string, string> = {}) => authorizeParams(b, undefined, over);
 
 /** The portal's JSON error body, or an OAuth error body. */
 function expectErrorBody(res: RawResponse) {

@@ -94,19 +94,28 @@ export function formAction(html: string): string {
   return m[1]!.replace(/&amp;/g, '&');
 }
 
+/** The query of an authorization request as the SPA sends it (src/private/services.ts); `over` replaces any part. */
+export function authorizeParams(b: Browser, challenge = pkce().challenge, over: Record<string, string> = {}) {
+  return new URLSearchParams({
+    client_id: 'whistleblower-app',
+    response_type: 'code',
+    scope: 'openid offline_access',
+    redirect_uri: `${b.origin}/private/callback`,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st',
+    ...over,
+  });
+}
+
 /** Starts an authorization request and follows it to our sign-in page. */
 export async function openSignIn(b: Browser, opts: { uiLocales?: string; redirectPath?: string; allowSession?: boolean; scope?: string } = {}) {
   const { verifier, challenge } = pkce();
   const state = randomBytes(8).toString('hex');
   const redirectUri = `${b.origin}${opts.redirectPath ?? '/private/callback'}`;
-  const q = new URLSearchParams({
-    client_id: 'whistleblower-app',
-    response_type: 'code',
-    // What the SPA asks for (src/private/services.ts).
+  const q = authorizeParams(b, challenge, {
     scope: opts.scope ?? 'openid offline_access',
     redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
     state,
     ...(opts.uiLocales ? { ui_locales: opts.uiLocales } : {}),
   });

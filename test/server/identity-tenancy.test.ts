@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { Browser, MOUNT, exchangeCode, followToApp, formAction, newCase, openSignIn, pkce, refresh, signIn, type Tokens } from './identity-flow.ts';
+import { Browser, MOUNT, exchangeCode, followToApp, formAction, newCase, openSignIn, authorizeParams, refresh, signIn, type Tokens } from './identity-flow.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,18 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.cleanup());
 
-function authQuery(b: Browser) {
-  const { challenge } = pkce();
-  return new URLSearchParams({
-    client_id: 'whistleblower-app',
-    response_type: 'code',
-    scope: 'openid offline_access',
-    redirect_uri: `${b.origin}/private/callback`,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-  });
-}
+const authQuery = (b: Browser, over: Record<string, string> = {}) => authorizeParams(b, undefined, over);
 
 async function signedInAt(host: string) {
   const caseNumber = await newCase(server, { host, password: 'tenancy-pass' });
