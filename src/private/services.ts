@@ -255,14 +255,14 @@ export function reviewActors(s: PrivateServices) {
   };
 }
 
-/** Downloads the approved version of the record: the text, its SHA-256 and approval time. */
-export async function downloadRecord(s: PrivateServices, caseNumber: string, version: number): Promise<number> {
+/** Fetches `path` and hands it to the browser as a download named `name`: never rendered inline. */
+async function download(s: PrivateServices, path: string, accept: string, name: string): Promise<number> {
   try {
-    const res = await s.api.request(`/api/private/case/record/${version}/approved`, { headers: { accept: 'text/plain' } });
+    const res = await s.api.request(path, { headers: { accept } });
     const url = URL.createObjectURL(new Blob([await res.blob()], { type: 'application/octet-stream' }));
     const a = document.createElement('a');
     a.href = url;
-    a.download = `record-${caseNumber}-v${version}.txt`;
+    a.download = name;
     a.rel = 'noopener';
     document.body.append(a);
     a.click();
@@ -274,24 +274,12 @@ export async function downloadRecord(s: PrivateServices, caseNumber: string, ver
   }
 }
 
-/** Downloads a file of the case as an attachment: never rendered inline. */
-export async function downloadFile(s: PrivateServices, file: { id: string; name: string }): Promise<number> {
-  try {
-    const res = await s.api.request(`/api/private/case/files/${encodeURIComponent(file.id)}`, {
-      headers: { accept: 'application/octet-stream' },
-    });
-    const blob = await res.blob();
-    const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = file.name;
-    a.rel = 'noopener';
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 30_000);
-    return 200;
-  } catch (err) {
-    return statusOf(err);
-  }
+/** Downloads the approved version of the record: the text, its SHA-256 and approval time. */
+export function downloadRecord(s: PrivateServices, caseNumber: string, version: number): Promise<number> {
+  return download(s, `/api/private/case/record/${version}/approved`, 'text/plain', `record-${caseNumber}-v${version}.txt`);
+}
+
+/** Downloads a file of the case as an attachment. */
+export function downloadFile(s: PrivateServices, file: { id: string; name: string }): Promise<number> {
+  return download(s, `/api/private/case/files/${encodeURIComponent(file.id)}`, 'application/octet-stream', file.name);
 }
