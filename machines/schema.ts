@@ -280,6 +280,44 @@ export function formatCaseNumber(n: string): string {
   return normalizeCaseNumber(n).replace(/(\d{4})(?=\d)/g, '$1 ');
 }
 
+// ---- the Directive's clocks ---------------------------------------------------
+
+/**
+ * Directive 2019/1937 art. 9(1)(b) and (f): acknowledge within 7 days of receipt;
+ * give feedback within 3 months of the acknowledgement or, when none came within
+ * those 7 days, of their end. The one reading of the clocks: the reporter's status
+ * page, the handlers' inbox and the reminder mails all call this, in UTC, so the
+ * three never show different dates for one case. The first CONFIRMATION or
+ * FEEDBACK message acknowledges receipt; the first FEEDBACK message gives feedback.
+ */
+export const ACKNOWLEDGEMENT_DAYS = 7;
+export const FEEDBACK_MONTHS = 3;
+const CLOCK_DAY_MS = 24 * 3600 * 1000;
+
+export function addMonthsUtc(d: Date, months: number): Date {
+  const out = new Date(d.getTime());
+  const day = out.getUTCDate();
+  out.setUTCDate(1);
+  out.setUTCMonth(out.getUTCMonth() + months);
+  // 30 November + 3 months is the last day of February, not 2 March.
+  const last = new Date(Date.UTC(out.getUTCFullYear(), out.getUTCMonth() + 1, 0)).getUTCDate();
+  out.setUTCDate(Math.min(day, last));
+  return out;
+}
+
+export interface LegalClocks {
+  acknowledgement: { due: Date; metAt: Date | null };
+  feedback: { due: Date; metAt: Date | null };
+}
+
+/** Null before receipt (a phone case waiting for its call has no clock yet). */
+export function legalClocks(receivedAt: Date | null, acknowledgedAt: Date | null, feedbackAt: Date | null): LegalClocks | null {
+  if (!receivedAt) return null;
+  const ackDue = new Date(receivedAt.getTime() + ACKNOWLEDGEMENT_DAYS * CLOCK_DAY_MS);
+  const feedbackDue = addMonthsUtc(acknowledgedAt && acknowledgedAt < ackDue ? acknowledgedAt : ackDue, FEEDBACK_MONTHS);
+  return { acknowledgement: { due: ackDue, metAt: acknowledgedAt }, feedback: { due: feedbackDue, metAt: feedbackAt } };
+}
+
 // ---- objects on the wire ---------------------------------------------------
 
 export const whistleblowerSchema = v.object({

@@ -6,11 +6,11 @@
  * 404 CASE_NOT_FOUND, exactly like a case that does not exist.
  *
  * Also here: the inbox rows with the legal clocks (Directive 2019/1937 Art. 9:
- * acknowledgement within 7 days of receipt, feedback within 3 months), and the
+ * acknowledgement within 7 days of receipt, feedback within 3 months of it), and the
  * case's audit trail (append-only, sealed with the case's key).
  */
 import type { CaseStatus, CreationChannel, SubmissionType } from '../../machines/schema.ts';
-import { normalizeCaseNumber } from '../../machines/schema.ts';
+import { legalClocks, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { caseKey, type CaseRow } from '../cases/service.ts';
@@ -50,30 +50,20 @@ export interface Deadline {
   due: string;
 }
 
-export const ACKNOWLEDGEMENT_DAYS = 7;
-export const FEEDBACK_MONTHS = 3;
-
-function addMonths(d: Date, months: number): Date {
-  const r = new Date(d);
-  const day = r.getUTCDate();
-  r.setUTCDate(1);
-  r.setUTCMonth(r.getUTCMonth() + months);
-  // 31 May + 3 months is 31 August; 30 November + 3 months is the end of February.
-  const last = new Date(Date.UTC(r.getUTCFullYear(), r.getUTCMonth() + 1, 0)).getUTCDate();
-  r.setUTCDate(Math.min(day, last));
-  return r;
-}
-
 /**
- * The next legal deadline: acknowledgement until a CONFIRMATION (or a FEEDBACK)
- * message was sent, then feedback until a FEEDBACK message was sent; none before
- * receipt (a phone case waiting for the call), after feedback, or once closed.
+ * The next legal deadline, by the shared rule (machines/schema.ts `legalClocks`, the
+ * same the reporter's status page and the reminder mails use): acknowledgement until
+ * a CONFIRMATION (or a FEEDBACK) message was sent, then feedback, due 3 months after
+ * that acknowledgement (or after day 7 when it came late), until a FEEDBACK message
+ * was sent; none before receipt (a phone case waiting for the call), after feedback,
+ * or once closed.
  */
-export function nextDeadline(c: { status: string; received: Date | null; handlerMessageTypes: readonly string[] }): Deadline | null {
-  if (!c.received || c.status === 'CLOSED' || c.status === 'PENDING_WHISTLEBLOWER_CONTACT') return null;
-  const acknowledged = c.handlerMessageTypes.some((t) => t === 'CONFIRMATION' || t === 'FEEDBACK');
-  if (!acknowledged) return { kind: 'ACKNOWLEDGEMENT', due: new Date(c.received.getTime() + ACKNOWLEDGEMENT_DAYS * 86_400_000).toISOString() };
-  if (!c.handlerMessageTypes.includes('FEEDBACK')) return { kind: 'FEEDBACK', due: addMonths(c.received, FEEDBACK_MONTHS).toISOString() };
+export function nextDeadline(c: { status: string; received: Date | null; acknowledgedAt: Date | null; feedbackAt: Date | null }): Deadline | null {
+  if (c.status === 'CLOSED' || c.status === 'PENDING_WHISTLEBLOWER_CONTACT') return null;
+  const clocks = legalClocks(c.received, c.acknowledgedAt, c.feedbackAt);
+  if (!clocks) return null;
+  if (!clocks.acknowledgement.metAt) return { kind: 'ACKNOWLEDGEMENT', due: clocks.acknowledgement.due.toISOString() };
+  if (!clocks.feedback.metAt) return { kind: 'FEEDBACK', due: clocks.feedback.due.toISOString() };
   return null;
 }
 
@@ -97,9 +87,11 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id: string; case_number: string }[]) {
   const ids = rows.map((r) => r.id);
   const received = new Map<string, Date>();
-  const types = new Map<string, string[]>();
+  const acknowledged = new Map<string, Date>();
+  const feedback = new Map<string, Date>();
   const unread = new Map<string, number>();
-  if (!ids.length) return { received, types, unread };
+  const facts = { received, acknowledged, feedback, unread };
+  if (!ids.length) return facts;
   const [events, messages, seen] = await Promise.all([
     ctx.db.selectFrom('case_status_event').select(['case_id', 'at']).where('case_id', 'in', ids).where('status', '=', 'RECEIVED').orderBy('id').execute(),
     ctx.db.selectFrom('case_message').select(['case_id', 'type', 'created_by', 'created_at']).where('case_id', 'in', ids).execute(),
@@ -108,15 +100,27 @@ async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id
   for (const e of events) if (!received.has(e.case_id)) received.set(e.case_id, new Date(e.at));
   const seenAt = new Map(seen.map((s) => [s.case_id, new Date(s.seen_at).getTime()]));
   const numberOf = new Map(rows.map((r) => [r.id, r.case_number]));
+  const earliest = (map: Map<string, Date>, id: string, at: Date) => {
+    const had = map.get(id);
+    if (!had || at < had) map.set(id, at);
+  };
   for (const m of messages) {
+    const at = new Date(m.created_at);
     if (m.created_by === numberOf.get(m.case_id)) {
-      if (new Date(m.created_at).getTime() > (seenAt.get(m.case_id) ?? 0)) unread.set(m.case_id, (unread.get(m.case_id) ?? 0) + 1);
+      if (at.getTime() > (seenAt.get(m.case_id) ?? 0)) unread.set(m.case_id, (unread.get(m.case_id) ?? 0) + 1);
     } else {
-      types.set(m.case_id, [...(types.get(m.case_id) ?? []), m.type]);
+      if (m.type === 'CONFIRMATION' || m.type === 'FEEDBACK') earliest(acknowledged, m.case_id, at);
+      if (m.type === 'FEEDBACK') earliest(feedback, m.case_id, at);
     }
   }
-  return { received, types, unread };
+  return facts;
 }
+
+const clockFacts = (facts: Awaited<ReturnType<typeof caseFacts>>, id: string) => ({
+  received: facts.received.get(id) ?? null,
+  acknowledgedAt: facts.acknowledged.get(id) ?? null,
+  feedbackAt: facts.feedback.get(id) ?? null,
+});
 
 export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<InboxRow[]> {
   const rows = await visibleCases(ctx, handler)
@@ -137,7 +141,7 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<
       pendingWhistleblowerAction: r.pending_whistleblower_action,
       approvedAt: r.approved_at ? iso(r.approved_at) : null,
       unreadMessages: facts.unread.get(r.id) ?? 0,
-      deadline: nextDeadline({ status: r.status, received, handlerMessageTypes: facts.types.get(r.id) ?? [] }),
+      deadline: nextDeadline({ status: r.status, ...clockFacts(facts, r.id) }),
     };
   });
 }
@@ -145,7 +149,7 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<
 /** The clock of one case. */
 export async function deadlineOf(ctx: AppContext, handler: HandlerIdentity, row: CaseRow): Promise<Deadline | null> {
   const facts = await caseFacts(ctx, handler.id, [row]);
-  return nextDeadline({ status: row.status, received: facts.received.get(row.id) ?? null, handlerMessageTypes: facts.types.get(row.id) ?? [] });
+  return nextDeadline({ status: row.status, ...clockFacts(facts, row.id) });
 }
 
 /** Reporter messages up to now are read by this handler. */

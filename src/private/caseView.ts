@@ -3,7 +3,7 @@
  * the private pages and their tests. No React, no fetch.
  */
 import type { CaseFile, CaseMessage, PrivateCase, StatusEvent } from '../../machines/session.ts';
-import { ALLOWED_FILE_TYPES, fileExtension } from '../../machines/schema.ts';
+import { ALLOWED_FILE_TYPES, fileExtension, legalClocks as sharedClocks } from '../../machines/schema.ts';
 
 /** The four steps of the progress display; pending contact is not a step. */
 export const PROGRESS_STEPS = ['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED'] as const;
@@ -37,44 +37,28 @@ export function messagesOfType(c: PrivateCase, type: CaseMessage['type']): CaseM
   return c.messages.filter((m) => m.type === type).sort((a, b) => a.time.localeCompare(b.time));
 }
 
-const DAY = 24 * 3600 * 1000;
-
-function addMonths(d: Date, months: number): Date {
-  const out = new Date(d.getTime());
-  const day = out.getDate();
-  out.setMonth(out.getMonth() + months);
-  // 31 Jan + 1 month: the last day of February, not 3 March.
-  if (out.getDate() < day) out.setDate(0);
-  return out;
-}
-
 export type Clock =
   | { state: 'notStarted' }
   | { state: 'met'; at: Date; due: Date; late: boolean }
   | { state: 'due'; due: Date; overdue: boolean };
 
+const firstTime = (msgs: readonly CaseMessage[]) => (msgs.length ? new Date(msgs.map((m) => m.time).sort()[0]!) : null);
+
 /**
- * The directive's clocks (2019/1937 art. 9(1)(b) and (f)): acknowledgement within 7
- * days of receipt; feedback within 3 months of the acknowledgement or, without one,
- * of the end of those 7 days. Acknowledgement is met by the first CONFIRMATION
- * message, feedback by the first FEEDBACK message.
+ * The Directive's clocks as the reporter reads them, by the one shared rule
+ * (machines/schema.ts `legalClocks`, which the handlers' inbox and the reminder
+ * mails use too): acknowledgement within 7 days of receipt; feedback within 3 months
+ * of the acknowledgement or, without one in time, of the end of those 7 days.
  */
 export function legalClocks(c: PrivateCase, now: Date = new Date()): { acknowledgement: Clock; feedback: Clock } {
   const received = receivedEvents(c.events)[0]?.dateTime ?? null;
-  if (!received) return { acknowledgement: { state: 'notStarted' }, feedback: { state: 'notStarted' } };
-  const receivedAt = new Date(received);
-  const ackDue = new Date(receivedAt.getTime() + 7 * DAY);
-  const ackMsg = messagesOfType(c, 'CONFIRMATION')[0];
-  const ackAt = ackMsg ? new Date(ackMsg.time) : null;
-  const acknowledgement: Clock = ackAt
-    ? { state: 'met', at: ackAt, due: ackDue, late: ackAt > ackDue }
-    : { state: 'due', due: ackDue, overdue: now > ackDue };
-  const feedbackDue = addMonths(ackAt && ackAt < ackDue ? ackAt : ackDue, 3);
-  const fbMsg = messagesOfType(c, 'FEEDBACK')[0];
-  const feedback: Clock = fbMsg
-    ? { state: 'met', at: new Date(fbMsg.time), due: feedbackDue, late: new Date(fbMsg.time) > feedbackDue }
-    : { state: 'due', due: feedbackDue, overdue: now > feedbackDue };
-  return { acknowledgement, feedback };
+  const ackAt = firstTime(c.messages.filter((m) => m.type === 'CONFIRMATION' || m.type === 'FEEDBACK'));
+  const fbAt = firstTime(messagesOfType(c, 'FEEDBACK'));
+  const clocks = sharedClocks(received ? new Date(received) : null, ackAt, fbAt);
+  if (!clocks) return { acknowledgement: { state: 'notStarted' }, feedback: { state: 'notStarted' } };
+  const read = ({ due, metAt }: { due: Date; metAt: Date | null }): Clock =>
+    metAt ? { state: 'met', at: metAt, due, late: metAt > due } : { state: 'due', due, overdue: now > due };
+  return { acknowledgement: read(clocks.acknowledgement), feedback: read(clocks.feedback) };
 }
 
 export const FILE_CATEGORIES = ['all', 'documents', 'images', 'video', 'other'] as const;

@@ -229,9 +229,18 @@ describe('audit trail and clocks', () => {
     expect((await row()).deadline).toBeNull();
   });
 
-  it('nextDeadline: none before receipt or once closed; month ends clamp', () => {
-    expect(nextDeadline({ status: 'PENDING_WHISTLEBLOWER_CONTACT', received: null, handlerMessageTypes: [] })).toBeNull();
-    expect(nextDeadline({ status: 'CLOSED', received: new Date(), handlerMessageTypes: [] })).toBeNull();
-    expect(nextDeadline({ status: 'RECEIVED', received: new Date('2025-11-30T10:00:00Z'), handlerMessageTypes: ['CONFIRMATION'] })).toEqual({ kind: 'FEEDBACK', due: '2026-02-28T10:00:00.000Z' });
+  it('nextDeadline: none before receipt or once closed; feedback runs 3 months from the acknowledgement; month ends clamp', () => {
+    const none = { acknowledgedAt: null, feedbackAt: null };
+    expect(nextDeadline({ status: 'PENDING_WHISTLEBLOWER_CONTACT', received: null, ...none })).toBeNull();
+    expect(nextDeadline({ status: 'CLOSED', received: new Date(), ...none })).toBeNull();
+    const received = new Date('2025-11-20T10:00:00Z');
+    expect(nextDeadline({ status: 'RECEIVED', received, ...none })).toEqual({ kind: 'ACKNOWLEDGEMENT', due: '2025-11-27T10:00:00.000Z' });
+    // Acknowledged five days after receipt: feedback is due 3 months after that, not after receipt.
+    expect(nextDeadline({ status: 'RECEIVED', received, acknowledgedAt: new Date('2025-11-25T10:00:00Z'), feedbackAt: null })).toEqual({ kind: 'FEEDBACK', due: '2026-02-25T10:00:00.000Z' });
+    // Acknowledged late (day 11): the 3 months run from the end of the 7 days.
+    expect(nextDeadline({ status: 'RECEIVED', received, acknowledgedAt: new Date('2025-12-01T10:00:00Z'), feedbackAt: null })).toEqual({ kind: 'FEEDBACK', due: '2026-02-27T10:00:00.000Z' });
+    // 30 November + 3 months is the last day of February.
+    expect(nextDeadline({ status: 'RECEIVED', received: new Date('2025-11-23T10:00:00Z'), acknowledgedAt: new Date('2025-11-30T10:00:00Z'), feedbackAt: null })).toEqual({ kind: 'FEEDBACK', due: '2026-02-28T10:00:00.000Z' });
+    expect(nextDeadline({ status: 'RECEIVED', received, acknowledgedAt: new Date('2025-11-30T10:00:00Z'), feedbackAt: new Date('2026-01-10T10:00:00Z') })).toBeNull();
   });
 });

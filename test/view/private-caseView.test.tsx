@@ -10,6 +10,7 @@ import {
   sharedFiles,
 } from '../../src/private/caseView.ts';
 import { formatBytes } from '../../src/i18n/bytes.ts';
+import { legalClocks as sharedLegalClocks } from '../../machines/schema.ts';
 import { formatMessage, loadCatalogue, type Catalogue, type Language } from '../../src/i18n/index.ts';
 
 const CATALOGUES: Partial<Record<Language, Catalogue>> = {};
@@ -72,6 +73,24 @@ describe('the directive\'s clocks', () => {
   it('is met by the first feedback message, and says when that was late', () => {
     const c = { ...base, messages: [msg('CONFIRMATION', '2026-02-01T12:00:00.000Z'), msg('FEEDBACK', '2026-06-01T12:00:00.000Z')] };
     expect(legalClocks(c).feedback).toMatchObject({ state: 'met', late: true });
+  });
+});
+
+describe('one reading of the clocks for reporter, handler and reminder mail', () => {
+  const base: PrivateCase = { ...sampleCase, events: [ev('RECEIVED', '2026-01-31T09:00:00.000Z')], messages: [] };
+  const msg = (type: 'CONFIRMATION' | 'FEEDBACK', time: string) => ({ id: `${type}-${time}`, message: 'x', time, type, createdByUserId: 'h1', files: [] });
+  it('a feedback message alone acknowledges receipt, as the handlers\' inbox reads it', () => {
+    const c = { ...base, messages: [msg('FEEDBACK', '2026-02-01T12:00:00.000Z')] };
+    const { acknowledgement, feedback } = legalClocks(c, new Date('2026-02-02T00:00:00Z'));
+    expect(acknowledgement).toMatchObject({ state: 'met', at: new Date('2026-02-01T12:00:00.000Z') });
+    expect(feedback).toMatchObject({ state: 'met' });
+  });
+  it('matches the handlers\' inbox deadline for the same case', () => {
+    const c = { ...base, messages: [msg('CONFIRMATION', '2026-02-03T08:00:00.000Z')] };
+    const received = new Date(c.events.find((e: StatusEvent) => e.status === 'RECEIVED')!.dateTime);
+    const clocks = sharedLegalClocks(received, new Date('2026-02-03T08:00:00.000Z'), null)!;
+    expect(legalClocks(c).feedback).toMatchObject({ due: clocks.feedback.due });
+    expect(legalClocks(c).acknowledgement).toMatchObject({ due: clocks.acknowledgement.due });
   });
 });
 
