@@ -21,6 +21,8 @@ export interface InboxCase {
   pendingWhistleblowerAction: boolean;
   unreadMessages: number;
   deadline: { kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK'; due: string } | null;
+  /** When the retention rules delete the case; null while it is handled. */
+  scheduledDeletion: string | null;
 }
 
 export interface InboxAnswer {

@@ -14,6 +14,8 @@ import { legalClocks, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { caseKey, type CaseRow } from '../cases/service.ts';
+import { companyById } from '../companies/service.ts';
+import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
 
 export interface HandlerIdentity {
   id: string;
@@ -79,6 +81,8 @@ export interface InboxRow {
   approvedAt: string | null;
   unreadMessages: number;
   deadline: Deadline | null;
+  /** When the retention rules delete the case (server/retention/policy.ts); null while it is handled. */
+  scheduledDeletion: string | null;
 }
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
@@ -87,17 +91,21 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id: string; case_number: string }[]) {
   const ids = rows.map((r) => r.id);
   const received = new Map<string, Date>();
+  const closed = new Map<string, Date>();
   const acknowledged = new Map<string, Date>();
   const feedback = new Map<string, Date>();
   const unread = new Map<string, number>();
-  const facts = { received, acknowledged, feedback, unread };
+  const facts = { received, closed, acknowledged, feedback, unread };
   if (!ids.length) return facts;
   const [events, messages, seen] = await Promise.all([
-    ctx.db.selectFrom('case_status_event').select(['case_id', 'at']).where('case_id', 'in', ids).where('status', '=', 'RECEIVED').orderBy('id').execute(),
+    ctx.db.selectFrom('case_status_event').select(['case_id', 'status', 'at']).where('case_id', 'in', ids).where('status', 'in', ['RECEIVED', 'CLOSED']).orderBy('id').execute(),
     ctx.db.selectFrom('case_message').select(['case_id', 'type', 'created_by', 'created_at']).where('case_id', 'in', ids).execute(),
     ctx.db.selectFrom('handler_case_seen').select(['case_id', 'seen_at']).where('handler_id', '=', handlerId).where('case_id', 'in', ids).execute(),
   ]);
-  for (const e of events) if (!received.has(e.case_id)) received.set(e.case_id, new Date(e.at));
+  for (const e of events) {
+    if (e.status === 'CLOSED') closed.set(e.case_id, new Date(e.at)); // the latest close counts
+    else if (!received.has(e.case_id)) received.set(e.case_id, new Date(e.at));
+  }
   const seenAt = new Map(seen.map((s) => [s.case_id, new Date(s.seen_at).getTime()]));
   const numberOf = new Map(rows.map((r) => [r.id, r.case_number]));
   const earliest = (map: Map<string, Date>, id: string, at: Date) => {
@@ -127,7 +135,8 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<
     .select(['report_case.id', 'report_case.case_number', 'report_case.status', 'report_case.created_at', 'report_case.submission_type', 'report_case.creation_channel', 'report_case.protection_officer_id', 'report_case.pending_whistleblower_action', 'report_case.approved_at'])
     .orderBy('report_case.created_at', 'desc')
     .execute();
-  const facts = await caseFacts(ctx, handler.id, rows);
+  const [facts, company] = await Promise.all([caseFacts(ctx, handler.id, rows), companyById(ctx.db, handler.company_id)]);
+  const retention = retentionOf(company?.settings);
   return rows.map((r) => {
     const received = facts.received.get(r.id) ?? null;
     return {
@@ -142,6 +151,8 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<
       approvedAt: r.approved_at ? iso(r.approved_at) : null,
       unreadMessages: facts.unread.get(r.id) ?? 0,
       deadline: nextDeadline({ status: r.status, ...clockFacts(facts, r.id) }),
+      scheduledDeletion:
+        scheduledDeletion({ status: r.status, submissionType: r.submission_type, createdAt: new Date(r.created_at), closedAt: facts.closed.get(r.id) ?? null }, retention)?.at.toISOString() ?? null,
     };
   });
 }

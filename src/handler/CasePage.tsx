@@ -51,6 +51,7 @@ interface FullCase extends HandlerCaseView {
   events: { status: CaseStatus; dateTime: string }[];
   comments: { comment: string; created: string }[];
   deadline: { kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK'; due: string } | null;
+  scheduledDeletion: string | null;
   audit: { at: string; handlerName: string; action: string; detail: Record<string, string | number | boolean> }[];
 }
 
@@ -133,6 +134,8 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           <dd data-testid="case-deadline">
             <DeadlineText deadline={view.deadline} now={Date.now()} />
           </dd>
+          <dt>{t('handler.inbox.col.deletion')}</dt>
+          <dd data-testid="case-deletion">{view.scheduledDeletion ? formatReceiptDate(view.scheduledDeletion) : t('handler.inbox.deletionNone')}</dd>
           <dt>{t('handler.case.officer')}</dt>
           <dd>{`${view.protectionOfficer.name}, ${view.protectionOfficer.jobTitle}`}</dd>
           <dt>{t('handler.inbox.col.pending')}</dt>

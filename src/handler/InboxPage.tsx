@@ -95,6 +95,7 @@ export function InboxPage() {
                 <th scope="col">{t('handler.inbox.col.unread')}</th>
                 <th scope="col">{t('handler.inbox.col.pending')}</th>
                 <th scope="col">{t('handler.inbox.col.deadline')}</th>
+                <th scope="col">{t('handler.inbox.col.deletion')}</th>
               </tr>
             </thead>
             <tbody>
@@ -113,6 +114,7 @@ export function InboxPage() {
                   <td>
                     <DeadlineText deadline={c.deadline} now={now} />
                   </td>
+                  <td data-deletion={c.scheduledDeletion ?? undefined}>{c.scheduledDeletion ? formatReceiptDate(c.scheduledDeletion) : t('handler.inbox.deletionNone')}</td>
                 </tr>
               ))}
             </tbody>

@@ -4,8 +4,8 @@ import { inboxMachine } from '../../machines/handler/inbox.ts';
 import type { MachineModel } from './harness.ts';
 
 export const inboxCases = [
-  { caseNumber: '1111222233334444', status: 'RECEIVED', created: '2026-11-20T10:00:00.000Z', submission: { type: 'ONLINE_FORM' }, creationChannel: 'BY_ONLINE_FORM', receivedDate: '2026-11-20T10:00:00.000Z', pendingWhistleblowerAction: false, unreadMessages: 1, deadline: { kind: 'ACKNOWLEDGEMENT', due: '2026-11-27T10:00:00.000Z' } },
-  { caseNumber: '5555666677778888', status: 'PENDING_WHISTLEBLOWER_CONTACT', created: '2026-11-21T10:00:00.000Z', submission: { type: 'PHONE' }, creationChannel: 'BY_PHONE', receivedDate: null, pendingWhistleblowerAction: false, unreadMessages: 0, deadline: null },
+  { caseNumber: '1111222233334444', status: 'RECEIVED', created: '2026-11-20T10:00:00.000Z', submission: { type: 'ONLINE_FORM' }, creationChannel: 'BY_ONLINE_FORM', receivedDate: '2026-11-20T10:00:00.000Z', pendingWhistleblowerAction: false, unreadMessages: 1, deadline: { kind: 'ACKNOWLEDGEMENT', due: '2026-11-27T10:00:00.000Z' }, scheduledDeletion: null },
+  { caseNumber: '5555666677778888', status: 'PENDING_WHISTLEBLOWER_CONTACT', created: '2026-11-21T10:00:00.000Z', submission: { type: 'PHONE' }, creationChannel: 'BY_PHONE', receivedDate: null, pendingWhistleblowerAction: false, unreadMessages: 0, deadline: null, scheduledDeletion: '2027-02-19T10:00:00.000Z' },
 ];
 
 export const inboxEvents: (EventObject & Record<string, unknown>)[] = [

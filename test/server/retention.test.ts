@@ -91,6 +91,14 @@ describe('deleting cases when their retention period ends', () => {
     expect(phone.data.scheduledDeletion).toBe(new Date(new Date(phone.data.created).getTime() + 90 * DAY).toISOString());
     expect((await handlerView(openCase)).data.scheduledDeletion).toBeNull();
 
+    // The handlers' inbox shows the same dates in its list.
+    const inbox = await call(server, 'GET', '/api/handler/cases', { token });
+    expect(inbox.status).toBe(200);
+    const inList = (n: string) => inbox.data.cases.find((r: { caseNumber: string }) => r.caseNumber === n).scheduledDeletion;
+    expect(inList(closedCase)).toBe(expected.toISOString());
+    expect(inList(phoneCase)).toBe(phone.data.scheduledDeletion);
+    expect(inList(openCase)).toBeNull();
+
     reporterToken = (await signIn(new Browser(server, HOST), closedCase, 'pass1234')).access_token;
     const mine = await call(server, 'GET', '/api/private/case/my-case', { token: reporterToken });
     expect(mine.status).toBe(200);
