@@ -16,7 +16,7 @@ export interface HandlerCaseView {
   status: CaseStatus;
   submission: { type: 'ONLINE_FORM' | 'PHONE' | 'MEETING' };
   approvedAt: string | null;
-  report: { text: string; updatedAt: string } | null;
+  report: { text: string; updatedAt: string; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string }[] } | null;
   [k: string]: unknown;
 }
 

@@ -14,6 +14,7 @@ import { formatLongDateTime, formatReceiptDate } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { RecordDiff } from '../components/RecordDiff.tsx';
 import { MESSAGE_TYPES, type CaseStatus, type MessageType } from '../../machines/schema.ts';
 // The one exception to "share only schema, client, design, i18n": the reporter's progress
 // rule (spec §4), a pure function, read here so the handler sees exactly what the reporter
@@ -281,6 +282,7 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
             {t('handler.record.title')}
           </h2>
           <RecordEditor view={view} onSaved={() => actor.send({ type: 'reload' })} />
+          <RecordVersionList versions={view.report?.versions ?? []} />
           <h3>{t('handler.record.comments')}</h3>
           {view.comments.length === 0 ? (
             <p>{t('handler.record.noComments')}</p>
@@ -409,6 +411,48 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
         </button>
       </div>
     </form>
+  );
+}
+
+interface RecordVersion {
+  version: number;
+  sha256: string;
+  createdAt: string;
+  approvedAt: string | null;
+  text: string;
+}
+
+/**
+ * Every version sent for review, with its hash and approval, and what changed in the
+ * latest: the handler sees what the reporter sees (docs/decisions/record-versions.md).
+ */
+function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
+  const t = useT('handler');
+  const lang = useLanguage();
+  if (versions.length === 0) return null;
+  const latest = versions.at(-1)!;
+  const previous = versions.length > 1 ? versions.at(-2)! : null;
+  return (
+    <>
+      {previous && (
+        <>
+          <h3>{t('handler.record.changes', { version: latest.version, previous: previous.version })}</h3>
+          <RecordDiff before={previous.text} after={latest.text} addedLabel={t('handler.record.added')} removedLabel={t('handler.record.removed')} />
+        </>
+      )}
+      <h3>{t('handler.record.versions')}</h3>
+      <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
+        {versions.map((v) => (
+          <li key={v.version}>
+            <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
+            <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
+            <p className={v.approvedAt ? styles.success : styles.hint}>
+              {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
+            </p>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 

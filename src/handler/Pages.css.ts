@@ -61,3 +61,4 @@ export const textarea = style({ minHeight: 140, resize: 'vertical' });
 export const scroll = style({ overflowX: 'auto' });
 export const caption = style({ textAlign: 'left', padding: '8px 0', color: vars.color.textMuted });
 export const checkbox = style({ display: 'flex', gap: 8, alignItems: 'center', minHeight: 44 });
+export const hash = style({ fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: '0.8125rem', overflowWrap: 'anywhere', margin: 0 });

@@ -5,39 +5,20 @@
  * the download of each approved version with its hash and approval time.
  */
 import { useState } from 'react';
-import { diffWords } from 'diff';
 import type { PrivateCase, RecordVersion } from '../../machines/session.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
-import { visuallyHidden } from '../styles/global.css.ts';
+import { RecordDiff as SharedRecordDiff } from '../components/RecordDiff.tsx';
 import { usePrivateArea } from './context.tsx';
 import { downloadRecord } from './services.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as styles from './Pages.css.ts';
 import * as own from './RecordVersions.css.ts';
 
-/** Words removed from `before` and added in `after`, marked up for eyes and for screen readers. */
+/** The shared diff, labelled from the reporter's catalogue. */
 export function RecordDiff({ before, after }: { before: string; after: string }) {
   const t = useT('private');
-  return (
-    <p className={own.diff} data-testid="record-diff">
-      {diffWords(before, after).map((part, i) =>
-        part.added ? (
-          <ins key={i} className={own.added}>
-            <span className={visuallyHidden}>{t('private.record.added')} </span>
-            {part.value}
-          </ins>
-        ) : part.removed ? (
-          <del key={i} className={own.removed}>
-            <span className={visuallyHidden}>{t('private.record.removed')} </span>
-            {part.value}
-          </del>
-        ) : (
-          <span key={i}>{part.value}</span>
-        ),
-      )}
-    </p>
-  );
+  return <SharedRecordDiff before={before} after={after} addedLabel={t('private.record.added')} removedLabel={t('private.record.removed')} />;
 }
 
 export function RecordVersions({ c }: { c: PrivateCase }) {

@@ -231,8 +231,19 @@ describe('handler workspace', () => {
 
     await page.reload();
     await page.getByTestId('record-text').getByText('The caller reported double payments on Tuesday.').waitFor();
-    await page.getByText(/^Approved by the reporter /).waitFor();
+    await page.getByText(/^Approved by the reporter /).first().waitFor();
     expect(await page.getByRole('button', { name: msg('handler.record.edit') }).count()).toBe(0);
+    // Both versions, each with its hash; the second approved, by the hash the reporter saw; the change marked.
+    const versions = page.getByTestId('record-versions').getByRole('listitem');
+    expect(await versions.count()).toBe(2);
+    await versions.nth(0).getByText(msg('handler.record.versionNotApproved')).waitFor();
+    await versions.nth(1).getByText(/^Approved by the reporter /).waitFor();
+    const reporterHash = (await reporter.page.getByTestId('record-hash').innerText()).match(/[0-9a-f]{64}/)![0];
+    expect(await versions.nth(1).innerText()).toContain(reporterHash);
+    expect(await versions.nth(0).innerText()).not.toContain(reporterHash);
+    const diff = page.getByTestId('record-diff');
+    expect(await diff.locator('del').allInnerTexts()).toEqual([expect.stringContaining('Monday')]);
+    expect(await diff.locator('ins').allInnerTexts()).toEqual([expect.stringContaining('Tuesday')]);
     const actions = await page.getByTestId('audit-trail').locator('td[data-action]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-action')));
     expect(actions).toEqual(['CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ']);
   });
