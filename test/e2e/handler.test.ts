@@ -248,6 +248,46 @@ describe('handler workspace', () => {
     expect(actions).toEqual(['CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ']);
   });
 
+  it('a recovery code signs in once in place of the app code; the inbox filters by channel and status', async () => {
+    const p = await open();
+    const rita = await createAndEnrol(p.page, { email: 'rita@example.org', host: 'localhost', company: 'localhost' });
+    const signInWithRecovery = async () => {
+      await p.page.goto(portal.url('localhost', '/handler'));
+      await p.page.getByLabel(msg('handler.signIn.email')).fill(rita.email);
+      await p.page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
+      await p.page.getByLabel(msg('handler.signIn.code')).fill(rita.recoveryCodes[0]!);
+      await p.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
+    };
+    await signInWithRecovery();
+    await p.page.getByRole('heading', { level: 1, name: msg('handler.inbox.title') }).waitFor();
+
+    const officer = (await (await fetch(`${portal.server.url}/api/public/case/company-info`, { headers: { 'x-company-host': 'localhost' } })).json()).protectionOfficers[0].id as string;
+    const online = await createOnlineCase(portal, { officerId: officer, password: 'filter-pass-1' });
+    const phone = await createPhoneCase(portal, { officerId: officer, password: 'filter-pass-2' });
+    await p.page.getByRole('button', { name: msg('handler.inbox.reload') }).click();
+    await inboxRow(p.page, phone).waitFor();
+    await inboxRow(p.page, online).waitFor();
+
+    await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('PHONE');
+    await inboxRow(p.page, online).waitFor({ state: 'detached' });
+    expect(await inboxRow(p.page, phone).count()).toBe(1);
+    const channels = await p.page.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    expect(new Set(channels)).toEqual(new Set([msg('handler.channel.PHONE')]));
+
+    await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('ALL');
+    await p.page.getByLabel(msg('handler.inbox.status')).selectOption('PENDING_WHISTLEBLOWER_CONTACT');
+    await inboxRow(p.page, online).waitFor({ state: 'detached' });
+    expect(await inboxRow(p.page, phone).count()).toBe(1);
+    await p.page.getByLabel(msg('handler.inbox.status')).selectOption('RECEIVED');
+    await inboxRow(p.page, online).waitFor();
+    expect(await inboxRow(p.page, phone).count()).toBe(0);
+
+    // The same recovery code does not work twice.
+    await p.context.clearCookies();
+    await signInWithRecovery();
+    await p.page.getByText(msg('handler.signIn.refused')).waitFor();
+  });
+
   it('a handler tied to officer A never sees or opens a case addressed to officer B (browser and API)', async () => {
     const p = await open();
     const tied = await createAndEnrol(p.page, { email: 'anna@example.org', host: 'group.localhost', company: 'group.localhost', officers: [officerA] });
