@@ -1,7 +1,8 @@
 /**
  * One legal vocabulary per language (docs/i18n-glossary.md): no catalogue string,
- * in any area of the SPA or the sign-in pages, uses a synonym the glossary forbids,
- * and each language names the protection officer by its one term.
+ * in any area of the SPA (reporter side, private area, handler workspace), the
+ * sign-in pages or the mails, uses a synonym the glossary forbids, and each
+ * language names the protection officer by its one term.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ const glossaryText = readFileSync(path.join(ROOT, 'docs/i18n-glossary.md'), 'utf
 const block = /```json\n([\s\S]*?)\n```/.exec(glossaryText)?.[1];
 const glossary = JSON.parse(block ?? '{}') as Record<string, { officer: string; forbidden: string[] }>;
 
-/** Every catalogue folder: src/i18n/<area>/ and server/idp/i18n/. */
+/** Every catalogue folder: src/i18n/<area>/, server/idp/i18n/ and server/mail/i18n/. */
 function catalogueFolders(): string[] {
   const spa = path.join(ROOT, 'src/i18n');
   return [
@@ -21,6 +22,7 @@ function catalogueFolders(): string[] {
       .map((d) => path.join(spa, d))
       .filter((d) => statSync(d).isDirectory()),
     path.join(ROOT, 'server/idp/i18n'),
+    path.join(ROOT, 'server/mail/i18n'),
   ].filter((d) => readdirSync(d).some((f) => f.endsWith('.json')));
 }
 
@@ -50,6 +52,11 @@ export function forbiddenUses(lang: string): string[] {
 describe('glossary (docs/i18n-glossary.md)', () => {
   it('has one entry for each of the seven languages', () => {
     expect(Object.keys(glossary).sort()).toEqual([...LANGUAGES].sort());
+  });
+
+  it('reads every catalogue area: SPA areas, sign-in pages and mails', () => {
+    const folders = catalogueFolders().map((d) => path.relative(ROOT, d));
+    for (const f of ['src/i18n/common', 'src/i18n/forms', 'src/i18n/private', 'src/i18n/handler', 'server/idp/i18n', 'server/mail/i18n']) expect(folders).toContain(f);
   });
 
   it('the word matcher takes whole words only', () => {
