@@ -2,7 +2,7 @@
  * One legal vocabulary per language (docs/i18n-glossary.md): no catalogue string,
  * in any area of the SPA (reporter side, private area, handler workspace), the
  * sign-in pages or the mails, uses a synonym the glossary forbids, and each
- * language names the protection officer by its one term.
+ * language names the protection officer by its one term and keeps one register.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -49,6 +49,22 @@ export function forbiddenUses(lang: string): string[] {
   return hits;
 }
 
+/**
+ * One register per language (glossary "Register"): Spanish says *usted*, German *Sie*,
+ * and Polish never addresses the reader with a masculine or feminine past form
+ * ("byłeś", "Poprosiłaś"). Whole words, any case.
+ */
+const REGISTER: Partial<Record<string, RegExp>> = {
+  es: /(?<![\p{L}])(tú|tu|tus|ti|contigo|puedes|quieres|tienes|debes|eres|estás|has elegido)(?![\p{L}])/iu,
+  de: /(?<![\p{L}])(du|dich|dir|dein|deine|deinen|deinem|deiner|deines)(?![\p{L}])/iu,
+  pl: /\p{L}+(łeś|łaś)(?![\p{L}])/iu,
+};
+
+export function registerSlips(lang: string): string[] {
+  const rule = REGISTER[lang];
+  return rule ? strings(lang).filter(({ text }) => rule.test(text)).map(({ where, text }) => `${where}: "${text}"`) : [];
+}
+
 describe('glossary (docs/i18n-glossary.md)', () => {
   it('has one entry for each of the seven languages', () => {
     expect(Object.keys(glossary).sort()).toEqual([...LANGUAGES].sort());
@@ -66,7 +82,20 @@ describe('glossary (docs/i18n-glossary.md)', () => {
     expect(wordPattern('denuncia').test('Canal de denuncias')).toBe(false);
   });
 
+  it('the register rules catch a slip and pass the right form', () => {
+    expect(REGISTER.es!.test('Si quieres, elige tu contraseña')).toBe(true);
+    expect(REGISTER.es!.test('Elija su contraseña; ya tiene su número')).toBe(false);
+    expect(REGISTER.de!.test('Hast du dein Passwort?')).toBe(true);
+    expect(REGISTER.de!.test('Haben Sie Ihr Passwort?')).toBe(false);
+    expect(REGISTER.pl!.test('Poprosiłeś o nowe hasło')).toBe(true);
+    expect(REGISTER.pl!.test('Poproszono o nowe hasło')).toBe(false);
+  });
+
   for (const lang of LANGUAGES) {
+    it(`${lang}: one register throughout`, () => {
+      expect(registerSlips(lang)).toEqual([]);
+    });
+
     it(`${lang}: no catalogue uses a forbidden synonym`, () => {
       expect(forbiddenUses(lang)).toEqual([]);
     });
