@@ -310,7 +310,7 @@ describe('deadline reminders', () => {
     mails = forCase();
     expect(mails).toHaveLength(6);
     expect(mails[4]!.subject).toBe(`Sag ${formatCaseNumber(caseNumber)}: frist den ${feedbackDue.toISOString().slice(0, 10)}`);
-    expect(mails[4]!.text).toContain('feedback til indberetteren');
+    expect(mails[4]!.text).toContain('tilbagemelding til whistlebloweren');
 
     // Closed: no reminder for the passed feedback deadline.
     expect((await call(server, 'PUT', `/api/handler/cases/${caseNumber}/status`, { token: handlerToken, json: { status: 'CLOSED' } })).status).toBe(200);

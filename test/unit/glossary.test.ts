@@ -1,7 +1,8 @@
 /**
  * One legal vocabulary per language (docs/i18n-glossary.md): no catalogue string,
- * in any area of the SPA or the sign-in pages, uses a synonym the glossary forbids,
- * and each language names the protection officer by its one term.
+ * in any area of the SPA (reporter side, private area, handler workspace), the
+ * sign-in pages or the mails, uses a synonym the glossary forbids, and each
+ * language names the protection officer by its one term and keeps one register.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ const glossaryText = readFileSync(path.join(ROOT, 'docs/i18n-glossary.md'), 'utf
 const block = /```json\n([\s\S]*?)\n```/.exec(glossaryText)?.[1];
 const glossary = JSON.parse(block ?? '{}') as Record<string, { officer: string; forbidden: string[] }>;
 
-/** Every catalogue folder: src/i18n/<area>/ and server/idp/i18n/. */
+/** Every catalogue folder: src/i18n/<area>/, server/idp/i18n/ and server/mail/i18n/. */
 function catalogueFolders(): string[] {
   const spa = path.join(ROOT, 'src/i18n');
   return [
@@ -21,6 +22,7 @@ function catalogueFolders(): string[] {
       .map((d) => path.join(spa, d))
       .filter((d) => statSync(d).isDirectory()),
     path.join(ROOT, 'server/idp/i18n'),
+    path.join(ROOT, 'server/mail/i18n'),
   ].filter((d) => readdirSync(d).some((f) => f.endsWith('.json')));
 }
 
@@ -47,9 +49,30 @@ export function forbiddenUses(lang: string): string[] {
   return hits;
 }
 
+/**
+ * One register per language (glossary "Register"): Spanish says *usted*, German *Sie*,
+ * and Polish never addresses the reader with a masculine or feminine past form
+ * ("byłeś", "Poprosiłaś"). Whole words, any case.
+ */
+const REGISTER: Partial<Record<string, RegExp>> = {
+  es: /(?<![\p{L}])(tú|tu|tus|ti|contigo|puedes|quieres|tienes|debes|eres|estás|has elegido)(?![\p{L}])/iu,
+  de: /(?<![\p{L}])(du|dich|dir|dein|deine|deinen|deinem|deiner|deines)(?![\p{L}])/iu,
+  pl: /\p{L}+(łeś|łaś)(?![\p{L}])/iu,
+};
+
+export function registerSlips(lang: string): string[] {
+  const rule = REGISTER[lang];
+  return rule ? strings(lang).filter(({ text }) => rule.test(text)).map(({ where, text }) => `${where}: "${text}"`) : [];
+}
+
 describe('glossary (docs/i18n-glossary.md)', () => {
   it('has one entry for each of the seven languages', () => {
     expect(Object.keys(glossary).sort()).toEqual([...LANGUAGES].sort());
+  });
+
+  it('reads every catalogue area: SPA areas, sign-in pages and mails', () => {
+    const folders = catalogueFolders().map((d) => path.relative(ROOT, d));
+    for (const f of ['src/i18n/common', 'src/i18n/forms', 'src/i18n/private', 'src/i18n/handler', 'server/idp/i18n', 'server/mail/i18n']) expect(folders).toContain(f);
   });
 
   it('the word matcher takes whole words only', () => {
@@ -59,7 +82,20 @@ describe('glossary (docs/i18n-glossary.md)', () => {
     expect(wordPattern('denuncia').test('Canal de denuncias')).toBe(false);
   });
 
+  it('the register rules catch a slip and pass the right form', () => {
+    expect(REGISTER.es!.test('Si quieres, elige tu contraseña')).toBe(true);
+    expect(REGISTER.es!.test('Elija su contraseña; ya tiene su número')).toBe(false);
+    expect(REGISTER.de!.test('Hast du dein Passwort?')).toBe(true);
+    expect(REGISTER.de!.test('Haben Sie Ihr Passwort?')).toBe(false);
+    expect(REGISTER.pl!.test('Poprosiłeś o nowe hasło')).toBe(true);
+    expect(REGISTER.pl!.test('Poproszono o nowe hasło')).toBe(false);
+  });
+
   for (const lang of LANGUAGES) {
+    it(`${lang}: one register throughout`, () => {
+      expect(registerSlips(lang)).toEqual([]);
+    });
+
     it(`${lang}: no catalogue uses a forbidden synonym`, () => {
       expect(forbiddenUses(lang)).toEqual([]);
     });

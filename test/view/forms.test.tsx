@@ -402,7 +402,7 @@ describe('online form view', { timeout: 30_000 }, () => {
     await fillOnline(user);
     await user.click(sendButton());
     const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
-    expect(dialog.textContent).toContain('Cannot submit case. Complete the form and try again.');
+    expect(dialog.textContent).toContain('The report could not be sent. Complete the form and try again.');
     await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('Accountant');

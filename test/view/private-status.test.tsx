@@ -70,8 +70,8 @@ describe('/private/status', () => {
     await renderStatus({ ...sampleCase, submission: { type: 'ONLINE_FORM' } });
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Status of case 1234 5678 9012 3456');
     expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('5');
-    expect(screen.queryByText(/asked you for feedback/)).toBeNull();
-    expect(screen.queryByText(/will be initiated/)).toBeNull();
+    expect(screen.queryByText(/asked you a question/)).toBeNull();
+    expect(screen.queryByText(/starts when you call/)).toBeNull();
     const confirmation = screen.getByRole('button', { name: /Confirmation of receipt/ });
     expect((confirmation as HTMLButtonElement).disabled).toBe(false);
     expect((screen.getByRole('button', { name: /^Feedback/ }) as HTMLButtonElement).disabled).toBe(true);
@@ -85,10 +85,10 @@ describe('/private/status', () => {
     const pending = [{ status: 'PENDING_WHISTLEBLOWER_CONTACT' as const, dateTime: '2026-11-01T10:00:00.000Z' }];
     await renderStatus({ ...sampleCase, pendingWhistleblowerAction: true, events: pending, caseStatusHistory: pending });
     expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('0');
-    expect(screen.getByText(/will be initiated/)).toBeTruthy();
+    expect(screen.getByText(/starts when you call/)).toBeTruthy();
     expect((screen.getByRole('button', { name: /Confirmation of receipt/ }) as HTMLButtonElement).disabled).toBe(true);
     const banner = screen.getByRole('status');
-    expect(banner.textContent).toMatch(/asked you for feedback/);
+    expect(banner.textContent).toMatch(/asked you a question/);
     await userEvent.click(within(banner).getByRole('link', { name: 'Go to messages' }));
     expect(await screen.findByText('the messages page')).toBeTruthy();
   });
