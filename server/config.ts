@@ -33,6 +33,8 @@ export interface ServerConfig {
   submitRateLimit: RateBudget;
   /** Proof-of-work challenges handed out per client and window. */
   challengeRateLimit: RateBudget;
+  /** Calls to the handlers' enrolment-link endpoints per client and window (docs/decisions/submission-abuse.md). */
+  enrolRateLimit: RateBudget;
   /** Leading zero bits the proof-of-work needs; 0 turns the proof off. */
   powDifficulty: number;
   /** How long a challenge may be solved and spent, in seconds. */
@@ -83,6 +85,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     challengeRateLimit: {
       max: int(env.CHALLENGE_RATE_LIMIT_MAX, 120, 'CHALLENGE_RATE_LIMIT_MAX', 1),
       windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    enrolRateLimit: {
+      max: int(env.ENROL_RATE_LIMIT_MAX, 30, 'ENROL_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.ENROL_RATE_LIMIT_WINDOW_SECONDS, 900, 'ENROL_RATE_LIMIT_WINDOW_SECONDS', 1),
     },
     powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
     powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),

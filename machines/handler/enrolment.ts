@@ -8,6 +8,8 @@
  *   ends in `invalid` and offers nothing.
  * - `finishing` is entered only with a password of 12+ characters, the same password
  *   typed twice and a six-digit code; the recovery codes live only in `done`.
+ * - Too many calls from this connection (429) is never taken for a bad link: opening
+ *   waits in `rateLimited` for a retry, finishing returns to the form with all typed.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 
@@ -78,12 +80,14 @@ export const enrolmentMachine = setup({
   guards: {
     hasCode: ({ event }) => event.type === 'link.open' && /^[\w-]{20,100}$/.test(event.code.trim()),
     isOpened: ({ event }) => opening(event).status === 200 && !!opening(event).secret,
+    isOpeningRateLimited: ({ event }) => opening(event).status === 429,
     isLongEnough: ({ context }) => [...context.password].length >= HANDLER_PASSWORD_MIN,
     isRepeated: ({ context }) => context.password === context.repeat,
     hasTotpCode: ({ context }) => /^\d{6}$/.test(context.totpCode),
     isDone: ({ event }) => finish(event).status === 200,
     isTotpRefused: ({ event }) => finish(event).code === 'TOTP_INVALID',
     isLinkRefused: ({ event }) => finish(event).status === 404,
+    isFinishRateLimited: ({ event }) => finish(event).status === 429,
   },
 }).createMachine({
   id: 'enrolment',
@@ -96,11 +100,17 @@ export const enrolmentMachine = setup({
         id: 'openEnrolment',
         src: 'openEnrolment',
         input: ({ context }) => ({ code: context.code }),
-        onDone: [{ guard: 'isOpened', target: 'editing', actions: 'assignOpening' }, { target: 'invalid' }],
+        onDone: [
+          { guard: 'isOpened', target: 'editing', actions: 'assignOpening' },
+          { guard: 'isOpeningRateLimited', target: 'rateLimited' },
+          { target: 'invalid' },
+        ],
         onError: 'unreachable',
       },
     },
     unreachable: { on: { retry: 'opening' } },
+    /** Too many calls from this connection: the link may be fine; try again later. */
+    rateLimited: { on: { retry: 'opening' } },
     /** Unknown, used or expired link. */
     invalid: {},
     editing: {
@@ -114,7 +124,7 @@ export const enrolmentMachine = setup({
           { target: '.tooShort' },
         ],
       },
-      states: { ready: {}, tooShort: {}, notRepeated: {}, codeMissing: {}, codeRefused: {}, failed: {} },
+      states: { ready: {}, tooShort: {}, notRepeated: {}, codeMissing: {}, codeRefused: {}, rateLimited: {}, failed: {} },
     },
     checkingRepeat: {
       always: [{ guard: 'isRepeated', target: 'checkingCode' }, { target: 'editing.notRepeated' }],
@@ -131,6 +141,7 @@ export const enrolmentMachine = setup({
           { guard: 'isDone', target: 'done', actions: 'assignRecoveryCodes' },
           { guard: 'isTotpRefused', target: 'editing.codeRefused', actions: 'clearTotp' },
           { guard: 'isLinkRefused', target: 'invalid' },
+          { guard: 'isFinishRateLimited', target: 'editing.rateLimited' },
           { target: 'editing.failed' },
         ],
         onError: 'editing.failed',

@@ -10,6 +10,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -24,6 +26,8 @@ import { acceptLanguageTags, htmlLang, pickLanguage, translator } from './i18n.t
 import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type PageFrame } from './pages.ts';
 import { TokenVerifier } from './tokens.ts';
 import { sweepExpiredAccounts } from './expiry.ts';
+import { ProofOfWork } from '../security/pow.ts';
+import type { PowChallenge } from '../../src/api/pow.ts';
 import { bindCompany } from '../logging.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
@@ -38,6 +42,14 @@ declare module 'fastify' {
 const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8');
 const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
 const PASSWORD_JS = readFileSync(new URL('./assets/password.js', import.meta.url), 'utf8');
+const SIGNIN_JS = readFileSync(new URL('./assets/signin.js', import.meta.url), 'utf8');
+const SIGNIN_POW_WORKER_JS = readFileSync(new URL('./assets/signin-pow.worker.js', import.meta.url), 'utf8');
+/**
+ * The SHA-256 of @noble/hashes (the module the SPA's worker uses, src/api/pow.ts),
+ * served from our origin as the ES modules it ships, for the sign-in page's worker.
+ */
+const NOBLE_DIR = path.dirname(createRequire(import.meta.url).resolve('@noble/hashes/sha2.js'));
+const NOBLE_MODULES = new Map(['sha2.js', '_md.js', '_u64.js', 'utils.js'].map((name) => [name, readFileSync(path.join(NOBLE_DIR, name), 'utf8')]));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type OidcProvider = any;
@@ -57,6 +69,8 @@ export class IdentityService {
   private keySet!: KeySet;
   private providers = new Map<string, CachedProvider>();
   private throttle!: SigninThrottle;
+  /** The sign-in form's proof-of-work while a company sees a burst of failures. */
+  private signinPow!: ProofOfWork;
   /** Hashes and seals the provider's rows (adapter.ts); tests use it to find a case's rows. */
   payloadCrypto!: PayloadCrypto;
   private keyCheckAt = 0;
@@ -75,6 +89,8 @@ export class IdentityService {
     this.keySet = await this.keys.load();
     this.payloadCrypto = new PayloadCrypto(await this.keys.derive('oidc-payload-id'), await this.keys.derive('oidc-payload-seal'));
     this.throttle = new SigninThrottle(this.ctx.db, await this.keys.derive('throttle'), this.settings.throttle);
+    // Its own key: a challenge handed out for a submission is no sign-in proof, nor the reverse.
+    this.signinPow = new ProofOfWork(await this.keys.derive('signin-pow'), this.ctx.db, { difficulty: this.settings.throttle.powDifficulty, ttlSeconds: 30 * 60 });
     // Make the dummy hash now, so the first unknown case number costs what every later one does.
     await this.ctx.passwords.verifyNothing('warm-up');
   }
@@ -208,6 +224,28 @@ export class IdentityService {
     return { caseId: row.id, mustChange: !!row.must_change_password };
   }
 
+  /** A challenge for the sign-in form while the company sees a burst of failed sign-ins; none otherwise. */
+  async signInChallenge(company: Company): Promise<PowChallenge | undefined> {
+    if (!this.signinPow.enabled || !(await this.throttle.isBurst(company.id))) return undefined;
+    return this.signinPow.issue();
+  }
+
+  /**
+   * During a burst, whether the form carried a solved, unspent challenge (`pow`).
+   * Checked before the throttle counts anything or a password is hashed, so a
+   * refused post costs the server next to nothing.
+   */
+  async hasSignInProof(company: Company, proof: unknown): Promise<boolean> {
+    if (!this.signinPow.enabled || !(await this.throttle.isBurst(company.id))) return true;
+    try {
+      await this.signinPow.spend(typeof proof === 'string' ? proof : undefined);
+      return true;
+    } catch (err) {
+      if (err instanceof HttpError) return false;
+      throw err;
+    }
+  }
+
   /**
    * Ends every sign-in of a case, on every device (sign-out, password change
    * requested): sessions, grants, codes and refresh tokens, and, by moving the
@@ -285,6 +323,13 @@ export class IdentityService {
     app.get(`${MOUNT}/assets/idp.css`, async (_req, reply) => reply.type('text/css; charset=utf-8').send(IDP_CSS));
     app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(LOGOUT_JS));
     app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PASSWORD_JS));
+    app.get(`${MOUNT}/assets/signin.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_JS));
+    app.get(`${MOUNT}/assets/signin-pow.worker.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_POW_WORKER_JS));
+    app.get<{ Params: { file: string } }>(`${MOUNT}/assets/noble/:file`, async (req, reply) => {
+      const js = NOBLE_MODULES.get(req.params.file);
+      if (js === undefined) throw new HttpError(404, 'NOT_FOUND', `No such resource: ${req.method} ${req.url.split('?')[0]}`);
+      return reply.type('text/javascript; charset=utf-8').send(js);
+    });
     app.get(`${MOUNT}/assets/theme.css`, async (req, reply) => {
       const company = await companyByHost(service.ctx.db, req.host ?? '');
       const c = company?.settings.siteColors;
@@ -304,7 +349,8 @@ export class IdentityService {
         if (!it) return reply;
         const pending = await service.pendingPasswordChange(it.uid);
         if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
-        return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`));
+        const pow = await service.signInChallenge(it.company);
+        return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, undefined, { pow }));
       });
 
       inst.post<{ Params: { uid: string }; Body: Record<string, string> }>(`${MOUNT}/interaction/:uid/login`, async (req, reply) => {
@@ -314,12 +360,14 @@ export class IdentityService {
         const caseNumber = typeof body.caseNumber === 'string' ? body.caseNumber.slice(0, 300) : '';
         const password = typeof body.password === 'string' ? body.password.slice(0, LIMITS.passwordMax + 1) : '';
         const action = `${MOUNT}/interaction/${it.uid}/login`;
-        if (!caseNumber.trim() || !password) {
-          return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.required')));
-        }
+        const again = async (error: string, keep?: string) =>
+          service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t(error), { caseNumber: keep, pow: await service.signInChallenge(it.company) }));
+        if (!caseNumber.trim() || !password) return again('signin.error.required');
+        // During a burst, no proof no attempt: the reporter keeps the typed case number.
+        if (!(await service.hasSignInProof(it.company, body.pow))) return again('signin.error.pow', caseNumber);
         // The client's address only feeds the throttle's keyed hash (never stored or logged).
         const result = await service.checkCredentials(it.company, caseNumber, password, req.ip);
-        if (!result) return service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t('signin.error.invalid')));
+        if (!result) return again('signin.error.invalid');
         if (result.mustChange) {
           await service.ctx.db
             .insertInto('idp_password_change')
@@ -336,7 +384,8 @@ export class IdentityService {
         if (!it) return reply;
         const pending = await service.pendingPasswordChange(it.uid);
         if (!pending) {
-          return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, it.frame.t('password.error.expired')));
+          const pow = await service.signInChallenge(it.company);
+          return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, it.frame.t('password.error.expired'), { pow }));
         }
         const body = (req.body ?? {}) as Record<string, unknown>;
         const next = typeof body.newPassword === 'string' ? body.newPassword : '';

@@ -5,6 +5,7 @@
  * public logo route, so nothing is loaded from another host.
  */
 import type { Language } from '../../machines/schema.ts';
+import type { PowChallenge } from '../../src/api/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 
 export interface PageFrame {
@@ -50,25 +51,45 @@ function errorBox(message: string | undefined): string {
   return message ? `<div id="form-error" class="alert" role="alert">${esc(message)}</div>\n` : '';
 }
 
-function field(opts: { id: string; label: string; type: string; autocomplete: string; hint?: string; invalid: boolean; autofocus?: boolean; inputmode?: string }): string {
+function field(opts: { id: string; label: string; type: string; autocomplete: string; hint?: string; invalid: boolean; autofocus?: boolean; inputmode?: string; value?: string }): string {
   const described = [opts.hint ? `${opts.id}-hint` : '', opts.invalid ? 'form-error' : ''].filter(Boolean).join(' ');
   return `<div class="field">
 <label for="${opts.id}">${esc(opts.label)}</label>
-${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : ''}<input id="${opts.id}" name="${opts.id}" type="${opts.type}" autocomplete="${opts.autocomplete}"${opts.inputmode ? ` inputmode="${opts.inputmode}"` : ''} required aria-required="true"${described ? ` aria-describedby="${described}"` : ''}${opts.invalid ? ' aria-invalid="true"' : ''}${opts.autofocus ? ' autofocus' : ''} maxlength="300">
+${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : ''}<input id="${opts.id}" name="${opts.id}" type="${opts.type}" autocomplete="${opts.autocomplete}"${opts.inputmode ? ` inputmode="${opts.inputmode}"` : ''} required aria-required="true"${described ? ` aria-describedby="${described}"` : ''}${opts.invalid ? ' aria-invalid="true"' : ''}${opts.autofocus ? ' autofocus' : ''}${opts.value ? ` value="${esc(opts.value)}"` : ''} maxlength="300">
 </div>`;
 }
 
-export function signInPage(f: PageFrame, action: string, error?: string): string {
+export interface SignInExtras {
+  /** What the reporter typed as case number, kept when the page comes back with an error. */
+  caseNumber?: string;
+  /**
+   * A proof-of-work the form must carry (the company sees a burst of failed
+   * sign-ins; docs/decisions/identity-throttle.md). signin.js solves it in a Web
+   * Worker while the reporter types and puts `challenge:nonce` into the hidden field.
+   */
+  pow?: PowChallenge;
+}
+
+export function signInPage(f: PageFrame, action: string, error?: string, opts: SignInExtras = {}): string {
   const t = f.t;
+  const { pow } = opts;
+  const powAttrs = pow
+    ? ` data-pow-challenge="${esc(pow.challenge)}" data-pow-difficulty="${pow.difficulty}" data-pow-worker="${f.base}/assets/signin-pow.worker.js"`
+    : '';
+  const powFields = pow
+    ? `<input type="hidden" name="pow" value="">
+<p class="hint" id="pow-status" role="status" data-working="${esc(t('signin.pow.working'))}"></p>
+`
+    : '';
   const body = `<h1>${esc(t('signin.heading'))}</h1>
 <p>${esc(t('signin.intro'))}</p>
-${errorBox(error)}<form method="post" action="${esc(action)}" novalidate>
-${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: true })}
+${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs}>
+${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: true, value: opts.caseNumber })}
 ${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error })}
-<button type="submit">${esc(t('signin.submit'))}</button>
+${powFields}<button type="submit">${esc(t('signin.submit'))}</button>
 </form>
 <p class="home"><a href="/">${esc(t('page.home'))}</a></p>`;
-  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body);
+  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body, pow ? { script: 'signin.js' } : {});
 }
 
 export function newPasswordPage(f: PageFrame, action: string, error?: string): string {

@@ -45,12 +45,31 @@ export const DEFAULT_IDENTITY: IdentitySettings = {
   sweepIntervalMs: 60 * 60 * 1000,
 };
 
+function wholeNumber(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of at least 0 (got "${value}")`);
+  return n;
+}
+
+/** The burst settings an operator sets in the environment (docs/operations.md). */
+function throttleFromEnv(env: NodeJS.ProcessEnv): Partial<ThrottleSettings> {
+  const threshold = wholeNumber(env.SIGNIN_BURST_THRESHOLD, 'SIGNIN_BURST_THRESHOLD');
+  const windowSeconds = wholeNumber(env.SIGNIN_BURST_WINDOW_SECONDS, 'SIGNIN_BURST_WINDOW_SECONDS');
+  const difficulty = wholeNumber(env.SIGNIN_POW_DIFFICULTY, 'SIGNIN_POW_DIFFICULTY');
+  return {
+    ...(threshold === undefined ? {} : { burstThreshold: threshold }),
+    ...(windowSeconds === undefined ? {} : { burstWindowMs: Math.max(1, windowSeconds) * 1000 }),
+    ...(difficulty === undefined ? {} : { powDifficulty: difficulty }),
+  };
+}
+
 export function identitySettings(over: import('../config.ts').ServerConfig['identity'], env: NodeJS.ProcessEnv = process.env): IdentitySettings {
   return {
     ...DEFAULT_IDENTITY,
     externalIssuer: env.OIDC_ISSUER?.replace(/\/$/, '') || undefined,
     externalAudience: env.OIDC_AUDIENCE || undefined,
     ...over,
-    throttle: { ...DEFAULT_THROTTLE, ...over?.throttle },
+    throttle: { ...DEFAULT_THROTTLE, ...throttleFromEnv(env), ...over?.throttle },
   };
 }

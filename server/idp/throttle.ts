@@ -46,6 +46,14 @@ export interface ThrottleSettings {
    */
   clientLimit: number;
   windowMs: number;
+  /**
+   * Failed sign-ins of one company within `burstWindowMs` from which its sign-in
+   * form asks for a proof-of-work (SIGNIN_BURST_THRESHOLD); 0 never asks.
+   */
+  burstThreshold: number;
+  burstWindowMs: number;
+  /** Leading zero bits of the sign-in proof-of-work during a burst (SIGNIN_POW_DIFFICULTY). */
+  powDifficulty: number;
 }
 
 export const DEFAULT_THROTTLE: ThrottleSettings = {
@@ -59,6 +67,9 @@ export const DEFAULT_THROTTLE: ThrottleSettings = {
   clientMaxDelayMs: 3_000,
   clientLimit: 0,
   windowMs: 10 * 60_000,
+  burstThreshold: 100,
+  burstWindowMs: 10 * 60_000,
+  powDifficulty: 18,
 };
 
 export interface Attempt {
@@ -163,6 +174,46 @@ export class SigninThrottle {
 
   async failure(attempt: Attempt): Promise<void> {
     if (!attempt.blocked && attempt.count >= this.settings.lockAfter) await this.lock(attempt.key);
+    await this.countBurst(attempt.companyId);
+  }
+
+  burstRowKey(companyId: string): string {
+    return 'burst:' + createHmac('sha256', this.hmacKey).update(`burst\n${companyId}`).digest('base64url');
+  }
+
+  /** One more failed sign-in of the company in the current window (one atomic upsert, shared by every process). */
+  private async countBurst(companyId: string): Promise<void> {
+    if (this.settings.burstThreshold <= 0) return;
+    const now = new Date();
+    const since = new Date(now.getTime() - this.settings.burstWindowMs);
+    await this.db
+      .insertInto('signin_throttle')
+      .values({ key: this.burstRowKey(companyId), failures: 1, window_started_at: now, last_attempt_at: now, locked_until: null })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          failures: sql<number>`case when signin_throttle.window_started_at > ${since} then signin_throttle.failures + 1 else 1 end`,
+          window_started_at: sql<Date>`case when signin_throttle.window_started_at > ${since} then signin_throttle.window_started_at else ${now} end`,
+          last_attempt_at: now,
+        }),
+      )
+      .execute();
+  }
+
+  /**
+   * Whether the company sees a burst: at least `burstThreshold` failed sign-ins in
+   * the current window. Its sign-in form then asks for a proof-of-work; nobody is
+   * refused for it, a reporter's browser solves it while they type.
+   */
+  async isBurst(companyId: string): Promise<boolean> {
+    const { burstThreshold, burstWindowMs } = this.settings;
+    if (burstThreshold <= 0) return false;
+    const row = await this.db
+      .selectFrom('signin_throttle')
+      .select('failures')
+      .where('key', '=', this.burstRowKey(companyId))
+      .where('window_started_at', '>', new Date(Date.now() - burstWindowMs))
+      .executeTakeFirst();
+    return !!row && Number(row.failures) >= burstThreshold;
   }
 
   async success(attempt: Attempt): Promise<void> {

@@ -5,6 +5,8 @@
  *   and any public call added later) is rate-limited per client and needs a solved
  *   proof-of-work challenge;
  * - handing out challenges has a budget of its own;
+ * - so do the handlers' enrolment-link endpoints (/api/handler/enrolment/…), which
+ *   anyone who guesses at links could call;
  * - state-changing calls anywhere under /api/ refuse cross-site requests.
  *
  * Clients are told apart by a keyed hash of their address (HMAC with a key derived
@@ -22,6 +24,7 @@ import { databaseRateLimitStore } from './rate-limit-store.ts';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const CHALLENGE_PATH = '/api/public/pow/challenge';
+export const ENROLMENT_PREFIX = '/api/handler/enrolment/';
 
 const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toUpperCase());
 const isGuardedSubmission = (r: RouteOptions) => r.url.startsWith('/api/public/') && methodsOf(r).some((m) => STATE_CHANGING.has(m));
@@ -78,7 +81,13 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
 
   // The budget is set on each guarded route before the rate-limit plug-in sees it.
   app.addHook('onRoute', (route) => {
-    const budget = isGuardedSubmission(route) ? { bucket: 'submit', ...config.submitRateLimit } : route.url === CHALLENGE_PATH ? { bucket: 'challenge', ...config.challengeRateLimit } : null;
+    const budget = isGuardedSubmission(route)
+      ? { bucket: 'submit', ...config.submitRateLimit }
+      : route.url === CHALLENGE_PATH
+        ? { bucket: 'challenge', ...config.challengeRateLimit }
+        : route.url.startsWith(ENROLMENT_PREFIX)
+          ? { bucket: 'enrol', ...config.enrolRateLimit }
+          : null;
     if (!budget) return;
     route.config = {
       ...(route.config ?? {}),

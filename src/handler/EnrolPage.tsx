@@ -64,9 +64,11 @@ export function EnrolPage() {
         ? t('handler.enrol.codeMissing')
         : state.matches({ editing: 'codeRefused' })
           ? t('handler.enrol.codeRefused')
-          : state.matches({ editing: 'failed' })
-            ? t('handler.error.unreachable')
-            : null;
+          : state.matches({ editing: 'rateLimited' })
+            ? t('handler.enrol.rateLimited')
+            : state.matches({ editing: 'failed' })
+              ? t('handler.error.unreachable')
+              : null;
 
   return (
     <div className={styles.narrow}>
@@ -79,10 +81,10 @@ export function EnrolPage() {
           </p>
         </section>
       )}
-      {state.matches('unreachable') && (
+      {(state.matches('unreachable') || state.matches('rateLimited')) && (
         <section className={styles.section}>
           <p role="alert" className={styles.error}>
-            {t('handler.error.unreachable')}
+            {t(state.matches('rateLimited') ? 'handler.enrol.rateLimited' : 'handler.error.unreachable')}
           </p>
           <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'retry' })}>
             {t('handler.retry')}

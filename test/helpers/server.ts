@@ -43,6 +43,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
     // worker solve at once. The abuse tests set their own.
     submitRateLimit: { max: 100_000, windowSeconds: 3600 },
     challengeRateLimit: { max: 100_000, windowSeconds: 3600 },
+    enrolRateLimit: { max: 100_000, windowSeconds: 3600 },
     powDifficulty: 4,
     ...overrides,
   };

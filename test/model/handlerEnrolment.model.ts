@@ -8,6 +8,7 @@ export const enrolmentEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'link.open', code: '' },
   { type: 'xstate.done.actor.openEnrolment', output: { status: 200, name: 'Hanne', email: 'h@example.org', companyName: 'Acme', secret: 'JBSWY3DPEHPK3PXP', uri: 'otpauth://totp/x' } },
   { type: 'xstate.done.actor.openEnrolment', output: { status: 404 } },
+  { type: 'xstate.done.actor.openEnrolment', output: { status: 429 } },
   { type: 'xstate.error.actor.openEnrolment', error: 'network' },
   { type: 'retry' },
   { type: 'password.change', value: 'short' },
@@ -18,6 +19,7 @@ export const enrolmentEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 200, recoveryCodes: ['aaaaa-bbbbb'] } },
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 400, code: 'TOTP_INVALID' } },
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 404, code: 'ENROLMENT_INVALID' } },
+  { type: 'xstate.done.actor.finishEnrolment', output: { status: 429, code: 'RATE_LIMITED' } },
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 500 } },
   { type: 'xstate.error.actor.finishEnrolment', error: 'network' },
 ];

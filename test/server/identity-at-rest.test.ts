@@ -7,7 +7,9 @@
  * cookie value is tried against the running server: as a refresh token at `/token`,
  * as the session cookie at `/auth` (signed with the provider's real cookie key, so
  * only the stored value is on trial, not the attacker's lack of that key), and as a
- * bearer token on the private API. None may be accepted. The real browser's cookie
+ * bearer token on the private API, and as an authorization code at `/token` (with the
+ * right PKCE verifier and redirect URI of a code issued and not yet exchanged, so again
+ * only the stored value is on trial). None may be accepted. The real browser's cookie
  * and refresh token are then shown to be accepted by the same probes, so the probes
  * can tell acceptance when they see it.
  */
@@ -18,7 +20,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call } from './api.ts';
-import { Browser, MOUNT, newCase, openSignIn, pkce, refresh, signIn, type Tokens } from './identity-flow.ts';
+import { Browser, MOUNT, exchangeCode, followToApp, formAction, newCase, openSignIn, pkce, refresh, signIn, withProof, type Tokens } from './identity-flow.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -90,6 +92,19 @@ async function refreshTokenAccepted(host: string, value: string): Promise<boolea
   return res.status === 200;
 }
 
+/** An authorization code the server issued and nobody has exchanged yet, with what exchanging it needs. */
+interface PendingCode {
+  browser: Browser;
+  code: string;
+  verifier: string;
+  redirectUri: string;
+}
+
+async function codeAccepted(pending: PendingCode, value: string): Promise<boolean> {
+  const res = await exchangeCode(new Browser(server, pending.browser.host), value, pending.verifier, pending.redirectUri);
+  return res.status === 200;
+}
+
 async function bearerAccepted(host: string, value: string): Promise<boolean> {
   const res = await call(server, 'GET', '/api/private/case/my-case', { token: value, host });
   return res.status === 200;
@@ -109,6 +124,12 @@ describe('a copy of the database and the data folder', () => {
     const g = new Browser(server, 'group.localhost');
     const other = await signIn(g, theirs, 'pass5678');
     await openSignIn(new Browser(server, 'localhost'));
+    // A sign-in that got its code and has not exchanged it yet.
+    const c = new Browser(server, 'localhost');
+    const started = await openSignIn(c);
+    const back = await followToApp(c, await c.postForm(formAction(started.page.text), withProof(started.page.text, { caseNumber: mine, password: 'pass1234' })));
+    const pending: PendingCode = { browser: c, code: back.searchParams.get('code')!, verifier: started.verifier, redirectUri: started.redirectUri };
+    expect(pending.code).toBeTruthy();
     const sessionCookie = a.cookies.get('_session');
     expect(sessionCookie).toBeTruthy();
 
@@ -130,6 +151,7 @@ describe('a copy of the database and the data folder', () => {
         if (opaque && (await sessionCookieSignsIn(host, c))) accepted.push(`session cookie at ${host}: ${c}`);
         if ((opaque || jwt) && (await bearerAccepted(host, c))) accepted.push(`bearer at ${host}: ${c}`);
       }
+      if (opaque && (await codeAccepted(pending, c))) accepted.push(`authorization code: ${c}`);
     };
     // A few at a time: quick, without starving a loaded machine.
     for (let i = 0; i < list.length; i += 8) await Promise.all(list.slice(i, i + 8).map(tryOne));
@@ -140,5 +162,6 @@ describe('a copy of the database and the data folder', () => {
     expect(await bearerAccepted('localhost', live.access_token)).toBe(true);
     expect(await bearerAccepted('group.localhost', other.access_token)).toBe(true);
     expect(await refreshTokenAccepted('localhost', live.refresh_token)).toBe(true);
+    expect(await codeAccepted(pending, pending.code)).toBe(true);
   }, 240_000);
 });

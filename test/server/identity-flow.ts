@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { call, caseDto, form, oralDto } from './api.ts';
+import { solve } from '../../src/api/pow.ts';
 
 export const MOUNT = '/idp/realms/whistleblower';
 /** Sent with every request, so a test can show it is stored nowhere. */
@@ -108,6 +109,17 @@ export function authorizeParams(b: Browser, challenge = pkce().challenge, over: 
   });
 }
 
+/**
+ * The form's fields plus, when the page carries a proof-of-work (a burst of failed
+ * sign-ins at its company), the solved `pow` field as the page's worker fills it.
+ */
+export function withProof(html: string, fields: Record<string, string>): Record<string, string> {
+  const challenge = /data-pow-challenge="([^"]+)"/.exec(html)?.[1];
+  if (!challenge) return fields;
+  const difficulty = Number(/data-pow-difficulty="(\d+)"/.exec(html)![1]);
+  return { ...fields, pow: `${challenge}:${solve(challenge, difficulty)}` };
+}
+
 /** Starts an authorization request and follows it to our sign-in page. */
 export async function openSignIn(b: Browser, opts: { uiLocales?: string; redirectPath?: string; allowSession?: boolean; scope?: string } = {}) {
   const { verifier, challenge } = pkce();
@@ -159,7 +171,7 @@ export async function signIn(b: Browser, caseNumber: string, password: string, o
     res = silent;
   } else {
     expect(page.status).toBe(200);
-    res = await b.postForm(formAction(page.text), { caseNumber, password });
+    res = await b.postForm(formAction(page.text), withProof(page.text, { caseNumber, password }));
   }
   if (opts.newPassword) {
     expect(res.status, res.text).toBe(200);

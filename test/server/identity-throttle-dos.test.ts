@@ -12,7 +12,7 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { Browser, formAction, newCase, openSignIn, signIn } from './identity-flow.ts';
+import { Browser, formAction, newCase, openSignIn, signIn, withProof } from './identity-flow.ts';
 import { SigninThrottle } from '../../server/idp/throttle.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 import type { IdentityService } from '../../server/idp/index.ts';
@@ -32,7 +32,7 @@ const randomCaseNumber = () => Array.from({ length: 16 }, () => randomInt(10)).j
 async function wrongSignIn(host: string, caseNumber: string) {
   const b = new Browser(server, host);
   const { page } = await openSignIn(b);
-  const res = await b.postForm(formAction(page.text), { caseNumber, password: 'not-the-password' });
+  const res = await b.postForm(formAction(page.text), withProof(page.text, { caseNumber, password: 'not-the-password' }));
   expect(res.status).toBe(400);
 }
 
@@ -63,6 +63,14 @@ describe('a flood of wrong sign-ins at one company', () => {
     // The rest through the real page (from the test's own address, within its budget).
     for (let i = 0; i < REAL; i++) await wrongSignIn('localhost', randomCaseNumber());
 
+    // The flood is a burst: this company's form asks for a proof-of-work at the
+    // default work factor, which the reporter's sign-in below solves within its
+    // time; the other company's form asks for none.
+    const burst = await openSignIn(new Browser(server));
+    expect(burst.page.text).toMatch(new RegExp(`data-pow-challenge="v1\\.${server.app.identity.settings.throttle.powDifficulty}\\.`));
+    expect(server.app.identity.settings.throttle.powDifficulty).toBe(18);
+    expect((await openSignIn(new Browser(server, 'group.localhost'))).page.text).not.toContain('data-pow-challenge');
+
     // Generous bound for a loaded machine: the issue's "within a few seconds".
     expect(await timedSignIn('localhost', mine, 'right-pass-1')).toBeLessThan(5000);
     expect(await timedSignIn('group.localhost', theirs, 'right-pass-2')).toBeLessThan(5000);
@@ -90,7 +98,7 @@ describe('a flood of wrong sign-ins at one company', () => {
     // The right password is refused now, with the usual page.
     const b = new Browser(server);
     const { page } = await openSignIn(b);
-    const res = await b.postForm(formAction(page.text), { caseNumber, password: 'locked-pass' });
+    const res = await b.postForm(formAction(page.text), withProof(page.text, { caseNumber, password: 'locked-pass' }));
     expect(res.status).toBe(400);
     const locked = await server.ctx.db.selectFrom('signin_throttle').select('key').where('key', '=', throttle.caseKey(company.id, caseNumber)).where('locked_until', '>', new Date()).execute();
     expect(locked).toHaveLength(1);

@@ -16,13 +16,14 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startChildServer, type ChildServer } from '../helpers/child-server.ts';
 import { createTestDatabase, type TestServer } from '../helpers/server.ts';
-import { Browser, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn, type Tokens } from './identity-flow.ts';
+import { Browser, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn, withProof, type Tokens } from './identity-flow.ts';
 
 const PUBLIC_PORT = 9443; // what the reporter's browser sees: the balancer's address, never contacted
 const front = { port: PUBLIC_PORT, url: `http://localhost:${PUBLIC_PORT}` } as TestServer;
 /** The refusal a sign-in page shows (pages differ only in their interaction's address). */
 const alertOf = (html: string) => /role="alert"[^>]*>([\s\S]*?)<\//.exec(html)?.[1];
 const asServer = (s: ChildServer) => ({ url: s.url, port: s.port }) as TestServer;
+const BURST = 20;
 
 describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreSQL', () => {
   let a: ChildServer;
@@ -32,7 +33,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
   // Production-like: every process gets the same secrets from the environment.
   const masterKey = randomBytes(32).toString('base64');
   const pepper = randomBytes(32).toString('base64');
-  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: masterKey, PASSWORD_PEPPER: pepper });
+  // A low burst threshold, so the last test can make a burst with a few failures.
+  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: masterKey, PASSWORD_PEPPER: pepper, SIGNIN_BURST_THRESHOLD: String(BURST), SIGNIN_POW_DIFFICULTY: '8' });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -184,6 +186,33 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     } finally {
       await client.end();
     }
+  });
+
+  it("sees a burst of failed sign-ins made on one process on the other: its form asks for the proof, and refuses a post without one", async () => {
+    const caseNumber = await newCase(asServer(a), { password: 'burst-pass' });
+    const pageVia = async (via: ChildServer) => {
+      const browser = new Browser(front);
+      browser.via = via;
+      return { browser, ...(await openSignIn(browser, { uiLocales: 'en' })) };
+    };
+    // Wrong passwords on random case numbers, all through process a, until process b's form asks for a proof.
+    let failures = 0;
+    while (!(await pageVia(b)).page.text.includes('data-pow-challenge')) {
+      expect(failures).toBeLessThan(BURST);
+      const { browser, page } = await pageVia(a);
+      const wrong = Array.from({ length: 16 }, () => Math.floor(Math.random() * 10)).join('');
+      expect((await browser.postForm(formAction(page.text), withProof(page.text, { caseNumber: wrong, password: 'wrong' }))).status).toBe(400);
+      failures++;
+    }
+    expect(failures).toBeGreaterThan(0);
+    // On b: no proof, no sign-in, even with the right password; with the proof solved, in.
+    const bare = await pageVia(b);
+    const refused = await bare.browser.postForm(formAction(bare.page.text), { caseNumber, password: 'burst-pass' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('data-pow-challenge');
+    const solved = await pageVia(b);
+    const ok = await solved.browser.postForm(formAction(solved.page.text), withProof(solved.page.text, { caseNumber, password: 'burst-pass' }));
+    expect(ok.status, ok.text).toBe(303);
   });
 
   it('refuses a master-key rotation while either process runs, also from another machine', async () => {
