@@ -1,0 +1,147 @@
+/**
+ * The private area on a phone (issue 17 §2), in real Chromium at 375 × 667 with
+ * touch, against the real server and the built SPA: Log out labelled in the top bar
+ * and in the menu; the case menu in words; the conversation opening at the newest
+ * message without a scroll box of its own, and a sent message seen with the focus
+ * kept in the composer; the page after a password-change request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, startPortal, type Portal } from './harness.ts';
+import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const en = JSON.parse(readFileSync(path.join(ROOT, 'src/i18n/private/en.json'), 'utf8')) as Record<string, string>;
+
+let browser: Browser;
+let portal: Portal;
+let officerId: string;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  portal = await startPortal();
+  officerId = await firstOfficerId(portal);
+}, 180_000);
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await portal?.server.cleanup();
+});
+
+/** A phone: 375 × 667, touch, English. */
+async function phone(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 375, height: 667 }, hasTouch: true, isMobile: true, locale: 'en-GB', serviceWorkers: 'block' });
+  contexts.push(context);
+  return context.newPage();
+}
+
+async function signedIn(password: string, to = '/private/status') {
+  const caseNumber = await createOnlineCase(portal, { officerId, password });
+  const page = await phone();
+  await signInThroughProvider(portal, page, caseNumber, password, to);
+  await page.getByRole('navigation', { name: en['private.nav.label'] }).waitFor();
+  return { page, caseNumber };
+}
+
+/** Whether an element is drawn on screen at a readable size (not a screen-reader-only clip). */
+const shown = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 8 && r.height > 8 && r.right <= document.documentElement.clientWidth + 0.5;
+    }),
+  );
+
+async function handlerMessage(caseNumber: string, token: string, message: string) {
+  const fd = new FormData();
+  fd.append('messageDto', new Blob([JSON.stringify({ message, type: 'STANDARD' })], { type: 'application/json' }));
+  const res = await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}/messages`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: fd });
+  expect(res.status, await res.clone().text()).toBeLessThan(300);
+}
+
+describe('the private area on a phone', () => {
+  it('Log out is a labelled button in the top bar and in the menu, and the case menu shows its words', async () => {
+    const { page } = await signedIn('phone-pass');
+    const bar = page.getByRole('banner');
+    const barLogout = bar.getByRole('button', { name: en['private.nav.logout'] });
+    expect(await barLogout.isVisible()).toBe(true);
+    expect((await barLogout.innerText()).trim()).toBe(en['private.nav.logout']);
+    const box = (await barLogout.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(44);
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+
+    // The case menu: every entry drawn with its word, none only as an icon.
+    const nav = page.getByRole('navigation', { name: en['private.nav.label'] });
+    for (const key of ['private.nav.status', 'private.nav.messages', 'private.nav.report', 'private.nav.info']) {
+      expect(await nav.getByRole('link', { name: en[key] }).isVisible()).toBe(true);
+    }
+    const labels = await shown(page, `nav[aria-label="${en['private.nav.label']}"] a span, nav[aria-label="${en['private.nav.label']}"] button span`);
+    expect(labels.length).toBe(5);
+    expect(labels).toEqual([true, true, true, true, true]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+    // The frame's menu has Log out too, and it logs out.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const menu = page.getByRole('dialog');
+    const menuLogout = menu.getByRole('button', { name: en['private.nav.logout'] });
+    await menuLogout.waitFor();
+    expect(await menuLogout.isVisible()).toBe(true);
+    await menuLogout.click();
+    await page.waitForURL((u) => u.pathname === '/');
+  });
+
+  it('messages open at the newest one, on the page itself; a sent message is seen and the focus stays in the composer', async () => {
+    const { page, caseNumber } = await signedIn('chat-pass');
+    const company = await portal.server.ctx.db.selectFrom('company_host').select('company_id').where('host', '=', 'localhost').executeTakeFirstOrThrow();
+    const { token } = await createHandlerAccount(portal.server.ctx.db, company.company_id, 'Chat handler');
+    for (let i = 1; i <= 12; i++) await handlerMessage(caseNumber, token, `Question number ${i} from the case handler, with a few words more to fill a phone screen.`);
+
+    await page.getByRole('navigation', { name: en['private.nav.label'] }).getByRole('link', { name: en['private.nav.messages'] }).click();
+    await page.getByText(/^Question number 12 /).waitFor();
+    const thread = page.getByRole('list', { name: en['private.messages.thread'] });
+    // No scroll box inside the page's scroll.
+    expect(await thread.evaluate((el) => ({ overflowY: getComputedStyle(el).overflowY, scrolls: el.scrollHeight > el.clientHeight + 1 }))).toEqual({
+      overflowY: 'visible',
+      scrolls: false,
+    });
+    // Opened at the newest message: it is on screen, the first one is not.
+    const inView = (text: RegExp) =>
+      page.getByText(text).evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight;
+      });
+    await expect.poll(() => inView(/^Question number 12 /)).toBe(true);
+    expect(await inView(/^Question number 1 /)).toBe(false);
+
+    // Send with the button (a tap): the message is seen, the focus is back in the field.
+    const box = page.getByLabel(en['private.messages.label']);
+    await box.fill('It is the supplier Acme.');
+    await page.getByRole('button', { name: en['private.messages.send'] }).tap();
+    const mine = page.locator('[data-own="true"]', { hasText: 'It is the supplier Acme.' });
+    await mine.waitFor();
+    await expect.poll(() => mine.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    })).toBe(true);
+    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await box.inputValue()).toBe('');
+  });
+
+  it('after a password-change request the page says what happens next', async () => {
+    const { page } = await signedIn('change-pass', '/private/info');
+    await page.getByRole('button', { name: en['private.info.password.change'] }).tap();
+    await page.getByRole('alertdialog').getByRole('button', { name: en['private.info.password.confirm'] }).tap();
+    await page.getByRole('heading', { level: 1, name: en['private.password.requested.title'] }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/private/info');
+    for (const key of ['private.password.requested.text', 'private.password.requested.step1', 'private.password.requested.step2']) {
+      expect(await page.getByText(en[key]!).isVisible(), key).toBe(true);
+    }
+    // Log in again: the provider's page, where the new password is chosen after the current one.
+    await page.getByRole('link', { name: en['private.password.requested.login'] }).tap();
+    await page.waitForSelector('#caseNumber');
+  });
+});
