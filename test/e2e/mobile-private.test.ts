@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, startPortal, type Portal } from './harness.ts';
+import { axeViolations, launchBrowser, startPortal, type Portal } from './harness.ts';
 import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
+import { formatCaseNumber } from '../../machines/schema.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const en = JSON.parse(readFileSync(path.join(ROOT, 'src/i18n/private/en.json'), 'utf8')) as Record<string, string>;
+const t = (key: string) => en[key]!;
 
 let browser: Browser;
 let portal: Portal;
@@ -43,7 +45,7 @@ async function signedIn(password: string, to = '/private/status') {
   const caseNumber = await createOnlineCase(portal, { officerId, password });
   const page = await phone();
   await signInThroughProvider(portal, page, caseNumber, password, to);
-  await page.getByRole('navigation', { name: en['private.nav.label'] }).waitFor();
+  await page.getByRole('navigation', { name: t('private.nav.label') }).waitFor();
   return { page, caseNumber };
 }
 
@@ -67,19 +69,19 @@ describe('the private area on a phone', () => {
   it('Log out is a labelled button in the top bar and in the menu, and the case menu shows its words', async () => {
     const { page } = await signedIn('phone-pass');
     const bar = page.getByRole('banner');
-    const barLogout = bar.getByRole('button', { name: en['private.nav.logout'] });
+    const barLogout = bar.getByRole('button', { name: t('private.nav.logout') });
     expect(await barLogout.isVisible()).toBe(true);
-    expect((await barLogout.innerText()).trim()).toBe(en['private.nav.logout']);
+    expect((await barLogout.innerText()).trim()).toBe(t('private.nav.logout'));
     const box = (await barLogout.boundingBox())!;
     expect(box.height).toBeGreaterThanOrEqual(44);
     expect(box.x + box.width).toBeLessThanOrEqual(375);
 
     // The case menu: every entry drawn with its word, none only as an icon.
-    const nav = page.getByRole('navigation', { name: en['private.nav.label'] });
+    const nav = page.getByRole('navigation', { name: t('private.nav.label') });
     for (const key of ['private.nav.status', 'private.nav.messages', 'private.nav.report', 'private.nav.info']) {
-      expect(await nav.getByRole('link', { name: en[key] }).isVisible()).toBe(true);
+      expect(await nav.getByRole('link', { name: t(key) }).isVisible()).toBe(true);
     }
-    const labels = await shown(page, `nav[aria-label="${en['private.nav.label']}"] a span, nav[aria-label="${en['private.nav.label']}"] button span`);
+    const labels = await shown(page, `nav[aria-label="${t('private.nav.label')}"] a span, nav[aria-label="${t('private.nav.label')}"] button span`);
     expect(labels.length).toBe(5);
     expect(labels).toEqual([true, true, true, true, true]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -87,7 +89,7 @@ describe('the private area on a phone', () => {
     // The frame's menu has Log out too, and it logs out.
     await page.getByRole('button', { name: 'Menu' }).click();
     const menu = page.getByRole('dialog');
-    const menuLogout = menu.getByRole('button', { name: en['private.nav.logout'] });
+    const menuLogout = menu.getByRole('button', { name: t('private.nav.logout') });
     await menuLogout.waitFor();
     expect(await menuLogout.isVisible()).toBe(true);
     await menuLogout.click();
@@ -100,9 +102,9 @@ describe('the private area on a phone', () => {
     const { token } = await createHandlerAccount(portal.server.ctx.db, company.company_id, 'Chat handler');
     for (let i = 1; i <= 12; i++) await handlerMessage(caseNumber, token, `Question number ${i} from the case handler, with a few words more to fill a phone screen.`);
 
-    await page.getByRole('navigation', { name: en['private.nav.label'] }).getByRole('link', { name: en['private.nav.messages'] }).click();
+    await page.getByRole('navigation', { name: t('private.nav.label') }).getByRole('link', { name: t('private.nav.messages') }).click();
     await page.getByText(/^Question number 12 /).waitFor();
-    const thread = page.getByRole('list', { name: en['private.messages.thread'] });
+    const thread = page.getByRole('list', { name: t('private.messages.thread') });
     // No scroll box inside the page's scroll.
     expect(await thread.evaluate((el) => ({ overflowY: getComputedStyle(el).overflowY, scrolls: el.scrollHeight > el.clientHeight + 1 }))).toEqual({
       overflowY: 'visible',
@@ -118,9 +120,9 @@ describe('the private area on a phone', () => {
     expect(await inView(/^Question number 1 /)).toBe(false);
 
     // Send with the button (a tap): the message is seen, the focus is back in the field.
-    const box = page.getByLabel(en['private.messages.label']);
+    const box = page.getByLabel(t('private.messages.label'));
     await box.fill('It is the supplier Acme.');
-    await page.getByRole('button', { name: en['private.messages.send'] }).tap();
+    await page.getByRole('button', { name: t('private.messages.send') }).tap();
     const mine = page.locator('[data-own="true"]', { hasText: 'It is the supplier Acme.' });
     await mine.waitFor();
     await expect.poll(() => mine.evaluate((el) => {
@@ -133,15 +135,44 @@ describe('the private area on a phone', () => {
 
   it('after a password-change request the page says what happens next', async () => {
     const { page } = await signedIn('change-pass', '/private/info');
-    await page.getByRole('button', { name: en['private.info.password.change'] }).tap();
-    await page.getByRole('alertdialog').getByRole('button', { name: en['private.info.password.confirm'] }).tap();
-    await page.getByRole('heading', { level: 1, name: en['private.password.requested.title'] }).waitFor();
+    await page.getByRole('button', { name: t('private.info.password.change') }).tap();
+    await page.getByRole('alertdialog').getByRole('button', { name: t('private.info.password.confirm') }).tap();
+    await page.getByRole('heading', { level: 1, name: t('private.password.requested.title') }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/private/info');
     for (const key of ['private.password.requested.text', 'private.password.requested.step1', 'private.password.requested.step2']) {
-      expect(await page.getByText(en[key]!).isVisible(), key).toBe(true);
+      expect(await page.getByText(t(key)).isVisible(), key).toBe(true);
     }
     // Log in again: the provider's page, where the new password is chosen after the current one.
-    await page.getByRole('link', { name: en['private.password.requested.login'] }).tap();
+    await page.getByRole('link', { name: t('private.password.requested.login') }).tap();
     await page.waitForSelector('#caseNumber');
+  });
+
+  it('the sign-in page on a phone: 48 px inputs, the language switch, the case number kept after a wrong password', async () => {
+    const caseNumber = await createOnlineCase(portal, { officerId, password: 'kept-pass' });
+    const page = await phone();
+    await page.goto(portal.url('localhost', '/private/status'));
+    await page.waitForSelector('#caseNumber');
+    for (const id of ['caseNumber', 'password']) expect((await page.locator(`#${id}`).boundingBox())!.height, id).toBeGreaterThanOrEqual(48);
+    expect((await page.locator('button[type="submit"]').boundingBox())!.height).toBeGreaterThanOrEqual(48);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+    // The switch: the same page in German.
+    await page.getByRole('navigation', { name: 'Language' }).getByRole('link', { name: 'Deutsch' }).tap();
+    await page.waitForFunction(() => document.documentElement.lang === 'de');
+    expect(await page.getByRole('navigation', { name: 'Sprache' }).getByRole('link', { name: 'Deutsch' }).getAttribute('aria-current')).toBe('page');
+    expect(await axeViolations(page)).toEqual([]);
+
+    // A wrong password: the number stays, the focus is in the password field.
+    await page.fill('#caseNumber', formatCaseNumber(caseNumber));
+    await page.fill('#password', 'wrong-pass');
+    await page.press('#password', 'Enter');
+    await page.getByRole('alert').waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    expect(await page.inputValue('#caseNumber')).toBe(formatCaseNumber(caseNumber));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.fill('#password', 'kept-pass');
+    await page.press('#password', 'Enter');
+    await page.waitForURL((u) => u.pathname === '/private/status');
   });
 });
