@@ -96,6 +96,24 @@ describe('the private area on a phone', () => {
     await page.waitForURL((u) => u.pathname === '/');
   });
 
+  it('a touch tablet (800 px) keeps the words in the case menu; a mouse at that width gets icons with their names on hover', async () => {
+    const caseNumber = await createOnlineCase(portal, { officerId, password: 'tablet-pass' });
+    const widths: Record<string, number> = {};
+    for (const touch of [true, false]) {
+      const context = await browser.newContext({ viewport: { width: 800, height: 1000 }, hasTouch: touch, isMobile: touch, locale: 'en-GB', serviceWorkers: 'block' });
+      contexts.push(context);
+      const page = await context.newPage();
+      await signInThroughProvider(portal, page, caseNumber, 'tablet-pass', '/private/status');
+      const nav = page.getByRole('navigation', { name: t('private.nav.label') });
+      await nav.waitFor();
+      const labels = await shown(page, `nav[aria-label="${t('private.nav.label')}"] a span`);
+      widths[touch ? 'touch' : 'mouse'] = (await nav.boundingBox())!.width;
+      expect(labels, touch ? 'touch' : 'mouse').toEqual(touch ? [true, true, true, true] : [false, false, false, false]);
+    }
+    expect(widths.touch).toBeGreaterThan(150);
+    expect(widths.mouse).toBeLessThan(100);
+  });
+
   it('messages open at the newest one, on the page itself; a sent message is seen and the focus stays in the composer', async () => {
     const { page, caseNumber } = await signedIn('chat-pass');
     const company = await portal.server.ctx.db.selectFrom('company_host').select('company_id').where('host', '=', 'localhost').executeTakeFirstOrThrow();
