@@ -94,13 +94,20 @@ export const drawerLabel = style({
   },
 });
 
-export const logout = style({ marginTop: 'auto', '@media': { [PHONE]: { marginTop: 0, flex: '1 1 0', minWidth: 0, width: 'auto' } } });
+/** On a phone Log out stands in the top bar just above the tabs: the tab row does not repeat it. */
+export const logout = style({ marginTop: 'auto', '@media': { [PHONE]: { display: 'none' } } });
 
-/** Log out in the top bar: compact beside "Leave quickly" and the menu on a phone. */
+/**
+ * Log out in the top bar: compact beside "Leave quickly" and the menu; on a phone
+ * its word under the icon, in small type, so the company's logo keeps its room.
+ */
 export const barLogout = style({
   flexShrink: 0,
   whiteSpace: 'nowrap',
-  '@media': { [MINI]: { padding: '6px 10px', fontSize: '0.875rem', gap: 4 } },
+  '@media': {
+    [MINI]: { padding: '6px 10px', fontSize: '0.875rem', gap: 4 },
+    'screen and (max-width: 479.98px)': { flexDirection: 'column', gap: 0, padding: '2px 6px', fontSize: '0.7rem', lineHeight: 1.1, minWidth: 44, minHeight: 44, borderRadius: 10 },
+  },
 });
 
 export const content = style({ flex: '1 1 auto', minWidth: 0, padding: '24px 32px 64px', '@media': { [MINI]: { padding: '16px 12px 48px' } } });
