@@ -97,6 +97,23 @@ describe('the private area on a phone', () => {
     await page.waitForURL((u) => u.pathname === '/');
   });
 
+  it('no private page scrolls sideways on a 320 px phone either', async () => {
+    const caseNumber = await createOnlineCase(portal, { officerId, password: 'narrow-pass' });
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, hasTouch: true, isMobile: true, locale: 'en-GB', serviceWorkers: 'block' });
+    contexts.push(context);
+    const page = await context.newPage();
+    await signInThroughProvider(portal, page, caseNumber, 'narrow-pass', '/private/status');
+    const wide: string[] = [];
+    for (const route of ['/private/status', '/private/messages', '/private/report', '/private/info']) {
+      await page.goto(portal.url('localhost', route));
+      await page.locator('h1').first().waitFor();
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 320) wide.push(`${route}: ${width} px`);
+    }
+    expect(wide).toEqual([]);
+    expect(await page.getByRole('banner').getByRole('button', { name: t('private.nav.logout') }).isVisible()).toBe(true);
+  });
+
   it('a touch tablet (800 px) keeps the words in the case menu; a mouse at that width gets icons with their names on hover', async () => {
     const caseNumber = await createOnlineCase(portal, { officerId, password: 'tablet-pass' });
     const widths: Record<string, number> = {};
