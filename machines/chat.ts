@@ -7,7 +7,8 @@
  * - A message is sent only when its trimmed text is non-empty or a file is attached;
  *   the trimmed text is what is sent.
  * - While sending, upload progress is tracked; on success the draft is cleared and
- *   the case is reloaded (action `reloadCase`). On failure the draft is kept and an
+ *   the case is reloaded (action `reloadCase`); the focus goes back to the text
+ *   field (`focusComposer`), whatever button sent it. On failure the draft is kept and an
  *   error shown, never lost. A 401/403 is handed to the session (`reportUnauthorized`).
  * - The draft lives only in this actor's memory: never storage, never the URL.
  */
@@ -55,6 +56,8 @@ export const chatMachine = setup({
   },
   actions: {
     reloadCase: () => {},
+    /** The view puts the focus back in the text field: the reporter goes on writing there. */
+    focusComposer: () => {},
     reportUnauthorized: () => {},
     assignText: assign({
       text: ({ event }) => (event.type === 'text.change' ? event.text.slice(0, LIMITS.chatMax) : ''),
@@ -105,7 +108,7 @@ export const chatMachine = setup({
       on: {
         'upload.progress': { actions: 'assignProgress' },
         'upload.done': [
-          { guard: 'isSent', target: 'composing.editing', actions: ['clearDraft', 'reloadCase'] },
+          { guard: 'isSent', target: 'composing.editing', actions: ['clearDraft', 'focusComposer', 'reloadCase'] },
           { guard: 'isUnauthorized', target: 'composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
           { target: 'composing.failed', actions: 'resetProgress' },
         ],

@@ -2,7 +2,8 @@
  * The reporter's session in the private area (spec §4 Session, §6, §8).
  *
  * checking → loggingIn (the provider's sign-in page) → verifying (token/verify) →
- * active → expired, and loggedOut.
+ * active → expired, and loggedOut (or passwordChangeRequested, which stays to
+ * say what happens next).
  *
  * Invariants:
  * - Nothing private renders before `verifying` answered 200: views show private
@@ -120,7 +121,7 @@ export type SessionEvent =
   /** A private page was shown: read the case unless a read is already under way. */
   | { type: 'case.show' }
   | { type: 'session.logout' }
-  /** The server already ended every sign-in of the case (password change): only forget the tokens. */
+  /** The server already ended every sign-in of the case (password change): only forget the tokens, and say what comes next. */
   | { type: 'session.ended' }
   | { type: 'session.unauthorized' }
   | { type: 'session.resume' };
@@ -212,7 +213,7 @@ export const sessionMachine = setup({
       on: {
         'session.unauthorized': 'unauthorized',
         'session.logout': 'loggingOut',
-        'session.ended': 'loggedOut',
+        'session.ended': 'passwordChangeRequested',
       },
       states: {
         caseData: {
@@ -281,6 +282,12 @@ export const sessionMachine = setup({
       invoke: { id: 'signOut', src: 'signOut', onDone: 'loggedOut', onError: 'loggedOut' },
     },
     loggedOut: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
+    /**
+     * The server ended every sign-in for a password change: the tokens are
+     * forgotten, but the reporter stays to read what happens next (issue 17 §2)
+     * instead of landing on the front page without a word.
+     */
+    passwordChangeRequested: { type: 'final', entry: 'clearSession' },
     unauthorized: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
     signInFailed: { type: 'final', entry: ['clearSession', 'navigateToHome'] },
     verificationFailed: { type: 'final', entry: 'navigateToError' },

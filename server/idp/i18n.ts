@@ -52,7 +52,7 @@ export function pickLanguage(uiLocales: string | undefined | null, offered: read
 
 export function translator(lang: Language) {
   const cat = catalogues[lang];
-  return (key: string, values?: Record<string, string>): string => {
+  return (key: string, values?: Record<string, string | number>): string => {
     const msg = cat[key] ?? catalogues.en[key] ?? key;
     return values ? String(new IntlMessageFormat(msg, htmlLang(lang)).format(values)) : msg;
   };

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { companyByHost, type Company } from '../companies/service.ts';
-import { CASE_NUMBER, LIMITS, normalizeCaseNumber, type Language } from '../../machines/schema.ts';
+import { CASE_NUMBER, LANGUAGES, LIMITS, normalizeCaseNumber, type Language } from '../../machines/schema.ts';
 import { PayloadCrypto, destroyAccountPayloads, sweepExpiredPayloads } from './adapter.ts';
 import { IdpKeys, type KeySet } from './keys.ts';
 import { CLIENT_ID, MOUNT, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
@@ -200,8 +200,18 @@ export class IdentityService {
 
   // ---- sign-in -------------------------------------------------------------
 
-  /** One attempt with a case number and password; the same work and answer whatever fails. */
-  async checkCredentials(company: Company, caseNumberInput: string, password: string, clientAddress?: string): Promise<{ caseId: string; mustChange: boolean } | null> {
+  /**
+   * One attempt with a case number and password; the same work and answer whatever
+   * fails, except that a paused sign-in says for how long (`pausedMs`): the pause
+   * follows the failures sent at the typed number, known or not, so it tells
+   * nothing about the case.
+   */
+  async checkCredentials(
+    company: Company,
+    caseNumberInput: string,
+    password: string,
+    clientAddress?: string,
+  ): Promise<{ caseId: string; mustChange: boolean } | { refused: true; pausedMs: number }> {
     const caseNumber = normalizeCaseNumber(caseNumberInput);
     const attempt: Attempt = await this.throttle.begin(company.id, caseNumber, clientAddress);
     const row = CASE_NUMBER.test(caseNumber)
@@ -216,8 +226,7 @@ export class IdentityService {
     if (attempt.delayMs > 0) await sleep(attempt.delayMs);
     const ok = row ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
     if (!ok || attempt.blocked || !row) {
-      await this.throttle.failure(attempt);
-      return null;
+      return { refused: true, pausedMs: await this.throttle.failure(attempt) };
     }
     await this.throttle.success(attempt);
     await this.ctx.db.updateTable('case_account').set({ last_login_at: new Date() }).where('case_id', '=', row.id).execute();
@@ -348,9 +357,9 @@ export class IdentityService {
         const it = await service.interaction(req, reply);
         if (!it) return reply;
         const pending = await service.pendingPasswordChange(it.uid);
-        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
+        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`));
         const pow = await service.signInChallenge(it.company);
-        return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, undefined, { pow }));
+        return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login${it.q}`, undefined, { pow }));
       });
 
       inst.post<{ Params: { uid: string }; Body: Record<string, string> }>(`${MOUNT}/interaction/:uid/login`, async (req, reply) => {
@@ -359,22 +368,28 @@ export class IdentityService {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const caseNumber = typeof body.caseNumber === 'string' ? body.caseNumber.slice(0, 300) : '';
         const password = typeof body.password === 'string' ? body.password.slice(0, LIMITS.passwordMax + 1) : '';
-        const action = `${MOUNT}/interaction/${it.uid}/login`;
+        const action = `${MOUNT}/interaction/${it.uid}/login${it.q}`;
+        // The typed case number stays in its field: only the password is typed again.
         const again = async (error: string, keep?: string) =>
-          service.sendPage(reply, 400, signInPage(it.frame, action, it.frame.t(error), { caseNumber: keep, pow: await service.signInChallenge(it.company) }));
-        if (!caseNumber.trim() || !password) return again('signin.error.required');
+          service.sendPage(reply, 400, signInPage(it.frame, action, error, { caseNumber: keep, pow: await service.signInChallenge(it.company) }));
+        if (!caseNumber.trim() || !password) return again(it.frame.t('signin.error.required'), caseNumber);
         // During a burst, no proof no attempt: the reporter keeps the typed case number.
-        if (!(await service.hasSignInProof(it.company, body.pow))) return again('signin.error.pow', caseNumber);
+        if (!(await service.hasSignInProof(it.company, body.pow))) return again(it.frame.t('signin.error.pow'), caseNumber);
         // The client's address only feeds the throttle's keyed hash (never stored or logged).
         const result = await service.checkCredentials(it.company, caseNumber, password, req.ip);
-        if (!result) return again('signin.error.invalid');
+        if ('refused' in result) {
+          const error = result.pausedMs > 0
+            ? it.frame.t('signin.error.paused', { minutes: String(Math.max(1, Math.ceil(result.pausedMs / 60_000))) })
+            : it.frame.t('signin.error.invalid');
+          return again(error, caseNumber);
+        }
         if (result.mustChange) {
           await service.ctx.db
             .insertInto('idp_password_change')
             .values({ interaction_uid: service.payloadCrypto.interactionKey(it.uid), case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
             .onConflict((oc) => oc.column('interaction_uid').doUpdateSet({ case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) }))
             .execute();
-          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password`));
+          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`));
         }
         return service.finishLogin(req, reply, it.provider, result.caseId);
       });
@@ -385,12 +400,12 @@ export class IdentityService {
         const pending = await service.pendingPasswordChange(it.uid);
         if (!pending) {
           const pow = await service.signInChallenge(it.company);
-          return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login`, it.frame.t('password.error.expired'), { pow }));
+          return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login${it.q}`, it.frame.t('password.error.expired'), { pow }));
         }
         const body = (req.body ?? {}) as Record<string, unknown>;
         const next = typeof body.newPassword === 'string' ? body.newPassword : '';
         const again = typeof body.confirmPassword === 'string' ? body.confirmPassword : '';
-        const action = `${MOUNT}/interaction/${it.uid}/password`;
+        const action = `${MOUNT}/interaction/${it.uid}/password${it.q}`;
         let error: string | undefined;
         if ([...next].length < LIMITS.passwordMin) error = 'password.error.min';
         else if ([...next].length > LIMITS.passwordMax) error = 'password.error.max';
@@ -433,9 +448,17 @@ export class IdentityService {
       this.sendPage(reply, 400, errorPage(f));
       return null;
     }
-    const uiLocales = typeof details.params.ui_locales === 'string' && details.params.ui_locales.trim() ? details.params.ui_locales : acceptLanguageTags(req.headers['accept-language']);
+    // The language switch's choice (`?ui_locales=` on this page's links and forms) comes first.
+    const switched = (req.query as Record<string, unknown> | undefined)?.ui_locales;
+    const uiLocales =
+      typeof switched === 'string' && switched.trim()
+        ? switched
+        : typeof details.params.ui_locales === 'string' && details.params.ui_locales.trim()
+          ? details.params.ui_locales
+          : acceptLanguageTags(req.headers['accept-language']);
     const lang: Language = pickLanguage(uiLocales, company.settings.languages ?? [], company.settings.defaultLanguage ?? 'da');
-    const f = frame(company, lang);
+    const offered = LANGUAGES.filter((l) => !company.settings.languages?.length || company.settings.languages.includes(l));
+    const f = frame(company, lang, offered.map((l) => ({ lang: l, href: `${MOUNT}/interaction/${encodeURIComponent(details.uid)}?ui_locales=${htmlLang(l)}` })));
     if (details.uid !== req.params.uid) {
       this.sendPage(reply, 400, errorPage(f));
       return null;
@@ -451,7 +474,8 @@ export class IdentityService {
       void reply.redirect(to, 303);
       return null;
     }
-    return { uid: details.uid, company, frame: f, provider };
+    // The forms post back in the language the page is shown in (the switch's choice survives an error).
+    return { uid: details.uid, company, frame: f, provider, q: `?ui_locales=${htmlLang(lang)}` };
   }
 
   async finishLogin(req: FastifyRequest, reply: FastifyReply, provider: OidcProvider, caseId: string) {
@@ -461,12 +485,13 @@ export class IdentityService {
   }
 }
 
-function frame(company: Company | null, lang: Language): PageFrame {
+function frame(company: Company | null, lang: Language, switchTo?: PageFrame['switchTo']): PageFrame {
   return {
     lang,
     t: translator(lang),
     base: MOUNT,
     company: company ? { name: company.name, logoFileName: company.settings.logoFileName } : null,
+    switchTo,
   };
 }
 

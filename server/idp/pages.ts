@@ -3,6 +3,10 @@
  * sign-out and errors. No inline script or style: the stylesheet and the company's
  * colours are files served from our origin (assets.ts), the logo comes from the
  * public logo route, so nothing is loaded from another host.
+ *
+ * They look like the portal (issue 17 §2): the company's logo (or name) and colours
+ * in the same top bar, and the language switch: links to this same page in the
+ * company's other languages.
  */
 import type { Language } from '../../machines/schema.ts';
 import type { PowChallenge } from '../../src/api/pow.ts';
@@ -13,6 +17,31 @@ export interface PageFrame {
   t: Translate;
   base: string;
   company: { name: string; logoFileName?: string } | null;
+  /** This page in each of the company's languages (the language switch); none when the page has no address of its own. */
+  switchTo?: { lang: Language; href: string }[];
+}
+
+/** Each language's own name, as the portal's language selector writes it. */
+const LANGUAGE_NAMES: Record<Language, string> = {
+  da: 'Dansk',
+  no: 'Norsk',
+  se: 'Svenska',
+  en: 'English',
+  es: 'Español',
+  pl: 'Polski',
+  de: 'Deutsch',
+};
+
+function languageSwitch(f: PageFrame): string {
+  if (!f.switchTo || f.switchTo.length < 2) return '';
+  const items = f.switchTo
+    .map((o) =>
+      o.lang === f.lang
+        ? `<li><a href="${esc(o.href)}" lang="${htmlLang(o.lang)}" hreflang="${htmlLang(o.lang)}" aria-current="page">${LANGUAGE_NAMES[o.lang]}</a></li>`
+        : `<li><a href="${esc(o.href)}" lang="${htmlLang(o.lang)}" hreflang="${htmlLang(o.lang)}">${LANGUAGE_NAMES[o.lang]}</a></li>`,
+    )
+    .join('');
+  return `<nav class="languages" aria-label="${esc(f.t('page.language'))}"><ul>${items}</ul></nav>`;
 }
 
 export function esc(s: string): string {
@@ -23,7 +52,7 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
   const company = f.company?.name ?? '';
   const logo = f.company?.logoFileName
     ? `<a class="logo" href="/"><img src="/api/public/site-look-and-feel/logo/${encodeURIComponent(f.company.logoFileName)}" alt="${esc(f.t('page.logoAlt', { company }))}"></a>`
-    : '';
+    : `<a class="brand" href="/">${esc(company)}</a>`;
   return `<!DOCTYPE html>
 <html lang="${htmlLang(f.lang)}">
 <head>
@@ -36,7 +65,7 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
 ${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}</head>
 <body>
 <a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
-<header class="bar">${logo}</header>
+<header class="bar">${logo}${languageSwitch(f)}</header>
 <main id="main" tabindex="-1">
 <div class="card">
 ${body}
@@ -60,7 +89,10 @@ ${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : '
 }
 
 export interface SignInExtras {
-  /** What the reporter typed as case number, kept when the page comes back with an error. */
+  /**
+   * What the reporter typed as case number, kept after a refusal so only the
+   * password is typed again (the focus goes there). The password is never echoed.
+   */
   caseNumber?: string;
   /**
    * A proof-of-work the form must carry (the company sees a burst of failed
@@ -73,6 +105,7 @@ export interface SignInExtras {
 export function signInPage(f: PageFrame, action: string, error?: string, opts: SignInExtras = {}): string {
   const t = f.t;
   const { pow } = opts;
+  const kept = opts.caseNumber?.trim() ? opts.caseNumber.trim() : undefined;
   const powAttrs = pow
     ? ` data-pow-challenge="${esc(pow.challenge)}" data-pow-difficulty="${pow.difficulty}" data-pow-worker="${f.base}/assets/signin-pow.worker.js"`
     : '';
@@ -84,8 +117,8 @@ export function signInPage(f: PageFrame, action: string, error?: string, opts: S
   const body = `<h1>${esc(t('signin.heading'))}</h1>
 <p>${esc(t('signin.intro'))}</p>
 ${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs}>
-${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: true, value: opts.caseNumber })}
-${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error })}
+${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: !kept, value: kept })}
+${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error, autofocus: !!kept })}
 ${powFields}<button type="submit">${esc(t('signin.submit'))}</button>
 </form>
 <p class="home"><a href="/">${esc(t('page.home'))}</a></p>`;

@@ -83,6 +83,8 @@ export interface Attempt {
   delayMs: number;
   /** This attempt's number since the last success or lockout. */
   count: number;
+  /** When blocked: how long until attempts are checked again (told to the reporter, issue 17 §2). */
+  pausedMs?: number;
 }
 
 export class SigninThrottle {
@@ -133,10 +135,12 @@ export class SigninThrottle {
       .executeTakeFirstOrThrow();
     const count = Number(row.failures);
     let blocked = !!row.locked_until && new Date(row.locked_until) > now;
+    let pausedMs = blocked ? new Date(row.locked_until!).getTime() - now.getTime() : 0;
     if (!blocked && count > this.settings.lockAfter) {
       // More attempts in flight than allowed: lock now.
       await this.lock(key);
       blocked = true;
+      pausedMs = this.settings.lockMs;
     }
     let delayMs = blocked ? 0 : this.delayFor(count - 1);
     let clientKey: string | undefined;
@@ -155,13 +159,15 @@ export class SigninThrottle {
             last_attempt_at: now,
           }),
         )
-        .returning(['failures'])
+        .returning(['failures', 'window_started_at'])
         .executeTakeFirstOrThrow();
       const clientCount = Number(c.failures);
-      if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) blocked = true;
-      else delayMs = Math.max(delayMs, this.clientDelayFor(clientCount - 1));
+      if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) {
+        blocked = true;
+        pausedMs = Math.max(pausedMs, new Date(c.window_started_at).getTime() + this.settings.windowMs - now.getTime());
+      } else delayMs = Math.max(delayMs, this.clientDelayFor(clientCount - 1));
     }
-    return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count };
+    return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count, ...(blocked ? { pausedMs } : {}) };
   }
 
   private async lock(key: string): Promise<void> {
@@ -172,9 +178,15 @@ export class SigninThrottle {
       .execute();
   }
 
-  async failure(attempt: Attempt): Promise<void> {
-    if (!attempt.blocked && attempt.count >= this.settings.lockAfter) await this.lock(attempt.key);
+  /** Records a refused attempt and counts it towards the company's burst; returns how long sign-in is now paused (0 when it is not). */
+  async failure(attempt: Attempt): Promise<number> {
     await this.countBurst(attempt.companyId);
+    if (attempt.blocked) return attempt.pausedMs ?? 0;
+    if (attempt.count >= this.settings.lockAfter) {
+      await this.lock(attempt.key);
+      return this.settings.lockMs;
+    }
+    return 0;
   }
 
   burstRowKey(companyId: string): string {

@@ -93,6 +93,8 @@ export const navIcon = style({ flexShrink: 0, '@media': { 'screen and (max-width
 export const logoShrink = style({ minWidth: 0 });
 
 export const actions = style({ display: 'flex', alignItems: 'center', gap: 12, marginLeft: 'auto' });
+/** Where another part of the app adds to the bar (FrameActions): its buttons are the bar's own items. */
+export const slot = style({ display: 'contents' });
 
 export const button = style({
   display: 'inline-flex',

@@ -6,7 +6,7 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useRouter, useRouterState } from '@tanstack/react-router';
 import { PRIVATE_LANGUAGES } from '../i18n/index.ts';
-import { FrameSlotContext } from './FrameSlot.tsx';
+import { FrameMenuSlotContext, FrameSlotContext } from './FrameSlot.tsx';
 import { useT } from '../i18n/index.ts';
 import { useApi, useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { logoUrl } from '../api/public.ts';
@@ -106,6 +106,7 @@ export function Frame({ children }: { children: ReactNode }) {
   const menuButton = useRef<HTMLButtonElement>(null);
   // The slot element for <FrameActions>; a DOM node, not flow state.
   const [slot, setSlot] = useState<HTMLElement | null>(null);
+  const [menuSlot, setMenuSlot] = useState<HTMLElement | null>(null);
   const isPrivate = useRouterState({ select: (s) => s.location.pathname.startsWith('/private') });
   const languages = isPrivate ? PRIVATE_LANGUAGES : undefined;
 
@@ -126,9 +127,10 @@ export function Frame({ children }: { children: ReactNode }) {
         <div className={`${styles.actions} ${styles.wideOnly}`}>
           <LanguageSelect languages={languages} />
           {!isPrivate && <LoginLink />}
-          <div ref={setSlot} className={styles.actions} />
         </div>
         <QuickExit />
+        {/* Not inside the wide-only actions: the private area's Log out stays in the bar on a phone. */}
+        <div ref={setSlot} className={styles.slot} />
         <button
           ref={menuButton}
           type="button"
@@ -152,11 +154,14 @@ export function Frame({ children }: { children: ReactNode }) {
             open={drawerOpen}
             onOpenChange={setDrawerOpen}
             returnFocusTo={menuButton}
+            actionsRef={setMenuSlot}
           />
         </Suspense>
       )}
       <main id="main" tabIndex={-1} className={styles.main}>
-        <FrameSlotContext value={slot}>{children}</FrameSlotContext>
+        <FrameSlotContext value={slot}>
+          <FrameMenuSlotContext value={menuSlot}>{children}</FrameMenuSlotContext>
+        </FrameSlotContext>
       </main>
       <footer className={styles.footer}>
         <span>{t('frame.footer')}</span>

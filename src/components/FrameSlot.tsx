@@ -1,7 +1,7 @@
 /**
- * A slot in the top bar's action area for another part of the app (the private
- * area puts its log-out button there): `<FrameActions>…</FrameActions>` anywhere
- * below the frame renders its children into the bar.
+ * Slots in the frame for another part of the app (the private area puts its
+ * log-out button in both): `<FrameActions>` renders its children into the top bar
+ * at every width, `<FrameMenuActions>` into the menu drawer while it is open.
  */
 import { createContext, use, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
@@ -10,5 +10,12 @@ export const FrameSlotContext = createContext<HTMLElement | null>(null);
 
 export function FrameActions({ children }: { children: ReactNode }) {
   const slot = use(FrameSlotContext);
+  return slot ? createPortal(children, slot) : null;
+}
+
+export const FrameMenuSlotContext = createContext<HTMLElement | null>(null);
+
+export function FrameMenuActions({ children }: { children: ReactNode }) {
+  const slot = use(FrameMenuSlotContext);
   return slot ? createPortal(children, slot) : null;
 }

@@ -49,3 +49,4 @@ export const toggle = style([close, { border: 0 }]);
 globalStyle(`${toggle}[data-state="open"] svg`, { transform: 'rotate(180deg)' });
 export const children = style({ listStyle: 'none', margin: 0, padding: '0 0 0 28px' });
 export const footer = style({ display: 'flex', flexDirection: 'column', gap: 12, marginTop: 24, paddingTop: 16, borderTop: `1px solid ${vars.color.border}` });
+export const actions = style({ display: 'contents' });

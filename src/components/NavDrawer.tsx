@@ -19,6 +19,7 @@ export default function NavDrawer({
   open,
   onOpenChange,
   returnFocusTo,
+  actionsRef,
 }: {
   items: NavItem[];
   languages?: readonly Language[];
@@ -26,6 +27,8 @@ export default function NavDrawer({
   open: boolean;
   onOpenChange: (open: boolean) => void;
   returnFocusTo: RefObject<HTMLButtonElement | null>;
+  /** Where FrameMenuActions render (the private area's Log out). */
+  actionsRef?: (el: HTMLDivElement | null) => void;
 }) {
   const t = useT();
   const close = () => onOpenChange(false);
@@ -89,6 +92,7 @@ export default function NavDrawer({
           <div className={styles.footer}>
             <LanguageSelect languages={languages} />
             {showLogin && <LoginLink onNavigate={close} />}
+            <div ref={actionsRef} className={styles.actions} />
           </div>
         </Dialog.Content>
       </Dialog.Portal>

@@ -56,6 +56,8 @@ export function InfoPage() {
           {t('private.info.identity')}
         </h2>
         <p>{c.whistleblower ? t('private.info.revealed') : t('private.info.anonymous')}</p>
+        {/* The same words as the form's identity step: one answer to "who sees my name". */}
+        <p>{t('private.info.whoSees')}</p>
         <form
           noValidate
           onSubmit={(e) => {

@@ -1,7 +1,9 @@
 /**
  * The private area's layout (spec §2 Private routes): a left drawer (status,
  * messages, your report, your identity, log out) that shrinks to icons under
- * 1000 px, and the page. It owns the session actor: nothing private renders before
+ * 1000 px for a mouse, keeps its words on touch screens and becomes a row of
+ * labelled tabs on a phone, and the page. Log out is also a labelled button in the
+ * top bar at every width and in the frame's menu. It owns the session actor: nothing private renders before
  * the token is verified and the case is read, and an expired session keeps the
  * page (and any draft) mounted under a dialog offering to sign in again.
  */
@@ -12,8 +14,9 @@ import { sessionMachine } from '../../machines/session.ts';
 import { useApi } from '../app/lookAndFeel.tsx';
 import type { RuntimeConfig } from '../api/config.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
-import { FrameActions } from '../components/FrameSlot.tsx';
+import { FrameActions, FrameMenuActions } from '../components/FrameSlot.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { PageTitle } from '../components/PageTitle.tsx';
 import { PrivateContext, type SessionActor } from './context.tsx';
 import { createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
@@ -51,7 +54,9 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
     ),
   );
   const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
+  const passwordChangeRequested = useSelector(session, (s) => s.matches('passwordChangeRequested'));
   const t = useT('private');
+  if (passwordChangeRequested) return <PasswordChangeRequested />;
   if (!ready) {
     return (
       <div className={styles.loading} aria-busy="true">
@@ -70,10 +75,17 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
       </div>
       <ExpiredDialog session={session} />
       <FrameActions>
-        <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+        <button type="button" className={`${buttons.secondaryButton} ${styles.barLogout}`} onClick={() => session.send({ type: 'session.logout' })}>
+          <PrivateIcon name="logout" size={18} />
           {t('private.nav.logout')}
         </button>
       </FrameActions>
+      <FrameMenuActions>
+        <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'session.logout' })}>
+          <PrivateIcon name="logout" size={18} />
+          {t('private.nav.logout')}
+        </button>
+      </FrameMenuActions>
     </PrivateContext>
   );
 }
@@ -124,6 +136,28 @@ function Drawer({ session }: { session: SessionActor }) {
         <span className={styles.drawerLabel}>{t('private.nav.logout')}</span>
       </button>
     </nav>
+  );
+}
+
+/**
+ * After a password-change request the server has ended every sign-in: the page
+ * says, in plain words, what happens next, and offers to log in again (a full
+ * page load, so a fresh session starts the sign-in).
+ */
+function PasswordChangeRequested() {
+  const t = useT('private');
+  return (
+    <div className={styles.notice}>
+      <PageTitle title={t('private.password.requested.title')} />
+      <p>{t('private.password.requested.text')}</p>
+      <ol>
+        <li>{t('private.password.requested.step1')}</li>
+        <li>{t('private.password.requested.step2')}</li>
+      </ol>
+      <a className={buttons.button} href="/private/status">
+        {t('private.password.requested.login')}
+      </a>
+    </div>
   );
 }
 

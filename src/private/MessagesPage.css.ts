@@ -18,8 +18,6 @@ export const thread = style({
   display: 'flex',
   flexDirection: 'column',
   gap: 12,
-  maxHeight: '60vh',
-  overflowY: 'auto',
   background: vars.color.surface,
   borderRadius: vars.radius.large,
   boxShadow: vars.shadow.card,
@@ -60,6 +58,8 @@ export const composer = style({
   display: 'flex',
   flexDirection: 'column',
   gap: 8,
+  // Scrolled to by the page: a little room below it, clear of the phone's edge.
+  scrollMarginBottom: 16,
 });
 export const composerRow = style({ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 12, flexWrap: 'wrap' });
 export const attachments = style({ listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexWrap: 'wrap', gap: 8 });

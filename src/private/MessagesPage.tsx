@@ -3,8 +3,13 @@
  * case handlers, the composer (a chart: machines/chat.ts) and a drawer of every
  * shared file, filtered by kind with count and total size. Files download as
  * attachments through the portal; nothing renders inline.
+ *
+ * The conversation is part of the page, not a scroll box inside it (issue 17 §2):
+ * the page opens scrolled to the newest message, just above the composer, and
+ * scrolls there again when a message arrives, so a reporter who sent one sees it
+ * while the focus stays in the text field.
  */
-import { Suspense, useEffect, useId, useState } from 'react';
+import { Suspense, useEffect, useId, useRef, useState, type RefObject } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { chatMachine } from '../../machines/chat.ts';
 import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
@@ -33,14 +38,20 @@ import * as styles from './MessagesPage.css.ts';
 
 export function MessagesPage() {
   const t = useT('private');
-  const { session } = usePrivateArea();
+  const composer = useRef<HTMLFormElement>(null);
+  const count = useCase().messages.length;
+  useEffect(() => {
+    // The router resets the scroll after a navigation: the newest message is shown once that is done.
+    const frame = requestAnimationFrame(() => composer.current?.scrollIntoView({ block: 'end' }));
+    return () => cancelAnimationFrame(frame);
+  }, [count]);
   return (
     <>
       <PageTitle title={t('private.messages.title')} />
       <div className={styles.layout}>
         <div className={styles.chat}>
           <Thread />
-          <Composer />
+          <Composer formRef={composer} />
         </div>
         <SharedFiles />
       </div>
@@ -56,7 +67,7 @@ function Thread() {
   const messages = [...c.messages].sort((a, b) => a.time.localeCompare(b.time));
   if (messages.length === 0) return <p className={layout.loading}>{t('private.messages.empty')}</p>;
   return (
-    <ol className={styles.thread} aria-label={t('private.messages.thread')} tabIndex={0}>
+    <ol className={styles.thread} aria-label={t('private.messages.thread')}>
       {messages.map((m) => {
         const own = isOwnMessage(c, m);
         return (
@@ -83,8 +94,9 @@ function Thread() {
   );
 }
 
-function Composer() {
+function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   const t = useT('private');
+  const textArea = useRef<HTMLTextAreaElement>(null);
   const { session, services } = usePrivateArea();
   const active = useSessionActive();
   const ids = { text: useId(), counter: useId(), files: useId(), error: useId() };
@@ -96,6 +108,7 @@ function Composer() {
       actors: { uploadMessage: uploadMessageActor(services, checks) },
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
+        focusComposer: () => textArea.current?.focus(),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
       },
     }),
@@ -113,6 +126,7 @@ function Composer() {
   };
   return (
     <form
+      ref={formRef}
       className={styles.composer}
       aria-label={t('private.messages.composer')}
       onSubmit={(e) => {
@@ -127,8 +141,10 @@ function Composer() {
         id={ids.text}
         value={text}
         maxLength={LIMITS.chatMax}
+        ref={textArea}
         rows={3}
-        disabled={sending}
+        // Read-only, not disabled, while sending: a disabled field would drop the focus.
+        readOnly={sending}
         aria-describedby={`${ids.counter}${failed ? ` ${ids.error}` : ''}`}
         onChange={(e) => composer.send({ type: 'text.change', text: e.currentTarget.value })}
         onKeyDown={(e) => {

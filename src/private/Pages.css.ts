@@ -135,3 +135,14 @@ export const checkbox = style({ display: 'flex', alignItems: 'center', gap: 10, 
 // Wider dialogs: on top of the shared dialog style whichever stylesheet loads last.
 export const dialogWide = style({ selectors: { [`${dialog}&`]: { width: 'min(1216px, calc(100vw - 32px))' } } });
 export const dialogApprove = style({ selectors: { [`${dialog}&`]: { width: 'min(816px, calc(100vw - 32px))' } } });
+
+/** A number to dial: large, one line (a group never wraps), a 44 px target. */
+export const phone = style({
+  display: 'inline-flex',
+  alignItems: 'center',
+  minHeight: 44,
+  fontSize: '1.4rem',
+  fontWeight: 700,
+  whiteSpace: 'nowrap',
+  color: vars.color.primary,
+});

@@ -2,7 +2,7 @@
  * /private/report (spec §2, §4 Modification by reporter, §5 Comment): the report,
  * read-only; for a phone or meeting report not yet approved, Submit comments (a
  * 1216 px dialog; an empty comment shows the error and sends nothing) and Approve
- * (an 816 px confirmation). The flow is machines/reportReview.ts.
+ * (an 816 px confirmation), below the record they act on. The flow is machines/reportReview.ts.
  */
 import { useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -31,7 +31,6 @@ export function ReportPage() {
   return (
     <>
       <PageTitle title={t('private.report.title', { caseNumber: formatCaseNumber(c.caseNumber) })} />
-      <Review />
       <section className={card} aria-labelledby="report-heading">
         <h2 id="report-heading" className={styles.cardTitle}>
           {t('private.report.details')}
@@ -105,6 +104,8 @@ export function ReportPage() {
           <RecordVersions c={c} />
         </section>
       )}
+      {/* Approve and Comment act on the record: they stand below it, read after it (issue 17 §2). */}
+      <Review />
       {(c.comments?.length ?? 0) > 0 && (
         <section className={card} aria-labelledby="comments-heading">
           <h2 id="comments-heading" className={styles.cardTitle}>

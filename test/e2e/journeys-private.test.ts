@@ -319,8 +319,9 @@ describe('identity form journeys from the model', () => {
           });
         }
         if (state.matches({ password: 'requested' })) {
-          // The server ended every sign-in of the case: the reporter is logged out.
-          await page.waitForURL((u) => !u.pathname.startsWith('/private'));
+          // The server ended every sign-in of the case: the reporter is logged out, and the page says what comes next.
+          await page.getByRole('heading', { level: 1, name: t('private.password.requested.title') }).waitFor();
+          expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toMatch(/access_token/);
           expect((await storedIdentity(number)).must_change_password).toBe(true);
           return;
         }

@@ -336,12 +336,13 @@ describe('private area', () => {
     expect(await page.getByLabel(/First and last name/).isDisabled()).toBe(true);
     expect(await page.getByLabel(/First and last name/).inputValue()).toBe('Ada Lovelace');
 
-    // Change password: confirm, logged out to /, then the next sign-in asks for a new one.
+    // Change password: confirm, logged out with the next steps told, then the next sign-in asks for a new one.
     await page.getByRole('button', { name: msg('private.info.password.change') }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: msg('private.info.password.confirm') }).click();
-    await page.waitForURL((u) => u.pathname === '/');
+    await page.getByRole('heading', { level: 1, name: msg('private.password.requested.title') }).waitFor();
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toMatch(/access_token/);
-    await page.goto(portal.url('localhost', '/private/status'));
+    await page.getByRole('link', { name: msg('private.password.requested.login') }).click();
+    await page.waitForSelector('#caseNumber');
     await page.fill('#caseNumber', caseNumber);
     await page.fill('#password', 'old-pass');
     await page.press('#password', 'Enter');

@@ -28,7 +28,7 @@ describe('session model', () => {
     const walked = await expectInvariantOnShortestPaths(model, (s) => {
       // Private pages render only after verification; leaving states are final.
       expect(s.hasTag('signedIn')).toBe(s.matches('active') || s.matches('expired') || s.matches('resuming'));
-      if (['loggedOut', 'unauthorized', 'signInFailed', 'verificationFailed'].some((v) => s.matches(v))) expect(s.status).toBe('done');
+      if (['loggedOut', 'unauthorized', 'signInFailed', 'verificationFailed', 'passwordChangeRequested'].some((v) => s.matches(v))) expect(s.status).toBe('done');
     });
     expect(walked).toBeGreaterThan(10);
   });
@@ -40,6 +40,11 @@ describe('session model', () => {
       if (['loggedOut', 'unauthorized', 'signInFailed'].some((v) => s.matches(v))) {
         expect(last).toEqual(['clearSession', 'navigateToHome']);
         expect(h.actionLog).not.toContain('navigateToError');
+      }
+      // A password change: the tokens go, the page stays to say what happens next.
+      if (s.matches('passwordChangeRequested')) {
+        expect(h.actionLog.at(-1)).toBe('clearSession');
+        expect(h.actionLog).not.toContain('navigateToHome');
       }
       if (s.matches('verificationFailed')) {
         expect(h.actionLog.at(-1)).toBe('navigateToError');

@@ -158,7 +158,8 @@ describe('sign-in', () => {
     const wrong = await b.postForm(action, { caseNumber, password: 'wrong-one' });
     expect(unknown.status).toBe(400);
     expect(wrong.status).toBe(unknown.status);
-    expect(wrong.body.equals(unknown.body)).toBe(true);
+    // The typed number is kept in its field (issue 17 §2); apart from it, byte for byte the same.
+    expect(wrong.text.replace(caseNumber, '#')).toBe(unknown.text.replace('0000000000000001', '#'));
     expect(wrong.headers['content-type']).toBe(unknown.headers['content-type']);
     expect(wrong.headers['set-cookie']).toEqual(unknown.headers['set-cookie']);
     expect(unknown.text).toContain('role="alert"');
@@ -172,16 +173,25 @@ describe('sign-in', () => {
     const { page } = await openSignIn(b, { uiLocales: 'en' });
     const action = formAction(page.text);
     let first: Buffer | undefined;
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 9; i++) {
       const r = await b.postForm(action, { caseNumber, password: `bad-${i}` });
       expect(r.status).toBe(400);
       first ??= r.body;
       expect(r.body.equals(first)).toBe(true);
     }
-    // Now even the right password gets the same refusal.
+    // The tenth failure locks, and says for how long (issue 17 §2); so does every
+    // attempt while locked, the right password included.
+    const tenth = await b.postForm(action, { caseNumber, password: 'bad-9' });
+    expect(tenth.status).toBe(400);
+    expect(tenth.text).toContain('paused for 1 minute.');
     const locked = await b.postForm(action, { caseNumber, password: 'pass1234' });
     expect(locked.status).toBe(400);
-    expect(locked.body.equals(first!)).toBe(true);
+    expect(locked.body.equals(tenth.body)).toBe(true);
+    // An unknown number locked the same way gets the same words: the pause tells nothing about the case.
+    const unknown = '0000000000000002';
+    for (let i = 0; i < 10; i++) await b.postForm(action, { caseNumber: unknown, password: `bad-${i}` });
+    const unknownLocked = await b.postForm(action, { caseNumber: unknown, password: 'pass1234' });
+    expect(unknownLocked.text.replace(unknown, '#')).toBe(locked.text.replace(caseNumber, '#'));
     const rows = await server.ctx.db.selectFrom('signin_throttle').selectAll().where('key', 'like', 'case:%').where('locked_until', '>', new Date()).execute();
     expect(rows.length).toBeGreaterThanOrEqual(1);
     // The key is a keyed hash: the typed case number is not stored.
