@@ -17,7 +17,7 @@ import { ReportProvider, ReportView } from '../../src/forms/ReportPage.tsx';
 import { TelLink } from '../../src/components/TelLink.tsx';
 import { FormLoading } from '../../src/components/FormLoading.tsx';
 import * as formStyles from '../../src/forms/ReportForm.css.ts';
-import { createReportMachine, type CompanyInfo, type ReportChannel } from '../../machines/report.ts';
+import { createReportMachine, type CompanyInfo, type ReportChannel, type SubmitOutcome, type SubmitReportInput } from '../../machines/report.ts';
 import common from '../../src/i18n/common/en.json';
 import forms from '../../src/i18n/forms/en.json';
 
@@ -57,7 +57,7 @@ function setup(channel: ReportChannel, company: CompanyInfo = ONE) {
   const machine = createReportMachine(channel).provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
-      submitReport: fromPromise(async () => null),
+      submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(async () => null),
       solveProofOfWork: fromPromise(async () => PROOF),
     },
     actions: { copyCaseNumber: () => {}, goToFrontPage: () => {}, goToLogin: () => {}, goToErrorPage: () => {} },
