@@ -90,8 +90,9 @@ describe('online form', () => {
     const { page } = await open('localhost', '/online-form');
     const before = await caseNumbers('localhost');
     await expectNoAxeViolations(page, 'online form, untouched');
-    // One protection officer: chosen for the reporter.
-    await expect.poll(() => step(page, 'protectionOfficer').getByRole('radio').isChecked()).toBe(true);
+    // One protection officer: chosen for the reporter, shown as who receives the report.
+    await expect(step(page, 'protectionOfficer').getByTestId('officer-receiver').textContent()).resolves.toContain('Anne Sørensen');
+    expect(await step(page, 'protectionOfficer').getByRole('radio').count()).toBe(0);
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toContain(
       `${en['forms.step.relation.title']}${msg('forms.step.counter', { n: 2, max: 7 })}`,
     );
