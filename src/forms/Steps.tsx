@@ -533,15 +533,9 @@ function IdentityStep() {
   const laf = useLookAndFeel();
   const d = useDraft();
   const w = d.whistleblower;
-  const phoneId = useId();
   // Fetched when the reporter chooses to give their identity (the only time it shows).
   const phone = useLazyModule(phoneModule, d.identity === 'reveal');
-  const attempted = useAttempted();
   const send = (e: ReportEvent) => actor.send(e);
-  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
-  const [phoneLeft, setPhoneLeft] = useState(false);
-  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
-  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
   return (
     <>
       <Choices
@@ -577,27 +571,7 @@ function IdentityStep() {
             issue={firstMessage(emailSchema, w.email)}
             onChange={(value) => send({ type: 'identity.change', field: 'email', value })}
           />
-          <div className={styles.field}>
-            <label htmlFor={phoneId} className={styles.label}>
-              {t('forms.identity.phone')}
-            </label>
-            {!phone ? (
-              <input id={phoneId} className={fields.input} disabled aria-busy="true" />
-            ) : (
-            <phone.PhoneField
-              id={phoneId}
-              value={w.phone}
-              defaultCountry={companyPhoneCountry(laf, lang)}
-              invalid={!!showPhoneIssue}
-              describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
-              countryLabel={t('forms.identity.country')}
-              language={lang}
-              onBlur={() => setPhoneLeft(true)}
-              onChange={(value, countryCode) => send({ type: 'phone.change', phone: value, countryCode })}
-            />
-            )}
-            <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
-          </div>
+          <IdentityPhone phone={phone} country={companyPhoneCountry(laf, lang)} />
           <label className={styles.choice}>
             <input
               type="checkbox"
@@ -609,6 +583,43 @@ function IdentityStep() {
         </>
       )}
     </>
+  );
+}
+
+/** The identity's phone: shown (and its error state born) when the identity is revealed. */
+function IdentityPhone({ phone, country }: { phone: typeof phoneModule.current; country: string }) {
+  const t = useT('forms');
+  const actor = useReport();
+  const lang = useLanguage();
+  const w = useDraft().whistleblower;
+  const phoneId = useId();
+  const attempted = useAttempted();
+  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
+  const [phoneLeft, setPhoneLeft] = useState(false);
+  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
+  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
+  return (
+    <div className={styles.field}>
+      <label htmlFor={phoneId} className={styles.label}>
+        {t('forms.identity.phone')}
+      </label>
+      {!phone ? (
+        <input id={phoneId} className={fields.input} disabled aria-busy="true" />
+      ) : (
+        <phone.PhoneField
+          id={phoneId}
+          value={w.phone}
+          defaultCountry={country}
+          invalid={!!showPhoneIssue}
+          describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
+          countryLabel={t('forms.identity.country')}
+          language={lang}
+          onBlur={() => setPhoneLeft(true)}
+          onChange={(value, countryCode) => actor.send({ type: 'phone.change', phone: value, countryCode })}
+        />
+      )}
+      <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
+    </div>
   );
 }
 

@@ -127,6 +127,21 @@ describe('errors only after a touch or a Send, never on fields just revealed', {
     }
   });
 
+  it('the identity phone revealed after Send: no error while typing, only on leaving it', async () => {
+    const user = setup('online');
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(terms());
+    await sendIncomplete(user);
+    await user.click(radio('forms.identity.reveal'));
+    const phone = () => screen.getByLabelText(en['forms.identity.phone']!);
+    await waitFor(() => expect((phone() as HTMLInputElement).disabled).toBe(false));
+    await user.clear(phone());
+    await user.type(phone(), '+451234567');
+    expect(invalid(phone())).toBe(false);
+    await user.tab();
+    await waitFor(() => expect(invalid(phone())).toBe(true));
+  });
+
   it('online: the company field revealed after Send is quiet too', async () => {
     const user = setup('online');
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
