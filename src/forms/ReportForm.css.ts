@@ -20,6 +20,8 @@ export const stepHeading = style({
   fontSize: '1.25rem',
   margin: '0 0 12px',
   outline: 'none',
+  // The heading is what the validation dialog scrolls to: clear of the sticky top bar.
+  scrollMarginTop: `calc(${vars.size.topBar} + 16px)`,
 });
 export const stepTitle = style({ minWidth: 0, overflowWrap: 'break-word' });
 export const counter = style({ fontSize: '0.875rem', fontWeight: 400, color: vars.color.textMuted });
