@@ -134,12 +134,13 @@ describe('errors only after a touch or a Send, never on fields just revealed', {
     await sendIncomplete(user);
     await user.click(radio('forms.identity.reveal'));
     const phone = () => screen.getByLabelText(en['forms.identity.phone']!);
-    await waitFor(() => expect((phone() as HTMLInputElement).disabled).toBe(false));
+    // The phone input is its own chunk, fetched when the identity is revealed.
+    await waitFor(() => expect((phone() as HTMLInputElement).disabled).toBe(false), { timeout: 10_000 });
     await user.clear(phone());
     await user.type(phone(), '+451234567');
     expect(invalid(phone())).toBe(false);
     await user.tab();
-    await waitFor(() => expect(invalid(phone())).toBe(true));
+    await waitFor(() => expect(invalid(phone())).toBe(true), { timeout: 5_000 });
   });
 
   it('online: the company field revealed after Send is quiet too', async () => {
