@@ -166,6 +166,12 @@ export interface ReportContext {
   /** Per file, while sending. */
   progress: UploadProgress[];
   firstInvalidStep: StepName | null;
+  /**
+   * How many times Send found the form incomplete. A field shows its error once it
+   * was left, or after a Send that came while it was shown: a field revealed later
+   * (identity given, a person to add, following chosen) stays quiet until then.
+   */
+  sendAttempts: number;
   response: SuccessData | null;
   /** A proof-of-work solved in the background, spent by the next submission. */
   proof: SubmissionProof | null;
@@ -420,6 +426,7 @@ const reportSetup = setup({
       personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
+      sendAttempts: 0,
       response: null,
       retryAfterSeconds: null,
     })),
@@ -552,7 +559,10 @@ const reportSetup = setup({
     assignTerms: assign({
       draft: ({ context, event }) => ({ ...context.draft, termsAccepted: (event as Ev<'terms.toggle'>).value }),
     }),
-    assignFirstInvalidStep: assign({ firstInvalidStep: ({ context }) => firstInvalidStep(context) }),
+    assignFirstInvalidStep: assign({
+      firstInvalidStep: ({ context }) => firstInvalidStep(context),
+      sendAttempts: ({ context }) => context.sendAttempts + 1,
+    }),
     clearFirstInvalidStep: assign({ firstInvalidStep: null }),
     startProgress: assign({
       progress: ({ context }) => context.draft.files.map((f) => ({ loaded: 0, total: f.size })),
@@ -686,6 +696,7 @@ export function createReportMachine(channel: ReportChannel) {
       personIncomplete: false,
       progress: [],
       firstInvalidStep: null,
+      sendAttempts: 0,
       response: null,
       proof: null,
       retryAfterSeconds: null,

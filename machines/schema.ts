@@ -253,10 +253,17 @@ export const danishPhoneSchema = v.pipe(trimmed, v.regex(DANISH_PHONE, 'validati
 export const INTERNATIONAL_PHONE = /^(?:\+45\d{8}|\+(?!45)[1-9]\d{7,14})$/;
 export const internationalPhoneSchema = v.pipe(trimmed, v.regex(INTERNATIONAL_PHONE, 'validation.phone'));
 
+/**
+ * A reported person's phone or e-mail. A phone may be typed in groups, as the hint
+ * shows it ("+45 12 34 56 78"): spaces between digits are not part of the number.
+ */
 export const phoneOrEmailSchema = v.pipe(
   trimmed,
   v.nonEmpty('validation.required'),
-  v.check((s) => DANISH_PHONE.test(s) || INTERNATIONAL_PHONE.test(s) || v.is(emailSchema, s), 'validation.phoneOrEmail'),
+  v.check((s) => {
+    const compact = s.replace(/(?<=[+\d]) (?=\d)/g, '');
+    return DANISH_PHONE.test(compact) || INTERNATIONAL_PHONE.test(compact) || v.is(emailSchema, s);
+  }, 'validation.phoneOrEmail'),
 );
 
 export const descriptionSchema = v.pipe(

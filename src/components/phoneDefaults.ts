@@ -26,3 +26,26 @@ export function companyPhoneCountry(
   const own = laf?.defaultLanguage ? laf.phoneCodes?.[laf.defaultLanguage] : undefined;
   return (own ?? laf?.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase();
 }
+
+/**
+ * A number written as people of each country write it, for hints and error messages
+ * ("+45 12 34 56 78" for a Danish company, not "+45xxxxxxxx" everywhere). Fictional
+ * numbers in each country's usual grouping.
+ */
+const PHONE_EXAMPLES: Record<string, string> = {
+  dk: '+45 12 34 56 78',
+  no: '+47 412 34 567',
+  se: '+46 70 123 45 67',
+  gb: '+44 7700 900123',
+  es: '+34 612 34 56 78',
+  pl: '+48 512 345 678',
+  de: '+49 1512 3456789',
+  fi: '+358 40 123 4567',
+  nl: '+31 6 12345678',
+  fr: '+33 6 12 34 56 78',
+};
+
+/** The example for the country the phone field starts with (see companyPhoneCountry), else the language's. */
+export function phoneExample(country: string, lang: Language): string {
+  return PHONE_EXAMPLES[country.toLowerCase()] ?? PHONE_EXAMPLES[DEFAULT_PHONE_COUNTRY[lang]]!;
+}

@@ -12,7 +12,7 @@ import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { useReturnFocus } from '../components/returnFocus.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { groupPhone, telHref } from '../components/phone.ts';
+import { TelLink } from '../components/TelLink.tsx';
 import { stepHeadingId } from './Steps.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
@@ -144,11 +144,10 @@ function SuccessDialog() {
         <>
           {/* Tap to call: the number in groups for the eye, compact for the dialler. */}
           <p className={styles.copied}>
-            <a href={telHref(officer.phone) ?? undefined} data-testid="officer-phone">
-              {t('forms.success.call', { name: officer.name, phone: groupPhone(officer.phone) })}
-            </a>
+            <TelLink phone={officer.phone} testId="officer-phone" hideNumberHint>
+              {(phone) => t('forms.success.call', { name: officer.name, phone })}
+            </TelLink>
           </p>
-          <p className={styles.hint}>{t('phone.hideNumber')}</p>
         </>
       )}
       {following ? (

@@ -7,21 +7,30 @@ export const intro = style({ margin: '0 0 24px', maxWidth: 720 });
 
 export const step = style([card, { scrollMarginTop: `calc(${vars.size.topBar} + 16px)` }]);
 export const stepInvalid = style({ boxShadow: `0 0 0 2px ${vars.color.error}` });
+/**
+ * One layout for every step header, whatever the title's length, the language or the
+ * width: the counter on its own line above the title (it follows the title in the
+ * DOM, so a screen reader hears the title first).
+ */
 export const stepHeading = style({
   display: 'flex',
-  flexWrap: 'wrap',
-  alignItems: 'baseline',
-  justifyContent: 'space-between',
-  gap: 8,
+  flexDirection: 'column-reverse',
+  alignItems: 'flex-start',
+  gap: 2,
   fontSize: '1.25rem',
   margin: '0 0 12px',
   outline: 'none',
+  // The heading is what the validation dialog scrolls to: clear of the sticky top bar.
+  scrollMarginTop: `calc(${vars.size.topBar} + 16px)`,
 });
+export const stepTitle = style({ minWidth: 0, overflowWrap: 'break-word' });
 export const counter = style({ fontSize: '0.875rem', fontWeight: 400, color: vars.color.textMuted });
 
 export const field = style({ display: 'flex', flexDirection: 'column', gap: 4, marginBottom: 14, maxWidth: 640 });
 export const label = style({ fontWeight: 600 });
 export const required = style({ color: vars.color.error, marginLeft: 2 });
+/** The last word of a required label and its asterisk: they wrap together. */
+export const keepTogether = style({ whiteSpace: 'nowrap' });
 export { input };
 export const textarea = style([input, { minHeight: 120, resize: 'vertical' }]);
 export const hint = style({ fontSize: '0.875rem', color: vars.color.textMuted, margin: 0 });
@@ -77,8 +86,34 @@ export const choice = style({
 });
 export const officers = style({ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))', gap: 10 });
 export const officer = style([choice, { alignItems: 'flex-start' }]);
-export const officerText = style({ display: 'flex', flexDirection: 'column' });
-export const officerLogo = style({ width: 48, height: 48, objectFit: 'contain' });
+export const officerBody = style({ display: 'flex', flexDirection: 'column', gap: 8, minWidth: 0 });
+export const officerText = style({ display: 'flex', flexDirection: 'column', overflowWrap: 'anywhere' });
+/**
+ * Logos are often wide (a mark and a name): 48 px high and up to the card's width, so
+ * the name stays readable, on a white plate so a dark logo keeps its contrast on any
+ * company colour.
+ */
+const logoPlate = {
+  display: 'block',
+  width: 'auto',
+  maxWidth: '100%',
+  objectFit: 'contain',
+  objectPosition: 'left center',
+  background: '#ffffff',
+  padding: 4,
+  borderRadius: vars.radius.small,
+  boxSizing: 'border-box',
+} as const;
+export const officerLogo = style({ ...logoPlate, height: 56, minWidth: 56 });
+export const officerLogoLarge = style({ ...logoPlate, height: 72, minWidth: 72 });
+/** The one officer, shown (not offered as a choice) as who receives the report. */
+export const receiver = style({
+  display: 'flex',
+  padding: '12px 14px',
+  border: `1px solid ${vars.color.border}`,
+  borderRadius: vars.radius.small,
+  maxWidth: 480,
+});
 
 export const persons = style({ listStyle: 'none', padding: 0, margin: '0 0 12px' });
 export const person = style({

@@ -4,7 +4,8 @@
  * company info, the submit request, copying, navigation) is supplied to the machine
  * with .provide() here. Loaded lazily by the route files.
  */
-import { useEffect, useMemo, useRef } from 'react';
+import { Suspense, useEffect, useMemo, useRef } from 'react';
+import { FormLoading } from '../components/FormLoading.tsx';
 import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useNavigate } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -122,7 +123,10 @@ export function ReportPage({ channel }: { channel: ReportChannel }) {
   const machine = useBrowserReportMachine(channel, checks);
   return (
     <ReportProvider machine={machine} checks={checks}>
-      <ReportView />
+      {/* The form's catalogue may still be on its way: say so rather than show nothing. */}
+      <Suspense fallback={<FormLoading />}>
+        <ReportView />
+      </Suspense>
     </ReportProvider>
   );
 }

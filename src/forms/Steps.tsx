@@ -20,15 +20,16 @@ import {
   phoneOrEmailSchema,
   requiredText,
 } from '../../machines/schema.ts';
-import { stepValidity, type ReportEvent, type StepName } from '../../machines/report.ts';
+import { stepValidity, type ProtectionOfficer, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
-import { companyPhoneCountry } from '../components/phoneDefaults.ts';
+import { companyPhoneCountry, phoneExample } from '../components/phoneDefaults.ts';
 
 // The phone input (≈ 15 kB gzip with its flags) is needed only once the reporter
 // gives their identity, never for the first screen of the form.
 const phoneModule = lazyModule(() => import('../components/PhoneField.tsx'));
 import { Documents } from './Documents.tsx';
 import { groupPhone } from '../components/phone.ts';
+import { TelLink } from '../components/TelLink.tsx';
 import { passwordStrength } from './passwordStrength.ts';
 import * as styles from './ReportForm.css.ts';
 import * as fields from '../styles/field.css.ts';
@@ -40,9 +41,18 @@ function useDraft() {
   return useSelector(useReport(), (s) => s.context.draft);
 }
 
-/** Field errors show once a field was left, or for every field after a send attempt. */
+/**
+ * Whether Send found the form incomplete since this field appeared. Errors show once
+ * a field was left, or after such a Send; a field just revealed (identity given, a
+ * person to add, following chosen) stays quiet until the reporter touches it or
+ * presses Send again.
+ */
 function useAttempted() {
-  return useSelector(useReport(), (s) => s.context.firstInvalidStep !== null);
+  const attempts = useSelector(useReport(), (s) => (s.context.firstInvalidStep !== null ? s.context.sendAttempts : 0));
+  const all = useSelector(useReport(), (s) => s.context.sendAttempts);
+  // Presentation only: the Sends that came before this field was shown.
+  const [before] = useState(all);
+  return attempts > before;
 }
 
 function firstMessage(schema: v.GenericSchema, value: unknown): string | undefined {
@@ -58,11 +68,37 @@ function Required() {
   );
 }
 
-function ErrorText({ id, message, t }: { id: string; message: string | undefined; t: TFunction }) {
+/** A label and, if required, its asterisk, kept on the line of the last word: never an asterisk alone on a line. */
+export function LabelText({ text, required = true }: { text: string; required?: boolean }) {
+  if (!required) return <>{text}</>;
+  const trimmed = text.trimEnd();
+  const at = trimmed.lastIndexOf(' ');
+  return (
+    <>
+      {trimmed.slice(0, at + 1)}
+      <span className={styles.keepTogether}>
+        {trimmed.slice(at + 1)}
+        <Required />
+      </span>
+    </>
+  );
+}
+
+function ErrorText({
+  id,
+  message,
+  values,
+  t,
+}: {
+  id: string;
+  message: string | undefined;
+  values?: Record<string, string>;
+  t: TFunction;
+}) {
   if (!message) return null;
   return (
     <p id={id} className={styles.error}>
-      {t(message)}
+      {t(message, values)}
     </p>
   );
 }
@@ -74,6 +110,8 @@ function TextField(props: {
   required?: boolean;
   /** The issue key of the current value, if any. */
   issue?: string;
+  /** Values for the issue's message (a phone example). */
+  issueValues?: Record<string, string>;
   multiline?: boolean;
   type?: string;
   autoComplete?: string;
@@ -104,8 +142,7 @@ function TextField(props: {
   return (
     <div className={styles.field}>
       <label htmlFor={id} className={styles.label}>
-        {props.label}
-        {props.required && <Required />}
+        <LabelText text={props.label} required={!!props.required} />
       </label>
       {props.multiline ? (
         <textarea {...common} className={styles.textarea} onChange={(e) => props.onChange(e.target.value)} />
@@ -123,7 +160,7 @@ function TextField(props: {
           {props.hint}
         </p>
       )}
-      <ErrorText id={`${id}-error`} message={issue} t={t} />
+      <ErrorText id={`${id}-error`} message={issue} values={props.issueValues} t={t} />
     </div>
   );
 }
@@ -165,8 +202,7 @@ function Choices<T extends string>(props: {
   return (
     <fieldset className={styles.fieldset} aria-describedby={issue ? `${id}-error` : undefined}>
       <legend className={styles.legend}>
-        {props.legend}
-        <Required />
+        <LabelText text={props.legend} />
       </legend>
       <div className={styles.choices}>
         {props.options.map((o) => (
@@ -193,10 +229,12 @@ function Step({ step, n, max, children }: { step: StepName; n: number; max: numb
   const t = useT('forms');
   const actor = useReport();
   const invalid = useSelector(actor, (s) => s.context.firstInvalidStep !== null && !stepValidity(s.context)[step]);
+  // With one protection officer there is nothing to choose: the step says who receives the report.
+  const lone = useSelector(actor, (s) => step === 'protectionOfficer' && s.context.company.protectionOfficers.length === 1);
   return (
     <section className={`${styles.step} ${invalid ? styles.stepInvalid : ''}`} aria-labelledby={stepHeadingId(step)} data-step={step}>
       <h2 id={stepHeadingId(step)} className={styles.stepHeading} tabIndex={-1}>
-        <span>{t(`forms.step.${step}.title`)}</span>
+        <span className={styles.stepTitle}>{t(lone ? 'forms.step.protectionOfficer.titleLone' : `forms.step.${step}.title`)}</span>
         <span className={styles.counter}>{t('forms.step.counter', { n, max })}</span>
       </h2>
       {children}
@@ -236,17 +274,31 @@ function SubsidiaryStep() {
 
 function OfficerStep() {
   const t = useT('forms');
-  const api = useApi();
   const actor = useReport();
   const officers = useSelector(actor, (s) => s.context.company.protectionOfficers);
+  const channel = useSelector(actor, (s) => s.context.channel);
   const value = useSelector(actor, (s) => s.context.draft.protectionOfficer);
   const attempted = useAttempted();
   const id = useId();
+  // Phone and meeting reports start with a call: the numbers are to be tapped.
+  const calling = channel !== 'online';
+  const lone = officers.length === 1 ? officers[0]! : null;
+  if (lone) {
+    // Nothing to choose: the one officer (selected by the machine) is shown as who receives the report.
+    return (
+      <div className={styles.field}>
+        <p className={styles.label}>{t('forms.officer.receiver')}</p>
+        <div className={styles.receiver} data-testid="officer-receiver">
+          <OfficerCard officer={lone} calling={calling} large />
+        </div>
+        {calling && lone.phone && <p className={styles.hint}>{t('phone.hideNumber')}</p>}
+      </div>
+    );
+  }
   return (
     <fieldset className={styles.fieldset} aria-describedby={attempted && !value ? `${id}-error` : undefined}>
       <legend className={styles.legend}>
-        {t('forms.officer.legend')}
-        <Required />
+        <LabelText text={t('forms.officer.legend')} />
       </legend>
       <div className={styles.officers}>
         {officers.map((o) => (
@@ -259,19 +311,36 @@ function OfficerStep() {
               required
               onChange={() => actor.send({ type: 'officer.select', id: o.id })}
             />
-            {o.logoUrl && <img className={styles.officerLogo} src={api.url(o.logoUrl)} alt="" width={48} height={48} />}
-            <span className={styles.officerText}>
-              <strong>{o.name}</strong>
-              {o.jobTitle && <span>{o.jobTitle}</span>}
-              {o.company && <span>{o.company}</span>}
-              {o.phone && <span>{t('forms.officer.phone', { phone: groupPhone(o.phone) })}</span>}
-              {o.customerRelation && <span className={styles.hint}>{t(`forms.officer.relation.${o.customerRelation}`)}</span>}
-            </span>
+            <OfficerCard officer={o} calling={calling} />
           </label>
         ))}
       </div>
+      {calling && officers.some((o) => o.phone) && <p className={styles.hint}>{t('phone.hideNumber')}</p>}
       <ErrorText id={`${id}-error`} message={attempted && !value ? 'forms.validation.selectOption' : undefined} t={t} />
     </fieldset>
+  );
+}
+
+/** An officer's logo (on a light plate, wide enough to read), name, title, company and phone. */
+function OfficerCard({ officer: o, calling, large = false }: { officer: ProtectionOfficer; calling: boolean; large?: boolean }) {
+  const t = useT('forms');
+  const api = useApi();
+  return (
+    <span className={styles.officerBody}>
+      {o.logoUrl && <img className={large ? styles.officerLogoLarge : styles.officerLogo} src={api.url(o.logoUrl)} alt="" />}
+      <span className={styles.officerText}>
+        <strong>{o.name}</strong>
+        {o.jobTitle && <span>{o.jobTitle}</span>}
+        {o.company && <span>{o.company}</span>}
+        {o.phone &&
+          (calling ? (
+            <TelLink phone={o.phone}>{(phone) => t('forms.officer.phone', { phone })}</TelLink>
+          ) : (
+            <span>{t('forms.officer.phone', { phone: groupPhone(o.phone) })}</span>
+          ))}
+        {o.customerRelation && <span className={styles.hint}>{t(`forms.officer.relation.${o.customerRelation}`)}</span>}
+      </span>
+    </span>
   );
 }
 
@@ -355,6 +424,9 @@ function ReportRelatedStep() {
   const d = useDraft();
   const canAdd = useSelector(actor, (s) => s.can({ type: 'person.add' }));
   const personIncomplete = useSelector(actor, (s) => s.context.personIncomplete);
+  const lang = useLanguage();
+  // Phone numbers as the company's country writes them.
+  const example = phoneExample(companyPhoneCountry(useLookAndFeel(), lang), lang);
   const p = d.personInput;
   const typing = p.name !== '' || p.jobTitle !== '' || p.phoneOrEmail !== '';
   const personIssue = (schema: v.GenericSchema, value: string) =>
@@ -418,6 +490,8 @@ function ReportRelatedStep() {
             required
             autoComplete="off"
             issue={personIssue(phoneOrEmailSchema, p.phoneOrEmail)}
+            issueValues={{ example }}
+            hint={t('forms.related.phoneOrEmailHint', { example })}
             touched={personIncomplete}
             onChange={(value) => send({ type: 'person.change', field: 'phoneOrEmail', value })}
           />
@@ -459,15 +533,9 @@ function IdentityStep() {
   const laf = useLookAndFeel();
   const d = useDraft();
   const w = d.whistleblower;
-  const phoneId = useId();
   // Fetched when the reporter chooses to give their identity (the only time it shows).
   const phone = useLazyModule(phoneModule, d.identity === 'reveal');
-  const attempted = useAttempted();
   const send = (e: ReportEvent) => actor.send(e);
-  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
-  const [phoneLeft, setPhoneLeft] = useState(false);
-  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
-  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
   return (
     <>
       <Choices
@@ -503,27 +571,7 @@ function IdentityStep() {
             issue={firstMessage(emailSchema, w.email)}
             onChange={(value) => send({ type: 'identity.change', field: 'email', value })}
           />
-          <div className={styles.field}>
-            <label htmlFor={phoneId} className={styles.label}>
-              {t('forms.identity.phone')}
-            </label>
-            {!phone ? (
-              <input id={phoneId} className={fields.input} disabled aria-busy="true" />
-            ) : (
-            <phone.PhoneField
-              id={phoneId}
-              value={w.phone}
-              defaultCountry={companyPhoneCountry(laf, lang)}
-              invalid={!!showPhoneIssue}
-              describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
-              countryLabel={t('forms.identity.country')}
-              language={lang}
-              onBlur={() => setPhoneLeft(true)}
-              onChange={(value, countryCode) => send({ type: 'phone.change', phone: value, countryCode })}
-            />
-            )}
-            <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
-          </div>
+          <IdentityPhone phone={phone} country={companyPhoneCountry(laf, lang)} />
           <label className={styles.choice}>
             <input
               type="checkbox"
@@ -535,6 +583,43 @@ function IdentityStep() {
         </>
       )}
     </>
+  );
+}
+
+/** The identity's phone: shown (and its error state born) when the identity is revealed. */
+function IdentityPhone({ phone, country }: { phone: typeof phoneModule.current; country: string }) {
+  const t = useT('forms');
+  const actor = useReport();
+  const lang = useLanguage();
+  const w = useDraft().whistleblower;
+  const phoneId = useId();
+  const attempted = useAttempted();
+  // Like name and e-mail: the phone's error shows once the field was left, or after Send.
+  const [phoneLeft, setPhoneLeft] = useState(false);
+  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
+  const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
+  return (
+    <div className={styles.field}>
+      <label htmlFor={phoneId} className={styles.label}>
+        {t('forms.identity.phone')}
+      </label>
+      {!phone ? (
+        <input id={phoneId} className={fields.input} disabled aria-busy="true" />
+      ) : (
+        <phone.PhoneField
+          id={phoneId}
+          value={w.phone}
+          defaultCountry={country}
+          invalid={!!showPhoneIssue}
+          describedBy={showPhoneIssue ? `${phoneId}-error` : undefined}
+          countryLabel={t('forms.identity.country')}
+          language={lang}
+          onBlur={() => setPhoneLeft(true)}
+          onChange={(value, countryCode) => actor.send({ type: 'phone.change', phone: value, countryCode })}
+        />
+      )}
+      <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
+    </div>
   );
 }
 
@@ -659,8 +744,7 @@ function Terms() {
           onChange={(e) => actor.send({ type: 'terms.toggle', value: e.target.checked })}
         />
         <span>
-          {t('forms.terms.accept')}
-          <Required />
+          <LabelText text={t('forms.terms.accept')} />
         </span>
       </label>
       <p id={`${id}-links`} className={styles.hint}>

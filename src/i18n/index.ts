@@ -81,8 +81,14 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
     const mod = m as { default?: unknown } | null;
     const cat = (mod && typeof mod.default === 'object' ? mod.default : mod) as Catalogue;
     // The full ICU formatter is loaded only for catalogues that need it (plurals,
-    // selects, number/date formats, escapes): the landing page's `common` does not.
-    if (Object.values(cat).some((msg) => !isSimpleMessage(msg))) await loadIcu();
+    // selects, number/date formats, escapes). `common` (the first screen's text) does
+    // not wait for it: its only such message is a file size, shown by areas that wait
+    // themselves, and on a slow phone network the wait was seconds of blank landing
+    // page. A message formatted before the formatter arrives suspends until then.
+    if (Object.values(cat).some((msg) => !isSimpleMessage(msg))) {
+      if (area === 'common') void loadIcu().catch(() => {});
+      else await loadIcu();
+    }
     return cat;
   });
   p.status = 'pending';
@@ -125,9 +131,15 @@ export function formatSimple(message: string, values?: MessageValues): string {
 let Icu: typeof IntlMessageFormat | undefined;
 let icuLoading: Promise<void> | undefined;
 function loadIcu(): Promise<void> {
-  icuLoading ??= import('intl-messageformat').then((m) => {
-    Icu = m.IntlMessageFormat;
-  });
+  icuLoading ??= import('intl-messageformat').then(
+    (m) => {
+      Icu = m.IntlMessageFormat;
+    },
+    (err: unknown) => {
+      icuLoading = undefined; // a failed chunk load may be retried
+      throw err;
+    },
+  );
   return icuLoading;
 }
 
@@ -142,7 +154,8 @@ export function formatMessage(lang: Language, catalogues: Catalogue[], key: stri
     const source = cat[key];
     if (source === undefined) continue;
     if (isSimpleMessage(source)) return formatSimple(source, values);
-    if (!Icu) throw new Error(`i18n: ICU formatter not loaded for ${key}`);
+    // Suspends the component (React Suspense) until the formatter has arrived.
+    if (!Icu) throw loadIcu();
     const id = `${lang}\u0000${source}`;
     let fmt = formats.get(id);
     if (!fmt) {

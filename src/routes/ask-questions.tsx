@@ -4,7 +4,7 @@ import { useT } from '../i18n/index.ts';
 import { useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
 import { Icon } from '../components/Icon.tsx';
-import { groupPhone, telHref } from '../components/phone.ts';
+import { TelLink } from '../components/TelLink.tsx';
 import * as styles from './-pages.css.ts';
 
 export const Route = createFileRoute('/ask-questions')({
@@ -25,10 +25,9 @@ function AskQuestions() {
         <AskBox id="ask-phone" icon="phone" title={t('ask.phone.title')}>
           {phone ? (
             <>
-              <a className={styles.phone} href={telHref(phone) ?? `tel:${phone.replace(/\s+/g, '')}`} data-testid="contact-phone">
-                {groupPhone(phone)}
-              </a>
-              <p className={styles.muted}>{t('phone.hideNumber')}</p>
+              <p>
+                <TelLink phone={phone} className={styles.phone} testId="contact-phone" hideNumberHint />
+              </p>
             </>
           ) : (
             <p>{t('ask.phone.none')}</p>

@@ -90,8 +90,9 @@ describe('online form', () => {
     const { page } = await open('localhost', '/online-form');
     const before = await caseNumbers('localhost');
     await expectNoAxeViolations(page, 'online form, untouched');
-    // One protection officer: chosen for the reporter.
-    await expect.poll(() => step(page, 'protectionOfficer').getByRole('radio').isChecked()).toBe(true);
+    // One protection officer: chosen for the reporter, shown as who receives the report.
+    await expect(page.getByTestId('officer-receiver').textContent()).resolves.toContain('Anne Sørensen');
+    expect(await page.locator('[data-step="protectionOfficer"]').getByRole('radio').count()).toBe(0);
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toContain(
       `${en['forms.step.relation.title']}${msg('forms.step.counter', { n: 2, max: 7 })}`,
     );
@@ -327,9 +328,9 @@ describe('online form', () => {
     await expect
       .poll(() => page.evaluate(() => {
         const r = document.getElementById('step-relation-heading')!.getBoundingClientRect();
-        return r.top >= 0 && r.top < window.innerHeight;
+        return { top: Math.round(r.top), inView: r.top >= 0 && r.top < window.innerHeight };
       }))
-      .toBe(true);
+      .toMatchObject({ inView: true });
     await expect(field(page, 'forms.relation.label').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(step(page, 'relation').getByText(en['validation.required']!).isVisible()).resolves.toBe(true);
     await expect(step(page, 'describeProblem').getByText(en['forms.validation.selectOption']!).isVisible()).resolves.toBe(true);

@@ -155,6 +155,8 @@ const leavesPage = (event: EventObject, before: AnyMachineSnapshot) =>
 const controlShown: { [K in ReportEvent['type']]?: (c: ReportContext, e: Extract<ReportEvent, { type: K }>) => boolean } = {
   'password.change': (c) => c.draft.follow === true,
   'passwordConfirmation.change': (c) => c.draft.follow === true,
+  // A lone protection officer is shown as who receives the report: nothing to choose.
+  'officer.select': (c) => c.company.protectionOfficers.length > 1,
   'person.change': (c) => c.draft.concerns === 'persons',
   'person.add': (c) => c.draft.concerns === 'persons',
   'person.remove': (c, e) => c.draft.concerns === 'persons' && e.index < c.draft.reportedPersons.length,

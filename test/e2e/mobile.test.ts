@@ -1,6 +1,7 @@
 /**
  * The mobile journey (issue 17 §2): no page scrolls sideways on a 320 or 375 px
- * phone, in any language, and the online form's small controls stay tappable.
+ * phone, in any language (the forms with their hidden parts revealed), and the
+ * online form's small controls stay tappable.
  * The private area's pages are measured at 375 px after a real sign-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,13 @@ const PUBLIC_ROUTES = [
   '/about-whistleblowing/case-process',
   '/something-went-wrong',
   '/no-such-page',
+];
+/** Every public route of the group company, and the pages the one-officer company lays out differently. */
+const PUBLIC_PAGES: Array<[host: string, route: string]> = [
+  ...PUBLIC_ROUTES.map((r): [string, string] => ['group.localhost', r]),
+  ['localhost', '/online-form'],
+  ['localhost', '/oral-report'],
+  ['localhost', '/ask-questions'],
 ];
 const PRIVATE_ROUTES = ['/private/status', '/private/messages', '/private/report', '/private/info'];
 
@@ -71,15 +79,20 @@ describe('no sideways scroll on a phone', () => {
         const o = await openPage(browser, { width, height: 700 });
         opened.push(o);
         await o.context.addInitScript((l) => localStorage.setItem('wb.language', l), lang);
-        for (const route of PUBLIC_ROUTES) {
-          await o.page.goto(portal.url('group.localhost', route));
+        for (const [host, route] of PUBLIC_PAGES) {
+          await o.page.goto(portal.url(host, route));
           await settle(o.page);
-          if (route === '/online-form') {
-            // Reveal the longest parts too: the identity fields and the phone input.
+          if (['/online-form', '/oral-report', '/book-meeting'].includes(route)) {
+            // Reveal the longest parts too: the identity fields and the phone input, and
+            // in the online form the person to add and the password fields.
             await o.page.locator('[data-step="identity"] input[type="radio"]').first().check();
+            if (route === '/online-form') {
+              await o.page.locator('[data-step="reportRelated"] input[type="radio"]').first().check();
+              await o.page.locator('[data-step="followReport"] input[type="radio"]').first().check();
+            }
           }
           const { by, widest } = await overflow(o.page);
-          if (by > 0) problems.push(`${lang} ${route}: ${by} px too wide (${widest})`);
+          if (by > 0) problems.push(`${lang} ${host}${route}: ${by} px too wide (${widest})`);
         }
         await o.close();
       }

@@ -132,7 +132,9 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(headings).toHaveLength(7);
     expect(headings[0]!.textContent).toContain(msg('forms.step.counter', { n: 1, max: 7 }));
     expect(headings[6]!.textContent).toContain(en['forms.step.followReport.title']!);
-    expect(checked(screen.getByRole('radio', { name: /Anne Sørensen/ }))).toBe(true);
+    // The single officer is chosen for the reporter and shown as who receives the report.
+    expect(screen.getByTestId('officer-receiver').textContent).toContain('Anne Sørensen');
+    expect(screen.queryByRole('radio', { name: /Anne Sørensen/ })).toBeNull();
     expect(disabled(sendButton())).toBe(true);
     await user.click(terms());
     expect(disabled(sendButton())).toBe(false); // follow not chosen yet: Send opens the validation dialog
