@@ -322,6 +322,8 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
       caseAccount: d.follow ? { follow: true, password: d.password } : { follow: false, password: null },
       reportedPersons: persons,
       reportedUnit: d.concerns === 'company' ? d.reportedUnit.trim() : null,
+      // Filled by the submit effect with the resumable uploads of `files`.
+      uploads: [],
     },
     files: [...d.files],
   };
