@@ -55,7 +55,7 @@ async function patch(session: string, id: string, offset: number, bytes: Buffer,
   const res = await fetch(`${s.url}/api/public/uploads/${id}`, {
     method: 'PATCH',
     headers: { ...TUS, 'x-upload-session': session, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', ...headers },
-    body: bytes,
+    body: new Uint8Array(bytes),
   });
   const text = await res.text();
   return { status: res.status, offset: res.headers.get('upload-offset'), data: text ? JSON.parse(text) : undefined };
