@@ -151,6 +151,11 @@ export type SubmitResult = SubmitOutcome;
 export interface UploadProgress {
   loaded: number;
   total: number;
+  /** Speed of the last seconds and the time left at it; null (or absent) while unknown. */
+  bytesPerSecond?: number | null;
+  secondsLeft?: number | null;
+  /** The connection was lost; the upload effect is retrying and will continue where it stopped. */
+  retrying?: boolean;
 }
 
 export interface ReportContext {
@@ -182,6 +187,10 @@ export interface UploadProgressEvent {
   index: number;
   loaded: number;
   total: number;
+  /** Measured by the upload effect (src/forms/rate.ts). */
+  bytesPerSecond?: number | null;
+  secondsLeft?: number | null;
+  retrying?: boolean;
 }
 
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
@@ -562,7 +571,11 @@ const reportSetup = setup({
     assignProgress: assign({
       progress: ({ context, event }) => {
         const e = event as UploadProgressEvent;
-        return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
+        return context.progress.map((p, i) =>
+          i === e.index
+            ? { loaded: e.loaded, total: e.total, bytesPerSecond: e.bytesPerSecond ?? null, secondsLeft: e.secondsLeft ?? null, retrying: e.retrying ?? false }
+            : p,
+        );
       },
     }),
     assignResponse: assign({ response: (_, params: { response: SubmitOutcome }) => (isSuccessData(params.response) ? params.response : null) }),
