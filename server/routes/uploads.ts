@@ -35,8 +35,11 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
   await app.register(async (tus) => {
     // PATCH bodies are read by the route, as a stream; never buffered by a parser.
     tus.addContentTypeParser('application/offset+octet-stream', (_req, _payload, done) => done(null));
-    tus.addHook('onSend', async (_req, reply, payload) => {
+    tus.addHook('onSend', async (req, reply, payload) => {
       reply.header('tus-resumable', TUS_VERSION);
+      // A refused PATCH whose body is still coming (a wrong offset, a browser resending
+      // a cut request by itself): close the connection rather than read up to 2 GB for nothing.
+      if (req.method === 'PATCH' && reply.statusCode >= 400 && !req.raw.complete) reply.header('connection', 'close');
       return payload;
     });
     tus.addHook('onRequest', async (req, reply) => {
