@@ -39,6 +39,27 @@ export interface UploadedFiles {
   ids: string[];
 }
 
+/**
+ * What one form's failed submission leaves for its next try, so sending again after
+ * the retries ran out (a phone asleep for long) continues instead of starting over:
+ * the session and each file's upload address. In memory only, one per form.
+ */
+export interface UploadMemory {
+  session: string | null;
+  urls: Map<ReportFile, string>;
+  done: Set<ReportFile>;
+}
+
+export const newUploadMemory = (): UploadMemory => ({ session: null, urls: new Map(), done: new Set() });
+
+/** After a case was made (or its session can make none): the next send starts afresh. */
+export function forgetUploads(memory: UploadMemory | undefined): void {
+  if (!memory) return;
+  memory.session = null;
+  memory.urls.clear();
+  memory.done.clear();
+}
+
 function statusOf(err: unknown): number | null {
   const res = (err as DetailedError | null)?.originalResponse;
   return res ? res.getStatus() : null;
@@ -54,44 +75,64 @@ function errorCodeOf(err: unknown): string | null {
 }
 
 /**
- * Sends every file as a resumable upload in one upload session (paid with `proof`).
- * Resolves with the session and the upload ids, or with the outcome that ends the
- * submission: a refused file by its place, a rate limit, or null (failure).
+ * Sends every file as a resumable upload in one upload session: the one `memory` kept
+ * from an earlier try, or a new one paid with `proof`. Resolves with the session and
+ * the upload ids, or with the outcome that ends the submission: a refused file by its
+ * place, a rate limit, or null (failure).
  */
 export async function uploadFiles(
   api: ApiClient,
   companyHost: string,
   files: readonly ReportFile[],
-  proof: PowProof,
+  proof: PowProof | null,
   reportProgress: (e: UploadProgressEvent) => void,
   signal?: AbortSignal,
+  memory: UploadMemory = newUploadMemory(),
 ): Promise<UploadedFiles | Exclude<SubmitOutcome, { caseDto: unknown }>> {
   let session: string;
-  try {
-    const res = await fetch(api.url(UPLOAD_SESSIONS_PATH), {
-      method: 'POST',
-      headers: { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) },
-      signal,
-      credentials: 'omit',
-      referrerPolicy: 'no-referrer',
-    });
-    if (res.status === 429) {
-      const seconds = Number(res.headers.get('retry-after'));
-      return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+  if (memory.session) {
+    session = memory.session;
+  } else {
+    if (!proof) return null;
+    try {
+      const res = await fetch(api.url(UPLOAD_SESSIONS_PATH), {
+        method: 'POST',
+        headers: { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) },
+        signal,
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+      });
+      if (res.status === 429) {
+        const seconds = Number(res.headers.get('retry-after'));
+        return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+      }
+      if (!res.ok) return null;
+      session = ((await res.json()) as { uploadSession: string }).uploadSession;
+      forgetUploads(memory);
+      memory.session = session;
+    } catch {
+      return null;
     }
-    if (!res.ok) return null;
-    session = ((await res.json()) as { uploadSession: string }).uploadSession;
-  } catch {
-    return null;
   }
 
   const ids: string[] = [];
   for (const [index, file] of files.entries()) {
+    const sent = memory.urls.get(file);
+    if (sent && memory.done.has(file)) {
+      reportProgress({ type: 'upload.progress', index, loaded: file.size, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: false });
+      ids.push(sent.split('/').pop()!);
+      continue;
+    }
     const meter = createRateMeter(file.size);
     let last = 0;
     const outcome = await new Promise<string | Exclude<SubmitOutcome, { caseDto: unknown }>>((resolve) => {
       const upload = new Upload(file as File, {
         endpoint: api.url(UPLOADS_PATH),
+        // Where an earlier try stopped: asked with HEAD and continued (a new upload if it is gone).
+        uploadUrl: sent ?? null,
+        onUploadUrlAvailable: () => {
+          if (upload.url) memory.urls.set(file, upload.url);
+        },
         headers: { [UPLOAD_SESSION_HEADER]: session },
         metadata: { filename: file.name },
         chunkSize: CHUNK_BYTES,
@@ -117,11 +158,14 @@ export async function uploadFiles(
         },
         onSuccess: () => {
           const id = upload.url?.split('/').pop();
+          if (id) memory.done.add(file);
           resolve(id ?? null);
         },
         onError: (err) => {
           const status = statusOf(err);
           const code = errorCodeOf(err);
+          // The session is gone or spent: the next send starts with a new one.
+          if (status === 401 || code === 'UPLOAD_SESSION_USED') forgetUploads(memory);
           if (status === 429) return resolve({ rateLimited: { retryAfterSeconds: 60 } });
           if (code === 'FILE_CONTENT_MISMATCH' || code === 'FORBIDDEN_FILE_TYPE') return resolve({ refusedFile: { index, name: file.name } });
           resolve(null);

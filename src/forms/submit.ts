@@ -19,7 +19,7 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../api/pow.ts';
 import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
-import { UPLOAD_SESSION_HEADER, uploadFiles } from './resumable.ts';
+import { UPLOAD_SESSION_HEADER, forgetUploads, uploadFiles, type UploadMemory } from './resumable.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -57,6 +57,8 @@ export async function submitReport(
   signal?: AbortSignal,
   /** The interface language, sent as Accept-Language: the server writes the reporter's mails in it. */
   language?: string,
+  /** Uploads of this form's earlier tries, continued rather than sent again (src/forms/resumable.ts). */
+  memory?: UploadMemory,
 ): Promise<SubmitOutcome> {
   let proof;
   try {
@@ -90,10 +92,12 @@ export async function submitReport(
   let dto = submission.dto;
   let multipartFiles = submission.files;
   if (submission.files.length) {
-    // The upload session spends the proof already solved; the case needs another,
-    // solved while the files go (and replaced if it grew stale meanwhile).
-    const next = solveProofOfWork(api, null, signal).catch(() => null);
-    const uploaded = await uploadFiles(api, companyHost, submission.files, proof, reportProgress, signal);
+    // A new upload session spends the proof already solved; the case then needs
+    // another, solved while the files go (and replaced if it grew stale meanwhile).
+    // A session kept from an earlier try costs none.
+    const reusing = !!memory?.session;
+    const next = reusing ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
+    const uploaded = await uploadFiles(api, companyHost, submission.files, reusing ? null : proof, reportProgress, signal, memory);
     if (!uploaded || !('ids' in uploaded)) return uploaded;
     try {
       proof = await solveProofOfWork(api, await next, signal);
@@ -131,6 +135,8 @@ export async function submitReport(
       });
     };
     xhr.onload = () => {
+      // A case was made, or the session can make none: its uploads are not to be reused.
+      if ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 401 || xhr.status === 409) forgetUploads(memory);
       if (xhr.status === 429) return resolve(rateLimited(xhr.getResponseHeader('retry-after')));
       if (xhr.status < 200 || xhr.status >= 300) return resolve(refusedFileOf(xhr.responseText, multipartFiles));
       try {

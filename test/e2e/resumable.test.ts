@@ -192,4 +192,53 @@ describe('resumable upload', () => {
     // Nothing of the upload is left in the browser's storage.
     expect(await page.evaluate(() => Object.keys(localStorage).length + Object.keys(sessionStorage).length)).toBe(0);
   }, 300_000);
+
+  it('when the case cannot be made after the uploads, sending again takes the same uploads without sending the files again', async () => {
+    const p = await openPage(browser, { locale: 'en-GB' });
+    try {
+      const { page } = p;
+      const calls: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('/api/public/')) calls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/[0-9a-f-]{36}$/, ':id')}`);
+      });
+      // The first case creation is cut off before it reaches the server.
+      let failed = false;
+      await page.route('**/api/public/case/new/by-form', (route) => (failed ? route.continue() : ((failed = true), route.abort('connectionreset'))));
+      await page.goto(`http://localhost:${proxyPort}/online-form`);
+      await page.getByRole('heading', { level: 2 }).first().waitFor();
+      await field(page, 'forms.relation.label').fill('Employee');
+      await field(page, 'forms.describe.description').fill('Second try.');
+      await page.locator('section', { has: page.getByRole('heading', { name: en['forms.step.describeProblem.title'] }) }).getByRole('radio', { name: en['forms.no'] }).check();
+      await page.getByRole('radio', { name: en['forms.related.company'] }).check();
+      await field(page, 'forms.related.unit').fill('Board');
+      const small = path.join(tmp, 'clip.mp4');
+      const fd = openSync(small, 'w');
+      writeSync(fd, Buffer.from('\0\0\0\x18ftypisom', 'latin1'));
+      closeSync(fd);
+      truncateSync(small, 3 * MB);
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: en['forms.documents.choose'] }).click()]);
+      await chooser.setFiles(small);
+      await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
+      await page.getByRole('radio', { name: en['forms.follow.notFollow'] }).check();
+      await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+      const button = page.getByRole('button', { name: en['forms.send.online'] });
+      await expect.poll(() => button.isEnabled()).toBe(true);
+      await button.click();
+      const failure = page.getByRole('alertdialog', { name: en['dialog.failure.title'] });
+      await failure.waitFor({ timeout: 30_000 });
+      await failure.getByRole('button', { name: en['dialog.failure.close'] }).click();
+      const firstTry = [...calls];
+      expect(firstTry.filter((c) => c === 'POST /api/public/upload-sessions')).toHaveLength(1);
+      expect(firstTry.filter((c) => c === 'POST /api/public/uploads')).toHaveLength(1);
+      expect(firstTry.filter((c) => c.startsWith('PATCH'))).not.toHaveLength(0);
+
+      await expect.poll(() => button.isEnabled()).toBe(true);
+      await button.click();
+      await page.getByRole('dialog', { name: en['forms.success.online.title'] }).waitFor({ timeout: 30_000 });
+      // The second try: no new session, no new upload, no bytes; only the case.
+      expect(calls.slice(firstTry.length).filter((c) => c !== 'GET /api/public/pow/challenge')).toEqual(['POST /api/public/case/new/by-form']);
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
 });
