@@ -170,6 +170,13 @@ export class FileChunkSealer {
     const [ct, tag] = gcmSeal(this.subkey, chunkNonce(this.prefix, index, final), chunkAad(this.fileId, index, final), plain);
     return Buffer.concat([ct, tag]);
   }
+
+  /** Chunk `index` as stored, opened; DecryptionError when it is not exactly that chunk (torn, altered). */
+  open(index: number, block: Uint8Array, final: boolean): Buffer {
+    const b = asBuffer(block);
+    if (b.length < TAG) throw new DecryptionError('chunk is truncated');
+    return gcmOpen(this.subkey, chunkNonce(this.prefix, index, final), chunkAad(this.fileId, index, final), b.subarray(0, b.length - TAG), b.subarray(b.length - TAG));
+  }
 }
 
 function fileSubkey(key: Uint8Array, salt: Uint8Array, fileId: string): Buffer {

@@ -32,8 +32,10 @@ export interface FileStore {
    */
   createUpload(key: string, first: Uint8Array): Promise<void>;
   openUpload(key: string, size: number): Promise<UploadWriter>;
-  /** A stream of an upload's bytes so far. */
-  readUpload(key: string): Readable;
+  /** A stream of an upload's bytes so far, from byte `start`. */
+  readUpload(key: string, start?: number): Readable;
+  /** An upload's size in bytes (0 when it is not there). */
+  uploadSize(key: string): Promise<number>;
   /** Makes a complete upload a final object (after the transaction that records it committed). */
   commitUpload(key: string): Promise<void>;
   /** Removes an upload; no error when it is not there. */
@@ -111,8 +113,12 @@ export class DiskFileStore implements FileStore {
     };
   }
 
-  readUpload(key: string): Readable {
-    return createReadStream(this.uploadPath(key), { highWaterMark: 1024 * 1024 });
+  readUpload(key: string, start = 0): Readable {
+    return createReadStream(this.uploadPath(key), { highWaterMark: 1024 * 1024, start });
+  }
+
+  async uploadSize(key: string): Promise<number> {
+    return (await stat(this.uploadPath(key)).catch(() => null))?.size ?? 0;
   }
 
   async commitUpload(key: string): Promise<void> {

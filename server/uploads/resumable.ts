@@ -14,8 +14,9 @@
  *   the upload and its offset), never in clear on disk.
  * - The offset and tail are in the database, so an upload survives a restart. While
  *   a request streams, the offset is saved every few MiB (after the disk has the
- *   chunks), so even a killed process loses at most that much; a graceful stop, a
- *   dropped connection or a newer request for the same upload saves it exactly.
+ *   chunks); a graceful stop, a dropped connection or a newer request for the same
+ *   upload saves it exactly; whole chunks a killed process wrote after its last save
+ *   are taken back when they open (`reconcile`), so no chunk is ever sealed twice.
  * - A finished upload is checked like a multipart file (type sniffing, metadata
  *   check) by reading it back decrypted; one that fails is deleted.
  * - Uploads join a case only in the transaction that creates it (`claim`); an
@@ -182,9 +183,48 @@ export class ResumableUploads {
     }
   }
 
+  /**
+   * A process killed mid-request may have written whole chunks after the offset it
+   * last saved. They are taken as received when they open (each was sealed exactly
+   * once, under its own nonce, and is never sealed again: no nonce is reused), and a
+   * torn chunk after them is cut off by the next PATCH.
+   */
+  private async reconcile(session: UploadSession, row: { id: string; offset: string | number; length: string | number; file_header: Uint8Array }): Promise<void> {
+    const length = Number(row.length);
+    const offset = Number(row.offset);
+    if (offset >= length) return;
+    let index = (offset - (offset % FILE_CHUNK)) / FILE_CHUNK;
+    const at = FILE_HEADER + index * FILE_BLOCK;
+    if ((await this.ctx.files.uploadSize(row.id)) < at + FILE_BLOCK) return;
+    const sealer = this.ctx.crypto.chunkSealer(session.key, row.id, row.file_header);
+    let buf: Buffer = Buffer.alloc(0);
+    let opened = 0;
+    try {
+      reading: for await (const chunk of this.ctx.files.readUpload(row.id, at) as AsyncIterable<Buffer>) {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        for (;;) {
+          const final = (index + 1) * FILE_CHUNK >= length;
+          const size = final ? length - index * FILE_CHUNK + (FILE_BLOCK - FILE_CHUNK) : FILE_BLOCK;
+          if (buf.length < size) break;
+          sealer.open(index, buf.subarray(0, size), final);
+          buf = buf.subarray(size);
+          index++;
+          opened++;
+          if (final) break reading;
+        }
+      }
+    } catch {
+      // The first chunk that does not open ends what was received.
+    }
+    if (!opened) return;
+    const received = Math.min(length, index * FILE_CHUNK);
+    await this.ctx.db.updateTable('file_upload').set({ offset: received, tail_enc: null, updated_at: this.ctx.clock.now() }).where('id', '=', row.id).execute();
+  }
+
   /** HEAD: where the upload stands. */
   async state(session: UploadSession, id: string): Promise<UploadState> {
     await this.takeOver(id);
+    await this.reconcile(session, await this.row(session, id));
     let row = await this.row(session, id);
     // Complete but not yet checked (a stop during the check): check it now.
     if (Number(row.offset) === Number(row.length) && !row.mime_type) {
@@ -227,6 +267,7 @@ export class ResumableUploads {
       done,
     });
     try {
+      await this.reconcile(session, await this.row(session, id));
       const row = await this.row(session, id);
       const length = Number(row.length);
       const offset = Number(row.offset);

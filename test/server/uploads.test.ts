@@ -6,7 +6,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { TestClock } from '../../server/clock.ts';
@@ -176,6 +177,25 @@ describe('tus protocol', () => {
     } finally {
       await second.cleanup();
     }
+  });
+
+  it('after a process died between writing chunks and saving the offset, takes the whole chunks back and drops a torn one', async () => {
+    const session = await newSession();
+    const file = mp4Of(700_000);
+    const id = await createOk(session, 'crash.mp4', file.length);
+    // Saved: 4 sealed chunks and a 37 856-byte tail in the database.
+    expect((await patch(session, id, 0, file.subarray(0, 300_000))).status).toBe(204);
+    // What a killed process leaves: chunk 4 (the tail and what followed it) written but
+    // not recorded, and half of chunk 5.
+    const row = await server.ctx.db.selectFrom('file_upload').innerJoin('upload_session', 'upload_session.id', 'file_upload.session_id').select(['file_upload.file_header', 'upload_session.case_id', 'upload_session.wrapped_key']).where('file_upload.id', '=', id).executeTakeFirstOrThrow();
+    const sealer = server.ctx.crypto.chunkSealer(server.ctx.crypto.unwrapCaseKey(row.case_id, row.wrapped_key), id, row.file_header);
+    const torn = sealer.seal(5, file.subarray(5 * 65_536, 6 * 65_536), false).subarray(0, 30_000);
+    appendFileSync(path.join(server.ctx.config.filesDir!, 'uploads', id), Buffer.concat([sealer.seal(4, file.subarray(4 * 65_536, 5 * 65_536), false), torn]));
+    expect((await head(session, id)).offset).toBe(5 * 65_536);
+    expect((await patch(session, id, 5 * 65_536, file.subarray(5 * 65_536))).status).toBe(204);
+    const res = await submit(session, [id]);
+    expect(res.status).toBe(201);
+    expect(sha((await storedBytes(server, res.data.caseDto.caseNumber)).bytes)).toBe(sha(file));
   });
 
   it('terminates an upload on DELETE', async () => {
