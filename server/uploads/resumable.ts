@@ -28,7 +28,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Transaction } from 'kysely';
-import { ALLOWED_EXTENSIONS, LIMITS, cleanFileName, isAllowedFileName } from '../../machines/schema.ts';
+import { ALLOWED_EXTENSIONS, ALLOWED_FILE_TYPES, FILE_HEAD_BYTES, LIMITS, cleanFileName, fileExtension, headMatches, isAllowedFileName, isTextExtension, type AllowedExtension } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
@@ -309,10 +309,18 @@ export class ResumableUploads {
           .execute();
       };
 
+      // The first bytes must fit the name (as the SPA checks before sending): a file
+      // that cannot be what it says is refused at once, not after 2 GB.
+      const ext = fileExtension(this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'));
+      const headWanted = offset === 0 && !isTextExtension(ext) && Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? Math.min(FILE_HEAD_BYTES, length) : 0;
       let failure: unknown;
       try {
         for await (const chunk of body as AsyncIterable<Buffer>) {
           if (received + chunk.length > length) throw new HttpError(400, 'UPLOAD_TOO_LONG', `The body goes beyond Upload-Length (${length}).`, 'Upload-Length');
+          if (headWanted && received < headWanted && received + chunk.length >= headWanted) {
+            const head = Buffer.concat([pending, chunk]).subarray(0, headWanted);
+            if (!headMatches(ext as AllowedExtension, head)) throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of this upload is not a .${ext} file.`, 'filename');
+          }
           received += chunk.length;
           pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
           let at = 0;
@@ -346,6 +354,10 @@ export class ResumableUploads {
       await save(received, pending);
       await this.touch(session);
       if (failure) {
+        if (failure instanceof HttpError && failure.code === 'FILE_CONTENT_MISMATCH') {
+          await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+          await this.ctx.files.discardUpload(id);
+        }
         if (failure instanceof HttpError) throw failure;
         // The client went away (or a newer request took over): what arrived is kept.
         if (abortedByServer || body.destroyed || (failure as { code?: string }).code === 'ECONNRESET') {

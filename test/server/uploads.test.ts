@@ -244,10 +244,22 @@ describe('refusals', () => {
     expectError(await post(base), 400, 'TOO_MANY_FILES');
   });
 
-  it('refuses and removes a finished upload whose bytes are not its type', async () => {
+  it('refuses and removes a finished upload whose bytes are not its type (checked again when complete)', async () => {
     const session = await newSession();
-    const id = await createOk(session, 'fake.pdf', 1000);
-    const r = await patch(session, id, 0, Buffer.alloc(1000, 0x41));
+    // Text must be UTF-8 without NUL all through: this one fails only in its last chunk.
+    const text = Buffer.concat([Buffer.alloc(200_000, 0x41), Buffer.from([0xff, 0x00])]);
+    const id = await createOk(session, 'fake.txt', text.length);
+    expect((await patch(session, id, 0, text.subarray(0, 150_000))).status).toBe(204);
+    const r = await patch(session, id, 150_000, text.subarray(150_000));
+    expectError({ status: r.status, data: r.data }, 415, 'FILE_CONTENT_MISMATCH');
+    expect((await head(session, id)).status).toBe(404);
+    expect(listFiles(server.ctx.config.filesDir!).some((f) => f.endsWith(id))).toBe(false);
+  });
+
+  it('refuses at once, by its first bytes, a large upload that is not its type', async () => {
+    const session = await newSession();
+    const id = await createOk(session, 'big.pdf', 50 * 1024 * 1024);
+    const r = await patch(session, id, 0, Buffer.alloc(100_000, 0x41));
     expectError({ status: r.status, data: r.data }, 415, 'FILE_CONTENT_MISMATCH');
     expect((await head(session, id)).status).toBe(404);
     expect(listFiles(server.ctx.config.filesDir!).some((f) => f.endsWith(id))).toBe(false);
