@@ -154,9 +154,12 @@ describe('resumable upload', () => {
     await waitFor(() => proxy.sent() > 150 * MB, 60_000, '150 MB sent');
     proxy.point(null);
     proxy.cut();
-    const dataDir = server.dataDir;
+    const { dataDir, cleanup } = server;
     await server.stop();
-    server = await startTestServer({ distDir: distDir(), seedDemo: true, dataDir });
+    server = await startTestServer({ distDir: distDir(), seedDemo: true, dataDir, databaseUrl: server.config.databaseUrl });
+    const restarted = server;
+    // Cleaning up the restarted server removes the shared folder; the first one drops its database.
+    server = { ...restarted, cleanup: async () => (await restarted.stop(), await cleanup()) };
     proxy.point(server.port);
 
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }).catch(() => {});

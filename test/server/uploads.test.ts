@@ -163,7 +163,8 @@ describe('tus protocol', () => {
     const id = await createOk(session, 'restart.mp4', file.length, first);
     expect((await patch(session, id, 0, file.subarray(0, 123_457), first)).status).toBe(204);
     await first.stop();
-    const second = await startTestServer({ seedDemo: false, dataDir: first.dataDir });
+    // The same data folder and the same database (PGlite's lives in the folder; PostgreSQL's is named).
+    const second = await startTestServer({ seedDemo: false, dataDir: first.dataDir, databaseUrl: first.config.databaseUrl });
     try {
       expect((await head(session, id, second)).offset).toBe(123_457);
       expect((await patch(session, id, 123_457, file.subarray(123_457), second)).status).toBe(204);
@@ -175,7 +176,8 @@ describe('tus protocol', () => {
       expect(res.status, JSON.stringify(res.data)).toBe(201);
       expect(sha((await storedBytes(second, res.data.caseDto.caseNumber)).bytes)).toBe(sha(file));
     } finally {
-      await second.cleanup();
+      await second.stop();
+      await first.cleanup();
     }
   });
 
