@@ -1,14 +1,17 @@
 /**
  * npm run bench -- upload [MB]   (default 1024)
  *
- * One run, two measurements of the same bytes sent over HTTP from this process:
+ * One run, three measurements of the same bytes sent over HTTP from this process:
  * 1. POST /api/public/case/new/by-form on the real server (a child process:
  *    multipart parsing, content sniffing, AES-256-GCM chunk encryption, disk);
- * 2. a bare Node HTTP server (also a child process) that pipes the request body
+ * 2. the same file as a resumable (tus) upload on the same server, in 64 MiB PATCHes
+ *    as the SPA sends them, then the case that takes it (the upload is read back
+ *    once, decrypted, for the content check);
+ * 3. a bare Node HTTP server (also a child process) that pipes the request body
  *    straight to a file.
  * Prints MB/s for each and their ratio, and the server's peak RSS growth over its
- * resting RSS while the upload runs, sampled from /proc every 20 ms. The budget is
- * a growth under 64 MB.
+ * resting RSS while each upload runs, sampled from /proc every 20 ms. The budget is
+ * a growth under 64 MB, for either path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -86,6 +89,57 @@ function upload(port: number, p: string, headers: Record<string, string>, prefix
   });
 }
 
+/** A tus PATCH of `mb` MiB at `offset` MiB; the file's first bytes are `fileHead`. */
+function patch(port: number, p: string, headers: Record<string, string>, offsetMb: number, mb: number, fileHead: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: p, method: 'PATCH', headers: { ...headers, 'upload-offset': String(offsetMb * MB), 'content-type': 'application/offset+octet-stream', 'content-length': String(mb * MB) } },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < mb) {
+        const chunk = sent === 0 && offsetMb === 0 ? Buffer.concat([fileHead, block.subarray(fileHead.length)]) : block;
+        sent++;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+/** The same file as a resumable upload, as the SPA sends it, then the case; resolves with seconds taken (upload and case). */
+async function tusUpload(port: number, dto: Record<string, unknown>, fileHead: Buffer, mb: number): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const base = `http://127.0.0.1:${port}`;
+  const host = { 'x-company-host': 'localhost' };
+  const s = await fetch(`${base}/api/public/upload-sessions`, { method: 'POST', headers: host });
+  if (s.status !== 201) throw new Error(`upload session: ${s.status} ${await s.text()}`);
+  const session = ((await s.json()) as { uploadSession: string }).uploadSession;
+  const tus = { 'tus-resumable': '1.0.0', 'x-upload-session': session };
+  const c = await fetch(`${base}/api/public/uploads`, {
+    method: 'POST',
+    headers: { ...tus, 'upload-length': String(mb * MB), 'upload-metadata': `filename ${Buffer.from('bench.mp4').toString('base64')}` },
+  });
+  if (c.status !== 201) throw new Error(`tus creation: ${c.status} ${await c.text()}`);
+  const location = c.headers.get('location')!;
+  for (let at = 0; at < mb; at += 64) {
+    const r = await patch(port, location, tus, at, Math.min(64, mb - at), fileHead);
+    if (r.status !== 204) throw new Error(`tus PATCH at ${at} MiB: ${r.status} ${r.body}`);
+  }
+  const form = new FormData();
+  form.append('caseDto', JSON.stringify({ ...dto, uploads: [location.split('/').pop()] }));
+  const done = await fetch(`${base}/api/public/case/new/by-form`, { method: 'POST', headers: { ...host, 'x-upload-session': session }, body: form });
+  if (done.status !== 201) throw new Error(`case with the upload: ${done.status} ${await done.text()}`);
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-upload-'));
 const children: ChildProcess[] = [];
 try {
@@ -135,6 +189,20 @@ try {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, rssMb(server.pid!));
   if (portal.status !== 201) throw new Error(`upload failed: ${portal.status} ${portal.body}`);
+
+  // ---- the same file, resumable --------------------------------------------------
+  const warmTus = await tusUpload(port, dto, fileHead, 8);
+  void warmTus;
+  await new Promise((r) => setTimeout(r, 1000));
+  const tusRestingRss = rssMb(server.pid!);
+  let tusPeakRss = tusRestingRss;
+  const tusSampler = setInterval(() => {
+    tusPeakRss = Math.max(tusPeakRss, rssMb(server.pid!));
+  }, 20);
+  process.stderr.write(`uploading ${sizeMb} MiB to the portal with tus…\n`);
+  const tusSeconds = await tusUpload(port, dto, fileHead, sizeMb);
+  clearInterval(tusSampler);
+  tusPeakRss = Math.max(tusPeakRss, rssMb(server.pid!));
   server.kill('SIGTERM');
 
   // ---- the bare baseline ---------------------------------------------------------
@@ -157,18 +225,21 @@ try {
 
   const mbps = (s: number) => sizeMb / s;
   const growth = peakRss - restingRss;
+  const tusGrowth = tusPeakRss - tusRestingRss;
   const rows: [string, string][] = [
     ['file size', `${sizeMb} MiB`],
     ['portal new/by-form', `${mbps(portal.seconds).toFixed(1)} MiB/s (${portal.seconds.toFixed(2)} s)`],
+    ['portal tus + case', `${mbps(tusSeconds).toFixed(1)} MiB/s (${tusSeconds.toFixed(2)} s, 64 MiB PATCHes, read back once to check)`],
     ['bare stream-to-disk', `${mbps(baseline.seconds).toFixed(1)} MiB/s (${baseline.seconds.toFixed(2)} s)`],
     ['portal CPU time', `${portalCpu.toFixed(2)} s = ${portalUser.toFixed(2)} user + ${portalSystem.toFixed(2)} system (${((portalCpu / portal.seconds) * 100).toFixed(0)} % of its wall time)`],
     ['portal / bare', `${(mbps(portal.seconds) / mbps(baseline.seconds)).toFixed(2)}`],
     ['server resting RSS', `${restingRss.toFixed(1)} MiB`],
     ['server peak RSS', `${peakRss.toFixed(1)} MiB`],
     ['peak RSS growth', `${growth.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${growth < BUDGET_MB ? 'within' : 'OVER'})`],
+    ['tus peak RSS growth', `${tusGrowth.toFixed(1)} MiB over ${tusRestingRss.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${tusGrowth < BUDGET_MB ? 'within' : 'OVER'})`],
   ];
   process.stdout.write('\nupload benchmark\n' + rows.map(([k, v]) => `  ${k.padEnd(22)} ${v}`).join('\n') + '\n');
-  if (growth >= BUDGET_MB) process.exitCode = 1;
+  if (growth >= BUDGET_MB || tusGrowth >= BUDGET_MB) process.exitCode = 1;
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });

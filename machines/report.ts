@@ -151,6 +151,11 @@ export type SubmitResult = SubmitOutcome;
 export interface UploadProgress {
   loaded: number;
   total: number;
+  /** Speed of the last seconds and the time left at it; null (or absent) while unknown. */
+  bytesPerSecond?: number | null;
+  secondsLeft?: number | null;
+  /** The connection was lost; the upload effect is retrying and will continue where it stopped. */
+  retrying?: boolean;
 }
 
 export interface ReportContext {
@@ -188,6 +193,10 @@ export interface UploadProgressEvent {
   index: number;
   loaded: number;
   total: number;
+  /** Measured by the upload effect (src/forms/rate.ts). */
+  bytesPerSecond?: number | null;
+  secondsLeft?: number | null;
+  retrying?: boolean;
 }
 
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
@@ -328,6 +337,8 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
       caseAccount: d.follow ? { follow: true, password: d.password } : { follow: false, password: null },
       reportedPersons: persons,
       reportedUnit: d.concerns === 'company' ? d.reportedUnit.trim() : null,
+      // Filled by the submit effect with the resumable uploads of `files`.
+      uploads: [],
     },
     files: [...d.files],
   };
@@ -570,7 +581,11 @@ const reportSetup = setup({
     assignProgress: assign({
       progress: ({ context, event }) => {
         const e = event as UploadProgressEvent;
-        return context.progress.map((p, i) => (i === e.index ? { loaded: e.loaded, total: e.total } : p));
+        return context.progress.map((p, i) =>
+          i === e.index
+            ? { loaded: e.loaded, total: e.total, bytesPerSecond: e.bytesPerSecond ?? null, secondsLeft: e.secondsLeft ?? null, retrying: e.retrying ?? false }
+            : p,
+        );
       },
     }),
     assignResponse: assign({ response: (_, params: { response: SubmitOutcome }) => (isSuccessData(params.response) ? params.response : null) }),

@@ -382,6 +382,8 @@ export const caseDtoSchema = v.pipe(
     caseAccount: caseAccountSchema,
     reportedPersons: v.optional(v.pipe(v.array(reportedPersonSchema), v.maxLength(LIMITS.personsMax)), []),
     reportedUnit: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(LIMITS.freeTextMax)))),
+    /** Ids of finished resumable uploads of the request's upload session (docs/decisions/resumable-uploads.md), joined to the case with it. */
+    uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
   }),
   v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
   v.check(notificationNeedsFollow, 'validation.notificationNeedsFollow'),

@@ -21,6 +21,8 @@ import { Passwords } from './cases/passwords.ts';
 import { DiskFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
+import { ResumableUploads, uploadSweepJob } from './uploads/resumable.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerLeaveRoutes } from './routes/leave.ts';
@@ -221,6 +223,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   ctx.jobs.add(mailJob);
   ctx.jobs.add(deadlineJob);
   ctx.jobs.add(retentionJob);
+  ctx.jobs.add(uploadSweepJob);
   beforeDatabaseCloses.unshift(() => ctx.jobs.stop());
   if (!mailer.enabled) app.log.info('mail: SMTP_URL is not set; no mail will be sent');
 
@@ -290,7 +293,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
   // Before the routes: the guards attach themselves to the routes as they appear.
   await registerAbuseGuards(app, ctx, masterKey);
-  registerPublicRoutes(app, ctx);
+  const uploads = new ResumableUploads(ctx);
+  registerPublicRoutes(app, ctx, uploads);
+  await registerUploadRoutes(app, ctx, uploads);
   registerHandlerRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerLeaveRoutes(app, ctx);

@@ -13,17 +13,18 @@ import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema
 import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
+import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH } from './uploads/resumable.ts';
 
 /**
  * Who may call: `handler` is a handler API token (bearer) or the web workspace's
  * session cookie, both accepted by the handler routes; `handlerSession` is the
  * session cookie alone (signing out).
  */
-type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin';
+type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin' | 'uploadSession';
 type Tag = 'public' | 'private' | 'handler' | 'admin' | 'operations';
 
 export interface Operation {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD' | 'DELETE';
   /** Fastify's form (`:param`). */
   path: string;
   tag: Tag;
@@ -33,6 +34,10 @@ export interface Operation {
   body?: { schema: keyof typeof SCHEMAS; multipart?: { part: string } };
   /** Needs a solved proof-of-work challenge in X-Proof-Of-Work (server/security/abuse.ts). */
   pow?: true;
+  /** Request headers the call reads (the tus protocol's), besides auth and proof-of-work. */
+  headers?: { name: string; required: boolean; description: string }[];
+  /** The body is raw bytes of this media type (a tus PATCH). */
+  octets?: string;
   /** Success status and what it carries. */
   ok: [number, string];
 }
@@ -57,6 +62,15 @@ export const SCHEMAS = {
   handlerSignIn: signInSchema,
 } satisfies Record<string, GenericSchema>;
 
+/** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
+const TUS = {
+  resumable: { name: 'Tus-Resumable', required: true, description: '1.0.0' },
+  length: { name: 'Upload-Length', required: true, description: 'The file size in bytes (at most 2 GiB)' },
+  metadata: { name: 'Upload-Metadata', required: true, description: '`filename <base64 of the name>`; more pairs are ignored' },
+  offset: { name: 'Upload-Offset', required: true, description: 'Where these bytes start: the offset HEAD answered' },
+  session: (required: boolean) => ({ name: 'X-Upload-Session', required, description: `The upload session whose finished uploads caseDto.uploads names (POST ${UPLOAD_SESSIONS_PATH})` }),
+};
+
 const P = '/api/private/case';
 const H = '/api/handler';
 
@@ -67,7 +81,12 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/api/public/site-look-and-feel/language/:languageCode', tag: 'public', summary: 'Texts, colours and logo of the company in one language', auth: 'none', ok: [200, 'look and feel'] },
   { method: 'GET', path: '/api/public/site-look-and-feel/logo/:logoFileName', tag: 'public', summary: "The company's logo", auth: 'none', ok: [200, 'image'] },
   { method: 'GET', path: '/api/public/case/protection-officer/:poUuid/logo', tag: 'public', summary: "A protection officer's logo", auth: 'none', ok: [200, 'image'] },
-  { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files', auth: 'none', pow: true, body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files (sent in the body, or finished resumable uploads named in caseDto.uploads)', auth: 'none', pow: true, headers: [TUS.session(false)], body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
+  { method: 'POST', path: UPLOAD_SESSIONS_PATH, tag: 'public', summary: 'An upload session for resumable (tus) uploads of one report', auth: 'none', pow: true, ok: [201, '{ uploadSession, expiresAt }'] },
+  { method: 'POST', path: UPLOADS_PATH, tag: 'public', summary: 'tus creation: a new resumable upload of one file', auth: 'uploadSession', headers: [TUS.resumable, TUS.length, TUS.metadata], ok: [201, 'Location of the upload; Upload-Offset 0'] },
+  { method: 'HEAD', path: `${UPLOADS_PATH}/:id`, tag: 'public', summary: 'tus: how far an upload is', auth: 'uploadSession', headers: [TUS.resumable], ok: [200, 'Upload-Offset and Upload-Length'] },
+  { method: 'PATCH', path: `${UPLOADS_PATH}/:id`, tag: 'public', summary: 'tus: append bytes at the upload\'s offset', auth: 'uploadSession', headers: [TUS.resumable, TUS.offset], octets: 'application/offset+octet-stream', ok: [204, 'the new Upload-Offset'] },
+  { method: 'DELETE', path: `${UPLOADS_PATH}/:id`, tag: 'public', summary: 'tus termination: remove an upload', auth: 'uploadSession', headers: [TUS.resumable], ok: [204, 'removed'] },
   { method: 'POST', path: '/api/public/case/new/by-phone', tag: 'public', summary: 'Ask to report by phone', auth: 'none', pow: true, body: { schema: 'submissionByPhoneDto' }, ok: [201, '{ caseDto } with the new case number'] },
   { method: 'POST', path: '/api/public/case/new/by-meeting', tag: 'public', summary: 'Ask to report in a meeting', auth: 'none', pow: true, body: { schema: 'submissionByMeetingDto' }, ok: [201, '{ caseDto } with the new case number'] },
   { method: 'GET', path: `${P}/token/verify`, tag: 'private', summary: 'Check the access token', auth: 'reporter', ok: [200, 'the case number'] },
@@ -108,14 +127,16 @@ export function bodySchema(name: keyof typeof SCHEMAS): JsonSchema {
 }
 
 /** Each auth kind's alternatives (any one of them will do). */
-const SECURITY: Record<Exclude<Auth, 'none'>, string[]> = { reporter: ['reporterToken'], handler: ['handlerToken', 'handlerSession'], handlerSession: ['handlerSession'], admin: ['adminToken'] };
+const SECURITY: Record<Exclude<Auth, 'none'>, string[]> = { reporter: ['reporterToken'], handler: ['handlerToken', 'handlerSession'], handlerSession: ['handlerSession'], admin: ['adminToken'], uploadSession: ['uploadSession'] };
 
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const params = [...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const ref = op.body ? { $ref: `#/components/schemas/${op.body.schema}` } : undefined;
-    const body = op.body
+    const body = op.octets
+      ? { required: true, content: { [op.octets]: { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+      : op.body
       ? op.body.multipart
         ? {
             required: true,
@@ -130,11 +151,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
       : undefined;
     const company = (op.auth === 'none' && op.path !== CHALLENGE_PATH) || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
     const pow = op.pow ? [{ name: 'X-Proof-Of-Work', in: 'header', required: true, schema: { type: 'string' }, description: `<challenge>:<nonce>, a solved challenge from GET ${CHALLENGE_PATH}; one use (docs/api.md "Proof of work")` }] : [];
+    const extra = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, schema: { type: 'string' }, description: h.description }));
     (paths[op.path.replace(/:(\w+)/g, '{$1}')] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.method.toLowerCase()}${op.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       tags: [op.tag],
       summary: op.summary,
-      ...(params.length || company.length || pow.length ? { parameters: [...params, ...company, ...pow] } : {}),
+      ...(params.length || company.length || pow.length || extra.length ? { parameters: [...params, ...company, ...pow, ...extra] } : {}),
       ...(body ? { requestBody: body } : {}),
       ...(op.auth === 'none' ? {} : { security: SECURITY[op.auth].map((scheme) => ({ [scheme]: [] })) }),
       responses: {
@@ -168,6 +190,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         handlerToken: { type: 'http', scheme: 'bearer', description: 'npm run handler -- create-account' },
         handlerSession: { type: 'apiKey', in: 'cookie', name: 'wb_handler', description: 'The web workspace session, from POST /api/handler/session' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'DATA_DIR/admin.token' },
+        uploadSession: { type: 'apiKey', in: 'header', name: 'X-Upload-Session', description: `An upload session from POST ${UPLOAD_SESSIONS_PATH}` },
       },
     },
   };

@@ -69,6 +69,12 @@ export interface NewCaseInput {
   reportedPersons?: ReportedPerson[];
   reportedUnit?: string | null;
   files?: StagedFile[];
+  /**
+   * Resumable uploads the case takes (server/uploads/resumable.ts): `claim` runs first
+   * in the case's transaction and refuses the case when an upload is not complete;
+   * `commit` makes them final files after the commit.
+   */
+  uploads?: { claim(trx: Transaction<DB>): Promise<StagedFile[]>; commit(files: readonly StagedFile[]): Promise<void> };
   /** The interface language the report was sent in: the language of mails to the reporter. */
   language?: Language | null;
 }
@@ -123,9 +129,11 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
 
   for (let attempt = 0; ; attempt++) {
     const caseNumber = newCaseNumber();
+    let claimed: StagedFile[] = [];
     try {
       await ctx.db.transaction().execute(async (trx) => {
         await assertCurrentMasterKey(trx, ctx.crypto);
+        claimed = input.uploads ? await input.uploads.claim(trx) : [];
         await trx
           .insertInto('report_case')
           .values({
@@ -151,10 +159,11 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
         if (passwordHash) {
           await trx.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).execute();
         }
-        await insertFiles(ctx, trx, caseId, key, null, input.files ?? [], now);
+        await insertFiles(ctx, trx, caseId, key, null, [...(input.files ?? []), ...claimed], now);
         await onCaseEvent(ctx, trx, caseId, 'created');
       });
       await commitFiles(ctx, input.files ?? []);
+      if (input.uploads) await input.uploads.commit(claimed);
       return { caseNumber, status, created: now.toISOString(), submission: { type: input.submissionType } };
     } catch (err) {
       // A clash of 16 random digits (about 1 in 9·10^15 per existing case): draw again.

@@ -20,7 +20,9 @@ const NONCE = 12;
 const TAG = 16;
 export const FILE_CHUNK = 64 * 1024;
 const FILE_MAGIC = Buffer.from('WBF1');
-const FILE_HEADER = FILE_MAGIC.length + 16 + 7;
+export const FILE_HEADER = FILE_MAGIC.length + 16 + 7;
+/** One sealed chunk of a file on disk: 64 KiB of ciphertext and its tag (the last one may be shorter). */
+export const FILE_BLOCK = FILE_CHUNK + TAG;
 
 export class DecryptionError extends Error {}
 
@@ -132,6 +134,48 @@ export class CaseCrypto {
 
   decryptFile(key: Uint8Array, fileId: string): FileDecryptor {
     return new FileDecryptor(key, fileId);
+  }
+
+  /** Seals a file chunk by chunk, in any number of sittings (resumable uploads): the same format FileEncryptor writes. */
+  chunkSealer(key: Uint8Array, fileId: string, header?: Uint8Array): FileChunkSealer {
+    return new FileChunkSealer(key, fileId, header);
+  }
+}
+
+/**
+ * The file format of FileEncryptor, for a file whose length is known in advance but
+ * whose bytes arrive over several requests: the header is kept (file_upload.file_header)
+ * and chunk i is sealed on its own, final when it ends the file.
+ */
+export class FileChunkSealer {
+  readonly header: Buffer;
+  private readonly subkey: Buffer;
+  private readonly prefix: Buffer;
+
+  constructor(key: Uint8Array, private readonly fileId: string, header?: Uint8Array) {
+    if (header) {
+      const h = asBuffer(header);
+      if (h.length !== FILE_HEADER || !h.subarray(0, 4).equals(FILE_MAGIC)) throw new DecryptionError('not a file header');
+      this.header = Buffer.from(h);
+    } else {
+      this.header = Buffer.concat([FILE_MAGIC, randomBytes(16), randomBytes(7)]);
+    }
+    this.subkey = fileSubkey(key, this.header.subarray(4, 20), fileId);
+    this.prefix = this.header.subarray(20, FILE_HEADER);
+  }
+
+  /** Chunk `index` (at most FILE_CHUNK bytes; only the final one may be shorter) as stored: ciphertext ‖ tag. */
+  seal(index: number, plain: Uint8Array, final: boolean): Buffer {
+    if (plain.length > FILE_CHUNK || (!final && plain.length !== FILE_CHUNK)) throw new Error('a chunk is 64 KiB; only the final one may be shorter');
+    const [ct, tag] = gcmSeal(this.subkey, chunkNonce(this.prefix, index, final), chunkAad(this.fileId, index, final), plain);
+    return Buffer.concat([ct, tag]);
+  }
+
+  /** Chunk `index` as stored, opened; DecryptionError when it is not exactly that chunk (torn, altered). */
+  open(index: number, block: Uint8Array, final: boolean): Buffer {
+    const b = asBuffer(block);
+    if (b.length < TAG) throw new DecryptionError('chunk is truncated');
+    return gcmOpen(this.subkey, chunkNonce(this.prefix, index, final), chunkAad(this.fileId, index, final), b.subarray(0, b.length - TAG), b.subarray(b.length - TAG));
   }
 }
 

@@ -123,6 +123,13 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
       after = rows[rows.length - 1]!.id;
     }
 
+    // Resumable uploads' sessions hold the data key of a case still to come (migration 0130).
+    const sessions = await trx.selectFrom('upload_session').select(['case_id', 'wrapped_key']).execute();
+    for (const r of sessions) {
+      const wrapped = to.wrapCaseKey(r.case_id, from.unwrapCaseKey(r.case_id, r.wrapped_key));
+      await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('case_id', '=', r.case_id).execute();
+    }
+
     const secrets = await trx.selectFrom('idp_secret').select(['name', 'wrapped']).execute();
     for (const s of secrets) {
       // Only rows whose wrapping this code knows; any other would be left unreadable.

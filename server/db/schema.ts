@@ -301,6 +301,8 @@ export interface DB {
   server_process: ServerProcessTable;
   rate_limit: RateLimitTable;
   pow_spent: PowSpentTable;
+  upload_session: UploadSessionTable;
+  file_upload: FileUploadTable;
 }
 
 export type { Generated };
@@ -312,4 +314,37 @@ export interface ServerProcessTable {
   pid: number;
   started_at: Generated<Timestamp>;
   seen_at: Generated<Timestamp>;
+}
+
+/** What one solved proof-of-work buys for resumable uploads (migration 0130). */
+export interface UploadSessionTable {
+  id: string;
+  /** SHA-256 of the session secret; the secret itself is only the client's. */
+  secret_hash: Bytes;
+  /** The id the case will have; its data key, wrapped as report_case.wrapped_key. */
+  case_id: string;
+  wrapped_key: Bytes;
+  created_at: Timestamp;
+  /** Last upload activity; the sweep removes sessions idle for 24 hours. */
+  touched_at: Timestamp;
+  /** When a case was created with it; a session makes one case. */
+  used_at: Timestamp | null;
+}
+
+/** One file received with tus (docs/decisions/resumable-uploads.md). */
+export interface FileUploadTable {
+  id: string;
+  session_id: string;
+  name_enc: Bytes;
+  length: BigIntColumn;
+  offset: BigIntColumn;
+  /** The received bytes after the last sealed 64 KiB chunk, sealed; null when none. */
+  tail_enc: Bytes | null;
+  /** `WBF1 ‖ salt ‖ nonce prefix`, also the file's first bytes. */
+  file_header: Bytes;
+  /** Set once complete and checked. */
+  mime_type: string | null;
+  metadata_remaining: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }

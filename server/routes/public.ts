@@ -14,6 +14,8 @@ import { createCase } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse } from '../spa.ts';
+import { LIMITS } from '../../machines/schema.ts';
+import { UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
 
 
 /** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
@@ -54,7 +56,7 @@ export function requestLanguage(req: FastifyRequest): Language | null {
   return null;
 }
 
-export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
+export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
   app.get('/api/public/case/company-info', async (req) => companyInfoResponse(await requireCompany(ctx.db, req)));
 
   app.get<{ Params: { languageCode: string }; Querystring: { orDefault?: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
@@ -77,11 +79,18 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
 
   app.post('/api/public/case/new/by-form', async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
-    const caseId = randomUUID();
-    const { key, wrapped } = ctx.crypto.newCaseKey(caseId);
+    // With resumable uploads the case takes the id and data key its session fixed
+    // (its uploads are sealed under them); without, a fresh pair.
+    const session = req.headers[UPLOAD_SESSION_HEADER] === undefined ? null : await uploads.session(req.headers[UPLOAD_SESSION_HEADER]);
+    if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
+    const caseId = session?.caseId ?? randomUUID();
+    const { key, wrapped } = session ? { key: session.key, wrapped: session.wrappedKey } : ctx.crypto.newCaseKey(caseId);
     const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key });
     try {
       const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
+      if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
+      if (upload.files.length + dto.uploads.length > LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'uploads');
+      if (new Set(dto.uploads).size !== dto.uploads.length) throw new HttpError(400, 'DUPLICATE_UPLOAD', 'Name each upload once.', 'uploads');
       const created = await createCase(ctx, {
         company,
         caseId,
@@ -101,6 +110,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext) {
         reportedPersons: dto.reportedPersons,
         reportedUnit: dto.reportedUnit,
         files: upload.files,
+        uploads: session ? { claim: (trx) => uploads.claim(trx, session, dto.uploads), commit: (files) => uploads.commit(files) } : undefined,
         language: requestLanguage(req),
       });
       return reply.status(201).send({ caseDto: created });

@@ -2,8 +2,9 @@
  * The guards in front of anonymous submission (docs/decisions/submission-abuse.md):
  *
  * - every state-changing call under /api/public/ (the three ways to create a case,
- *   and any public call added later) is rate-limited per client and needs a solved
- *   proof-of-work challenge;
+ *   the upload session, and any public call added later) is rate-limited per client
+ *   and needs a solved proof-of-work challenge, except the tus calls that an upload
+ *   session's secret authorises;
  * - handing out challenges has a budget of its own;
  * - so do the handlers' enrolment-link endpoints (/api/handler/enrolment/…), which
  *   anyone who guesses at links could call;
@@ -27,7 +28,12 @@ export const CHALLENGE_PATH = '/api/public/pow/challenge';
 export const ENROLMENT_PREFIX = '/api/handler/enrolment/';
 
 const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toUpperCase());
-const isGuardedSubmission = (r: RouteOptions) => r.url.startsWith('/api/public/') && methodsOf(r).some((m) => STATE_CHANGING.has(m));
+/**
+ * The tus calls (server/routes/uploads.ts, `config.tusUpload`) are not: they need the
+ * secret of an upload session, and the session call that hands it out is guarded.
+ */
+const isGuardedSubmission = (r: RouteOptions) =>
+  r.url.startsWith('/api/public/') && methodsOf(r).some((m) => STATE_CHANGING.has(m)) && !r.config?.tusUpload;
 
 function deriveKey(masterKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `wb:${purpose}`, 32));

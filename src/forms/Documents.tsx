@@ -1,12 +1,14 @@
 /**
  * The documents step (spec §5): drag and drop or a keyboard-reachable file picker,
  * at most five allowed files (the machine keeps them with the shared schema's
- * `keepAllowedFiles`), the 2 GB text, and per-file upload progress while sending.
+ * `keepAllowedFiles`), the 2 GB text, and per-file upload progress while sending,
+ * with the speed and time left the upload effect measured, or that it is retrying.
  */
 import { Suspense, useId, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { formatBytes } from '../i18n/bytes.ts';
+import { formatDuration } from '../i18n/duration.ts';
 import {
   ALLOWED_EXTENSIONS,
   ALLOWED_MIME_TYPES,
@@ -149,6 +151,19 @@ export function Documents() {
                     value={p.loaded}
                     aria-label={t('forms.documents.progress', { name: f.name })}
                   />
+                )}
+                {p?.retrying ? (
+                  <span className={styles.uploadRate} role="status">
+                    {t('forms.documents.stalled')}
+                  </span>
+                ) : (
+                  p?.bytesPerSecond != null &&
+                  p.secondsLeft != null &&
+                  p.loaded < p.total && (
+                    <span className={styles.uploadRate} data-testid="upload-rate">
+                      {t('forms.documents.rate', { speed: formatBytes(p.bytesPerSecond, locale, t), time: formatDuration(p.secondsLeft, locale) })}
+                    </span>
+                  )
                 )}
               </li>
             );

@@ -24,6 +24,7 @@ import {
   type SubmitReportInput,
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
+import { newUploadMemory } from './resumable.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
 import type { FileChecks } from '../metadata/checks.ts';
@@ -47,9 +48,10 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
   const current = useLanguage();
   const language = useRef(current);
   language.current = current;
-  return useMemo(
-    () =>
-      createReportMachine(channel).provide({
+  return useMemo(() => {
+    // This form's uploads, kept for a send that failed after them (in memory only).
+    const uploads = newUploadMemory();
+    return createReportMachine(channel).provide({
         actors: {
           // The company info is loaded once by the look-and-feel actor; §8 failures are handled there.
           loadCompanyInfo: fromPromise<CompanyInfo>(async () => {
@@ -68,7 +70,7 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
               submission.channel === 'online' && checks
                 ? { ...input, submission: { ...submission, files: (await checks.resolve(submission.files)) as typeof submission.files } }
                 : input;
-            return submitReport(api, window.location.hostname, ready, signal, language.current);
+            return submitReport(api, window.location.hostname, ready, signal, language.current, uploads);
           }),
           // Starts when the form opens; the worker solves while the reporter types.
           solveProofOfWork: fromPromise(({ input, signal }: { input: { proof: SubmissionProof | null }; signal: AbortSignal }) =>
@@ -83,9 +85,8 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
           goToLogin: () => void navigate({ to: LOGIN_PATH as '/' }),
           goToErrorPage: () => void navigate({ to: '/something-went-wrong', replace: true }),
         },
-      }),
-    [channel, api, lookAndFeel, navigate, checks],
-  );
+      });
+  }, [channel, api, lookAndFeel, navigate, checks]);
 }
 
 export function ReportProvider({

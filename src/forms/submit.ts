@@ -2,9 +2,11 @@
  * The effects the report machines name, as the browser performs them (supplied to
  * the machines with .provide() in useReportActor.ts).
  *
- * The online form goes as multipart through XMLHttpRequest, because only XHR
- * reports upload progress; the progress of the whole body is split into per-file
- * progress by each file's place in the body. A file the server refuses for its
+ * The online form's files go first as resumable uploads (src/forms/resumable.ts,
+ * tus), each with its own progress, speed and time left; the case is then created
+ * with the upload ids, and takes them all or none. Without files the form goes as
+ * multipart through XMLHttpRequest (the spec's call; its progress is split into
+ * per-file progress by each file's place in the body). A file the server refuses for its
  * content resolves to that file (its place and name), any other failure to null:
  * the machine names the file or shows the failure dialog, and keeps the draft
  * (spec §4, §8). A 429 resolves to `{ rateLimited }` with the server's Retry-After,
@@ -17,6 +19,7 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../api/pow.ts';
 import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
+import { UPLOAD_SESSION_HEADER, forgetUploads, uploadFiles, type UploadMemory } from './resumable.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -54,6 +57,8 @@ export async function submitReport(
   signal?: AbortSignal,
   /** The interface language, sent as Accept-Language: the server writes the reporter's mails in it. */
   language?: string,
+  /** Uploads of this form's earlier tries, continued rather than sent again (src/forms/resumable.ts). */
+  memory?: UploadMemory,
 ): Promise<SubmitOutcome> {
   let proof;
   try {
@@ -84,15 +89,36 @@ export async function submitReport(
     }
   }
 
+  let dto = submission.dto;
+  let multipartFiles = submission.files;
+  if (submission.files.length) {
+    // A new upload session spends the proof already solved; the case then needs
+    // another, solved while the files go (and replaced if it grew stale meanwhile).
+    // A session kept from an earlier try costs none.
+    const reusing = !!memory?.session;
+    const next = reusing ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
+    const uploaded = await uploadFiles(api, companyHost, submission.files, reusing ? null : proof, reportProgress, signal, memory);
+    if (!uploaded || !('ids' in uploaded)) return uploaded;
+    try {
+      proof = await solveProofOfWork(api, await next, signal);
+    } catch {
+      return null;
+    }
+    headers[POW_HEADER] = proofHeader(proof);
+    headers[UPLOAD_SESSION_HEADER] = uploaded.session;
+    dto = { ...dto, uploads: uploaded.ids };
+    multipartFiles = [];
+  }
+
   const form = new FormData();
-  const json = JSON.stringify(submission.dto);
+  const json = JSON.stringify(dto);
   form.append('caseDto', new Blob([json], { type: 'application/json' }));
-  for (const file of submission.files) form.append('files', file as File, file.name);
+  for (const file of multipartFiles) form.append('files', file as File, file.name);
 
   // Where each file's bytes start in the body (the JSON part comes first).
   const starts: number[] = [];
   let offset = json.length;
-  for (const f of submission.files) {
+  for (const f of multipartFiles) {
     starts.push(offset);
     offset += f.size;
   }
@@ -103,14 +129,16 @@ export async function submitReport(
     for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.withCredentials = false;
     xhr.upload.onprogress = (e) => {
-      submission.files.forEach((f, index) => {
+      multipartFiles.forEach((f, index) => {
         const loaded = Math.max(0, Math.min(f.size, e.loaded - starts[index]!));
         reportProgress({ type: 'upload.progress', index, loaded, total: f.size });
       });
     };
     xhr.onload = () => {
+      // A case was made, or the session can make none: its uploads are not to be reused.
+      if ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 401 || xhr.status === 409) forgetUploads(memory);
       if (xhr.status === 429) return resolve(rateLimited(xhr.getResponseHeader('retry-after')));
-      if (xhr.status < 200 || xhr.status >= 300) return resolve(refusedFileOf(xhr.responseText, submission.files));
+      if (xhr.status < 200 || xhr.status >= 300) return resolve(refusedFileOf(xhr.responseText, multipartFiles));
       try {
         const answer: unknown = JSON.parse(xhr.responseText);
         resolve(isSuccess(answer) ? answer : null);

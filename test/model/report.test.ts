@@ -411,7 +411,12 @@ describe('report machines as actors', () => {
     });
     expect(seen!.submission.files.map((f) => f.name)).toEqual(['a.pdf']);
     seen!.reportProgress({ type: 'upload.progress', index: 0, loaded: 400, total: 1000 });
-    expect(actor.getSnapshot().context.progress).toEqual([{ loaded: 400, total: 1000 }]);
+    expect(actor.getSnapshot().context.progress).toEqual([{ loaded: 400, total: 1000, bytesPerSecond: null, secondsLeft: null, retrying: false }]);
+    // The effect's measured speed and time left, and its retrying notice, reach the view.
+    seen!.reportProgress({ type: 'upload.progress', index: 0, loaded: 600, total: 1000, bytesPerSecond: 200, secondsLeft: 2 });
+    expect(actor.getSnapshot().context.progress).toEqual([{ loaded: 600, total: 1000, bytesPerSecond: 200, secondsLeft: 2, retrying: false }]);
+    seen!.reportProgress({ type: 'upload.progress', index: 0, loaded: 600, total: 1000, bytesPerSecond: null, secondsLeft: null, retrying: true });
+    expect(actor.getSnapshot().context.progress[0]!.retrying).toBe(true);
     vi.useFakeTimers();
     release(SUCCESS);
     await vi.advanceTimersByTimeAsync(0);

@@ -14,7 +14,8 @@ export async function solveChallenge(server: { url: string }, headers: Record<st
 }
 
 /** Public calls that change state need a solved challenge (server/security/abuse.ts). */
-export const needsProof = (method: string, p: string) => method !== 'GET' && method !== 'HEAD' && p.startsWith('/api/public/');
+export const needsProof = (method: string, p: string) =>
+  method !== 'GET' && method !== 'HEAD' && p.startsWith('/api/public/') && p !== '/api/public/uploads' && !p.startsWith('/api/public/uploads/');
 
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');

@@ -14,7 +14,7 @@ import { needsProof, solveChallenge } from './api.ts';
 
 let server: TestServer;
 let doc: any;
-const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, handlerSession: undefined, admin: undefined };
+const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, handlerSession: undefined, admin: undefined, uploadSession: undefined };
 let caseNumber: string;
 
 beforeAll(async () => {
@@ -40,7 +40,9 @@ describe('the API description', () => {
   });
 
   it('lists exactly the routes registered under /api', () => {
-    const registered = server.routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD').map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}')));
+    // Fastify adds a HEAD to every GET; a HEAD of its own (tus) is described like any call.
+    const hasGet = (url: string) => server.routes.some((g) => g.method === 'GET' && g.url === url);
+    const registered = server.routes.filter((r) => r.url.startsWith('/api/') && (r.method !== 'HEAD' || !hasGet(r.url))).map((r) => key(r.method, r.url.replace(/:(\w+)/g, '{$1}')));
     const described = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => key(m, p)));
     expect(new Set(registered).size).toBeGreaterThanOrEqual(28);
     expect([...new Set(registered)].sort()).toEqual([...new Set(described)].sort());

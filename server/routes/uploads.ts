@@ -1,0 +1,91 @@
+/**
+ * Resumable uploads over tus 1.0 (core, creation, termination; docs/api.md
+ * "Resumable uploads", docs/decisions/resumable-uploads.md). The session call is a
+ * public submission (rate limit and proof-of-work, server/security/abuse.ts); the
+ * tus calls are authorised by the session's secret instead, so a resumed upload does
+ * not pay a proof-of-work for every retry.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { requireCompany } from '../companies/service.ts';
+import { TUS_VERSION, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A tus call: authorised by its upload session, not by a proof-of-work (server/security/abuse.ts). */
+    tusUpload?: boolean;
+  }
+}
+
+const header = (req: FastifyRequest, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
+  app.post(UPLOAD_SESSIONS_PATH, async (req, reply) => {
+    await requireCompany(ctx.db, req);
+    return reply.status(201).header('cache-control', 'no-store').send(await uploads.createSession());
+  });
+
+  // Requests streaming into an upload end (and save their offset) before the app closes.
+  app.addHook('preClose', async () => uploads.stop());
+
+  await app.register(async (tus) => {
+    // PATCH bodies are read by the route, as a stream; never buffered by a parser.
+    tus.addContentTypeParser('application/offset+octet-stream', (_req, _payload, done) => done(null));
+    tus.addHook('onSend', async (req, reply, payload) => {
+      reply.header('tus-resumable', TUS_VERSION);
+      // A refused PATCH whose body is still coming (a wrong offset, a browser resending
+      // a cut request by itself): close the connection rather than read up to 2 GB for nothing.
+      if (req.method === 'PATCH' && reply.statusCode >= 400 && !req.raw.complete) reply.header('connection', 'close');
+      return payload;
+    });
+    tus.addHook('onRequest', async (req, reply) => {
+      if (header(req, 'tus-resumable') !== TUS_VERSION) {
+        reply.header('tus-version', TUS_VERSION);
+        throw new HttpError(412, 'TUS_VERSION_UNSUPPORTED', `Send Tus-Resumable: ${TUS_VERSION}.`, 'Tus-Resumable');
+      }
+      // Before any body parser sees the body.
+      if (req.method === 'PATCH' && (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/offset+octet-stream') {
+        throw new HttpError(415, 'UPLOAD_CONTENT_TYPE', 'Send the bytes as Content-Type: application/offset+octet-stream.', 'Content-Type');
+      }
+    });
+    const config = { tusUpload: true };
+
+    tus.post(UPLOADS_PATH, { config }, async (req, reply) => {
+      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const { id } = await uploads.create(session, {
+        length: header(req, 'upload-length'),
+        deferLength: header(req, 'upload-defer-length'),
+        metadata: header(req, 'upload-metadata'),
+      });
+      // Relative, so it holds behind any proxy; tus clients resolve it against the endpoint.
+      return reply.status(201).header('location', `${UPLOADS_PATH}/${id}`).header('upload-offset', '0').send();
+    });
+
+    tus.head<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
+      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const state = await uploads.state(session, req.params.id);
+      return reply
+        .status(200)
+        .header('upload-offset', String(state.offset))
+        .header('upload-length', String(state.length))
+        .header('cache-control', 'no-store')
+        .send();
+    });
+
+    tus.patch<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
+      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const state = await uploads.append(session, req.params.id, header(req, 'upload-offset'), req.raw);
+      return reply.status(204).header('upload-offset', String(state.offset)).send();
+    });
+
+    tus.delete<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
+      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      await uploads.terminate(session, req.params.id);
+      return reply.status(204).send();
+    });
+  });
+}

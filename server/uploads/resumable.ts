@@ -1,0 +1,476 @@
+/**
+ * Resumable uploads: the tus 1.0 core protocol with its creation and termination
+ * extensions (docs/decisions/resumable-uploads.md), behind the routes of
+ * server/routes/uploads.ts.
+ *
+ * - An upload session (one solved proof-of-work) fixes the id and data key of the
+ *   case still to come; its secret, held only by the client, authorises every call
+ *   on its uploads and the case creation that takes them. An upload id alone opens
+ *   nothing.
+ * - Bytes are sealed as they arrive, in the case files' own format
+ *   (server/crypto/case-crypto.ts): the declared length tells which 64 KiB chunk is
+ *   the final one, so a complete upload is already the file handlers read. Bytes
+ *   after the last whole chunk are kept sealed in the database (`tail_enc`, bound to
+ *   the upload and its offset), never in clear on disk.
+ * - The offset and tail are in the database, so an upload survives a restart. While
+ *   a request streams, the offset is saved every few MiB (after the disk has the
+ *   chunks); a graceful stop, a dropped connection or a newer request for the same
+ *   upload saves it exactly; whole chunks a killed process wrote after its last save
+ *   are taken back when they open (`reconcile`), so no chunk is ever sealed twice.
+ * - A finished upload is checked like a multipart file (type sniffing, metadata
+ *   check) by reading it back decrypted; one that fails is deleted.
+ * - Uploads join a case only in the transaction that creates it (`claim`); an
+ *   abandoned session and its uploads are swept after 24 hours (`uploadSweepJob`).
+ *
+ * Memory per request: one chunk, its tail and a 1 MiB write buffer.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Transaction } from 'kysely';
+import { ALLOWED_EXTENSIONS, ALLOWED_FILE_TYPES, FILE_HEAD_BYTES, LIMITS, cleanFileName, fileExtension, headMatches, isAllowedFileName, isTextExtension, type AllowedExtension } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import type { DB } from '../db/schema.ts';
+import { HttpError } from '../errors.ts';
+import { FILE_BLOCK, FILE_CHUNK, FILE_HEADER } from '../crypto/case-crypto.ts';
+import { ContentSniffer } from '../files/sniff.ts';
+import { MetadataCheck } from '../files/metadata-check.ts';
+import type { StagedFile } from '../cases/upload.ts';
+import type { Job } from '../jobs/runner.ts';
+
+export const TUS_VERSION = '1.0.0';
+export const UPLOAD_SESSION_HEADER = 'x-upload-session';
+export const UPLOADS_PATH = '/api/public/uploads';
+export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
+/** An upload (and its session) untouched this long is abandoned. */
+export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+/** How often, in received bytes, a streaming request saves its offset. */
+const CHECKPOINT_BYTES = 8 * 1024 * 1024;
+const WRITE_BUFFER = 1024 * 1024;
+const FILE_NAME_COLUMN = 'case_file.name_enc';
+const TAIL_COLUMN = 'file_upload.tail_enc';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface UploadSession {
+  id: string;
+  caseId: string;
+  key: Buffer;
+  wrappedKey: Buffer;
+  usedAt: Date | null;
+}
+
+export interface UploadState {
+  offset: number;
+  length: number;
+}
+
+const hashSecret = (secret: Buffer) => createHash('sha256').update(secret).digest();
+
+/** Upload-Metadata: `key base64,key base64,…` (tus 1.0 creation extension). */
+export function parseUploadMetadata(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const pair of header.split(',')) {
+    const [key, value, ...rest] = pair.trim().split(' ');
+    if (!key || rest.length || !/^[\x21-\x7e]+$/.test(key) || out.has(key)) throw new HttpError(400, 'BAD_UPLOAD_METADATA', 'Upload-Metadata is not a list of "key base64" pairs.');
+    if (value !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new HttpError(400, 'BAD_UPLOAD_METADATA', `Upload-Metadata "${key.slice(0, 30)}" is not base64.`);
+    out.set(key, value === undefined ? '' : Buffer.from(value, 'base64').toString('utf8'));
+  }
+  return out;
+}
+
+function parseLength(value: string | undefined, name: string): number {
+  if (value === undefined || !/^\d{1,16}$/.test(value)) throw new HttpError(400, 'BAD_UPLOAD_HEADER', `${name} must be a whole number of bytes.`, name);
+  return Number(value);
+}
+
+export class ResumableUploads {
+  /** Requests streaming into an upload in this process, so a newer one (or a stop) can end them. */
+  private readonly active = new Map<string, { abort(): void; done: Promise<void> }>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  // ---- sessions --------------------------------------------------------------
+
+  async createSession(): Promise<{ uploadSession: string; expiresAt: string }> {
+    const id = randomUUID();
+    const caseId = randomUUID();
+    const secret = randomBytes(32);
+    const { wrapped } = this.ctx.crypto.newCaseKey(caseId);
+    const now = this.ctx.clock.now();
+    await this.ctx.db
+      .insertInto('upload_session')
+      .values({ id, secret_hash: hashSecret(secret), case_id: caseId, wrapped_key: wrapped, created_at: now, touched_at: now, used_at: null })
+      .execute();
+    return { uploadSession: `${id}.${secret.toString('base64url')}`, expiresAt: new Date(now.getTime() + ABANDONED_AFTER_MS).toISOString() };
+  }
+
+  /** The session a `X-Upload-Session` value names; 401 when it names none (or an abandoned one). */
+  async session(token: unknown): Promise<UploadSession> {
+    const refuse = () => new HttpError(401, 'UPLOAD_SESSION_INVALID', `Send the upload session from POST ${UPLOAD_SESSIONS_PATH} in X-Upload-Session.`);
+    if (typeof token !== 'string') throw refuse();
+    const [id, secret64, ...rest] = token.split('.');
+    if (!id || !UUID.test(id) || !secret64 || rest.length || !/^[A-Za-z0-9_-]{43}$/.test(secret64)) throw refuse();
+    const row = await this.ctx.db.selectFrom('upload_session').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || !timingSafeEqual(Buffer.from(row.secret_hash), hashSecret(Buffer.from(secret64, 'base64url')))) throw refuse();
+    if (new Date(row.touched_at).getTime() < this.ctx.clock.now().getTime() - ABANDONED_AFTER_MS) throw refuse();
+    const wrappedKey = Buffer.from(row.wrapped_key);
+    return { id: row.id, caseId: row.case_id, key: this.ctx.crypto.unwrapCaseKey(row.case_id, wrappedKey), wrappedKey, usedAt: row.used_at ? new Date(row.used_at) : null };
+  }
+
+  private async touch(session: UploadSession) {
+    await this.ctx.db.updateTable('upload_session').set({ touched_at: this.ctx.clock.now() }).where('id', '=', session.id).execute();
+  }
+
+  // ---- tus calls ---------------------------------------------------------------
+
+  /** POST (creation): a new upload of `Upload-Length` bytes named by the `filename` metadata. */
+  async create(session: UploadSession, headers: { length?: string; deferLength?: string; metadata?: string }): Promise<{ id: string; state: UploadState }> {
+    if (session.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
+    if (headers.deferLength !== undefined) throw new HttpError(400, 'UPLOAD_LENGTH_REQUIRED', 'Declare Upload-Length when creating an upload (creation-defer-length is not offered).', 'Upload-Length');
+    const length = parseLength(headers.length, 'Upload-Length');
+    const metadata = parseUploadMetadata(headers.metadata);
+    const name = cleanFileName(metadata.get('filename') ?? '');
+    if (!name) throw new HttpError(400, 'FILE_NAME_REQUIRED', 'Name the file in Upload-Metadata (filename).', 'filename');
+    if (!isAllowedFileName(name)) throw new HttpError(415, 'FORBIDDEN_FILE_TYPE', `"${name.slice(0, 100)}" is not an allowed file; allowed are ${ALLOWED_EXTENSIONS.join(', ')}.`, 'filename');
+    if (length > this.ctx.config.maxFileBytes) throw new HttpError(413, 'FILE_TOO_LARGE', `"${name.slice(0, 100)}" is larger than ${this.ctx.config.maxFileBytes} bytes.`, 'Upload-Length');
+    const count = await this.ctx.db.selectFrom('file_upload').select((eb) => eb.fn.countAll().as('n')).where('session_id', '=', session.id).executeTakeFirstOrThrow();
+    if (Number(count.n) >= LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'files');
+
+    const id = randomUUID();
+    const sealer = this.ctx.crypto.chunkSealer(session.key, id);
+    // An empty file is complete at once: its one (empty) chunk is the final one.
+    const first = length === 0 ? Buffer.concat([sealer.header, sealer.seal(0, Buffer.alloc(0), true)]) : sealer.header;
+    await this.ctx.files.createUpload(id, first);
+    const now = this.ctx.clock.now();
+    try {
+      await this.ctx.db
+        .insertInto('file_upload')
+        .values({
+          id,
+          session_id: session.id,
+          name_enc: this.ctx.crypto.seal(session.key, session.caseId, FILE_NAME_COLUMN, name, id),
+          length,
+          offset: 0,
+          tail_enc: null,
+          file_header: sealer.header,
+          mime_type: null,
+          metadata_remaining: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    } catch (err) {
+      await this.ctx.files.discardUpload(id);
+      throw err;
+    }
+    await this.touch(session);
+    if (length === 0) await this.verify(session, id);
+    return { id, state: { offset: 0, length } };
+  }
+
+  private async row(session: UploadSession, id: string) {
+    const row = UUID.test(id) ? await this.ctx.db.selectFrom('file_upload').selectAll().where('id', '=', id).where('session_id', '=', session.id).executeTakeFirst() : undefined;
+    if (!row) throw new HttpError(404, 'UPLOAD_NOT_FOUND', 'No such upload in this upload session.');
+    return row;
+  }
+
+  /** Ends a request still streaming into `id` in this process and waits until it saved its offset. */
+  private async takeOver(id: string) {
+    for (let current = this.active.get(id); current; current = this.active.get(id)) {
+      current.abort();
+      await current.done;
+    }
+  }
+
+  /**
+   * A process killed mid-request may have written whole chunks after the offset it
+   * last saved. They are taken as received when they open (each was sealed exactly
+   * once, under its own nonce, and is never sealed again: no nonce is reused), and a
+   * torn chunk after them is cut off by the next PATCH.
+   */
+  private async reconcile(session: UploadSession, row: { id: string; offset: string | number; length: string | number; file_header: Uint8Array }): Promise<void> {
+    const length = Number(row.length);
+    const offset = Number(row.offset);
+    if (offset >= length) return;
+    let index = (offset - (offset % FILE_CHUNK)) / FILE_CHUNK;
+    const at = FILE_HEADER + index * FILE_BLOCK;
+    if ((await this.ctx.files.uploadSize(row.id)) < at + FILE_BLOCK) return;
+    const sealer = this.ctx.crypto.chunkSealer(session.key, row.id, row.file_header);
+    let buf: Buffer = Buffer.alloc(0);
+    let opened = 0;
+    try {
+      reading: for await (const chunk of this.ctx.files.readUpload(row.id, at) as AsyncIterable<Buffer>) {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        for (;;) {
+          const final = (index + 1) * FILE_CHUNK >= length;
+          const size = final ? length - index * FILE_CHUNK + (FILE_BLOCK - FILE_CHUNK) : FILE_BLOCK;
+          if (buf.length < size) break;
+          sealer.open(index, buf.subarray(0, size), final);
+          buf = buf.subarray(size);
+          index++;
+          opened++;
+          if (final) break reading;
+        }
+      }
+    } catch {
+      // The first chunk that does not open ends what was received.
+    }
+    if (!opened) return;
+    const received = Math.min(length, index * FILE_CHUNK);
+    await this.ctx.db.updateTable('file_upload').set({ offset: received, tail_enc: null, updated_at: this.ctx.clock.now() }).where('id', '=', row.id).execute();
+  }
+
+  /** HEAD: where the upload stands. */
+  async state(session: UploadSession, id: string): Promise<UploadState> {
+    await this.takeOver(id);
+    await this.reconcile(session, await this.row(session, id));
+    let row = await this.row(session, id);
+    // Complete but not yet checked (a stop during the check): check it now.
+    if (Number(row.offset) === Number(row.length) && !row.mime_type) {
+      await this.verify(session, id);
+      row = await this.row(session, id);
+    }
+    return { offset: Number(row.offset), length: Number(row.length) };
+  }
+
+  /** DELETE (termination). */
+  async terminate(session: UploadSession, id: string): Promise<void> {
+    await this.takeOver(id);
+    await this.row(session, id);
+    await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+    await this.ctx.files.discardUpload(id);
+  }
+
+  /** Ends every request streaming into an upload (the app is closing); each saves its offset. */
+  async stop(): Promise<void> {
+    const all = [...this.active.values()];
+    for (const a of all) a.abort();
+    await Promise.allSettled(all.map((a) => a.done));
+  }
+
+  /**
+   * PATCH: appends `body` at `clientOffset`, which must be the upload's offset (409
+   * otherwise). Whatever arrived before a failure or a dropped connection is kept.
+   */
+  async append(session: UploadSession, id: string, clientOffset: string | undefined, body: Readable): Promise<UploadState> {
+    const given = parseLength(clientOffset, 'Upload-Offset');
+    await this.takeOver(id);
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    let abortedByServer = false;
+    this.active.set(id, {
+      abort: () => {
+        abortedByServer = true;
+        body.destroy(new HttpError(409, 'UPLOAD_SUPERSEDED', 'A newer request for this upload took over.'));
+      },
+      done,
+    });
+    try {
+      await this.reconcile(session, await this.row(session, id));
+      const row = await this.row(session, id);
+      const length = Number(row.length);
+      const offset = Number(row.offset);
+      if (given !== offset) throw new HttpError(409, 'UPLOAD_OFFSET_MISMATCH', `This upload is at offset ${offset}, not ${given}.`, 'Upload-Offset');
+      if (offset === length) {
+        if (!row.mime_type) await this.verify(session, id);
+        return { offset, length };
+      }
+      await this.touch(session);
+
+      let pending: Buffer = row.tail_enc ? this.ctx.crypto.open(session.key, session.caseId, TAIL_COLUMN, row.tail_enc, `${id}:${offset}`) : Buffer.alloc(0);
+      let sealed = offset - pending.length; // always a whole number of chunks
+      let index = sealed / FILE_CHUNK;
+      const sealer = this.ctx.crypto.chunkSealer(session.key, id, row.file_header);
+      // Cuts off chunks a killed process wrote after its last saved offset.
+      const writer = await this.ctx.files.openUpload(id, FILE_HEADER + index * FILE_BLOCK);
+      let received = offset;
+      let saved = sealed;
+      let out: Buffer[] = [];
+      let outBytes = 0;
+      const flush = async () => {
+        if (!outBytes) return;
+        const data = out.length === 1 ? out[0]! : Buffer.concat(out, outBytes);
+        out = [];
+        outBytes = 0;
+        await writer.write(data);
+      };
+      const sealChunk = (plain: Buffer, final: boolean) => {
+        const block = sealer.seal(index++, plain, final);
+        out.push(block);
+        outBytes += block.length;
+        sealed += plain.length;
+      };
+      const save = async (at: number, tail: Buffer | null) => {
+        await this.ctx.db
+          .updateTable('file_upload')
+          .set({ offset: at, tail_enc: tail && tail.length ? this.ctx.crypto.seal(session.key, session.caseId, TAIL_COLUMN, tail, `${id}:${at}`) : null, updated_at: this.ctx.clock.now() })
+          .where('id', '=', id)
+          .execute();
+      };
+
+      // The first bytes must fit the name (as the SPA checks before sending): a file
+      // that cannot be what it says is refused at once, not after 2 GB.
+      const ext = fileExtension(this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'));
+      const headWanted = offset === 0 && !isTextExtension(ext) && Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? Math.min(FILE_HEAD_BYTES, length) : 0;
+      let failure: unknown;
+      try {
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          if (received + chunk.length > length) throw new HttpError(400, 'UPLOAD_TOO_LONG', `The body goes beyond Upload-Length (${length}).`, 'Upload-Length');
+          if (headWanted && received < headWanted && received + chunk.length >= headWanted) {
+            const head = Buffer.concat([pending, chunk]).subarray(0, headWanted);
+            if (!headMatches(ext as AllowedExtension, head)) throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of this upload is not a .${ext} file.`, 'filename');
+          }
+          received += chunk.length;
+          pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+          let at = 0;
+          while (pending.length - at >= FILE_CHUNK) {
+            sealChunk(pending.subarray(at, at + FILE_CHUNK), sealed + FILE_CHUNK === length);
+            at += FILE_CHUNK;
+          }
+          // A copy, so the request's large buffers are not kept alive by a small tail.
+          if (at) pending = Buffer.from(pending.subarray(at));
+          if (outBytes >= WRITE_BUFFER) await flush();
+          if (sealed - saved >= CHECKPOINT_BYTES) {
+            await flush();
+            await writer.sync();
+            await save(sealed, null);
+            saved = sealed;
+          }
+        }
+        if (received === length && sealed < length) {
+          sealChunk(pending, true);
+          pending = Buffer.alloc(0);
+        }
+      } catch (err) {
+        failure = err;
+      }
+      try {
+        await flush();
+        await writer.sync();
+      } finally {
+        await writer.close();
+      }
+      await save(received, pending);
+      await this.touch(session);
+      if (failure) {
+        if (failure instanceof HttpError && failure.code === 'FILE_CONTENT_MISMATCH') {
+          await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+          await this.ctx.files.discardUpload(id);
+        }
+        if (failure instanceof HttpError) throw failure;
+        // The client went away (or a newer request took over): what arrived is kept.
+        if (abortedByServer || body.destroyed || (failure as { code?: string }).code === 'ECONNRESET') {
+          throw new HttpError(400, 'UPLOAD_ABORTED', 'The upload was interrupted; ask for its offset (HEAD) and continue.');
+        }
+        throw failure;
+      }
+      if (received === length) await this.verify(session, id);
+      return { offset: received, length };
+    } finally {
+      this.active.delete(id);
+      release();
+    }
+  }
+
+  /**
+   * Reads a complete upload back through the same checks as a multipart file. A file
+   * whose bytes do not fit its name is deleted and refused (415).
+   */
+  private async verify(session: UploadSession, id: string): Promise<void> {
+    const row = await this.row(session, id);
+    const name = this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8');
+    const sniffer = new ContentSniffer(name);
+    const check = new MetadataCheck(name);
+    const sink = new Writable({ highWaterMark: FILE_CHUNK, write: (_c, _e, cb) => cb() });
+    await pipeline(this.ctx.files.readUpload(id), this.ctx.crypto.decryptFile(session.key, id), sniffer, check, sink);
+    const mimeType = sniffer.verdict();
+    if (!mimeType) {
+      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+      await this.ctx.files.discardUpload(id);
+      throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of "${name.slice(0, 100)}" is not a .${sniffer.ext} file.`, 'filename');
+    }
+    const remaining = await check.remaining();
+    await this.ctx.db
+      .updateTable('file_upload')
+      .set({ mime_type: mimeType, metadata_remaining: remaining ? JSON.stringify(remaining) : null, updated_at: this.ctx.clock.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  // ---- the case takes its uploads ----------------------------------------------
+
+  /**
+   * Inside the transaction that creates the case: marks the session used (once) and
+   * takes its complete uploads `ids`, in order, as the case's files. Any id that is
+   * not a complete, checked upload of this session refuses the whole case.
+   */
+  async claim(trx: Transaction<DB>, session: UploadSession, ids: readonly string[]): Promise<StagedFile[]> {
+    const used = await trx.updateTable('upload_session').set({ used_at: this.ctx.clock.now() }).where('id', '=', session.id).where('used_at', 'is', null).executeTakeFirst();
+    if (Number(used.numUpdatedRows) !== 1) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
+    if (!ids.length) return [];
+    const rows = await trx.selectFrom('file_upload').selectAll().where('session_id', '=', session.id).where('id', 'in', [...ids]).forUpdate().execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const files = ids.map((id, i): StagedFile => {
+      const row = byId.get(id);
+      if (!row) throw new HttpError(400, 'UNKNOWN_UPLOAD', 'No such upload in this upload session.', `uploads.${i}`);
+      if (Number(row.offset) !== Number(row.length) || !row.mime_type) {
+        throw new HttpError(409, 'UPLOAD_INCOMPLETE', 'This upload has not finished; finish it (or remove it) and send again.', `uploads.${i}`);
+      }
+      return {
+        id,
+        name: this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'),
+        size: Number(row.length),
+        mimeType: row.mime_type,
+        metadataRemaining: row.metadata_remaining ? (JSON.parse(row.metadata_remaining) as string[]) : null,
+      };
+    });
+    await trx.deleteFrom('file_upload').where('id', 'in', [...ids]).execute();
+    return files;
+  }
+
+  /** After the commit: the claimed uploads become final files (a crash before is finished by the store's `recover`). */
+  async commit(files: readonly { id: string }[]): Promise<void> {
+    for (const f of files) await this.ctx.files.commitUpload(f.id);
+  }
+}
+
+/** Removes sessions idle for 24 hours with their uploads, and upload objects no row knows. */
+export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessions: number; files: number }> {
+  const cutoff = new Date(now.getTime() - ABANDONED_AFTER_MS);
+  const stale = await ctx.db.selectFrom('upload_session').select('id').where('touched_at', '<', cutoff).execute();
+  let files = 0;
+  if (stale.length) {
+    const ids = stale.map((s) => s.id);
+    const uploads = await ctx.db.selectFrom('file_upload').select('id').where('session_id', 'in', ids).execute();
+    await ctx.db.deleteFrom('upload_session').where('id', 'in', ids).execute();
+    for (const u of uploads) {
+      await ctx.files.discardUpload(u.id);
+      files++;
+    }
+  }
+  // Objects left by a crash between writing a file and recording it.
+  const objects = (await ctx.files.listUploads()).filter((o) => o.mtimeMs < cutoff.getTime());
+  if (objects.length) {
+    const keys = objects.map((o) => o.key);
+    const known = new Set([
+      ...(await ctx.db.selectFrom('file_upload').select('id').where('id', 'in', keys).execute()).map((r) => r.id),
+      ...(await ctx.db.selectFrom('case_file').select('storage_key as id').where('storage_key', 'in', keys).execute()).map((r) => r.id),
+    ]);
+    for (const key of keys) {
+      if (known.has(key)) continue;
+      await ctx.files.discardUpload(key);
+      files++;
+    }
+  }
+  return { sessions: stale.length, files };
+}
+
+export const uploadSweepJob: Job = {
+  name: 'upload-sweep',
+  intervalMs: 60 * 60 * 1000,
+  async run(ctx, now) {
+    const swept = await sweepUploads(ctx, now);
+    if (swept.sessions || swept.files) ctx.log.info(swept, 'uploads: removed abandoned uploads');
+  },
+};

@@ -1,0 +1,188 @@
+/**
+ * The online form's files go as resumable uploads (tus, docs/decisions/resumable-uploads.md)
+ * before the case is created: a dropped connection, a phone that slept or a server
+ * restart costs a few retries, not the upload. tus-js-client asks the server where the
+ * upload stands (HEAD) and continues from there.
+ *
+ * Nothing about the uploads is stored in the browser: tus-js-client's resume store
+ * (localStorage) is replaced by none, so no trace of a report is left on the device;
+ * the session secret and upload addresses live in memory only, for this page.
+ */
+import { Upload, type DetailedError } from 'tus-js-client';
+import type { ApiClient } from '../api/client.ts';
+import { POW_HEADER, proofHeader, type PowProof } from '../api/pow.ts';
+import type { ReportFile, SubmitOutcome, UploadProgressEvent } from '../../machines/report.ts';
+import { createRateMeter } from './rate.ts';
+
+export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
+export const UPLOADS_PATH = '/api/public/uploads';
+export const UPLOAD_SESSION_HEADER = 'x-upload-session';
+
+/**
+ * Waits between retries (ms): quick at first, then up to a minute, for about 15
+ * minutes in all; a retry that made progress starts the list again (tus-js-client).
+ */
+export const RETRY_DELAYS = [0, 500, 1000, 2000, 3000, 5000, 5000, 10_000, 10_000, 15_000, 20_000, 30_000, 30_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000];
+/** One PATCH carries at most this much; a request's loss is bounded even by a proxy that buffers. */
+const CHUNK_BYTES = 64 * 1024 * 1024;
+
+/** No resume store: tus-js-client would otherwise keep upload addresses in localStorage. */
+const noStorage = {
+  findAllUploads: async () => [],
+  findUploadsByFingerprint: async () => [],
+  removeUpload: async () => {},
+  addUpload: async () => '',
+};
+
+export interface UploadedFiles {
+  session: string;
+  ids: string[];
+}
+
+/**
+ * What one form's failed submission leaves for its next try, so sending again after
+ * the retries ran out (a phone asleep for long) continues instead of starting over:
+ * the session and each file's upload address. In memory only, one per form.
+ */
+export interface UploadMemory {
+  session: string | null;
+  urls: Map<ReportFile, string>;
+  done: Set<ReportFile>;
+}
+
+export const newUploadMemory = (): UploadMemory => ({ session: null, urls: new Map(), done: new Set() });
+
+/** After a case was made (or its session can make none): the next send starts afresh. */
+export function forgetUploads(memory: UploadMemory | undefined): void {
+  if (!memory) return;
+  memory.session = null;
+  memory.urls.clear();
+  memory.done.clear();
+}
+
+function statusOf(err: unknown): number | null {
+  const res = (err as DetailedError | null)?.originalResponse;
+  return res ? res.getStatus() : null;
+}
+
+function errorCodeOf(err: unknown): string | null {
+  try {
+    const body = (err as DetailedError | null)?.originalResponse?.getBody();
+    return body ? ((JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sends every file as a resumable upload in one upload session: the one `memory` kept
+ * from an earlier try, or a new one paid with `proof`. Resolves with the session and
+ * the upload ids, or with the outcome that ends the submission: a refused file by its
+ * place, a rate limit, or null (failure).
+ */
+export async function uploadFiles(
+  api: ApiClient,
+  companyHost: string,
+  files: readonly ReportFile[],
+  proof: PowProof | null,
+  reportProgress: (e: UploadProgressEvent) => void,
+  signal?: AbortSignal,
+  memory: UploadMemory = newUploadMemory(),
+): Promise<UploadedFiles | Exclude<SubmitOutcome, { caseDto: unknown }>> {
+  let session: string;
+  if (memory.session) {
+    session = memory.session;
+  } else {
+    if (!proof) return null;
+    try {
+      const res = await fetch(api.url(UPLOAD_SESSIONS_PATH), {
+        method: 'POST',
+        headers: { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) },
+        signal,
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+      });
+      if (res.status === 429) {
+        const seconds = Number(res.headers.get('retry-after'));
+        return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+      }
+      if (!res.ok) return null;
+      session = ((await res.json()) as { uploadSession: string }).uploadSession;
+      forgetUploads(memory);
+      memory.session = session;
+    } catch {
+      return null;
+    }
+  }
+
+  const ids: string[] = [];
+  for (const [index, file] of files.entries()) {
+    const sent = memory.urls.get(file);
+    if (sent && memory.done.has(file)) {
+      reportProgress({ type: 'upload.progress', index, loaded: file.size, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: false });
+      ids.push(sent.split('/').pop()!);
+      continue;
+    }
+    const meter = createRateMeter(file.size);
+    let last = 0;
+    const outcome = await new Promise<string | Exclude<SubmitOutcome, { caseDto: unknown }>>((resolve) => {
+      const upload = new Upload(file as File, {
+        endpoint: api.url(UPLOADS_PATH),
+        // Where an earlier try stopped: asked with HEAD and continued (a new upload if it is gone).
+        uploadUrl: sent ?? null,
+        onUploadUrlAvailable: () => {
+          if (upload.url) memory.urls.set(file, upload.url);
+        },
+        headers: { [UPLOAD_SESSION_HEADER]: session },
+        metadata: { filename: file.name },
+        chunkSize: CHUNK_BYTES,
+        retryDelays: RETRY_DELAYS,
+        storeFingerprintForResuming: false,
+        removeFingerprintOnSuccess: true,
+        urlStorage: noStorage,
+        onProgress: (loaded, total) => {
+          last = loaded;
+          const rate = meter.record(loaded, performance.now());
+          reportProgress({ type: 'upload.progress', index, loaded, total, ...rate, retrying: false });
+        },
+        // tus-js-client's rule, without its "only while online" condition: a phone that
+        // lost its network keeps trying (the waits grow) instead of giving up at once.
+        onShouldRetry: (err) => {
+          const status = statusOf(err);
+          const retry = status === null || status < 400 || status >= 500 || status === 409 || status === 423;
+          if (retry) {
+            meter.reset();
+            reportProgress({ type: 'upload.progress', index, loaded: last, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: true });
+          }
+          return retry;
+        },
+        onSuccess: () => {
+          const id = upload.url?.split('/').pop();
+          if (id) memory.done.add(file);
+          resolve(id ?? null);
+        },
+        onError: (err) => {
+          const status = statusOf(err);
+          const code = errorCodeOf(err);
+          // The session is gone or spent: the next send starts with a new one.
+          if (status === 401 || code === 'UPLOAD_SESSION_USED') forgetUploads(memory);
+          if (status === 429) return resolve({ rateLimited: { retryAfterSeconds: 60 } });
+          if (code === 'FILE_CONTENT_MISMATCH' || code === 'FORBIDDEN_FILE_TYPE') return resolve({ refusedFile: { index, name: file.name } });
+          resolve(null);
+        },
+      });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          void upload.abort(true).catch(() => {});
+          resolve(null);
+        },
+        { once: true },
+      );
+      upload.start();
+    });
+    if (typeof outcome !== 'string') return outcome;
+    ids.push(outcome);
+  }
+  return { session, ids };
+}
