@@ -60,8 +60,7 @@ export function isFresh(req: FastifyRequest, etag: string): boolean {
 }
 
 /** Sends `body` with its ETag, or a bodiless 304 when the client holds it already. */
-export function sendWithEtag(req: FastifyRequest, reply: FastifyReply, body: string, type: string) {
-  const etag = etagOf(body);
+export function sendWithEtag(req: FastifyRequest, reply: FastifyReply, body: string, type: string, etag = etagOf(body)) {
   reply.header('etag', etag);
   if (isFresh(req, etag)) return reply.status(304).send();
   return reply.type(type).send(body);
