@@ -90,6 +90,7 @@ export function representation(text: string): Representation {
  * SPA's routes, gets no compression from @fastify/compress, which hooks routes.)
  */
 export function sendRepresentation(req: FastifyRequest, reply: FastifyReply, rep: Representation, type: string) {
+  if (!rep.etag) return reply.type(type).send(rep.body);
   reply.header('etag', rep.etag);
   if (rep.br || rep.gzip) {
     const vary = reply.getHeader('vary');
