@@ -63,6 +63,7 @@ export const logout = style({ marginTop: 'auto' });
 
 export const content = style({ flex: '1 1 auto', minWidth: 0, padding: '24px 32px 64px', '@media': { [MINI]: { padding: '16px 12px 48px' } } });
 
-export const loading = style({ minHeight: '60vh' });
+/** Until the case is read: as tall as the page will be, so the footer stays below the fold. */
+export const loading = style({ minHeight: 'calc(100vh - 83px)' });
 
 globalStyle(`${content} h1`, { marginTop: 0 });
