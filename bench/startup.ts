@@ -5,7 +5,8 @@
  * database migrated, keys loaded), on a data folder that already exists (a restart;
  * the first start's initdb is measured once, apart). Two ways side by side, the same
  * folder, alternating so a busy machine hurts both alike:
- * 1. the compiled server, as `npm start` runs it: `node build/server/main.js`;
+ * 1. the compiled server, as `npm run serve` starts it (its environment variables and
+ *    node options read from package.json): `node … build/server/main.js`;
  * 2. the TypeScript sources through tsx, as `npm start` ran them before.
  *
  * Also the idle memory of each: RSS from /proc 3 s after /readyz, and the process's
@@ -37,10 +38,10 @@ interface Memory {
 }
 
 /** Seconds until GET /readyz answers 200, and the idle memory 3 s later; the process is stopped afterwards. */
-async function timeStart(args: string[], dataDir: string): Promise<{ seconds: number; memory: Memory }> {
+async function timeStart(args: string[], dataDir: string, extraEnv: Record<string, string> = {}): Promise<{ seconds: number; memory: Memory }> {
   const port = await freePort();
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--import', path.join(ROOT, 'bench/_memprobe.mjs'), ...args], { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', path.join(ROOT, 'bench/_memprobe.mjs'), ...args], { cwd: ROOT, env: { ...process.env, ...extraEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let exited = false;
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -69,15 +70,19 @@ if (!existsSync(path.join(ROOT, 'build/server/main.js'))) {
   process.stderr.write('startup: build/server/main.js is missing; run `npm run build` first\n');
   process.exit(2);
 }
-const compiled = ['build/server/main.js'];
+// `npm run serve`: `[VAR=value …] node [--flag …] build/server/main.js`.
+const serveScript = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!;
+const serveWords = serveScript.split(/\s+/);
+const serveEnv = Object.fromEntries(serveWords.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+const compiled = serveWords.slice(serveWords.indexOf('node') + 1);
 const viaTsx = ['--import', 'tsx', 'server/main.ts'];
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-startup-'));
 try {
-  const first = (await timeStart(compiled, dataDir)).seconds;
+  const first = (await timeStart(compiled, dataDir, serveEnv)).seconds;
   const times: Record<'compiled' | 'tsx', number[]> = { compiled: [], tsx: [] };
   const memory: Record<'compiled' | 'tsx', Memory[]> = { compiled: [], tsx: [] };
   for (let i = 0; i < runs; i++) {
-    const c = await timeStart(compiled, dataDir);
+    const c = await timeStart(compiled, dataDir, serveEnv);
     times.compiled.push(c.seconds);
     memory.compiled.push(c.memory);
     const t = await timeStart(viaTsx, dataDir);
@@ -93,6 +98,7 @@ try {
   };
   const rows: [string, string][] = [
     ['node', process.version],
+    ['compiled, as', serveScript],
     ['first start (initdb)', `${first.toFixed(2)} s`],
     ['restart, compiled', `${median(times.compiled).toFixed(2)} s (median of ${runs}: ${times.compiled.map((t) => t.toFixed(2)).join(', ')})`],
     ['restart, tsx', `${median(times.tsx).toFixed(2)} s (median of ${runs}: ${times.tsx.map((t) => t.toFixed(2)).join(', ')})`],
