@@ -44,6 +44,7 @@ import { tightenTree } from './security/private-files.ts';
 import { scrubbingStream } from './security/log-scrub.ts';
 import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
 import { attachCompanyCache } from './companies/cache.ts';
+import { attachCaseCache } from './cases/view-cache.ts';
 import { FALLBACK_API_BASE_URL } from '../machines/config.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
@@ -193,6 +194,9 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   // Companies are read once per process and dropped when any process changes one.
   const stopCompanyCache = await attachCompanyCache(opened);
   beforeDatabaseCloses.push(() => stopCompanyCache());
+  // Recently read cases (token check, private view), dropped on any write to them.
+  const stopCaseCache = await attachCaseCache(opened);
+  beforeDatabaseCloses.push(() => stopCaseCache());
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = new DiskFileStore(config.filesDir!);

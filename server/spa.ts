@@ -60,8 +60,7 @@ export function isFresh(req: FastifyRequest, etag: string): boolean {
 }
 
 /** Sends `body` with its ETag, or a bodiless 304 when the client holds it already. */
-export function sendWithEtag(req: FastifyRequest, reply: FastifyReply, body: string, type: string) {
-  const etag = etagOf(body);
+export function sendWithEtag(req: FastifyRequest, reply: FastifyReply, body: string, type: string, etag = etagOf(body)) {
   reply.header('etag', etag);
   if (isFresh(req, etag)) return reply.status(304).send();
   return reply.type(type).send(body);
@@ -91,6 +90,7 @@ export function representation(text: string): Representation {
  * SPA's routes, gets no compression from @fastify/compress, which hooks routes.)
  */
 export function sendRepresentation(req: FastifyRequest, reply: FastifyReply, rep: Representation, type: string) {
+  if (!rep.etag) return reply.type(type).send(rep.body);
   reply.header('etag', rep.etag);
   if (rep.br || rep.gzip) {
     const vary = reply.getHeader('vary');

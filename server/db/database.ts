@@ -11,6 +11,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { migrations } from './migrations/index.ts';
+import { watchWrites, type WriteWatch } from './write-watch.ts';
 
 export type Database = Kysely<DB>;
 
@@ -37,7 +38,9 @@ export interface OpenedDatabase {
    * connection is gone; it is re-opened), `onState(true)` that they arrive again.
    * Resolves with a function that stops listening.
    */
-  listen(channel: string, onNotify: () => void, onState?: (live: boolean) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onState?: (live: boolean) => void): Promise<() => Promise<void>>;
+  /** This process's own writes to the named tables, reported at once (server/db/write-watch.ts). */
+  watchWrites: WriteWatch['watch'];
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDatabase> {
@@ -73,20 +76,21 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
     // One process, one connection: a notification is delivered with the answer to
     // the statement whose commit sent it, so nothing is ever missed.
     listen = async (channel, onNotify, onState) => {
-      const stop = await pglite.listen(channel, () => onNotify());
+      const stop = await pglite.listen(channel, (payload) => onNotify(payload));
       onState?.(true);
       return async () => {
         if (!pglite.closed) await stop();
       };
     };
   }
-  const db = new Kysely<DB>({ dialect });
+  const watched = watchWrites(dialect);
+  const db = new Kysely<DB>({ dialect: watched.dialect });
   await migrate(db);
-  return { db, kind, pgliteDir, close: () => db.destroy(), listen };
+  return { db, kind, pgliteDir, close: () => db.destroy(), listen, watchWrites: watched.watch };
 }
 
 /** A dedicated connection that LISTENs, re-opened after a loss (each loss reported through `onState`). */
-async function listenPostgres(url: string, channel: string, onNotify: () => void, onState?: (live: boolean) => void): Promise<() => Promise<void>> {
+async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onState?: (live: boolean) => void): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -107,7 +111,7 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
     c.on('error', lost);
     c.on('end', lost);
     c.on('notification', (n) => {
-      if (n.channel === channel) onNotify();
+      if (n.channel === channel) onNotify(n.payload ?? '');
     });
     try {
       await c.connect();

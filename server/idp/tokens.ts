@@ -23,6 +23,7 @@ import { companyByHost } from '../companies/service.ts';
 import { CLIENT_ID, isUuid, resourceFor } from './provider.ts';
 import type { IdentityService } from './index.ts';
 import { bindCompany } from '../logging.ts';
+import { caseCacheOf, type TokenRow } from '../cases/view-cache.ts';
 
 export interface Reporter {
   caseId: string;
@@ -133,14 +134,21 @@ export class TokenVerifier {
     const { caseId, caseNumber, companyId } = claims;
     if (typeof caseNumber !== 'string' || !/^\d{16}$/.test(caseNumber) || typeof companyId !== 'string') throw unauthorized();
 
-    let q = this.identity.ctx.db
-      .selectFrom('report_case')
-      .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
-      .select(['report_case.id', 'report_case.case_number', 'report_case.company_id', 'case_account.token_generation'])
-      .where('report_case.case_number', '=', caseNumber)
-      .where('report_case.company_id', '=', companyId);
-    if (typeof caseId === 'string') q = q.where('report_case.id', '=', caseId);
-    const row = await q.executeTakeFirst();
+    const lookUp = async (): Promise<TokenRow | null> => {
+      let q = this.identity.ctx.db
+        .selectFrom('report_case')
+        .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+        .select(['report_case.id', 'report_case.case_number', 'report_case.company_id', 'case_account.token_generation'])
+        .where('report_case.case_number', '=', caseNumber)
+        .where('report_case.company_id', '=', companyId);
+      if (typeof caseId === 'string') q = q.where('report_case.id', '=', caseId);
+      return (await q.executeTakeFirst()) ?? null;
+    };
+    // Our own tokens name the case: its row comes from the process's case cache, which
+    // every write to the case or its account (sign-out moves the generation) drops at once.
+    const cache = typeof caseId === 'string' ? caseCacheOf(this.identity.ctx.db) : undefined;
+    let row = cache ? await cache.token(caseId as string, lookUp) : await lookUp();
+    if (row && (row.case_number !== caseNumber || row.company_id !== companyId)) row = null;
     if (!row) throw unauthorized();
     // Signed out (or the password change asked for) since this token was issued.
     if (typeof caseId === 'string' && claims.generation !== row.token_generation) throw unauthorized();

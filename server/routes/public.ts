@@ -13,7 +13,7 @@ import { lookAndFeelResponse } from '../companies/format.ts';
 import { createCase } from '../cases/service.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
-import { companyInfoResponse } from '../spa.ts';
+import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
 
@@ -56,15 +56,45 @@ export function requestLanguage(req: FastifyRequest): Language | null {
   return null;
 }
 
-export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
-  app.get('/api/public/case/company-info', async (req) => companyInfoResponse(await requireCompany(ctx.db, req)));
+/**
+ * Public answers per company object, made once: only answers that exist are kept, so
+ * the keys are bounded by the company's languages (an unknown language is a 404,
+ * computed each time). A re-imported company is a new object, so nothing is stale.
+ */
+const publicBodies = new WeakMap<Company, Map<string, Representation>>();
+function publicBody(company: Company, key: string, make: () => unknown): Representation | null {
+  // A company read past the cache (its invalidations not arriving) is not frozen: not kept, and not compressed hard.
+  if (!Object.isFrozen(company)) {
+    const value = make();
+    return value == null ? null : { body: Buffer.from(JSON.stringify(value)), etag: '' };
+  }
+  let bodies = publicBodies.get(company);
+  if (!bodies) publicBodies.set(company, (bodies = new Map()));
+  const kept = bodies.get(key);
+  if (kept) return kept;
+  const value = make();
+  if (value == null) return null;
+  const rep = representation(JSON.stringify(value));
+  bodies.set(key, rep);
+  return rep;
+}
 
-  app.get<{ Params: { languageCode: string }; Querystring: { orDefault?: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req) => {
+export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
+  // Both answers are computed once per company object (the cache makes one per import)
+  // and kept with their ETag and compressed forms: a request costs a map read.
+  const JSON_TYPE = 'application/json; charset=utf-8';
+  app.get('/api/public/case/company-info', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    return sendRepresentation(req, reply, publicBody(company, 'info', () => companyInfoResponse(company))!, JSON_TYPE);
+  });
+
+  app.get<{ Params: { languageCode: string }; Querystring: { orDefault?: string } }>('/api/public/site-look-and-feel/language/:languageCode', async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
     const orDefault = req.query.orDefault === 'true';
-    const body = lookAndFeelResponse(company.settings, req.params.languageCode, company.settings.logoFileName, { orDefault });
-    if (!body) throw new HttpError(404, 'UNKNOWN_LANGUAGE', `This company does not offer the language "${req.params.languageCode.slice(0, 20)}".`, 'languageCode');
-    return body;
+    const { languageCode } = req.params;
+    const rep = publicBody(company, `look-and-feel ${languageCode} ${orDefault}`, () => lookAndFeelResponse(company.settings, languageCode, company.settings.logoFileName, { orDefault }));
+    if (!rep) throw new HttpError(404, 'UNKNOWN_LANGUAGE', `This company does not offer the language "${languageCode.slice(0, 20)}".`, 'languageCode');
+    return sendRepresentation(req, reply, rep, JSON_TYPE);
   });
 
   app.get<{ Params: { logoFileName: string } }>('/api/public/site-look-and-feel/logo/:logoFileName', async (req, reply) => {

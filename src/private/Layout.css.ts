@@ -112,7 +112,8 @@ export const barLogout = style({
 
 export const content = style({ flex: '1 1 auto', minWidth: 0, padding: '24px 32px 64px', '@media': { [MINI]: { padding: '16px 12px 48px' } } });
 
-export const loading = style({ minHeight: '60vh' });
+/** Until the case is read: as tall as the page will be, so the footer stays below the fold. */
+export const loading = style({ minHeight: 'calc(100vh - 83px)' });
 
 export const notice = style({ maxWidth: 640, margin: '0 auto', padding: '32px 16px 64px' });
 

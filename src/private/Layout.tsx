@@ -58,9 +58,14 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   const t = useT('private');
   if (passwordChangeRequested) return <PasswordChangeRequested />;
   if (!ready) {
+    // The page's frame, drawer space included, is laid out before the case arrives,
+    // so nothing on screen moves when it does (Lighthouse's layout shift).
     return (
-      <div className={styles.loading} aria-busy="true">
-        <p role="status">{t('private.session.checking')}</p>
+      <div className={styles.shell}>
+        <div className={styles.drawer} aria-hidden="true" />
+        <div className={`${styles.content} ${styles.loading}`} aria-busy="true">
+          <p role="status">{t('private.session.checking')}</p>
+        </div>
       </div>
     );
   }

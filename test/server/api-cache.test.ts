@@ -123,3 +123,33 @@ describe('company cache', () => {
     await expect.poll(async () => (await laf('edited.test')).status).toBe(404);
   });
 });
+
+describe('public answers made once per company', () => {
+  it('company-info and the look and feel carry an ETag, answer 304 to it, come compressed, and change with the company', async () => {
+    const f = companyFixture({ id: 'bodies-co', hosts: ['bodies.test'], languages: ['da'] });
+    await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+    for (const p of ['/api/public/case/company-info', '/api/public/site-look-and-feel/language/da']) {
+      const first = await call(server, 'GET', p, { host: 'bodies.test' });
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^W\/".+"$/);
+      const again = await call(server, 'GET', p, { host: 'bodies.test' });
+      expect(again.data).toEqual(first.data);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect((await call(server, 'GET', p, { host: 'bodies.test', headers: { 'if-none-match': etag } })).status).toBe(304);
+      // The same bytes Brotli-compressed for a client that takes them.
+      const raw = await fetch(`${server.url}${p}`, { headers: { 'x-company-host': 'bodies.test', 'accept-encoding': 'br' } });
+      expect(raw.headers.get('content-encoding')).toBe(Buffer.byteLength(JSON.stringify(first.data)) >= 1024 ? 'br' : null);
+      expect(await raw.json()).toEqual(first.data);
+    }
+    const before = await call(server, 'GET', '/api/public/case/company-info', { host: 'bodies.test' });
+    f.file.subsidiaries = [...(f.file.subsidiaries ?? []), { id: 'sub-new', name: 'A new subsidiary' } as never];
+    f.file.lookAndFeel.da!.siteFrontPage.heading = 'Changed heading';
+    await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+    const after = await call(server, 'GET', '/api/public/case/company-info', { host: 'bodies.test', headers: { 'if-none-match': before.headers.get('etag')! } });
+    expect(after.status).toBe(200);
+    expect(after.data.subsidiaries.map((s: { name: string }) => s.name)).toContain('A new subsidiary');
+    expect((await call(server, 'GET', '/api/public/site-look-and-feel/language/da', { host: 'bodies.test' })).data.siteFrontPage.heading).toBe('Changed heading');
+    expect((await call(server, 'GET', '/api/public/site-look-and-feel/language/xx', { host: 'bodies.test' })).status).toBe(404);
+  });
+});
