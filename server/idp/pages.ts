@@ -9,6 +9,7 @@
  * company's other languages.
  */
 import type { Language } from '../../machines/schema.ts';
+import { LANGUAGE_NAMES } from '../../machines/languages.ts';
 import type { PowChallenge } from '../../src/api/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 
@@ -21,16 +22,6 @@ export interface PageFrame {
   switchTo?: { lang: Language; href: string }[];
 }
 
-/** Each language's own name, as the portal's language selector writes it. */
-const LANGUAGE_NAMES: Record<Language, string> = {
-  da: 'Dansk',
-  no: 'Norsk',
-  se: 'Svenska',
-  en: 'English',
-  es: 'Español',
-  pl: 'Polski',
-  de: 'Deutsch',
-};
 
 function languageSwitch(f: PageFrame): string {
   if (!f.switchTo || f.switchTo.length < 2) return '';

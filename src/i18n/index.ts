@@ -6,20 +6,12 @@
  */
 import { createContext, createElement, use, useCallback, useMemo, type ReactNode } from 'react';
 import type { IntlMessageFormat } from 'intl-messageformat';
-import { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/languages.ts';
+import { DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/languages.ts';
 
 export { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language };
 
 /** Each language's own name, for the language selectors. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  da: 'Dansk',
-  no: 'Norsk',
-  se: 'Svenska',
-  en: 'English',
-  es: 'Español',
-  pl: 'Polski',
-  de: 'Deutsch',
-};
+export { LANGUAGE_NAMES };
 
 /** The languages a private page's selector offers (spec §1): Dansk, Norsk, Svenska, English. */
 export const PRIVATE_LANGUAGE_OPTIONS: ReadonlyArray<{ code: Language; name: string }> = PRIVATE_LANGUAGES.map(
