@@ -243,7 +243,6 @@ export const emailSchema = v.pipe(trimmed, v.nonEmpty('validation.required'), v.
 
 /** Danish phone: exactly 11 characters, +45 then 8 digits (spec §5, §9). */
 export const DANISH_PHONE = /^\+45\d{8}$/;
-export const danishPhoneSchema = v.pipe(trimmed, v.regex(DANISH_PHONE, 'validation.phoneDanish'));
 
 /**
  * International phone as the phone input gives it: + and 8 to 15 digits (E.164).
@@ -251,7 +250,9 @@ export const danishPhoneSchema = v.pipe(trimmed, v.regex(DANISH_PHONE, 'validati
  * it is typed: `+451234567` and `+45123456789` are refused.
  */
 export const INTERNATIONAL_PHONE = /^(?:\+45\d{8}|\+(?!45)[1-9]\d{7,14})$/;
-export const internationalPhoneSchema = v.pipe(trimmed, v.regex(INTERNATIONAL_PHONE, 'validation.phone'));
+// A +45 number of the wrong length is told the Danish rule, not just "not valid".
+const isDanishWhenPlus45 = (s: string) => !s.startsWith('+45') || DANISH_PHONE.test(s);
+export const internationalPhoneSchema = v.pipe(trimmed, v.check(isDanishWhenPlus45, 'validation.phoneDanish'), v.regex(INTERNATIONAL_PHONE, 'validation.phone'));
 
 /**
  * A reported person's phone or e-mail. A phone may be typed in groups, as the hint

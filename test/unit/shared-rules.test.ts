@@ -27,6 +27,13 @@ describe('Danish phone: exactly +45 and 8 digits (spec §5, §9)', () => {
     expect(v.is(phoneOrEmailSchema, n)).toBe(false);
     expect(v.is(whistleblowerSchema, { name: 'A', email: 'a@example.com', phone: n })).toBe(false);
   });
+  it('tells a +45 number of the wrong length the Danish rule, other numbers that they are not valid', () => {
+    const issue = (n: string) => v.safeParse(internationalPhoneSchema, n).issues?.[0]?.message;
+    expect(issue('+451234567')).toBe('validation.phoneDanish');
+    expect(issue('+45123456789')).toBe('validation.phoneDanish');
+    expect(issue('+4612')).toBe('validation.phone');
+    expect(issue('+4512345678')).toBeUndefined();
+  });
   it.each(['+4512345678', '+4670123456', '+447911123456', '+48501234567'])('takes %s', (n) => {
     expect(v.is(internationalPhoneSchema, n)).toBe(true);
     expect(v.is(phoneOrEmailSchema, n)).toBe(true);
