@@ -7,7 +7,11 @@ import type { TFunction } from './index.ts';
 
 const UNITS = ['kilobyte', 'megabyte', 'gigabyte'] as const;
 
-/** `locale` is a BCP 47 tag (`toBcp47(lang)`); `t` any translator that falls back to `common`. */
+/**
+ * `locale` is a BCP 47 tag (`toBcp47(lang)`); `t` the forms' or the private area's
+ * translator: `size.bytes` lives in those two catalogues, not in `common`, so the
+ * landing page never needs the ICU formatter.
+ */
 export function formatBytes(bytes: number, locale: string, t: TFunction): string {
   if (bytes < 1000) return t('size.bytes', { count: bytes });
   let v = bytes / 1000;

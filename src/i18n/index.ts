@@ -73,10 +73,11 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
     const mod = m as { default?: unknown } | null;
     const cat = (mod && typeof mod.default === 'object' ? mod.default : mod) as Catalogue;
     // The full ICU formatter is loaded only for catalogues that need it (plurals,
-    // selects, number/date formats, escapes). `common` (the first screen's text) does
-    // not wait for it: its only such message is a file size, shown by areas that wait
-    // themselves, and on a slow phone network the wait was seconds of blank landing
-    // page. A message formatted before the formatter arrives suspends until then.
+    // selects, number/date formats, escapes). `common` (the first screen's text) has
+    // none, so the landing page never loads it (test/unit/i18n.test.ts keeps it so);
+    // should one appear, `common` still does not wait: on a slow phone network the
+    // wait was seconds of blank landing page. A message formatted before the
+    // formatter arrives suspends until then.
     if (Object.values(cat).some((msg) => !isSimpleMessage(msg))) {
       if (area === 'common') void loadIcu().catch(() => {});
       else await loadIcu();

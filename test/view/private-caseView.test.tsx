@@ -10,12 +10,13 @@ import {
   sharedFiles,
 } from '../../src/private/caseView.ts';
 import { formatBytes } from '../../src/i18n/bytes.ts';
+import '../../src/i18n/private/index.ts';
 import { legalClocks as sharedLegalClocks } from '../../machines/schema.ts';
 import { formatMessage, loadCatalogue, type Catalogue, type Language } from '../../src/i18n/index.ts';
 
 const CATALOGUES: Partial<Record<Language, Catalogue>> = {};
 beforeAll(async () => {
-  for (const lang of ['en', 'pl', 'da'] as const) CATALOGUES[lang] = await loadCatalogue('common', lang);
+  for (const lang of ['en', 'pl', 'da'] as const) CATALOGUES[lang] = { ...(await loadCatalogue('common', lang)), ...(await loadCatalogue('private', lang)) };
 });
 const tOf = (lang: Language) => (key: string, values?: Record<string, unknown>) =>
   formatMessage(lang, [CATALOGUES[lang]!], key, values as never);
