@@ -10,7 +10,7 @@ import { formatCaseNumber } from '../../machines/schema.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime, formatReceiptDate } from '../i18n/dates.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
-import { groupPhone, telHref } from '../components/phone.ts';
+import { TelLink } from '../components/TelLink.tsx';
 import { useCase, usePrivateArea } from './context.tsx';
 import {
   PROGRESS_STEPS,
@@ -149,21 +149,18 @@ export function StatusPage() {
 
 /**
  * A phone or meeting case starts with the reporter's call: the number stands here
- * too, as on the oral-report page and its success dialog (shared helpers in
- * components/phone.ts), grouped for the eye and compact in the `tel:` link.
+ * too, as on the oral-report page and its success dialog (the shared TelLink),
+ * grouped for the eye and compact in the `tel:` link.
  */
 function CallOfficer({ officer }: { officer: { name: string; jobTitle?: string; phone?: string } }) {
   const t = useT('private');
-  const phone = officer.phone!;
   return (
     <section className={card} aria-labelledby="call-heading">
       <h2 id="call-heading" className={styles.cardTitle}>
         {t('private.status.call.title')}
       </h2>
       <p>
-        <a className={styles.phone} href={telHref(phone) ?? undefined} data-testid="officer-phone">
-          {groupPhone(phone)}
-        </a>
+        <TelLink phone={officer.phone!} className={styles.phone} testId="officer-phone" />
       </p>
       <p>{[officer.name, officer.jobTitle].filter(Boolean).join(', ')}</p>
       <p className={styles.muted}>{t('phone.hideNumber')}</p>
