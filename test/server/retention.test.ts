@@ -171,7 +171,8 @@ describe('deleting cases when their retention period ends', () => {
     const unknown = await b.postForm(action, { caseNumber: '0000000000000001', password: 'pass1234' });
     const purged = await b.postForm(action, { caseNumber: closedCase, password: 'pass1234' });
     expect(purged.status).toBe(unknown.status);
-    expect(purged.body.equals(unknown.body)).toBe(true);
+    // The typed number is kept in its field (issue 17 §2); apart from it, byte for byte the same.
+    expect(purged.text.replace(closedCase, '#')).toBe(unknown.text.replace('0000000000000001', '#'));
 
     const again = await cases(['purge']);
     expect(again.stdout).toContain('no case was due for deletion');
