@@ -13,6 +13,7 @@ import { call, caseDto, countRows, expectError, form, PDF, solveChallenge } from
 import { Browser, newCase, signIn, type Tokens } from './identity-flow.ts';
 import { openCaseFile } from '../../server/cases/service.ts';
 import { sweepUploads } from '../../server/uploads/resumable.ts';
+import { caseCacheOf } from '../../server/cases/view-cache.ts';
 
 const B = '/api/private/case';
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -79,6 +80,10 @@ describe("a reporter's resumable uploads for a message", () => {
     // my-case is read (and cached) before the message, so a stale copy would show.
     const before = await call(server, 'GET', `${B}/my-case`, as(mine.tokens));
     expect(before.status).toBe(200);
+    // The case is now in the process's cache (server/cases/view-cache.ts): a missed invalidation would show the old view.
+    const cached = await call(server, 'GET', `${B}/my-case`, as(mine.tokens));
+    expect(cached.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect(caseCacheOf(server.ctx.db)!.size).toBeGreaterThan(0);
     const session = await caseSession(mine.tokens);
     const a = pdfOf(3 * 65_536 + 17);
     const b = Buffer.from('the minutes, as I wrote them\n');
@@ -91,6 +96,7 @@ describe("a reporter's resumable uploads for a message", () => {
     ]);
 
     const after = await call(server, 'GET', `${B}/my-case`, as(mine.tokens));
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     const m = (after.data.messages as { id: string; files: { id: string; name: string }[] }[]).find((x) => x.id === res.data.message.id);
     expect(m?.files.map((f) => f.name)).toEqual(['minutes.pdf', 'notes.txt']);
     // The very bytes, read back through the case's key.
