@@ -4,7 +4,8 @@
  * SPA: a signed-in reporter attaches a 40 MB file to a message, the connection is cut
  * once mid-upload by the test's relay (./relay.ts), the composer says it is retrying
  * and the upload continues where it stopped, not from the start; the message arrives
- * with the file whole, and the handler sees it.
+ * with the file whole, and the handler sees it. A message call cut after its uploads
+ * is sent again without sending the file again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -156,4 +157,51 @@ describe('resumable upload of a message file', () => {
     // Nothing of the upload is left in the browser's local storage.
     expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
   }, 240_000);
+
+  it('when the message call is cut after the uploads, sending again takes the same uploads without sending the file again', async () => {
+    const portal: Portal = { server, url: (_host, pathname = '/') => `http://localhost:${proxyPort}${pathname}` };
+    const caseNumber = await createOnlineCase(portal, { officerId: await firstOfficerId(portal), password: PASSWORD });
+    const p = await openPage(browser, { locale: 'en-GB' });
+    try {
+      const { page } = p;
+      await signInThroughProvider(portal, page, caseNumber, PASSWORD, '/private/messages');
+      const calls: string[] = [];
+      page.on('request', (r) => {
+        const { pathname } = new URL(r.url());
+        if (pathname.startsWith('/api/public/uploads') || pathname === '/api/private/case/upload-sessions' || pathname === '/api/private/case/messages/new') {
+          calls.push(`${r.method()} ${pathname.replace(/[0-9a-f-]{36}$/, ':id')}`);
+        }
+      });
+      // The first message call is cut off before it reaches the server.
+      let failed = false;
+      await page.route('**/api/private/case/messages/new', (route) => (failed ? route.continue() : ((failed = true), route.abort('connectionreset'))));
+      const t = await pageTranslator(page, 'private');
+      const composer = page.getByRole('form', { name: t('private.messages.composer') });
+      await composer.getByLabel(t('private.messages.label'), { exact: true }).fill('Second try.');
+      const clip = path.join(tmp, 'clip.mp4');
+      const fd = openSync(clip, 'w');
+      writeSync(fd, Buffer.from('\0\0\0\x18ftypisom', 'latin1'));
+      closeSync(fd);
+      truncateSync(clip, 3 * MB);
+      await composer.locator('input[type="file"]').setInputFiles(clip);
+      const send = composer.getByRole('button', { name: t('private.messages.send') });
+      await expect.poll(() => send.isEnabled()).toBe(true);
+      await send.click();
+      await composer.getByRole('alert').filter({ hasText: t('private.messages.failed') }).waitFor({ timeout: 30_000 });
+      const firstTry = [...calls];
+      expect(firstTry.filter((c) => c === 'POST /api/private/case/upload-sessions')).toHaveLength(1);
+      expect(firstTry.filter((c) => c === 'POST /api/public/uploads')).toHaveLength(1);
+      expect(firstTry.filter((c) => c.startsWith('PATCH'))).not.toHaveLength(0);
+
+      // The draft is kept; sending again posts the message with the uploads already there.
+      await expect.poll(() => composer.getByLabel(t('private.messages.label'), { exact: true }).inputValue()).toBe('Second try.');
+      await expect.poll(() => send.isEnabled()).toBe(true);
+      await send.click();
+      const bubble = page.getByRole('list', { name: t('private.messages.thread') }).getByRole('listitem').filter({ hasText: 'Second try.' });
+      await bubble.getByRole('button', { name: /clip\.mp4/ }).waitFor({ timeout: 30_000 });
+      expect(calls.slice(firstTry.length)).toEqual(['POST /api/private/case/messages/new']);
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
 });
