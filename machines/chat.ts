@@ -14,7 +14,7 @@
  * - On success the draft is cleared, the effects forget the finished uploads
  *   (`forgetUploads`) and the case is reloaded (`reloadCase`); the focus goes back to
  *   the text field (`focusComposer`), whatever button sent it. On failure (or a
- *   cancel) the draft is kept and an error shown, never lost, and sending again
+ *   cancel while uploading) the draft is kept and an error shown, never lost, and sending again
  *   continues the uploads where they stopped. A 401/403 of the reporter's sign-in is
  *   handed to the session (`reportUnauthorized`); one of the upload session (gone
  *   after 24 hours idle, or spent) only makes the next send start a new one.
@@ -159,9 +159,6 @@ export const chatMachine = setup({
     },
     sending: {
       initial: 'choosing',
-      on: {
-        'message.cancel': { target: 'composing.editing', actions: 'resetProgress' },
-      },
       states: {
         choosing: {
           always: [{ guard: 'hasFiles', target: 'uploading' }, { target: 'posting' }],
@@ -174,6 +171,9 @@ export const chatMachine = setup({
             input: ({ context }) => ({ files: context.files }),
           },
           on: {
+            // Stops the uploads; what arrived is continued by the next send. The message
+            // call itself is not cancelled: once sent, the server may already have it.
+            'message.cancel': { target: '#chat.composing.editing', actions: 'resetProgress' },
             'upload.progress': { actions: 'assignProgress' },
             'upload.finished': { target: 'posting', actions: 'assignUploads' },
             'upload.failed': [

@@ -126,6 +126,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   const progress = useSelector(composer, (s) => s.context.progress);
   const posting = useSelector(composer, (s) => s.matches({ sending: 'posting' }));
   const canSend = useSelector(composer, (s) => s.can({ type: 'message.send' })) && active;
+  const canCancel = useSelector(composer, (s) => s.can({ type: 'message.cancel' }));
   const send = () => {
     if (canSend) composer.send({ type: 'message.send' });
   };
@@ -215,7 +216,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           />
         </span>
         {sending ? (
-          <button type="button" className={buttons.secondaryButton} onClick={() => composer.send({ type: 'message.cancel' })}>
+          <button type="button" className={buttons.secondaryButton} disabled={!canCancel} onClick={() => composer.send({ type: 'message.cancel' })}>
             {t('private.messages.cancel')}
           </button>
         ) : (
