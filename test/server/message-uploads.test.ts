@@ -14,6 +14,7 @@ import { Browser, newCase, signIn, type Tokens } from './identity-flow.ts';
 import { openCaseFile } from '../../server/cases/service.ts';
 import { sweepUploads } from '../../server/uploads/resumable.ts';
 import { caseCacheOf } from '../../server/cases/view-cache.ts';
+import { deleteCase } from '../../server/retention/purge.ts';
 
 const B = '/api/private/case';
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -208,6 +209,20 @@ describe("a reporter's resumable uploads for a message", () => {
     expect(await server.ctx.db.selectFrom('upload_session').select('id').where('id', '=', sessionId).executeTakeFirst()).toBeUndefined();
     expect(await server.ctx.db.selectFrom('file_upload').select('id').where('id', '=', id).executeTakeFirst()).toBeUndefined();
     expectError(await post(theirs.tokens, token, { message: 'Late.', uploads: [id] }), 401, 'UPLOAD_SESSION_INVALID');
+  });
+
+  it("deleting a case removes its reporter's upload sessions and their unfinished uploads at once", async () => {
+    const caseNumber = await newCase(server);
+    const tokens = await signIn(new Browser(server, 'localhost'), caseNumber, 'pass1234');
+    const token = (await call(server, 'POST', `${B}/upload-sessions`, as(tokens))).data.uploadSession as string;
+    const id = await upload(token, 'draft.pdf', pdfOf(200_000), 70_000);
+    const known = async () => (await server.ctx.files.listUploads()).map((o) => o.key);
+    expect(await known()).toContain(id);
+    const row = await caseRow(caseNumber);
+    expect(await deleteCase(server.ctx, row.id, 'CLOSED', new Date())).toBe(true);
+    expect(await server.ctx.db.selectFrom('upload_session').select('id').where('id', '=', token.split('.')[0]!).executeTakeFirst()).toBeUndefined();
+    expect(await server.ctx.db.selectFrom('file_upload').select('id').where('id', '=', id).executeTakeFirst()).toBeUndefined();
+    expect(await known()).not.toContain(id);
   });
 
   it('still takes files in the multipart body (the spec call)', async () => {
