@@ -6,10 +6,18 @@
  *   allowed files are attached (extras ignored), by the shared rules of schema.ts.
  * - A message is sent only when its trimmed text is non-empty or a file is attached;
  *   the trimmed text is what is sent.
- * - While sending, upload progress is tracked; on success the draft is cleared and
- *   the case is reloaded (action `reloadCase`); the focus goes back to the text
- *   field (`focusComposer`), whatever button sent it. On failure the draft is kept and an
- *   error shown, never lost. A 401/403 is handed to the session (`reportUnauthorized`).
+ * - Attached files go first as resumable uploads (`uploadFiles`, tus in an upload
+ *   session bound to the case: docs/decisions/resumable-uploads.md), with per-file
+ *   progress, speed, time left and a "retrying" flag while the connection is lost;
+ *   then the message is posted naming the uploads (`postMessage`), which takes them
+ *   all or none. A message without files is posted at once.
+ * - On success the draft is cleared, the effects forget the finished uploads
+ *   (`forgetUploads`) and the case is reloaded (`reloadCase`); the focus goes back to
+ *   the text field (`focusComposer`), whatever button sent it. On failure (or a
+ *   cancel while uploading) the draft is kept and an error shown, never lost, and sending again
+ *   continues the uploads where they stopped. A 401/403 of the reporter's sign-in is
+ *   handed to the session (`reportUnauthorized`); one of the upload session (gone
+ *   after 24 hours idle, or spent) only makes the next send start a new one.
  * - The draft lives only in this actor's memory: never storage, never the URL.
  */
 import { assign, fromCallback, setup } from 'xstate';
@@ -22,12 +30,24 @@ export interface DraftFile {
   type?: string;
 }
 
+/** One attached file's upload while sending. */
+export interface FileProgress {
+  loaded: number;
+  total: number;
+  /** Speed of the last seconds and the time left at it; null while unknown. */
+  bytesPerSecond: number | null;
+  secondsLeft: number | null;
+  /** The connection was lost; the upload is retrying and will continue where it stopped. */
+  retrying: boolean;
+}
+
 export interface ChatContext {
   text: string;
   files: DraftFile[];
-  /** Bytes uploaded and total, while sending. */
-  loaded: number;
-  total: number;
+  /** Per attached file, while sending. */
+  progress: FileProgress[];
+  /** The upload session and the finished uploads the message will name, once all arrived. */
+  uploads: { session: string; ids: string[] } | null;
 }
 
 export type ChatEvent =
@@ -36,22 +56,39 @@ export type ChatEvent =
   | { type: 'file.remove'; index: number }
   | { type: 'message.send' }
   | { type: 'message.cancel' }
-  | { type: 'upload.progress'; loaded: number; total: number }
-  | { type: 'upload.done'; status: number };
+  | { type: 'upload.progress'; index: number; loaded: number; total: number; bytesPerSecond?: number | null; secondsLeft?: number | null; retrying?: boolean }
+  /** Every file arrived: the session and the upload ids, in the files' order. */
+  | { type: 'upload.finished'; session: string; ids: string[] }
+  /** The uploads stopped: the HTTP status (0: no answer) and the error code, if any. */
+  | { type: 'upload.failed'; status: number; code?: string }
+  /** The message call answered. */
+  | { type: 'post.done'; status: number; code?: string };
 
-export interface UploadInput {
-  message: string;
+export interface UploadFilesInput {
   files: DraftFile[];
 }
 
+export interface PostMessageInput {
+  message: string;
+  uploads: { session: string; ids: string[] } | null;
+}
+
+/** Error codes of an upload session that is gone or spent: the next send opens a new one. */
+export const LOST_UPLOAD_SESSION_CODES: readonly string[] = ['UPLOAD_SESSION_INVALID', 'UPLOAD_SESSION_USED', 'UPLOAD_SESSION_FOREIGN', 'UNKNOWN_UPLOAD', 'UPLOAD_NOT_FOUND'];
+
 const hasDraftContent = (c: ChatContext) => c.text.trim().length > 0 || c.files.length > 0;
+const outcome = (event: ChatEvent) => (event.type === 'upload.failed' || event.type === 'post.done' ? event : null);
 
 export const chatMachine = setup({
   types: {} as { context: ChatContext; events: ChatEvent },
   actors: {
-    /** Posts the multipart message; reports `upload.progress` then one `upload.done`. */
-    uploadMessage: fromCallback<ChatEvent, UploadInput>(({ sendBack }) => {
-      sendBack({ type: 'upload.done', status: 0 });
+    /** Sends each file as a resumable upload; reports `upload.progress`, then `upload.finished` or `upload.failed`. */
+    uploadFiles: fromCallback<ChatEvent, UploadFilesInput>(({ sendBack }) => {
+      sendBack({ type: 'upload.failed', status: 0 });
+    }),
+    /** Posts the message naming the finished uploads; reports one `post.done`. */
+    postMessage: fromCallback<ChatEvent, PostMessageInput>(({ sendBack }) => {
+      sendBack({ type: 'post.done', status: 0 });
     }),
   },
   actions: {
@@ -59,6 +96,8 @@ export const chatMachine = setup({
     /** The view puts the focus back in the text field: the reporter goes on writing there. */
     focusComposer: () => {},
     reportUnauthorized: () => {},
+    /** The effects drop the upload session and addresses they keep for a next try. */
+    forgetUploads: () => {},
     assignText: assign({
       text: ({ event }) => (event.type === 'text.change' ? event.text.slice(0, LIMITS.chatMax) : ''),
     }),
@@ -68,22 +107,41 @@ export const chatMachine = setup({
     removeFile: assign({
       files: ({ context, event }) => (event.type === 'file.remove' ? context.files.filter((_, i) => i !== event.index) : context.files),
     }),
-    assignProgress: assign({
-      loaded: ({ event, context }) => (event.type === 'upload.progress' ? event.loaded : context.loaded),
-      total: ({ event, context }) => (event.type === 'upload.progress' ? event.total : context.total),
+    startProgress: assign({
+      progress: ({ context }) => context.files.map((f) => ({ loaded: 0, total: f.size, bytesPerSecond: null, secondsLeft: null, retrying: false })),
+      uploads: null,
     }),
-    clearDraft: assign({ text: '', files: [], loaded: 0, total: 0 }),
-    resetProgress: assign({ loaded: 0, total: 0 }),
+    assignProgress: assign({
+      progress: ({ context, event }) =>
+        event.type === 'upload.progress'
+          ? context.progress.map((p, i) =>
+              i === event.index
+                ? { loaded: event.loaded, total: event.total, bytesPerSecond: event.bytesPerSecond ?? null, secondsLeft: event.secondsLeft ?? null, retrying: event.retrying ?? false }
+                : p,
+            )
+          : context.progress,
+    }),
+    assignUploads: assign({
+      uploads: ({ context, event }) => (event.type === 'upload.finished' ? { session: event.session, ids: event.ids } : context.uploads),
+    }),
+    clearDraft: assign({ text: '', files: [], progress: [], uploads: null }),
+    resetProgress: assign({ progress: [], uploads: null }),
   },
   guards: {
     hasContent: ({ context }) => hasDraftContent(context),
-    isSent: ({ event }) => event.type === 'upload.done' && event.status >= 200 && event.status < 300,
-    isUnauthorized: ({ event }) => event.type === 'upload.done' && (event.status === 401 || event.status === 403),
+    hasFiles: ({ context }) => context.files.length > 0,
+    isSent: ({ event }) => event.type === 'post.done' && event.status >= 200 && event.status < 300,
+    /** The upload session is gone or spent (not the reporter's sign-in). */
+    hasLostUploadSession: ({ event }) => LOST_UPLOAD_SESSION_CODES.includes(outcome(event)?.code ?? ''),
+    isUnauthorized: ({ event }) => {
+      const e = outcome(event);
+      return !!e && (e.status === 401 || e.status === 403);
+    },
   },
 }).createMachine({
   id: 'chat',
   initial: 'composing',
-  context: { text: '', files: [], loaded: 0, total: 0 },
+  context: { text: '', files: [], progress: [], uploads: null },
   states: {
     composing: {
       initial: 'editing',
@@ -91,7 +149,7 @@ export const chatMachine = setup({
         'text.change': { target: '.editing', actions: 'assignText' },
         'files.add': { target: '.editing', actions: 'addFiles' },
         'file.remove': { target: '.editing', actions: 'removeFile' },
-        'message.send': { guard: 'hasContent', target: 'sending' },
+        'message.send': { guard: 'hasContent', target: 'sending', actions: 'startProgress' },
       },
       states: {
         editing: {},
@@ -100,19 +158,47 @@ export const chatMachine = setup({
       },
     },
     sending: {
-      invoke: {
-        id: 'uploadMessage',
-        src: 'uploadMessage',
-        input: ({ context }) => ({ message: context.text.trim(), files: context.files }),
-      },
-      on: {
-        'upload.progress': { actions: 'assignProgress' },
-        'upload.done': [
-          { guard: 'isSent', target: 'composing.editing', actions: ['clearDraft', 'focusComposer', 'reloadCase'] },
-          { guard: 'isUnauthorized', target: 'composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
-          { target: 'composing.failed', actions: 'resetProgress' },
-        ],
-        'message.cancel': { target: 'composing.editing', actions: 'resetProgress' },
+      initial: 'choosing',
+      states: {
+        choosing: {
+          always: [{ guard: 'hasFiles', target: 'uploading' }, { target: 'posting' }],
+        },
+        /** Each attached file goes as a resumable upload; a lost connection is retried by the effect. */
+        uploading: {
+          invoke: {
+            id: 'uploadFiles',
+            src: 'uploadFiles',
+            input: ({ context }) => ({ files: context.files }),
+          },
+          on: {
+            // Stops the uploads; what arrived is continued by the next send. The message
+            // call itself is not cancelled: once sent, the server may already have it.
+            'message.cancel': { target: '#chat.composing.editing', actions: 'resetProgress' },
+            'upload.progress': { actions: 'assignProgress' },
+            'upload.finished': { target: 'posting', actions: 'assignUploads' },
+            'upload.failed': [
+              { guard: 'hasLostUploadSession', target: '#chat.composing.failed', actions: ['resetProgress', 'forgetUploads'] },
+              { guard: 'isUnauthorized', target: '#chat.composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
+              { target: '#chat.composing.failed', actions: 'resetProgress' },
+            ],
+          },
+        },
+        /** The message, naming the finished uploads: the server takes them in its transaction. */
+        posting: {
+          invoke: {
+            id: 'postMessage',
+            src: 'postMessage',
+            input: ({ context }) => ({ message: context.text.trim(), uploads: context.uploads }),
+          },
+          on: {
+            'post.done': [
+              { guard: 'isSent', target: '#chat.composing.editing', actions: ['clearDraft', 'forgetUploads', 'focusComposer', 'reloadCase'] },
+              { guard: 'hasLostUploadSession', target: '#chat.composing.failed', actions: ['resetProgress', 'forgetUploads'] },
+              { guard: 'isUnauthorized', target: '#chat.composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
+              { target: '#chat.composing.failed', actions: 'resetProgress' },
+            ],
+          },
+        },
       },
     },
   },

@@ -193,7 +193,7 @@ export interface UploadProgressEvent {
   index: number;
   loaded: number;
   total: number;
-  /** Measured by the upload effect (src/forms/rate.ts). */
+  /** Measured by the upload effect (src/uploads/rate.ts). */
   bytesPerSecond?: number | null;
   secondsLeft?: number | null;
   retrying?: boolean;

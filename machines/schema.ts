@@ -403,6 +403,8 @@ export type OralSubmissionDto = v.InferOutput<typeof oralSubmissionSchema>;
 
 export const messageDtoSchema = v.object({
   message: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(LIMITS.chatMax, 'validation.chatTooLong')), ''),
+  /** Resumable uploads (ids) of the reporter's upload session, sent in X-Upload-Session, that the message takes. */
+  uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
 });
 export type MessageDto = v.InferOutput<typeof messageDtoSchema>;
 

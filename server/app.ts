@@ -296,7 +296,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
   // Before the routes: the guards attach themselves to the routes as they appear.
-  await registerAbuseGuards(app, ctx, masterKey);
+  const guards = await registerAbuseGuards(app, ctx, masterKey);
   const uploads = new ResumableUploads(ctx);
   registerPublicRoutes(app, ctx, uploads);
   await registerUploadRoutes(app, ctx, uploads);
@@ -305,7 +305,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerLeaveRoutes(app, ctx);
   const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);
   ctx.endSignIns = (db, caseId) => destroyAccountPayloads(db, identity.payloadCrypto, caseId);
-  registerPrivateRoutes(app, ctx, identity);
+  registerPrivateRoutes(app, ctx, identity, uploads, guards);
 
   // For a load balancer: 200 only while this process can serve (docs/operations.md).
   app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {

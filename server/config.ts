@@ -31,6 +31,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Anonymous submissions (every state-changing public call) per client and window (docs/decisions/submission-abuse.md). */
   submitRateLimit: RateBudget;
+  /** Upload sessions (for a message's files) a signed-in reporter may open per case and window. */
+  caseUploadSessionRateLimit: RateBudget;
   /** Proof-of-work challenges handed out per client and window. */
   challengeRateLimit: RateBudget;
   /** Calls to the handlers' enrolment-link endpoints per client and window (docs/decisions/submission-abuse.md). */
@@ -81,6 +83,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     submitRateLimit: {
       max: int(env.SUBMIT_RATE_LIMIT_MAX, 10, 'SUBMIT_RATE_LIMIT_MAX', 1),
       windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    caseUploadSessionRateLimit: {
+      max: int(env.CASE_UPLOAD_SESSION_RATE_LIMIT_MAX, 30, 'CASE_UPLOAD_SESSION_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.CASE_UPLOAD_SESSION_RATE_LIMIT_WINDOW_SECONDS, 3600, 'CASE_UPLOAD_SESSION_RATE_LIMIT_WINDOW_SECONDS', 1),
     },
     challengeRateLimit: {
       max: int(env.CHALLENGE_RATE_LIMIT_MAX, 120, 'CHALLENGE_RATE_LIMIT_MAX', 1),

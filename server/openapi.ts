@@ -13,7 +13,7 @@ import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema
 import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
-import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH } from './uploads/resumable.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH } from './uploads/resumable.ts';
 
 /**
  * Who may call: `handler` is a handler API token (bearer) or the web workspace's
@@ -92,7 +92,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${P}/token/verify`, tag: 'private', summary: 'Check the access token', auth: 'reporter', ok: [200, 'the case number'] },
   { method: 'GET', path: `${P}/my-case`, tag: 'private', summary: 'The signed-in case', auth: 'reporter', ok: [200, 'the case'] },
   { method: 'GET', path: `${P}/messages`, tag: 'private', summary: "The case's messages", auth: 'reporter', ok: [200, 'messages'] },
-  { method: 'POST', path: `${P}/messages/new`, tag: 'private', summary: 'Send a message, with up to five files', auth: 'reporter', body: { schema: 'messageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
+  { method: 'POST', path: `${P}/messages/new`, tag: 'private', summary: 'Send a message, with up to five files (sent in the body, or finished resumable uploads named in messageDto.uploads)', auth: 'reporter', headers: [{ name: 'X-Upload-Session', required: false, description: `The case's upload session whose finished uploads messageDto.uploads names (POST ${CASE_UPLOAD_SESSIONS_PATH})` }], body: { schema: 'messageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
+  { method: 'POST', path: CASE_UPLOAD_SESSIONS_PATH, tag: 'private', summary: "An upload session for resumable (tus) uploads of one message's files, bound to the signed-in case", auth: 'reporter', ok: [201, '{ uploadSession, expiresAt }'] },
   { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the latest version of the handler's record of an oral report, named by its sha256", auth: 'reporter', body: { schema: 'recordApproval' }, ok: [200, 'the case'] },
   { method: 'GET', path: `${P}/record/:version/approved`, tag: 'private', summary: 'Download an approved version of the record of the oral report', auth: 'reporter', ok: [200, 'text/plain attachment; X-Record-SHA256, X-Record-Approved-At'] },
   { method: 'POST', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },

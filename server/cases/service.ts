@@ -405,6 +405,12 @@ export interface NewMessage {
   /** The reporter's own message clears pendingWhistleblowerAction. */
   fromReporter?: boolean;
   files: StagedFile[];
+  /**
+   * The reporter's resumable uploads the message takes (a session bound to this case):
+   * `claim` runs in the message's transaction and refuses the message when an upload
+   * is not complete; `commit` makes them final files after the commit.
+   */
+  uploads?: { claim(trx: Transaction<DB>): Promise<StagedFile[]>; commit(files: readonly StagedFile[]): Promise<void> };
 }
 
 /**
@@ -416,17 +422,21 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
   const key = await caseKey(ctx, row);
   const id = randomUUID();
   const now = new Date();
+  let claimed: StagedFile[] = [];
   await ctx.db.transaction().execute(async (trx) => {
+    claimed = msg.uploads ? await msg.uploads.claim(trx) : [];
     await trx
       .insertInto('case_message')
       .values({ id, case_id: row.id, type: msg.type, created_by: msg.createdBy, created_at: now, body_enc: ctx.crypto.seal(key, row.id, COLUMNS.messageBody, msg.text, id), answer_wanted: !!msg.answerWanted })
       .execute();
-    await insertFiles(ctx, trx, row.id, key, id, msg.files, now);
+    await insertFiles(ctx, trx, row.id, key, id, [...msg.files, ...claimed], now);
     if (msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
     if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
     await onCaseEvent(ctx, trx, row.id, msg.fromReporter ? 'reporterMessage' : 'reporterNews');
   });
   await commitFiles(ctx, msg.files);
+  if (msg.uploads) await msg.uploads.commit(claimed);
+  const files = [...msg.files, ...claimed];
   return {
     id,
     message: msg.text,
@@ -434,7 +444,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
     type: msg.type,
     createdByUserId: msg.createdBy,
     answerWanted: !!msg.answerWanted,
-    files: msg.files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), metadataRemaining: f.metadataRemaining })),
+    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), metadataRemaining: f.metadataRemaining })),
   };
 }
 

@@ -124,10 +124,11 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
     }
 
     // Resumable uploads' sessions hold the data key of a case still to come (migration 0130).
-    const sessions = await trx.selectFrom('upload_session').select(['case_id', 'wrapped_key']).execute();
+    // A reporter's session for a message holds its case's key (migration 0135): one row each.
+    const sessions = await trx.selectFrom('upload_session').select(['id', 'case_id', 'wrapped_key']).execute();
     for (const r of sessions) {
       const wrapped = to.wrapCaseKey(r.case_id, from.unwrapCaseKey(r.case_id, r.wrapped_key));
-      await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('case_id', '=', r.case_id).execute();
+      await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
     }
 
     const secrets = await trx.selectFrom('idp_secret').select(['name', 'wrapped']).execute();

@@ -327,8 +327,10 @@ export interface UploadSessionTable {
   created_at: Timestamp;
   /** Last upload activity; the sweep removes sessions idle for 24 hours. */
   touched_at: Timestamp;
-  /** When a case was created with it; a session makes one case. */
+  /** When a case (or, bound, a message) took its uploads; a session does that once. */
   used_at: Timestamp | null;
+  /** A signed-in reporter's session: the case its uploads may join as a message's files (migration 0135); null for a case still to come. */
+  bound_case_id: string | null;
 }
 
 /** One file received with tus (docs/decisions/resumable-uploads.md). */

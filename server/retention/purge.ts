@@ -73,6 +73,14 @@ export async function deleteCase(ctx: PurgeContext, caseId: string, reason: Dele
     if (!row) return null;
     const closed = await trx.selectFrom('case_status_event').select((e) => e.fn.max('at').as('m')).where('case_id', '=', caseId).where('status', '=', 'CLOSED').executeTakeFirst();
     const files = await trx.selectFrom('case_file').select('storage_key').where('case_id', '=', caseId).execute();
+    // Unfinished uploads for a message of this case (migration 0135): their rows go
+    // with the case (foreign key), their bytes below.
+    const uploads = await trx
+      .selectFrom('file_upload')
+      .innerJoin('upload_session', 'upload_session.id', 'file_upload.session_id')
+      .select('file_upload.id')
+      .where('upload_session.bound_case_id', '=', caseId)
+      .execute();
     await trx
       .insertInto('case_deletion')
       .values({
@@ -94,14 +102,21 @@ export async function deleteCase(ctx: PurgeContext, caseId: string, reason: Dele
     // useless once the account they name is gone.
     if (ctx.endSignIns) await ctx.endSignIns(trx, caseId);
     await trx.deleteFrom('report_case').where('id', '=', caseId).execute();
-    return files.map((f) => f.storage_key);
+    return { files: files.map((f) => f.storage_key), uploads: uploads.map((u) => u.id) };
   });
   if (!storageKeys) return false;
-  for (const key of storageKeys) {
+  for (const key of storageKeys.files) {
     try {
       await ctx.files.delete(key);
     } catch (err) {
       ctx.log.error({ err: { message: (err as Error).message } }, 'retention: could not remove a file of a deleted case');
+    }
+  }
+  for (const key of storageKeys.uploads) {
+    try {
+      await ctx.files.discardUpload(key);
+    } catch (err) {
+      ctx.log.error({ err: { message: (err as Error).message } }, 'retention: could not remove an unfinished upload of a deleted case');
     }
   }
   return true;

@@ -3,6 +3,11 @@
  * the bearer token (server/idp/tokens.ts): the case is always the token's own,
  * never one named by the client. 401 for a missing, expired or foreign token, 403
  * for a valid token used with another company's host.
+ *
+ * A message's files may also come as resumable uploads (docs/decisions/resumable-uploads.md,
+ * "Files with a private message"): the reporter opens an upload session bound to the
+ * token's case, uploads through the tus routes, and the message names the uploads,
+ * which it takes in its own transaction.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { commentDtoSchema, messageDtoSchema, whistleblowerUpdateSchema } from '../../machines/schema.ts';
@@ -20,10 +25,13 @@ import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { sendCaseFile } from './files.ts';
 import { requestLanguage } from './public.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
+import type { AbuseGuards } from '../security/abuse.ts';
+import { LIMITS } from '../../machines/schema.ts';
 
 const BASE = '/api/private/case';
 
-export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, identity: IdentityService) {
+export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, identity: IdentityService, uploads: ResumableUploads, guards: AbuseGuards) {
   async function reporterCase(req: FastifyRequest): Promise<{ reporter: Reporter; row: CaseRow }> {
     const reporter = await identity.verifier.verify(req);
     const row = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', reporter.caseId).executeTakeFirst();
@@ -70,19 +78,35 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     return reply.headers(noStore).send((await reporterCaseView(req)).messages);
   });
 
+  // An upload session for the files of one message of the token's case. No
+  // proof-of-work (the reporter is signed in); a budget per case instead.
+  app.post(CASE_UPLOAD_SESSIONS_PATH, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('upload-session', row.id, req, reply);
+    return reply.status(201).headers(noStore).send(await uploads.createCaseSession(row));
+  });
+
   app.post(`${BASE}/messages/new`, async (req, reply) => {
     const { reporter, row } = await reporterCase(req);
+    // Only a session bound to this very case: checked before a byte of the body is read.
+    const session = req.headers[UPLOAD_SESSION_HEADER] === undefined ? null : await uploads.session(req.headers[UPLOAD_SESSION_HEADER]);
+    if (session) assertSessionFor(session, row.id);
+    if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
     const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
     const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
     try {
       const dto = parseJsonPartAs(messageDtoSchema, upload.json, 'messageDto');
-      if (!dto.message && upload.files.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
+      if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
+      if (upload.files.length + dto.uploads.length > LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'uploads');
+      if (new Set(dto.uploads).size !== dto.uploads.length) throw new HttpError(400, 'DUPLICATE_UPLOAD', 'Name each upload once.', 'uploads');
+      if (!dto.message && upload.files.length === 0 && dto.uploads.length === 0) throw new HttpError(400, 'EMPTY_MESSAGE', 'A message needs text or at least one file.', 'message');
       const message = await addMessage(ctx, row, {
         type: 'STANDARD',
         createdBy: reporter.caseNumber,
         text: dto.message,
         fromReporter: true,
         files: upload.files,
+        uploads: session && dto.uploads.length ? { claim: (trx) => uploads.claim(trx, session, dto.uploads, row.id), commit: (files) => uploads.commit(files) } : undefined,
       });
       return reply.status(201).headers(noStore).send({ message });
     } catch (err) {

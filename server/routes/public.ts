@@ -15,7 +15,7 @@ import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
 import { LIMITS } from '../../machines/schema.ts';
-import { UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
+import { UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 
 
 /** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
@@ -112,6 +112,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     // With resumable uploads the case takes the id and data key its session fixed
     // (its uploads are sealed under them); without, a fresh pair.
     const session = req.headers[UPLOAD_SESSION_HEADER] === undefined ? null : await uploads.session(req.headers[UPLOAD_SESSION_HEADER]);
+    // A reporter's session for a message of an existing case never makes a new case.
+    if (session) assertSessionFor(session, null);
     if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
     const caseId = session?.caseId ?? randomUUID();
     const { key, wrapped } = session ? { key: session.key, wrapped: session.wrappedKey } : ctx.crypto.newCaseKey(caseId);

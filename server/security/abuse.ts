@@ -6,6 +6,8 @@
  *   and needs a solved proof-of-work challenge, except the tus calls that an upload
  *   session's secret authorises;
  * - handing out challenges has a budget of its own;
+ * - a signed-in reporter's upload sessions (for a message's files) have a budget per
+ *   case, counted after the bearer token named the case (`perCase`);
  * - so do the handlers' enrolment-link endpoints (/api/handler/enrolment/…), which
  *   anyone who guesses at links could call;
  * - state-changing calls anywhere under /api/ refuse cross-site requests.
@@ -15,7 +17,7 @@
  * The counters live in the database, so the budgets hold across server processes.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -70,6 +72,11 @@ export function isCrossSite(ctx: AppContext, req: FastifyRequest): boolean {
 
 export interface AbuseGuards {
   pow: ProofOfWork;
+  /**
+   * Counts one call against case `caseId`'s budget `bucket` (429 `RATE_LIMITED` with
+   * Retry-After when spent). For calls a bearer token authorised: run after the check.
+   */
+  perCase(bucket: 'upload-session', caseId: string, req: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 /** Must run before the routes are registered: it attaches the guards as routes appear. */
@@ -122,5 +129,25 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
 
   app.get(CHALLENGE_PATH, async (_req, reply) => reply.header('cache-control', 'no-store').send(pow.issue()));
 
-  return { pow };
+  // Per case, not per address: the reporter is known, and may move between networks.
+  // The key is a keyed hash of the case id, as addresses are for the other budgets.
+  const caseKey = (bucket: string, caseId: string) => `${bucket}:${createHmac('sha256', addressKey).update(`case:${caseId}`).digest('base64url')}`;
+  const caseLimiters = {
+    'upload-session': app.createRateLimit({
+      max: config.caseUploadSessionRateLimit.max,
+      timeWindow: config.caseUploadSessionRateLimit.windowSeconds * 1000,
+      keyGenerator: (req: FastifyRequest) => caseKey('case-upload', (req as FastifyRequest & { rateCase?: string }).rateCase ?? ''),
+    }),
+  };
+  const perCase: AbuseGuards['perCase'] = async (bucket, caseId, req, reply) => {
+    (req as FastifyRequest & { rateCase?: string }).rateCase = caseId;
+    const r = await caseLimiters[bucket](req);
+    if (!r.isAllowed && r.isExceeded) {
+      const seconds = Math.max(1, Math.ceil(r.ttl / 1000));
+      reply.header('retry-after', String(seconds));
+      throw new HttpError(429, 'RATE_LIMITED', `Too many upload sessions for this case. Try again in ${seconds} seconds.`);
+    }
+  };
+
+  return { pow, perCase };
 }

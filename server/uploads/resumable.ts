@@ -21,6 +21,9 @@
  *   check) by reading it back decrypted; one that fails is deleted.
  * - Uploads join a case only in the transaction that creates it (`claim`); an
  *   abandoned session and its uploads are swept after 24 hours (`uploadSweepJob`).
+ * - A signed-in reporter's session is bound to their case (`createCaseSession`): it
+ *   holds that case's id and key, and its uploads join only a message of that case,
+ *   in the message's transaction; never a new case, never another case.
  *
  * Memory per request: one chunk, its tail and a 1 MiB write buffer.
  */
@@ -42,6 +45,8 @@ export const TUS_VERSION = '1.0.0';
 export const UPLOAD_SESSION_HEADER = 'x-upload-session';
 export const UPLOADS_PATH = '/api/public/uploads';
 export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
+/** A signed-in reporter's session for a message's files (server/routes/private.ts). */
+export const CASE_UPLOAD_SESSIONS_PATH = '/api/private/case/upload-sessions';
 /** An upload (and its session) untouched this long is abandoned. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 /** How often, in received bytes, a streaming request saves its offset. */
@@ -57,6 +62,8 @@ export interface UploadSession {
   key: Buffer;
   wrappedKey: Buffer;
   usedAt: Date | null;
+  /** The existing case whose message may take the uploads; null: a case still to come. */
+  boundCaseId: string | null;
 }
 
 export interface UploadState {
@@ -105,6 +112,30 @@ export class ResumableUploads {
     return { uploadSession: `${id}.${secret.toString('base64url')}`, expiresAt: new Date(now.getTime() + ABANDONED_AFTER_MS).toISOString() };
   }
 
+  /**
+   * A session bound to the signed-in reporter's existing case: its uploads are sealed
+   * with that case's key (the row's wrapping, copied) and may join only a message of it.
+   */
+  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array }): Promise<{ uploadSession: string; expiresAt: string }> {
+    const id = randomUUID();
+    const secret = randomBytes(32);
+    const now = this.ctx.clock.now();
+    await this.ctx.db
+      .insertInto('upload_session')
+      .values({
+        id,
+        secret_hash: hashSecret(secret),
+        case_id: reportCase.id,
+        wrapped_key: Buffer.from(reportCase.wrapped_key),
+        bound_case_id: reportCase.id,
+        created_at: now,
+        touched_at: now,
+        used_at: null,
+      })
+      .execute();
+    return { uploadSession: `${id}.${secret.toString('base64url')}`, expiresAt: new Date(now.getTime() + ABANDONED_AFTER_MS).toISOString() };
+  }
+
   /** The session a `X-Upload-Session` value names; 401 when it names none (or an abandoned one). */
   async session(token: unknown): Promise<UploadSession> {
     const refuse = () => new HttpError(401, 'UPLOAD_SESSION_INVALID', `Send the upload session from POST ${UPLOAD_SESSIONS_PATH} in X-Upload-Session.`);
@@ -115,7 +146,14 @@ export class ResumableUploads {
     if (!row || !timingSafeEqual(Buffer.from(row.secret_hash), hashSecret(Buffer.from(secret64, 'base64url')))) throw refuse();
     if (new Date(row.touched_at).getTime() < this.ctx.clock.now().getTime() - ABANDONED_AFTER_MS) throw refuse();
     const wrappedKey = Buffer.from(row.wrapped_key);
-    return { id: row.id, caseId: row.case_id, key: this.ctx.crypto.unwrapCaseKey(row.case_id, wrappedKey), wrappedKey, usedAt: row.used_at ? new Date(row.used_at) : null };
+    return {
+      id: row.id,
+      caseId: row.case_id,
+      key: this.ctx.crypto.unwrapCaseKey(row.case_id, wrappedKey),
+      wrappedKey,
+      usedAt: row.used_at ? new Date(row.used_at) : null,
+      boundCaseId: row.bound_case_id,
+    };
   }
 
   private async touch(session: UploadSession) {
@@ -126,7 +164,7 @@ export class ResumableUploads {
 
   /** POST (creation): a new upload of `Upload-Length` bytes named by the `filename` metadata. */
   async create(session: UploadSession, headers: { length?: string; deferLength?: string; metadata?: string }): Promise<{ id: string; state: UploadState }> {
-    if (session.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
+    if (session.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
     if (headers.deferLength !== undefined) throw new HttpError(400, 'UPLOAD_LENGTH_REQUIRED', 'Declare Upload-Length when creating an upload (creation-defer-length is not offered).', 'Upload-Length');
     const length = parseLength(headers.length, 'Upload-Length');
     const metadata = parseUploadMetadata(headers.metadata);
@@ -401,11 +439,14 @@ export class ResumableUploads {
   // ---- the case takes its uploads ----------------------------------------------
 
   /**
-   * Inside the transaction that creates the case: marks the session used (once) and
-   * takes its complete uploads `ids`, in order, as the case's files. Any id that is
-   * not a complete, checked upload of this session refuses the whole case.
+   * Inside the transaction that creates the case (`forCase` null) or writes a message
+   * of case `forCase`: marks the session used (once) and takes its complete uploads
+   * `ids`, in order, as the files. Any id that is not a complete, checked upload of
+   * this session refuses the whole case or message; so does a session bound to
+   * another case, or to none when a message asks (and the reverse).
    */
-  async claim(trx: Transaction<DB>, session: UploadSession, ids: readonly string[]): Promise<StagedFile[]> {
+  async claim(trx: Transaction<DB>, session: UploadSession, ids: readonly string[], forCase: string | null = null): Promise<StagedFile[]> {
+    assertSessionFor(session, forCase);
     const used = await trx.updateTable('upload_session').set({ used_at: this.ctx.clock.now() }).where('id', '=', session.id).where('used_at', 'is', null).executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
     if (!ids.length) return [];
@@ -435,7 +476,27 @@ export class ResumableUploads {
   }
 }
 
-/** Removes sessions idle for 24 hours with their uploads, and upload objects no row knows. */
+/**
+ * A session serves only what it was opened for: an anonymous one a new case, a bound
+ * one a message of its own case (403 `UPLOAD_SESSION_FOREIGN` otherwise).
+ */
+export function assertSessionFor(session: UploadSession, forCase: string | null): void {
+  if (session.boundCaseId !== forCase) {
+    throw new HttpError(
+      403,
+      'UPLOAD_SESSION_FOREIGN',
+      forCase === null
+        ? 'This upload session belongs to an existing case; a new case needs its own session from POST ' + UPLOAD_SESSIONS_PATH + '.'
+        : 'This upload session does not belong to this case; open one with POST ' + CASE_UPLOAD_SESSIONS_PATH + '.',
+      UPLOAD_SESSION_HEADER,
+    );
+  }
+}
+
+/**
+ * Removes sessions idle for 24 hours with their uploads (anonymous ones and a
+ * reporter's for a message alike), and upload objects no row knows.
+ */
 export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessions: number; files: number }> {
   const cutoff = new Date(now.getTime() - ABANDONED_AFTER_MS);
   const stale = await ctx.db.selectFrom('upload_session').select('id').where('touched_at', '<', cutoff).execute();

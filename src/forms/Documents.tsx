@@ -8,7 +8,6 @@ import { Suspense, useId, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { formatBytes } from '../i18n/bytes.ts';
-import { formatDuration } from '../i18n/duration.ts';
 import {
   ALLOWED_EXTENSIONS,
   ALLOWED_MIME_TYPES,
@@ -22,6 +21,7 @@ import {
 import { useReport } from './context.ts';
 import { useFileChecks } from '../metadata/context.tsx';
 import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
+import { UploadProgress } from '../components/UploadProgress.tsx';
 import * as styles from './ReportForm.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
@@ -144,27 +144,7 @@ export function Documents() {
                     <FileCheckStatus actor={checks.get(f)} name={f.name} />
                   </Suspense>
                 )}
-                {p && (
-                  <progress
-                    className={styles.progress}
-                    max={Math.max(p.total, 1)}
-                    value={p.loaded}
-                    aria-label={t('forms.documents.progress', { name: f.name })}
-                  />
-                )}
-                {p?.retrying ? (
-                  <span className={styles.uploadRate} role="status">
-                    {t('forms.documents.stalled')}
-                  </span>
-                ) : (
-                  p?.bytesPerSecond != null &&
-                  p.secondsLeft != null &&
-                  p.loaded < p.total && (
-                    <span className={styles.uploadRate} data-testid="upload-rate">
-                      {t('forms.documents.rate', { speed: formatBytes(p.bytesPerSecond, locale, t), time: formatDuration(p.secondsLeft, locale) })}
-                    </span>
-                  )
-                )}
+                {p && <UploadProgress name={f.name} progress={p} area="forms" />}
               </li>
             );
           })}

@@ -150,9 +150,6 @@ export const files = style({ listStyle: 'none', padding: 0, margin: '12px 0 0' }
 export const file = style({ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) auto', alignItems: 'center', gap: 8, padding: '6px 0' });
 /** A long file name breaks anywhere rather than widening the page and pushing Remove off-screen. */
 export const fileName = style({ minWidth: 0, overflowWrap: 'anywhere' });
-export const progress = style({ gridColumn: '1 / -1', width: '100%', height: 8 });
-/** Speed and time left (or "retrying") under a file's progress bar. */
-export const uploadRate = style({ gridColumn: '1 / -1', fontSize: '0.875rem', color: vars.color.textMuted });
 
 export const sendRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 16, marginTop: 16 });
 export const busy = style({ color: vars.color.textMuted });

@@ -24,7 +24,7 @@ import {
   type SubmitReportInput,
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
-import { newUploadMemory } from './resumable.ts';
+import { newUploadMemory } from '../uploads/resumable.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
 import type { FileChecks } from '../metadata/checks.ts';

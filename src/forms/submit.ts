@@ -2,7 +2,7 @@
  * The effects the report machines name, as the browser performs them (supplied to
  * the machines with .provide() in useReportActor.ts).
  *
- * The online form's files go first as resumable uploads (src/forms/resumable.ts,
+ * The online form's files go first as resumable uploads (src/uploads/resumable.ts,
  * tus), each with its own progress, speed and time left; the case is then created
  * with the upload ids, and takes them all or none. Without files the form goes as
  * multipart through XMLHttpRequest (the spec's call; its progress is split into
@@ -19,7 +19,7 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../api/pow.ts';
 import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
-import { UPLOAD_SESSION_HEADER, forgetUploads, uploadFiles, type UploadMemory } from './resumable.ts';
+import { UPLOAD_SESSION_HEADER, forgetUploads, uploadFiles, type UploadMemory } from '../uploads/resumable.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -57,7 +57,7 @@ export async function submitReport(
   signal?: AbortSignal,
   /** The interface language, sent as Accept-Language: the server writes the reporter's mails in it. */
   language?: string,
-  /** Uploads of this form's earlier tries, continued rather than sent again (src/forms/resumable.ts). */
+  /** Uploads of this form's earlier tries, continued rather than sent again (src/uploads/resumable.ts). */
   memory?: UploadMemory,
 ): Promise<SubmitOutcome> {
   let proof;

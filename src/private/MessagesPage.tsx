@@ -19,7 +19,8 @@ import { formatBytes } from '../i18n/bytes.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
-import { downloadFile, uploadMessageActor } from './services.ts';
+import { chatEffects, downloadFile } from './services.ts';
+import { UploadProgress } from '../components/UploadProgress.tsx';
 import { useFileChecksOwner } from '../metadata/context.tsx';
 import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
 import {
@@ -103,10 +104,13 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   // What an attached file gives away is checked on this device; an identified reporter may keep originals.
   const identified = !!useCase().whistleblower?.name;
   const checks = useFileChecksOwner(identified);
+  // Made once: the effects keep the upload session and addresses for the next send.
+  const [effects] = useState(() => chatEffects(services, checks));
   const composer = useActorRef(
     chatMachine.provide({
-      actors: { uploadMessage: uploadMessageActor(services, checks) },
+      actors: effects.actors,
       actions: {
+        ...effects.actions,
         reloadCase: () => session.send({ type: 'case.reload' }),
         focusComposer: () => textArea.current?.focus(),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
@@ -119,8 +123,10 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   useEffect(() => checks.setIdentified(identified), [checks, identified]);
   const sending = useSelector(composer, (s) => s.matches('sending'));
   const failed = useSelector(composer, (s) => s.matches({ composing: 'failed' }));
-  const progress = useSelector(composer, (s) => ({ loaded: s.context.loaded, total: s.context.total }));
+  const progress = useSelector(composer, (s) => s.context.progress);
+  const posting = useSelector(composer, (s) => s.matches({ sending: 'posting' }));
   const canSend = useSelector(composer, (s) => s.can({ type: 'message.send' })) && active;
+  const canCancel = useSelector(composer, (s) => s.can({ type: 'message.cancel' }));
   const send = () => {
     if (canSend) composer.send({ type: 'message.send' });
   };
@@ -169,6 +175,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
               <Suspense fallback={null}>
                 <FileCheckStatus actor={checks.get(f)} name={f.name} />
               </Suspense>
+              {sending && progress[i] && <UploadProgress name={f.name} progress={progress[i]} area="private" />}
               <button
                 type="button"
                 className={styles.removeButton}
@@ -182,14 +189,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           ))}
         </ul>
       )}
-      {sending && (
-        <progress
-          className={styles.progress}
-          aria-label={t('private.messages.uploading')}
-          value={progress.total ? progress.loaded : undefined}
-          max={progress.total || undefined}
-        />
-      )}
+      {posting && <progress className={styles.progress} aria-label={t('private.messages.uploading')} />}
       {failed && (
         <p id={ids.error} role="alert" className={pages.error}>
           {t('private.messages.failed')}
@@ -216,7 +216,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           />
         </span>
         {sending ? (
-          <button type="button" className={buttons.secondaryButton} onClick={() => composer.send({ type: 'message.cancel' })}>
+          <button type="button" className={buttons.secondaryButton} disabled={!canCancel} onClick={() => composer.send({ type: 'message.cancel' })}>
             {t('private.messages.cancel')}
           </button>
         ) : (

@@ -20,7 +20,8 @@ import type {
   SignInAgainResult,
   VerifyResult,
 } from '../../machines/session.ts';
-import type { ChatEvent, UploadInput } from '../../machines/chat.ts';
+import type { ChatEvent, DraftFile, PostMessageInput, UploadFilesInput } from '../../machines/chat.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, newUploadMemory, sendFiles } from '../uploads/resumable.ts';
 import type { FileChecks } from '../metadata/checks.ts';
 import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
 
@@ -196,31 +197,75 @@ export function sessionImplementations(
   };
 }
 
-/** The chat upload: multipart with progress, through XMLHttpRequest (fetch reports no upload progress). */
-/** `checks`: each file goes as its hidden-data check settled (docs/decisions/metadata-removal.md). */
-export function uploadMessageActor(s: PrivateServices, checks?: FileChecks) {
-  return fromCallback<ChatEvent, UploadInput>(({ input, sendBack }) => {
-    const xhr = new XMLHttpRequest();
-    let cancelled = false;
-    const ready = checks ? checks.resolve(input.files) : Promise.resolve(input.files);
-    void Promise.all([s.accessToken(), ready]).then(([token, files]) => {
-      if (cancelled) return;
-      const form = new FormData();
-      form.append('messageDto', new Blob([JSON.stringify({ message: input.message })], { type: 'application/json' }));
-      for (const f of files) form.append('files', f as File, f.name);
-      xhr.open('POST', s.api.url('/api/private/case/messages/new'));
-      if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
-      xhr.setRequestHeader('accept', 'application/json');
-      xhr.upload.onprogress = (e) => sendBack({ type: 'upload.progress', loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
-      xhr.onload = () => sendBack({ type: 'upload.done', status: xhr.status });
-      xhr.onerror = () => sendBack({ type: 'upload.done', status: 0 });
-      xhr.send(form);
-    });
-    return () => {
-      cancelled = true;
-      if (xhr.readyState !== XMLHttpRequest.DONE) xhr.abort();
-    };
-  });
+/**
+ * The chat composer's effects (machines/chat.ts): each attached file as a resumable
+ * upload in an upload session bound to the case (src/uploads/resumable.ts, shared with
+ * the online form), then the message naming the uploads. `checks`: each file goes as
+ * its hidden-data check settled (docs/decisions/metadata-removal.md).
+ *
+ * The session and the upload addresses are kept in memory for the composer's next
+ * send (never in storage), so sending again after a failure or a cancel continues
+ * what had arrived; `forgetUploads` drops them once a message took them.
+ */
+export function chatEffects(s: PrivateServices, checks?: FileChecks) {
+  const memory = newUploadMemory();
+  const failure = (err: unknown): ChatEvent => ({ type: 'upload.failed', status: statusOf(err), code: err instanceof ApiError ? err.code : undefined });
+  return {
+    actors: {
+      uploadFiles: fromCallback<ChatEvent, UploadFilesInput>(({ input, sendBack }) => {
+        const abort = new AbortController();
+        let finished = false;
+        void (async () => {
+          const files = checks ? await checks.resolve(input.files) : input.files;
+          // A file removed since the last try: its upload would still count against the session's five.
+          if ([...memory.urls.keys()].some((f) => !input.files.includes(f as DraftFile))) forgetUploads(memory);
+          if (!memory.session) {
+            try {
+              const res = await s.api.request(CASE_UPLOAD_SESSIONS_PATH, { method: 'POST', signal: abort.signal });
+              memory.session = ((await res.json()) as { uploadSession: string }).uploadSession;
+            } catch (err) {
+              if (!abort.signal.aborted) sendBack(failure(err));
+              return;
+            }
+          }
+          const session = memory.session;
+          const result = await sendFiles(s.api, session, files as File[], (p) => sendBack({ type: 'upload.progress', ...p }), abort.signal, memory, input.files);
+          if (abort.signal.aborted) return;
+          finished = true;
+          if (Array.isArray(result)) return sendBack({ type: 'upload.finished', session, ids: result });
+          // The session went (24 hours idle) or was spent: sendFiles forgot it.
+          if (!memory.session) return sendBack({ type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' });
+          sendBack({ type: 'upload.failed', status: result && 'rateLimited' in result ? 429 : result && 'refusedFile' in result ? 415 : 0 });
+        })();
+        return () => {
+          // A cancel stops the uploads; once they all arrived they are the message's to take.
+          if (!finished) abort.abort();
+        };
+      }),
+      postMessage: fromCallback<ChatEvent, PostMessageInput>(({ input, sendBack }) => {
+        const abort = new AbortController();
+        const form = new FormData();
+        form.append('messageDto', new Blob([JSON.stringify({ message: input.message, ...(input.uploads ? { uploads: input.uploads.ids } : {}) })], { type: 'application/json' }));
+        s.api
+          .request('/api/private/case/messages/new', {
+            method: 'POST',
+            body: form,
+            headers: input.uploads ? { [UPLOAD_SESSION_HEADER]: input.uploads.session } : {},
+            signal: abort.signal,
+          })
+          .then(
+            (res) => sendBack({ type: 'post.done', status: res.status }),
+            (err: unknown) => {
+              if (!abort.signal.aborted) sendBack({ type: 'post.done', status: statusOf(err), code: err instanceof ApiError ? err.code : undefined });
+            },
+          );
+        return () => abort.abort();
+      }),
+    },
+    actions: {
+      forgetUploads: () => forgetUploads(memory),
+    },
+  };
 }
 
 async function callStatus(run: () => Promise<unknown>): Promise<IdentityCallResult> {

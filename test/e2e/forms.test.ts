@@ -186,7 +186,7 @@ describe('online form', () => {
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 200_000 });
     await send(page, 'online');
-    const bar = page.getByRole('progressbar', { name: msg('forms.documents.progress', { name: 'ledger.pdf' }) });
+    const bar = page.getByRole('progressbar', { name: msg('upload.progress', { name: 'ledger.pdf' }) });
     await bar.waitFor();
     await expect
       .poll(async () => {

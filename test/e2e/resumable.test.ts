@@ -2,11 +2,10 @@
  * Issue 16 item 3 in real Chromium against the real server with the built SPA: a
  * 300 MB file sent with the online form survives two cut connections and a server
  * restart and is not sent again from the start. The browser talks to the server
- * through a small TCP relay of this test, which can cut every connection at once and
+ * through a small TCP relay (./relay.ts), which can cut every connection at once and
  * follows the server to its new port after the restart (the page keeps its origin).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
@@ -15,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { distDir, launchBrowser, openPage, type OpenedPage } from './harness.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { relay } from './relay.ts';
 
 const read = (area: string) =>
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
@@ -24,42 +24,6 @@ const field = (page: Page, key: string) => page.getByLabel(new RegExp(`^${escape
 
 const SIZE = 300 * 1024 * 1024;
 const MB = 1024 * 1024;
-
-/** A TCP relay: counts the bytes the browser sends, cuts every connection on demand, and can point at a new port. */
-function relay() {
-  let target: number | null = null;
-  let sent = 0;
-  const pairs = new Set<[net.Socket, net.Socket]>();
-  const server = net.createServer((client) => {
-    if (target === null) return client.destroy();
-    const upstream = net.connect(target, '127.0.0.1');
-    const pair: [net.Socket, net.Socket] = [client, upstream];
-    pairs.add(pair);
-    const end = () => {
-      pairs.delete(pair);
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('data', (d) => (sent += d.length));
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-  });
-  return {
-    listen: () => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
-    point: (port: number | null) => (target = port),
-    cut: () => {
-      for (const [a, b] of pairs) {
-        a.destroy();
-        b.destroy();
-      }
-      pairs.clear();
-    },
-    sent: () => sent,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 let browser: Browser;
 let server: TestServer;

@@ -1,4 +1,4 @@
-/** Model of the chat composer: blank, real and over-long text; one and six files; every upload outcome. */
+/** Model of the chat composer: blank, real and over-long text; one and six files; every upload and post outcome. */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { chatMachine } from '../../machines/chat.ts';
 import type { MachineModel } from './harness.ts';
@@ -14,10 +14,16 @@ export const chatEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'file.remove', index: 0 },
   { type: 'message.send' },
   { type: 'message.cancel' },
-  { type: 'upload.progress', loaded: 500, total: 1000 },
-  { type: 'upload.done', status: 201 },
-  { type: 'upload.done', status: 401 },
-  { type: 'upload.done', status: 500 },
+  { type: 'upload.progress', index: 0, loaded: 500, total: 1000, bytesPerSecond: 250, secondsLeft: 2, retrying: false },
+  { type: 'upload.progress', index: 0, loaded: 500, total: 1000, bytesPerSecond: null, secondsLeft: null, retrying: true },
+  { type: 'upload.finished', session: 'S', ids: ['u1'] },
+  { type: 'upload.failed', status: 401, code: 'UNAUTHORIZED' },
+  { type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' },
+  { type: 'upload.failed', status: 0 },
+  { type: 'post.done', status: 201 },
+  { type: 'post.done', status: 401, code: 'UNAUTHORIZED' },
+  { type: 'post.done', status: 409, code: 'UPLOAD_SESSION_USED' },
+  { type: 'post.done', status: 500 },
 ];
 
 export default {
@@ -29,6 +35,7 @@ export default {
       v: s.value,
       t: s.context.text.trim() ? (s.context.text.length >= 200 ? 'long' : 'text') : s.context.text ? 'blank' : '',
       f: s.context.files.length,
-      p: s.context.loaded > 0,
+      p: s.context.progress.some((p: { retrying: boolean }) => p.retrying) ? 'retrying' : s.context.progress.some((p: { loaded: number }) => p.loaded > 0),
+      u: !!s.context.uploads,
     }),
 } satisfies MachineModel;

@@ -43,6 +43,7 @@ const ALL: { method: string; path: string; body?: () => { json?: unknown; body?:
   { method: 'GET', path: `${B}/my-case` },
   { method: 'GET', path: `${B}/messages` },
   { method: 'POST', path: `${B}/messages/new`, body: () => ({ body: form('messageDto', { message: 'hello' }) }) },
+  { method: 'POST', path: `${B}/upload-sessions` },
   { method: 'PUT', path: `${B}/approve` },
   { method: 'POST', path: `${B}/whistleblower/update`, body: () => ({ json: { name: 'Ann Reporter', email: 'ann@example.com' } }) },
   { method: 'PUT', path: `${B}/whistleblower/update`, body: () => ({ json: { name: 'Ann Reporter', email: 'ann@example.com' } }) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateMeter } from '../../src/forms/rate.ts';
+import { createRateMeter } from '../../src/uploads/rate.ts';
 import { formatDuration } from '../../src/i18n/duration.ts';
 
 describe('upload speed and time left', () => {

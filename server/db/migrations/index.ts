@@ -15,6 +15,7 @@ import * as m0101 from './0101_identity_account_index.ts';
 import * as m0102 from './0102_case_account_token_generation.ts';
 import * as m0110 from './0110_oidc_payload_sealed.ts';
 import * as m0130 from './0130_resumable_uploads.ts';
+import * as m0135 from './0135_private_upload_sessions.ts';
 import * as m0140 from './0140_case_change_notify.ts';
 
 /**
@@ -38,5 +39,6 @@ export const migrations: Record<string, Migration> = {
   '0102_case_account_token_generation': m0102,
   '0110_oidc_payload_sealed': m0110,
   '0130_resumable_uploads': m0130,
+  '0135_private_upload_sessions': m0135,
   '0140_case_change_notify': m0140,
 };

@@ -1,8 +1,9 @@
 /**
- * The online form's files go as resumable uploads (tus, docs/decisions/resumable-uploads.md)
- * before the case is created: a dropped connection, a phone that slept or a server
- * restart costs a few retries, not the upload. tus-js-client asks the server where the
- * upload stands (HEAD) and continues from there.
+ * Files go as resumable uploads (tus, docs/decisions/resumable-uploads.md): a dropped
+ * connection, a phone that slept or a server restart costs a few retries, not the
+ * upload. tus-js-client asks the server where the upload stands (HEAD) and continues
+ * from there. Shared by the online form (an anonymous session, src/forms/submit.ts)
+ * and the private messages' composer (a session bound to the case, src/private/services.ts).
  *
  * Nothing about the uploads is stored in the browser: tus-js-client's resume store
  * (localStorage) is replaced by none, so no trace of a report is left on the device;
@@ -15,6 +16,8 @@ import type { ReportFile, SubmitOutcome, UploadProgressEvent } from '../../machi
 import { createRateMeter } from './rate.ts';
 
 export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
+/** A signed-in reporter's session, bound to their case, for one message's files. */
+export const CASE_UPLOAD_SESSIONS_PATH = '/api/private/case/upload-sessions';
 export const UPLOADS_PATH = '/api/public/uploads';
 export const UPLOAD_SESSION_HEADER = 'x-upload-session';
 
@@ -39,18 +42,34 @@ export interface UploadedFiles {
   ids: string[];
 }
 
+/** A file to upload: the browser's File in the app. */
+export type UploadableFile = ReportFile;
+
 /**
- * What one form's failed submission leaves for its next try, so sending again after
- * the retries ran out (a phone asleep for long) continues instead of starting over:
- * the session and each file's upload address. In memory only, one per form.
+ * What one failed send leaves for its next try, so sending again after the retries
+ * ran out (a phone asleep for long) continues instead of starting over: the session
+ * and each file's upload address. In memory only, one per form or composer.
  */
 export interface UploadMemory {
   session: string | null;
-  urls: Map<ReportFile, string>;
-  done: Set<ReportFile>;
+  urls: Map<object, string>;
+  done: Set<object>;
 }
 
 export const newUploadMemory = (): UploadMemory => ({ session: null, urls: new Map(), done: new Set() });
+
+/** One file's progress: its place, bytes sent of all, speed and time left (null while unknown), and whether it is retrying. */
+export interface FileUploadProgress {
+  index: number;
+  loaded: number;
+  total: number;
+  bytesPerSecond: number | null;
+  secondsLeft: number | null;
+  retrying: boolean;
+}
+
+/** Why the files did not all arrive: a file the server refused (by its place), a rate limit, or any other failure (null). */
+export type UploadRefusal = { refusedFile: { index: number; name: string } } | { rateLimited: { retryAfterSeconds: number } } | null;
 
 /** After a case was made (or its session can make none): the next send starts afresh. */
 export function forgetUploads(memory: UploadMemory | undefined): void {
@@ -114,24 +133,44 @@ export async function uploadFiles(
       return null;
     }
   }
+  const ids = await sendFiles(api, session, files, (p) => reportProgress({ type: 'upload.progress', ...p }), signal, memory);
+  return Array.isArray(ids) ? { session, ids } : ids;
+}
 
+/**
+ * Sends `files` as resumable uploads in upload session `session`, one after the other,
+ * continuing what `memory` holds of an earlier try (by `keys[i]`, the file as the draft
+ * holds it: a cleaned copy may be a new object each time). Resolves with the upload
+ * ids in order, or why not.
+ */
+export async function sendFiles(
+  api: ApiClient,
+  session: string,
+  files: readonly UploadableFile[],
+  reportProgress: (p: FileUploadProgress) => void,
+  signal: AbortSignal | undefined,
+  memory: UploadMemory,
+  keys: readonly object[] = files,
+): Promise<string[] | UploadRefusal> {
   const ids: string[] = [];
   for (const [index, file] of files.entries()) {
-    const sent = memory.urls.get(file);
-    if (sent && memory.done.has(file)) {
-      reportProgress({ type: 'upload.progress', index, loaded: file.size, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: false });
+    const key = keys[index] ?? file;
+    const sent = memory.urls.get(key);
+    if (sent && memory.done.has(key)) {
+      reportProgress({ index, loaded: file.size, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: false });
       ids.push(sent.split('/').pop()!);
       continue;
     }
     const meter = createRateMeter(file.size);
     let last = 0;
-    const outcome = await new Promise<string | Exclude<SubmitOutcome, { caseDto: unknown }>>((resolve) => {
+    let settled = () => {};
+    const outcome = await new Promise<string | UploadRefusal>((resolve) => {
       const upload = new Upload(file as File, {
         endpoint: api.url(UPLOADS_PATH),
         // Where an earlier try stopped: asked with HEAD and continued (a new upload if it is gone).
         uploadUrl: sent ?? null,
         onUploadUrlAvailable: () => {
-          if (upload.url) memory.urls.set(file, upload.url);
+          if (upload.url) memory.urls.set(key, upload.url);
         },
         headers: { [UPLOAD_SESSION_HEADER]: session },
         metadata: { filename: file.name },
@@ -143,7 +182,7 @@ export async function uploadFiles(
         onProgress: (loaded, total) => {
           last = loaded;
           const rate = meter.record(loaded, performance.now());
-          reportProgress({ type: 'upload.progress', index, loaded, total, ...rate, retrying: false });
+          reportProgress({ index, loaded, total, ...rate, retrying: false });
         },
         // tus-js-client's rule, without its "only while online" condition: a phone that
         // lost its network keeps trying (the waits grow) instead of giving up at once.
@@ -152,13 +191,13 @@ export async function uploadFiles(
           const retry = status === null || status < 400 || status >= 500 || status === 409 || status === 423;
           if (retry) {
             meter.reset();
-            reportProgress({ type: 'upload.progress', index, loaded: last, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: true });
+            reportProgress({ index, loaded: last, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: true });
           }
           return retry;
         },
         onSuccess: () => {
           const id = upload.url?.split('/').pop();
-          if (id) memory.done.add(file);
+          if (id) memory.done.add(key);
           resolve(id ?? null);
         },
         onError: (err) => {
@@ -171,18 +210,18 @@ export async function uploadFiles(
           resolve(null);
         },
       });
-      signal?.addEventListener(
-        'abort',
-        () => {
-          void upload.abort(true).catch(() => {});
-          resolve(null);
-        },
-        { once: true },
-      );
+      // Aborting (a cancel) removes this file's upload; one that settled is left alone.
+      const onAbort = () => {
+        void upload.abort(true).catch(() => {});
+        resolve(null);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      settled = () => signal?.removeEventListener('abort', onAbort);
       upload.start();
     });
+    settled();
     if (typeof outcome !== 'string') return outcome;
     ids.push(outcome);
   }
-  return { session, ids };
+  return ids;
 }
