@@ -7,6 +7,7 @@
  * package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
  * `/`, `/online-form`, a signed-in `/private/status` and the hello world. Prints the
  * four category scores, LCP and the failed audits side by side. Figures only.
+ * LIGHTHOUSE_REPORT_DIR=dir also writes each page's full Lighthouse JSON there.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -70,6 +71,11 @@ async function audit(page: Page, label: string, url: string, keepStorage = false
   const result = await lighthouse(url, { logLevel: 'error', output: 'json', disableStorageReset: keepStorage }, undefined, page);
   if (!result) throw new Error(`no Lighthouse result for ${url}`);
   const { lhr } = result;
+  // LIGHTHOUSE_REPORT_DIR=dir keeps each page's full report (LCP element, long tasks, unused JS) to read.
+  if (process.env.LIGHTHOUSE_REPORT_DIR) {
+    mkdirSync(process.env.LIGHTHOUSE_REPORT_DIR, { recursive: true });
+    writeFileSync(path.join(process.env.LIGHTHOUSE_REPORT_DIR, `${label.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '') || 'root'}.json`), JSON.stringify(lhr));
+  }
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
   const failed = Object.values(lhr.categories)
     .flatMap((c) => c.auditRefs.filter((r) => r.weight > 0).map((r) => lhr.audits[r.id]!))

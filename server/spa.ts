@@ -167,6 +167,7 @@ export function browserLanguage(acceptLanguage: string | undefined): Language {
 interface ManifestChunk {
   file: string;
   isEntry?: boolean;
+  isDynamicEntry?: boolean;
   imports?: string[];
   dynamicImports?: string[];
   css?: string[];
@@ -215,6 +216,13 @@ export function routePreloads(manifest: Manifest, pathname: string, lang: Langua
   for (const src of routeSources(pathname)) {
     add(`${src}?tsr-split=component`);
     add(src);
+  }
+  // An area's catalogue waits for the ICU formatter (src/i18n/index.ts loads it for a
+  // catalogue with plurals or selects; the forms' and the private area's have them,
+  // `common` has none): fetched with the rest, not a round trip after the catalogue.
+  if ([...seen].some((k) => /^src\/i18n\/(?!common\/)[a-z]+\/[a-z]+\.json$/.test(k))) {
+    const icu = Object.keys(manifest).find((k) => k.includes('node_modules/intl-messageformat/') && manifest[k]?.isDynamicEntry);
+    if (icu) add(icu);
   }
   return { js, css };
 }

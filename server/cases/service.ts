@@ -15,7 +15,7 @@ import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
 import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
-import { assertCurrentMasterKey } from '../crypto/master-key.ts';
+import { assertCheckValue, CHECK_ROW } from '../crypto/master-key.ts';
 import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
 import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
 
@@ -123,43 +123,65 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
     protectionOfficer: officer,
     subsidiary,
   };
+  // Argon2id runs on libuv's thread pool (@node-rs/argon2), before the transaction:
+  // the embedded database's single connection never waits on a hash.
   const passwordHash = input.follow && input.password ? await ctx.passwords.hash(input.password) : null;
   const { caseId, key } = input;
   const now = new Date();
+  // Sealed before the transaction too: nothing but statements runs while it is open.
+  const sealed = {
+    details_enc: ctx.crypto.sealJson(key, caseId, COLUMNS.details, details),
+    whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
+    language_enc: input.language ? ctx.crypto.seal(key, caseId, LANGUAGE_COLUMN, input.language) : null,
+  };
+  const sentFiles = fileRows(ctx, caseId, key, null, input.files ?? [], now);
 
   for (let attempt = 0; ; attempt++) {
     const caseNumber = newCaseNumber();
     let claimed: StagedFile[] = [];
     try {
       await ctx.db.transaction().execute(async (trx) => {
-        await assertCurrentMasterKey(trx, ctx.crypto);
         claimed = input.uploads ? await input.uploads.claim(trx) : [];
-        await trx
-          .insertInto('report_case')
-          .values({
-            id: caseId,
-            company_id: input.company.id,
-            case_number: caseNumber,
-            submission_type: input.submissionType,
-            creation_channel: input.creationChannel,
-            status,
-            created_at: now,
-            approved_at: null,
-            protection_officer_id: officer.id,
-            subsidiary_id: subsidiary?.id ?? null,
-            wrapped_key: input.wrappedKey,
-            details_enc: ctx.crypto.sealJson(key, caseId, COLUMNS.details, details),
-            whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
-            report_enc: null,
-            report_updated_at: null,
-            language_enc: input.language ? ctx.crypto.seal(key, caseId, LANGUAGE_COLUMN, input.language) : null,
-          })
-          .execute();
-        await trx.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).execute();
-        if (passwordHash) {
-          await trx.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).execute();
-        }
-        await insertFiles(ctx, trx, caseId, key, null, [...(input.files ?? []), ...claimed], now);
+        const files = [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)];
+        // One statement (one round trip on the embedded database's single connection)
+        // inserts the case, its first status event, its follow account and its files,
+        // and reads the master key's check value under the shared lock that
+        // assertCurrentMasterKey takes. The check is tested after the statement, in the
+        // transaction: a rotated key throws and the inserts roll back. The events and
+        // files refer to the case inserted beside them: PostgreSQL checks foreign keys
+        // at the end of the statement, when the case row is there.
+        let q = trx
+          .with('checked', (db) => db.selectFrom('meta').select('value').where('key', '=', CHECK_ROW).forShare())
+          .with('new_case', (db) =>
+            db
+              .insertInto('report_case')
+              .values({
+                id: caseId,
+                company_id: input.company.id,
+                case_number: caseNumber,
+                submission_type: input.submissionType,
+                creation_channel: input.creationChannel,
+                status,
+                created_at: now,
+                approved_at: null,
+                protection_officer_id: officer.id,
+                subsidiary_id: subsidiary?.id ?? null,
+                wrapped_key: input.wrappedKey,
+                ...sealed,
+                report_enc: null,
+                report_updated_at: null,
+              })
+              .returning('id'),
+          )
+          .with('new_event', (db) => db.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).returning('case_id'));
+        if (passwordHash) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).returning('case_id')) as unknown as typeof q;
+        if (files.length) q = q.with('new_files', (db) => db.insertInto('case_file').values(files).returning('id')) as unknown as typeof q;
+        const inserted = await q
+          .selectFrom('new_case')
+          .leftJoin('checked', (join) => join.onTrue())
+          .select(['new_case.id', 'checked.value'])
+          .executeTakeFirstOrThrow();
+        assertCheckValue(ctx.crypto, inserted.value ?? undefined);
         await onCaseEvent(ctx, trx, caseId, 'created');
       });
       await commitFiles(ctx, input.files ?? []);
@@ -173,25 +195,25 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   }
 }
 
+/** The case_file rows of staged files, their names sealed; `first` numbers them on after files already listed. */
+function fileRows(ctx: AppContext, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date, first = 0) {
+  return files.map((f, i) => ({
+    id: f.id,
+    position: first + i,
+    case_id: caseId,
+    message_id: messageId,
+    name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
+    size: f.size,
+    mime_type: f.mimeType,
+    metadata_remaining: f.metadataRemaining ? JSON.stringify(f.metadataRemaining) : null,
+    storage_key: f.id,
+    created_at: now,
+  }));
+}
+
 async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date) {
   if (!files.length) return;
-  await trx
-    .insertInto('case_file')
-    .values(
-      files.map((f, position) => ({
-        id: f.id,
-        position,
-        case_id: caseId,
-        message_id: messageId,
-        name_enc: ctx.crypto.seal(key, caseId, COLUMNS.fileName, f.name, f.id),
-        size: f.size,
-        mime_type: f.mimeType,
-        metadata_remaining: f.metadataRemaining ? JSON.stringify(f.metadataRemaining) : null,
-        storage_key: f.id,
-        created_at: now,
-      })),
-    )
-    .execute();
+  await trx.insertInto('case_file').values(fileRows(ctx, caseId, key, messageId, files, now)).execute();
 }
 
 async function commitFiles(ctx: AppContext, files: readonly StagedFile[]) {

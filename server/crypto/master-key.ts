@@ -77,7 +77,16 @@ export async function verifyMasterKey(db: Kysely<DB>, crypto: CaseCrypto): Promi
  */
 export async function assertCurrentMasterKey(trx: Transaction<DB>, crypto: CaseCrypto): Promise<void> {
   const check = await trx.selectFrom('meta').select('value').where('key', '=', CHECK_ROW).forShare().executeTakeFirst();
-  if (check && !crypto.opensCheck(check.value)) {
+  assertCheckValue(crypto, check?.value);
+}
+
+/**
+ * The test of assertCurrentMasterKey on a check value read elsewhere under the same
+ * shared lock (a new case reads it in the statement that inserts the case); the
+ * caller's transaction must roll back when this throws.
+ */
+export function assertCheckValue(crypto: CaseCrypto, value: string | undefined): void {
+  if (value && !crypto.opensCheck(value)) {
     throw new HttpError(503, 'RESTART_NEEDED', 'The master key was rotated: this server process must be restarted with the new key.');
   }
 }

@@ -6,12 +6,13 @@
  */
 import { useT } from '../i18n/index.ts';
 import { Page } from './PageTitle.tsx';
+import * as styles from './FormLoading.css.ts';
 
 export function FormLoading() {
   const t = useT();
   return (
     <Page>
-      <p role="status" aria-busy="true" data-testid="form-loading">
+      <p className={styles.loading} role="status" aria-busy="true" data-testid="form-loading">
         {t('page.loadingForm')}
       </p>
     </Page>

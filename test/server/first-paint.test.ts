@@ -23,7 +23,8 @@ const INDEX = `<!doctype html>
 </html>`;
 
 const MANIFEST = {
-  'index.html': { file: 'assets/index-AAAA.js', isEntry: true, imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/common/da.json', 'src/i18n/common/en.json'], css: ['assets/index-CCCC.css'] },
+  'index.html': { file: 'assets/index-AAAA.js', isEntry: true, imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/common/da.json', 'src/i18n/common/en.json', 'node_modules/intl-messageformat/lib/index.js'], css: ['assets/index-CCCC.css'] },
+  'node_modules/intl-messageformat/lib/index.js': { file: 'assets/intl-messageformat-JJJJ.js', isDynamicEntry: true },
   '_react-BBBB.js': { file: 'assets/react-BBBB.js' },
   '_form-DDDD.js': { file: 'assets/form-DDDD.js', imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/forms/da.json', 'src/i18n/forms/en.json'], css: ['assets/form-EEEE.css'] },
   'src/i18n/common/da.json': { file: 'assets/da-common.js', isDynamicEntry: true },
@@ -90,7 +91,8 @@ describe('index.html for the first paint', () => {
 
   it('preloads the route chunks, their imports, CSS and catalogues, and nothing index.html loads already', async () => {
     const { html } = await page('/online-form', { 'accept-language': 'en' });
-    for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'en-common.js', 'en-forms.js']) expect(html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
+    // The forms' catalogue needs the ICU formatter: it comes with the route, not after the catalogue.
+    for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'en-common.js', 'en-forms.js', 'intl-messageformat-JJJJ.js']) expect(html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
     expect(html).toContain('<link rel="stylesheet" crossorigin href="/assets/form-EEEE.css">');
     expect(html).not.toContain('da-forms.js');
     expect(html).not.toContain('routes-FFFF.js');
@@ -101,6 +103,8 @@ describe('index.html for the first paint', () => {
     expect(landing.html).toContain('href="/assets/routes-FFFF.js"');
     expect(landing.html).toContain('href="/assets/da-common.js"');
     expect(landing.html).not.toContain('online-form-GGGG.js');
+    // `common` needs no ICU: the landing does not load the formatter.
+    expect(landing.html).not.toContain('intl-messageformat');
 
     const status = await page('/private/status');
     expect(status.html).toContain('href="/assets/private-HHHH.js"');
