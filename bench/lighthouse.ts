@@ -5,11 +5,13 @@
  * (both precompressed the same way), serves each with the real server (the hello
  * world as the server's SPA, on a second instance), and runs Lighthouse (the npm
  * package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
- * `/`, `/online-form`, a signed-in `/private/status` and the hello world. Prints the
+ * `/`, `/online-form`, a signed-in `/private/status` and the hello world, and `/` and
+ * `/online-form` once more from a copy of the same build without the server's first
+ * paint (dist/.ssr, docs/decisions/first-paint.md) as the baseline. Prints the
  * four category scores, LCP and the failed audits side by side. Figures only.
  * LIGHTHOUSE_REPORT_DIR=dir also writes each page's full Lighthouse JSON there.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
@@ -126,11 +128,16 @@ async function bench() {
     console.log('building the portal and a bare React hello world with the same Vite …');
     const portalDir = path.join(tmp, 'portal');
     await build({ root, configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: true } });
+    // The baseline: the same client build, served without the first-paint bundle.
+    const plainDir = path.join(tmp, 'portal-plain');
+    cpSync(portalDir, plainDir, { recursive: true });
+    await build({ root, configFile: path.join(root, 'vite.ssr.config.ts'), logLevel: 'error', build: { outDir: path.join(portalDir, '.ssr'), emptyOutDir: true } });
     const helloDir = path.join(tmp, 'hello');
     await buildHelloWorld(helloDir);
     const portal = await serve(portalDir, path.join(tmp, 'portal-data'), true);
+    const plain = await serve(plainDir, path.join(tmp, 'plain-data'), true);
     const hello = await serve(helloDir, path.join(tmp, 'hello-data'), false);
-    servers.push(portal.built, hello.built);
+    servers.push(portal.built, plain.built, hello.built);
     // `localhost` is the first demo company.
     const origin = `http://localhost:${portal.port}`;
 
@@ -139,7 +146,16 @@ async function bench() {
       ['React hello world (same server)', `http://localhost:${hello.port}/`],
       ['/', `${origin}/`],
       ['/online-form', `${origin}/online-form`],
+      ['/ (no first paint, same build)', `http://localhost:${plain.port}/`],
+      ['/online-form (no first paint, same build)', `http://localhost:${plain.port}/online-form`],
     ] as const) {
+      // Each server renders a page's HTML once per company, language and path and
+      // then answers it from memory (server/spa.ts): the first visitor after a start
+      // or an import pays that, every later one does not. Both portals are measured
+      // warm, as every reporter after the first meets them.
+      const warm = await browser.newPage();
+      await warm.goto(url, { waitUntil: 'load' });
+      await warm.close();
       const page = await browser.newPage();
       rows.push(await audit(page, label, url));
       await page.close();

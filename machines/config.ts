@@ -5,3 +5,10 @@
  * Kept apart from schema.ts so that the landing page does not load valibot for it.
  */
 export const FALLBACK_API_BASE_URL = 'http://localhost:9000';
+
+/**
+ * The sessionStorage key a quick exit leaves for the portal page its history
+ * traversal lands on (src/app/quickExit.ts); the server's first-paint gate reads it
+ * too (server/spa.ts), so that page never shows its picture on the way out.
+ */
+export const QUICK_EXIT_FLAG = 'quick-exit';

@@ -59,7 +59,8 @@ export function precompress(): Plugin {
     apply: 'build',
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
-      write = config.build.write !== false;
+      // The server's first-paint bundle (src/ssr.tsx) is read from disk, never sent.
+      write = config.build.write !== false && !config.build.ssr;
     },
     closeBundle() {
       if (!write || !existsSync(outDir)) return;

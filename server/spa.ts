@@ -18,6 +18,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyCompress from '@fastify/compress';
@@ -25,6 +26,31 @@ import type { AppContext } from './context.ts';
 import { companyByHost, requestHost, type Company } from './companies/service.ts';
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
+import { QUICK_EXIT_FLAG } from '../machines/config.ts';
+
+/**
+ * The one script a page with a first paint names in its HTML (the CSP allows no
+ * inline one), render-blocking, tiny, named by its content and cached for a year:
+ * - a page reached by a quick exit's history traversal must show nothing on its way
+ *   to /leave (src/app/quickExit.ts): it hides the page before the picture can paint;
+ * - it starts the SPA's scripts (listed in `#wb-scripts`) after the first frame, so
+ *   on a slow network they do not compete with the HTML and CSS the picture needs;
+ *   a tab that draws no frames (in the background) starts them after 1.5 s anyway.
+ */
+export const FIRST_PAINT_GATE_JS = `(function(){
+try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}
+var done=false;
+function load(){if(done)return;done=true;var d=document.getElementById('wb-scripts');if(!d)return;var s;try{s=JSON.parse(d.textContent)}catch(e){return}
+for(var i=0;i<s.preload.length;i++){var l=document.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=s.preload[i];document.head.appendChild(l)}
+var m=document.createElement('script');m.type='module';m.crossOrigin='';m.src=s.entry;document.head.appendChild(m)}
+function later(){requestAnimationFrame(function(){setTimeout(load,0)});setTimeout(load,1500)}
+if(document.readyState==='loading')document.addEventListener('DOMContentLoaded',later);else later();
+})();
+`;
+export const FIRST_PAINT_GATE_PATH = `/first-paint-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('hex').slice(0, 12)}.js`;
+
+/** The id of the JSON list of the SPA's scripts a first-paint page starts late. */
+export const DEFERRED_SCRIPTS_ELEMENT_ID = 'wb-scripts';
 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -244,12 +270,42 @@ export interface RenderInput {
   language: Language;
   config: ReturnType<typeof runtimeConfig>;
   company: Company | null;
+  /** The page's first screen rendered by the SPA's own components (src/ssr.tsx), if any. */
+  firstPaint?: FirstPaint | null;
 }
 
-/** index.html for one host, language and route. */
-export function renderIndex({ html, manifest, pathname, language, config, company }: RenderInput): string {
-  // A company whose settings the API cannot answer (it then answers 500) gets no
-  // inline copy: the SPA fetches and meets the same failure as without inlining.
+/** What src/ssr.tsx gives (kept in step by hand: the bundle is loaded at run time). */
+export interface FirstPaint {
+  html: string;
+  themeStyle: string;
+  title: string | null;
+}
+type RenderFirstPaint = (input: { pathname: string; host: string; boot: BootInput }) => Promise<FirstPaint | null>;
+export interface BootInput {
+  config: ReturnType<typeof runtimeConfig>;
+  language: Language;
+  lookAndFeel: unknown;
+  companyInfo: unknown;
+}
+
+/** The id of the first-paint picture the SPA replaces with its own tree (src/app/firstPaint.ts). */
+export const FIRST_PAINT_ELEMENT_ID = 'wb-first-paint';
+
+/**
+ * The rendered first screen as a picture: hidden from assistive technology and inert
+ * (the real, working page replaces it within moments), with no ids, test ids or form
+ * names, so nothing in it is confused with the live page while both are in the document.
+ */
+export function firstPaintPicture(html: string): string {
+  return html
+    // No script (the CSP would refuse an inline one anyway) and no resource hints:
+    // the head has them.
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '')
+    .replace(/<link\b[^>]*>/gi, '').replace(/\s(?:id|data-testid|name|for|aria-labelledby|aria-describedby|aria-controls)="[^"]*"/g, '').replace(/\sautofocus(?:="[^"]*")?/g, '');
+}
+
+/** The boot data for one host and language (also the first-paint render's input). */
+export function bootData(company: Company | null, language: Language, config: ReturnType<typeof runtimeConfig>): BootInput {
   const attempt = <T,>(f: () => T): T | null => {
     try {
       return f();
@@ -258,18 +314,54 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
     }
   };
   const lookAndFeel = company ? attempt(() => lookAndFeelResponse(company.settings, language, company.settings.logoFileName)) : null;
-  const boot = { config, language, lookAndFeel, companyInfo: company ? attempt(() => companyInfoResponse(company)) : null };
+  return { config, language, lookAndFeel, companyInfo: company ? attempt(() => companyInfoResponse(company)) : null };
+}
+
+/** index.html for one host, language and route. */
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint }: RenderInput): string {
+  // A company whose settings the API cannot answer (it then answers 500) gets no
+  // inline copy: the SPA fetches and meets the same failure as without inlining.
+  const boot = bootData(company, language, config);
+  const lookAndFeel = boot.lookAndFeel as ReturnType<typeof lookAndFeelResponse> | null;
   const head: string[] = [];
+  let out = html;
+  // With a first paint the SPA's scripts start after the picture's first frame (see
+  // FIRST_PAINT_GATE_JS): the built entry and its preloads leave the HTML for a list.
+  const deferred = firstPaint ? { entry: '', preload: [] as string[] } : null;
+  if (deferred) {
+    const entry = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/.exec(out);
+    if (entry) {
+      deferred.entry = entry[1]!;
+      out = out.replace(entry[0], '');
+      out = out.replace(/\s*<link rel="modulepreload" crossorigin href="([^"]+)">/g, (_m, href: string) => {
+        deferred.preload.push(href);
+        return '';
+      });
+    }
+  }
   if (manifest) {
     const { js, css } = routePreloads(manifest, pathname, language);
     for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
-    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+    for (const f of js) {
+      if (deferred?.entry) deferred.preload.push(`/${f}`);
+      else head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+    }
   }
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
   }
+  if (deferred?.entry) {
+    head.push(`<script type="application/json" id="${DEFERRED_SCRIPTS_ELEMENT_ID}">${inlineJson(deferred)}</script>`);
+  }
+  if (firstPaint) head.unshift(`<script src="${FIRST_PAINT_GATE_PATH}"></script>`);
   head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);
-  let out = html.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"`);
+  out = out.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${firstPaint?.themeStyle ? ` style="${escapeAttr(firstPaint.themeStyle)}"` : ''}`);
+  if (firstPaint) {
+    out = out.replace(
+      '<div id="root"></div>',
+      `<div id="${FIRST_PAINT_ELEMENT_ID}" aria-hidden="true" inert>${firstPaintPicture(firstPaint.html)}</div><div id="root" hidden></div>`,
+    );
+  }
   const description = lookAndFeel?.siteFrontPage.subHeading || lookAndFeel?.siteFrontPage.heading;
   if (description) out = out.replace(/<meta name="description" content="[^"]*"\s*\/?>/, `<meta name="description" content="${escapeAttr(description.slice(0, 300))}" />`);
   const at = out.indexOf('</head>');
@@ -277,12 +369,37 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   return at >= 0 ? `${out.slice(0, at)}  ${block}\n  ${out.slice(at)}` : `${block}\n${out}`;
 }
 
+/** Which build's first-paint bundle this process has loaded (one per process: see renderFirstPaint). */
+let loadedFirstPaintBuild: string | null = null;
+
 /** index.html and the Vite manifest as built, re-read when index.html changes (a rebuild under a running server). */
 class BuiltFiles {
   private mtime = -1;
   html = '';
   manifest: Manifest | null = null;
+  /** The first-paint renderer of this build (dist/.ssr/ssr.js), loaded on first use. */
+  private firstPaint: Promise<RenderFirstPaint | null> | null = null;
   constructor(private readonly distDir: string) {}
+
+  renderFirstPaint(): Promise<RenderFirstPaint | null> {
+    // Node keeps a module for the life of the process, and the bundle's chunks import
+    // its entry by its plain path: a build made after the first load is not loaded
+    // again, so its pages get no first paint (rather than one with old class names)
+    // until the server restarts.
+    if (loadedFirstPaintBuild !== null && loadedFirstPaintBuild !== `${this.distDir}|${this.mtime}`) return Promise.resolve(null);
+    this.firstPaint ??= (async () => {
+      const file = path.join(this.distDir, '.ssr', 'ssr.js');
+      if (!existsSync(file)) return null;
+      loadedFirstPaintBuild = `${this.distDir}|${this.mtime}`;
+      try {
+        const mod = (await import(pathToFileURL(file).href)) as { renderFirstPaint?: RenderFirstPaint };
+        return mod.renderFirstPaint ?? null;
+      } catch {
+        return null;
+      }
+    })();
+    return this.firstPaint;
+  }
   /** True when the files changed since the last call. */
   refresh(): boolean {
     const m = statSync(path.join(this.distDir, 'index.html')).mtimeMs;
@@ -295,7 +412,18 @@ class BuiltFiles {
       this.manifest = null;
     }
     this.mtime = m;
+    this.firstPaint = null;
     return true;
+  }
+}
+
+/** The first paint of one page, or null; a failing renderer costs the picture, never the page. */
+async function firstPaintOf(built: BuiltFiles, pathname: string, host: string, boot: BootInput): Promise<FirstPaint | null> {
+  try {
+    const render = await built.renderFirstPaint();
+    return render ? await render({ pathname, host, boot }) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -318,6 +446,10 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(robotsTxt(company?.settings.allowIndexing === true));
   });
 
+  app.get(FIRST_PAINT_GATE_PATH, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', IMMUTABLE).send(FIRST_PAINT_GATE_JS),
+  );
+
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
   const hasHandlerDist = existsSync(path.join(distDir, 'handler', 'handler.html'));
@@ -331,7 +463,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
     preCompressed: true,
     // The compressed copies are variants, not resources of their own; index.html is
     // rendered per request below; the build manifest is for the server only.
-    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/'),
+    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/') && !pathName.startsWith('/.ssr/'),
     setHeaders: (reply, filePath) => {
       // Hashed names: the reporter's assets/ and the handlers' handler/assets/.
       const parts = path.relative(distDir, filePath).split(path.sep);
@@ -359,7 +491,12 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;
       let rep = company ? rendered.get(company)?.get(key) : undefined;
       if (!rep) {
-        rep = representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company }));
+        // Only a known company's known pages get a first paint (an unknown host or path
+        // costs no render); src/ssr.tsx answers null for anything else it should not draw.
+        const firstPaint = company && built.manifest && routeSources(pathname).some((src) => `${src}?tsr-split=component` in built.manifest!)
+          ? await firstPaintOf(built, pathname, host ?? '', bootData(company, language, config))
+          : null;
+        rep = representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint }));
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {
           if (renderedCount >= MAX_RENDERED) {

@@ -13,6 +13,8 @@ import { AppProviders } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
 import { loadCatalogue } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
+import { adoptFirstPaint } from './app/firstPaint.ts';
+import { readBootData } from './api/boot.ts';
 
 async function start() {
   // A page the quick exit travelled back to leaves before it shows anything.
@@ -33,9 +35,16 @@ async function start() {
   });
   router = createAppRouter(api);
   const appRouter = router;
-  const root = createRoot(document.getElementById('root')!);
+  const container = document.getElementById('root')!;
+  // The server's picture of this page shows until our own first screen is ready; a
+  // stored language other than the one it was drawn in shows the live page at once.
+  const showNow = adoptFirstPaint(container, { immediately: readBootData()?.language !== language });
+  const root = createRoot(container);
   // Leaving quickly forgets every form and session actor with the tree that holds them.
-  onQuickExit(() => queueMicrotask(() => root.unmount()));
+  onQuickExit(() => {
+    showNow();
+    queueMicrotask(() => root.unmount());
+  });
   root.render(
     <StrictMode>
       <AppProviders api={api} initialLanguage={language}>

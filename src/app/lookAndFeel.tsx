@@ -69,6 +69,14 @@ export function AppProviders({
   return <AppContext value={services}>{children(services)}</AppContext>;
 }
 
+/**
+ * The same context around an actor made elsewhere: the server's first-paint render
+ * (src/ssr.tsx) settles its look-and-feel actor before it renders.
+ */
+export function AppServicesProvider({ services, children }: { services: AppServices; children: ReactNode }) {
+  return <AppContext value={services}>{children}</AppContext>;
+}
+
 function useServices(): AppServices {
   const s = use(AppContext);
   if (!s) throw new Error('AppProviders missing');

@@ -10,8 +10,9 @@
  * Browsers give a page no way to delete history entries; this is the most they
  * allow. Without the Navigation API only the current entry is replaced.
  */
+import { QUICK_EXIT_FLAG as FLAG } from '../../machines/config.ts';
+
 export const LEAVE_PATH = '/leave';
-const FLAG = 'quick-exit';
 
 /** Alt+Q (Option+Q): no browser, screen reader or dialog uses it; AltGr+Q (@ on German keyboards) does not count. */
 export function isQuickExitKey(e: KeyboardEvent): boolean {

@@ -1,4 +1,4 @@
-import { createRouter, type ParsedLocation } from '@tanstack/react-router';
+import { createRouter, type ParsedLocation, type RouterHistory } from '@tanstack/react-router';
 import { routeTree } from '../routeTree.gen.ts';
 import type { ApiClient } from '../api/client.ts';
 import type { LookAndFeelActor } from './lookAndFeel.tsx';
@@ -11,9 +11,11 @@ export interface RouterContext {
   previousLocation: () => ParsedLocation | undefined;
 }
 
-export function createAppRouter(api: ApiClient) {
+/** `history`: the server's first-paint render passes a memory history (src/ssr.tsx). */
+export function createAppRouter(api: ApiClient, history?: RouterHistory) {
   const router = createRouter({
     routeTree,
+    ...(history ? { history } : {}),
     context: {
       api,
       // Supplied by <RouterProvider context> once the app's actor exists.

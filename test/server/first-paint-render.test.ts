@@ -1,0 +1,125 @@
+/**
+ * The server's first paint (src/ssr.tsx, docs/decisions/first-paint.md): the HTML of
+ * a public page carries a picture of its first screen, drawn by the SPA's own
+ * components from the built bundle (dist/.ssr), in the page's language and the
+ * company's colours, before any script runs. Needs `npm run build` (npm test runs it).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCompany, validateBundle } from '../../server/companies/service.ts';
+import { FIRST_PAINT_GATE_PATH } from '../../server/spa.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { companyFixture } from './fixtures/company.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const dist = path.join(root, 'dist');
+const built = existsSync(path.join(dist, '.ssr', 'ssr.js'));
+
+let server: TestServer;
+beforeAll(async () => {
+  if (!built) throw new Error('dist/.ssr/ssr.js is missing: run `npm run build` first (npm test does)');
+  server = await startTestServer({ distDir: dist });
+  const f = companyFixture({ id: 'painted', hosts: ['painted.test'], languages: ['da', 'en', 'de'] });
+  for (const lang of ['da', 'en', 'de'] as const) {
+    const laf = f.file.lookAndFeel[lang]!;
+    laf.siteFrontPage.heading = `Heading in ${lang} </script><script>alert(1)</script>`;
+  }
+  f.file.siteColors.primaryColorCode = '#7a1f5c';
+  await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+});
+afterAll(async () => {
+  await server?.cleanup();
+});
+
+const catalogue = (area: string, lang: string) => JSON.parse(readFileSync(path.join(root, 'src/i18n', area, `${lang}.json`), 'utf8')) as Record<string, string>;
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+async function page(p: string, lang: string, host = 'painted.test') {
+  const res = await fetch(`${server.url}${p}`, { headers: { 'accept-language': lang, 'x-company-host': host } });
+  const html = await res.text();
+  const picture = /<div id="wb-first-paint" aria-hidden="true" inert>([\s\S]*)<\/div><div id="root" hidden><\/div>/.exec(html)?.[1];
+  return { res, html, picture };
+}
+
+describe('the first paint in index.html', () => {
+  it('draws the landing in the browser language and the company colours, as a picture hidden from assistive technology', async () => {
+    const { res, html, picture } = await page('/', 'en-GB,en;q=0.9');
+    expect(res.status).toBe(200);
+    expect(picture).toBeDefined();
+    // The company's heading, escaped by React: company texts cannot become markup.
+    expect(picture).toContain(escapeHtml('Heading in en </script><script>alert(1)</script>'));
+    expect(html).not.toContain('<script>alert(1)');
+    // Drawn in place inside <main>, not as a hidden segment for a script to move.
+    const main = /<main[^>]*>([\s\S]*?)<\/main>/.exec(picture!)?.[1] ?? '';
+    expect(main).toContain(escapeHtml('Heading in en '));
+    expect(picture).not.toMatch(/<template|<div hidden/);
+    expect(picture).toContain(escapeHtml(catalogue('common', 'en')['frame.quickExit']!));
+    expect(html).toMatch(/<html lang="en" style="[^"]*--wb-color-primary:#7a1f5c/);
+    // A picture, not a second page: no scripts, ids, test ids or field names in it.
+    expect(picture).not.toMatch(/<script|\sid="|data-testid=|\sname="/);
+    // Hidden from nothing but the page a quick exit leaves from (src/app/quickExit.ts).
+    expect(html).toContain(`<script src="${FIRST_PAINT_GATE_PATH}"></script>`);
+  });
+
+  it('draws the online form heading and introduction in the form catalogue of the page language', async () => {
+    const { picture } = await page('/online-form', 'de');
+    const forms = catalogue('forms', 'de');
+    expect(picture).toContain(escapeHtml(forms['forms.online.title']!));
+    expect(picture).toContain(escapeHtml(catalogue('common', 'de')['frame.quickExit']!));
+    expect(picture).toMatch(new RegExp(`<h1[^>]*>${escapeHtml(forms['forms.online.title']!)}</h1>`));
+  });
+
+  it('starts the SPA after the first frame: its scripts are listed for the page script, not fetched with the HTML', async () => {
+    const builtIndex = readFileSync(path.join(dist, 'index.html'), 'utf8');
+    const entry = /<script type="module" crossorigin src="([^"]+)">/.exec(builtIndex)![1]!;
+    const { html } = await page('/online-form', 'en');
+    expect(html).not.toContain('<script type="module"');
+    expect(html).not.toContain('rel="modulepreload"');
+    const list = JSON.parse(/<script type="application\/json" id="wb-scripts">([^<]*)<\/script>/.exec(html)![1]!) as { entry: string; preload: string[] };
+    expect(list.entry).toBe(entry);
+    // The built entry's own imports and the route's chunks (the form's code among them).
+    for (const m of builtIndex.matchAll(/rel="modulepreload" crossorigin href="([^"]+)"/g)) expect(list.preload).toContain(m[1]);
+    expect(list.preload.some((f) => /\/assets\/online-form-[\w-]+\.js$/.test(f))).toBe(true);
+    // The stylesheets the picture needs stay in the HTML.
+    expect(html).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/ReportPage-[\w-]+\.css">/);
+    // A page without a picture loads its scripts with the HTML, as before.
+    const plain = await page('/private/status', 'en');
+    expect(plain.html).toContain(`<script type="module" crossorigin src="${entry}"></script>`);
+    expect(plain.html).not.toContain('wb-scripts');
+  });
+
+  it('draws nothing for the private area, an unknown path or an unknown company', async () => {
+    for (const [p, host] of [['/private/status', 'painted.test'], ['/no-such-page', 'painted.test'], ['/', 'nobody.test']] as const) {
+      const { res, html, picture } = await page(p, 'da', host);
+      expect(res.status).toBe(200);
+      expect(picture, `${host}${p}`).toBeUndefined();
+      expect(html).toContain('<div id="root"></div>');
+      expect(html).not.toContain('first-paint-gate');
+    }
+  });
+
+  it('keeps the CSP strict and serves the quick-exit gate as a cached script that hides a leaving page', async () => {
+    const { res } = await page('/', 'da');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    const gate = await fetch(`${server.url}${FIRST_PAINT_GATE_PATH}`);
+    expect(gate.status).toBe(200);
+    expect(gate.headers.get('content-type')).toMatch(/javascript/);
+    expect(gate.headers.get('cache-control')).toContain('immutable');
+    expect(await gate.text()).toContain("sessionStorage.getItem(\"quick-exit\")");
+  });
+
+  it('draws a re-imported company anew', async () => {
+    const f = companyFixture({ id: 'painted', hosts: ['painted.test'], languages: ['da'] });
+    f.file.lookAndFeel.da!.siteFrontPage.heading = 'A new heading';
+    await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+    const { picture } = await page('/', 'da');
+    expect(picture).toContain('A new heading');
+  });
+
+  it('does not serve the first-paint bundle', async () => {
+    const res = await fetch(`${server.url}/.ssr/ssr.js`);
+    expect(await res.text()).not.toContain('renderFirstPaint');
+  });
+});
