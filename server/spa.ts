@@ -29,28 +29,13 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/language
 import { QUICK_EXIT_FLAG } from '../machines/config.ts';
 
 /**
- * The one script a page with a first paint names in its HTML (the CSP allows no
- * inline one), render-blocking, tiny, named by its content and cached for a year:
- * - a page reached by a quick exit's history traversal must show nothing on its way
- *   to /leave (src/app/quickExit.ts): it hides the page before the picture can paint;
- * - it starts the SPA's scripts (listed in `#wb-scripts`) after the first frame, so
- *   on a slow network they do not compete with the HTML and CSS the picture needs;
- *   a tab that draws no frames (in the background) starts them after 1.5 s anyway.
+ * A page reached by a quick exit's history traversal must show nothing on its way to
+ * /leave (src/app/quickExit.ts). Without a first paint the page is blank until its
+ * script runs; with one, this render-blocking script (the CSP allows no inline one)
+ * hides the page before the picture can paint. Named by its content, cached for a year.
  */
-export const FIRST_PAINT_GATE_JS = `(function(){
-try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}
-var done=false;
-function load(){if(done)return;done=true;var d=document.getElementById('wb-scripts');if(!d)return;var s;try{s=JSON.parse(d.textContent)}catch(e){return}
-for(var i=0;i<s.preload.length;i++){var l=document.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=s.preload[i];document.head.appendChild(l)}
-var m=document.createElement('script');m.type='module';m.crossOrigin='';m.src=s.entry;document.head.appendChild(m)}
-function later(){requestAnimationFrame(function(){setTimeout(load,0)});setTimeout(load,1500)}
-if(document.readyState==='loading')document.addEventListener('DOMContentLoaded',later);else later();
-})();
-`;
-export const FIRST_PAINT_GATE_PATH = `/first-paint-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('hex').slice(0, 12)}.js`;
-
-/** The id of the JSON list of the SPA's scripts a first-paint page starts late. */
-export const DEFERRED_SCRIPTS_ELEMENT_ID = 'wb-scripts';
+export const FIRST_PAINT_GATE_JS = `try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}\n`;
+export const FIRST_PAINT_GATE_PATH = `/first-paint-gate-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('hex').slice(0, 12)}.js`;
 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -325,33 +310,13 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   const lookAndFeel = boot.lookAndFeel as ReturnType<typeof lookAndFeelResponse> | null;
   const head: string[] = [];
   let out = html;
-  // With a first paint the SPA's scripts start after the picture's first frame (see
-  // FIRST_PAINT_GATE_JS): the built entry and its preloads leave the HTML for a list.
-  const deferred = firstPaint ? { entry: '', preload: [] as string[] } : null;
-  if (deferred) {
-    const entry = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/.exec(out);
-    if (entry) {
-      deferred.entry = entry[1]!;
-      out = out.replace(entry[0], '');
-      out = out.replace(/\s*<link rel="modulepreload" crossorigin href="([^"]+)">/g, (_m, href: string) => {
-        deferred.preload.push(href);
-        return '';
-      });
-    }
-  }
   if (manifest) {
     const { js, css } = routePreloads(manifest, pathname, language);
     for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
-    for (const f of js) {
-      if (deferred?.entry) deferred.preload.push(`/${f}`);
-      else head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
-    }
+    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
   }
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
-  }
-  if (deferred?.entry) {
-    head.push(`<script type="application/json" id="${DEFERRED_SCRIPTS_ELEMENT_ID}">${inlineJson(deferred)}</script>`);
   }
   if (firstPaint) head.unshift(`<script src="${FIRST_PAINT_GATE_PATH}"></script>`);
   head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);

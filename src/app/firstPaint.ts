@@ -6,7 +6,8 @@
  * never sees the page go blank or step back to "Loading…" in between.
  *
  * Not a view and not flow: a one-off bootstrap step on two DOM nodes. The wait is
- * bounded: a page still busy `settleMs` after its frame appeared is shown as it is.
+ * bounded: a page still busy `settleMs` (300 ms) after its frame appeared is shown as it is:
+ * the picture does not answer the keyboard or taps, so it must not stand in for long.
  */
 export const FIRST_PAINT_ELEMENT_ID = 'wb-first-paint';
 
@@ -18,7 +19,7 @@ export interface AdoptOptions {
 }
 
 /** Returns a function that swaps at once (for leaving the page). */
-export function adoptFirstPaint(container: HTMLElement, { settleMs = 1500, immediately = false }: AdoptOptions = {}): () => void {
+export function adoptFirstPaint(container: HTMLElement, { settleMs = 300, immediately = false }: AdoptOptions = {}): () => void {
   const doc = container.ownerDocument;
   const picture = doc.getElementById(FIRST_PAINT_ELEMENT_ID);
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -70,23 +70,13 @@ describe('the first paint in index.html', () => {
     expect(picture).toMatch(new RegExp(`<h1[^>]*>${escapeHtml(forms['forms.online.title']!)}</h1>`));
   });
 
-  it('starts the SPA after the first frame: its scripts are listed for the page script, not fetched with the HTML', async () => {
+  it('loads the SPA with the HTML, as a page without a picture does', async () => {
     const builtIndex = readFileSync(path.join(dist, 'index.html'), 'utf8');
     const entry = /<script type="module" crossorigin src="([^"]+)">/.exec(builtIndex)![1]!;
     const { html } = await page('/online-form', 'en');
-    expect(html).not.toContain('<script type="module"');
-    expect(html).not.toContain('rel="modulepreload"');
-    const list = JSON.parse(/<script type="application\/json" id="wb-scripts">([^<]*)<\/script>/.exec(html)![1]!) as { entry: string; preload: string[] };
-    expect(list.entry).toBe(entry);
-    // The built entry's own imports and the route's chunks (the form's code among them).
-    for (const m of builtIndex.matchAll(/rel="modulepreload" crossorigin href="([^"]+)"/g)) expect(list.preload).toContain(m[1]);
-    expect(list.preload.some((f) => /\/assets\/online-form-[\w-]+\.js$/.test(f))).toBe(true);
-    // The stylesheets the picture needs stay in the HTML.
+    expect(html).toContain(`<script type="module" crossorigin src="${entry}"></script>`);
+    expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/online-form-[\w-]+\.js">/);
     expect(html).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/ReportPage-[\w-]+\.css">/);
-    // A page without a picture loads its scripts with the HTML, as before.
-    const plain = await page('/private/status', 'en');
-    expect(plain.html).toContain(`<script type="module" crossorigin src="${entry}"></script>`);
-    expect(plain.html).not.toContain('wb-scripts');
   });
 
   it('draws nothing for the private area, an unknown path or an unknown company', async () => {
