@@ -102,7 +102,10 @@ describe('a flood of wrong sign-ins at one company', () => {
     expect(res.status).toBe(400);
     const locked = await server.ctx.db.selectFrom('signin_throttle').select('key').where('key', '=', throttle.caseKey(company.id, caseNumber)).where('locked_until', '>', new Date()).execute();
     expect(locked).toHaveLength(1);
-    // The lock is the case's alone.
-    expect(await timedSignIn('localhost', neighbour, 'neighbour-pass')).toBeLessThan(5000);
+    // The lock is the case's alone: a neighbour signs in. This test's address already
+    // spent its budget above (and in the test before, as behind one NAT), so the
+    // neighbour may wait that address's capped delay, never a lock.
+    const { clientMaxDelayMs } = server.app.identity.settings.throttle;
+    expect(await timedSignIn('localhost', neighbour, 'neighbour-pass')).toBeLessThan(clientMaxDelayMs + 5000);
   }, 120_000);
 });
