@@ -382,14 +382,55 @@ class BuiltFiles {
   }
 }
 
-/** The first paint of one page, or null; a failing renderer costs the picture, never the page. */
-async function firstPaintOf(built: BuiltFiles, pathname: string, host: string, boot: BootInput): Promise<FirstPaint | null> {
-  try {
-    const render = await built.renderFirstPaint();
-    return render ? await render({ pathname, host, boot }) : null;
-  } catch {
-    return null;
+/**
+ * The pictures are drawn against this API address and given the request's own when
+ * the page is put together (`withApiBase`), so a picture depends only on the company,
+ * language and path: Host header variants (ports, case) cost no new drawing.
+ */
+const PICTURE_API_BASE = 'http://wb-first-paint.invalid';
+const PICTURE_CONFIG_API = { protocol: 'http', host: 'wb-first-paint.invalid', port: 80 };
+
+/** The API address the SPA derives from the runtime config (src/api/config.ts `apiBaseUrlOf`). */
+export function apiBaseOf(config: ReturnType<typeof runtimeConfig>): string {
+  const { protocol, host, port } = config.api;
+  const defaultPort = (protocol === 'https' && port === 443) || (protocol === 'http' && port === 80);
+  return `${protocol}://${host}${defaultPort ? '' : `:${port}`}`;
+}
+
+/** A picture with the request's API address in place of the one it was drawn with. */
+export function withApiBase(picture: FirstPaint | null, config: ReturnType<typeof runtimeConfig>): FirstPaint | null {
+  return picture && { ...picture, html: picture.html.split(PICTURE_API_BASE).join(escapeAttr(apiBaseOf(config))) };
+}
+
+/** Pictures kept per company: its languages times the route files, nothing an attacker can grow. */
+const MAX_PICTURES_PER_COMPANY = 400;
+
+/**
+ * The picture of one page, drawn once per company object, language and path and kept
+ * (null too); a failing renderer costs the picture, never the page. Only paths whose
+ * own route file exists are drawn, so made-up paths cost nothing.
+ */
+function pictureOf(built: BuiltFiles, pictures: WeakMap<Company, Map<string, Promise<FirstPaint | null>>>, company: Company, pathname: string, host: string, language: Language, config: ReturnType<typeof runtimeConfig>): Promise<FirstPaint | null> {
+  const manifest = built.manifest;
+  if (!manifest || !routeSources(pathname).slice(-2).some((src) => `${src}?tsr-split=component` in manifest)) return Promise.resolve(null);
+  let forCompany = pictures.get(company);
+  if (!forCompany) pictures.set(company, (forCompany = new Map()));
+  const key = `${language}|${pathname}`;
+  let picture = forCompany.get(key);
+  if (!picture) {
+    if (forCompany.size >= MAX_PICTURES_PER_COMPANY) return Promise.resolve(null);
+    const boot = bootData(company, language, { ...config, api: PICTURE_CONFIG_API });
+    picture = (async () => {
+      try {
+        const render = await built.renderFirstPaint();
+        return render ? await render({ pathname, host, boot }) : null;
+      } catch {
+        return null;
+      }
+    })();
+    forCompany.set(key, picture);
   }
+  return picture;
 }
 
 /** Rendered pages kept per company object (a re-imported company is a new object) and request shape. */
@@ -440,6 +481,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
   const built = new BuiltFiles(distDir);
   let rendered = new WeakMap<Company, Map<string, Representation>>();
   let renderedCount = 0;
+  let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
   return {
     hasDist,
     hasHandlerDist,
@@ -447,6 +489,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
       if (built.refresh()) {
         rendered = new WeakMap();
         renderedCount = 0;
+        pictures = new WeakMap();
       }
       const host = requestHost(req);
       const company = host ? await companyByHost(ctx.db, host) : null;
@@ -457,10 +500,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
       let rep = company ? rendered.get(company)?.get(key) : undefined;
       if (!rep) {
         // Only a known company's known pages get a first paint (an unknown host or path
-        // costs no render); src/ssr.tsx answers null for anything else it should not draw.
-        const firstPaint = company && built.manifest && routeSources(pathname).some((src) => `${src}?tsr-split=component` in built.manifest!)
-          ? await firstPaintOf(built, pathname, host ?? '', bootData(company, language, config))
-          : null;
+        // costs no drawing); src/ssr.tsx answers null for anything else it should not draw.
+        const firstPaint = company ? withApiBase(await pictureOf(built, pictures, company, pathname, host ?? '', language, config), config) : null;
         rep = representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint }));
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {

@@ -79,8 +79,16 @@ describe('the first paint in index.html', () => {
     expect(html).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/ReportPage-[\w-]+\.css">/);
   });
 
+  it('puts the address the SPA will call into the picture, whatever it was drawn with', async () => {
+    const { html, picture } = await page('/', 'en');
+    const boot = JSON.parse(/id="wb-boot">([^<]*)</.exec(html)![1]!) as { config: { api: { protocol: string; host: string; port: number } } };
+    const { protocol, host, port } = boot.config.api;
+    expect(picture).toContain(`src="${protocol}://${host}:${port}/api/public/site-look-and-feel/logo/`);
+    expect(picture).not.toContain('wb-first-paint.invalid');
+  });
+
   it('draws nothing for the private area, an unknown path or an unknown company', async () => {
-    for (const [p, host] of [['/private/status', 'painted.test'], ['/no-such-page', 'painted.test'], ['/', 'nobody.test']] as const) {
+    for (const [p, host] of [['/private/status', 'painted.test'], ['/no-such-page', 'painted.test'], ['/faq/made-up', 'painted.test'], ['/', 'nobody.test']] as const) {
       const { res, html, picture } = await page(p, 'da', host);
       expect(res.status).toBe(200);
       expect(picture, `${host}${p}`).toBeUndefined();
