@@ -167,7 +167,8 @@ describe('online form', () => {
     await field(page, 'forms.identity.email').fill('ida@example.com');
     // The phone starts with the company's country (+45 for this Danish company), in English too.
     const phone = field(page, 'forms.identity.phone');
-    await expect(phone.inputValue()).resolves.toMatch(/^\+45/);
+    // The phone input's module comes just after the form's first screen: wait for it.
+    await expect.poll(() => phone.inputValue()).toMatch(/^\+45/);
     await phone.click();
     await phone.press('Control+A');
     await phone.pressSequentially('+4512345678');
