@@ -67,7 +67,8 @@ const FALLBACK_ORIGIN = new URL(FALLBACK_API_BASE_URL).origin;
 
 export const SECURITY_HEADERS: Record<string, string> = {
   // Inline *styles* are allowed because Radix and the company colours set style
-  // attributes at run time; inline *script* never is.
+  // attributes at run time; inline *script* never is, save the first paint's quick-exit
+  // gate, which a page with a picture allows by its hash alone (server/spa.ts).
   'content-security-policy': [
     "default-src 'self'",
     "script-src 'self'",
@@ -315,7 +316,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     return ready ? { ok: true, checks } : { ...errorBody('NOT_READY', 'This server cannot take requests now.'), checks };
   });
 
-  const spa = await registerSpa(app, ctx);
+  const spa = await registerSpa(app, ctx, SECURITY_HEADERS['content-security-policy']);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';

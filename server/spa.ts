@@ -31,11 +31,18 @@ import { QUICK_EXIT_FLAG } from '../machines/config.ts';
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
  * /leave (src/app/quickExit.ts). Without a first paint the page is blank until its
- * script runs; with one, this render-blocking script (the CSP allows no inline one)
- * hides the page before the picture can paint. Named by its content, cached for a year.
+ * script runs; with one, this script hides the page before the picture can paint. It
+ * is written into the head (a file of its own was a render-blocking round trip), and
+ * the page's CSP allows it by its hash only (`FIRST_PAINT_GATE_SOURCE`): no other
+ * inline script runs, as on the identity provider's pages.
  */
-export const FIRST_PAINT_GATE_JS = `try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}\n`;
-export const FIRST_PAINT_GATE_PATH = `/first-paint-gate-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('hex').slice(0, 12)}.js`;
+export const FIRST_PAINT_GATE_JS = `try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}`;
+export const FIRST_PAINT_GATE_SOURCE = `'sha256-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('base64')}'`;
+
+/** The CSP of a page with a first paint: the server's own, with the gate's hash added to script-src. */
+export function cspWithGate(csp: string): string {
+  return csp.replace(/(^|;\s*)script-src ([^;]*)/, (_m, lead: string, sources: string) => `${lead}script-src ${sources} ${FIRST_PAINT_GATE_SOURCE}`);
+}
 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -318,7 +325,7 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
   }
-  if (firstPaint) head.unshift(`<script src="${FIRST_PAINT_GATE_PATH}"></script>`);
+  if (firstPaint) head.unshift(`<script>${FIRST_PAINT_GATE_JS}</script>`);
   head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);
   out = out.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${firstPaint?.themeStyle ? ` style="${escapeAttr(firstPaint.themeStyle)}"` : ''}`);
   if (firstPaint) {
@@ -336,6 +343,29 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
 
 /** Which build's first-paint bundle this process has loaded (one per process: see renderFirstPaint). */
 let loadedFirstPaintBuild: string | null = null;
+
+/** Beyond this a stylesheet stays a file of its own: the HTML is sent on every visit. */
+const INLINE_CSS_MAX_BYTES = 64 * 1024;
+
+/**
+ * The build's stylesheet (one for the whole SPA, vite.config.ts) written into the
+ * HTML instead of linked: it is render-blocking, so as a file it cost the first paint
+ * a round trip of its own on a slow phone, for ≈ 6 kB Brotli (performance.md, fifth
+ * round). The SPA navigates without reloading the HTML, so nothing is lost to caching.
+ * The CSP allows inline styles. A stylesheet that cannot be read, is larger than the
+ * cap, or could close the element stays a link.
+ */
+export function inlineStylesheets(html: string, distDir: string): string {
+  return html.replace(/<link rel="stylesheet" crossorigin href="\/(assets\/[\w.-]+\.css)">/g, (tag, file: string) => {
+    try {
+      const css = readFileSync(path.join(distDir, file), 'utf8');
+      if (Buffer.byteLength(css) > INLINE_CSS_MAX_BYTES || /<\/style/i.test(css)) return tag;
+      return `<style>${css}</style>`;
+    } catch {
+      return tag;
+    }
+  });
+}
 
 /** index.html and the Vite manifest as built, re-read when index.html changes (a rebuild under a running server). */
 class BuiltFiles {
@@ -369,7 +399,7 @@ class BuiltFiles {
   refresh(): boolean {
     const m = statSync(path.join(this.distDir, 'index.html')).mtimeMs;
     if (m === this.mtime) return false;
-    this.html = readFileSync(path.join(this.distDir, 'index.html'), 'utf8');
+    this.html = inlineStylesheets(readFileSync(path.join(this.distDir, 'index.html'), 'utf8'), this.distDir);
     const mf = path.join(this.distDir, '.vite', 'manifest.json');
     try {
       this.manifest = existsSync(mf) ? (JSON.parse(readFileSync(mf, 'utf8')) as Manifest) : null;
@@ -445,16 +475,13 @@ export interface Spa {
   sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
 }
 
-export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promise<Spa> {
+export async function registerSpa(app: FastifyInstance, ctx: AppContext, securityPolicy?: string): Promise<Spa> {
+  const gatedPolicy = securityPolicy ? cspWithGate(securityPolicy) : undefined;
   app.get('/robots.txt', async (req, reply) => {
     const host = requestHost(req);
     const company = host ? await companyByHost(ctx.db, host) : null;
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(robotsTxt(company?.settings.allowIndexing === true));
   });
-
-  app.get(FIRST_PAINT_GATE_PATH, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', IMMUTABLE).send(FIRST_PAINT_GATE_JS),
-  );
 
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
@@ -479,7 +506,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
   });
 
   const built = new BuiltFiles(distDir);
-  let rendered = new WeakMap<Company, Map<string, Representation>>();
+  let rendered = new WeakMap<Company, Map<string, Representation & { gated?: boolean }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
   return {
@@ -502,7 +529,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
         // Only a known company's known pages get a first paint (an unknown host or path
         // costs no drawing); src/ssr.tsx answers null for anything else it should not draw.
         const firstPaint = company ? withApiBase(await pictureOf(built, pictures, company, pathname, host ?? '', language, config), config) : null;
-        rep = representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint }));
+        rep = { ...representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint })), gated: firstPaint !== null };
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {
           if (renderedCount >= MAX_RENDERED) {
@@ -519,6 +546,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext): Promis
       // revalidated on every visit, so a deploy or a company import is seen at once.
       reply.header('cache-control', 'no-cache');
       reply.header('vary', 'accept-language');
+      if (rep.gated && gatedPolicy) reply.header('content-security-policy', gatedPolicy);
       return sendRepresentation(req, reply, rep, 'text/html; charset=utf-8');
     },
   };

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCompany, validateBundle } from '../../server/companies/service.ts';
-import { FIRST_PAINT_GATE_PATH } from '../../server/spa.ts';
+import { createHash } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { companyFixture } from './fixtures/company.ts';
 
@@ -59,7 +59,7 @@ describe('the first paint in index.html', () => {
     // A picture, not a second page: no scripts, ids, test ids or field names in it.
     expect(picture).not.toMatch(/<script|\sid="|data-testid=|\sname="/);
     // Hidden from nothing but the page a quick exit leaves from (src/app/quickExit.ts).
-    expect(html).toContain(`<script src="${FIRST_PAINT_GATE_PATH}"></script>`);
+    expect(html).toMatch(/<head>[\s\S]*<script>try\{if\(sessionStorage\.getItem\("quick-exit"\)[\s\S]*<\/head>/);
   });
 
   it('draws the online form heading and introduction in the form catalogue of the page language', async () => {
@@ -76,7 +76,13 @@ describe('the first paint in index.html', () => {
     const { html } = await page('/online-form', 'en');
     expect(html).toContain(`<script type="module" crossorigin src="${entry}"></script>`);
     expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/online-form-[\w-]+\.js">/);
-    expect(html).toMatch(/<link rel="stylesheet" crossorigin href="\/assets\/ReportPage-[\w-]+\.css">/);
+    // The one stylesheet is in the head, not a render-blocking file of its own.
+    expect(html).not.toMatch(/<link rel="stylesheet"/);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+    expect(style.length).toBeGreaterThan(1000);
+    // The picture's classes are styled by it.
+    const someClass = /class="([\w-]+)/.exec(/id="wb-first-paint"[^>]*>([\s\S]*)<div id="root"/.exec(html)![1]!)![1]!;
+    expect(style).toContain(`.${someClass}`);
   });
 
   it('puts the address the SPA will call into the picture, whatever it was drawn with', async () => {
@@ -93,19 +99,20 @@ describe('the first paint in index.html', () => {
       expect(res.status).toBe(200);
       expect(picture, `${host}${p}`).toBeUndefined();
       expect(html).toContain('<div id="root"></div>');
-      expect(html).not.toContain('first-paint-gate');
+      expect(html).not.toContain('sessionStorage');
+      expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'(;|$)/);
     }
   });
 
-  it('keeps the CSP strict and serves the quick-exit gate as a cached script that hides a leaving page', async () => {
-    const { res } = await page('/', 'da');
+  it('keeps the CSP strict: the quick-exit gate is the one inline script, allowed by its hash alone', async () => {
+    const { res, html } = await page('/', 'da');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
-    const gate = await fetch(`${server.url}${FIRST_PAINT_GATE_PATH}`);
-    expect(gate.status).toBe(200);
-    expect(gate.headers.get('content-type')).toMatch(/javascript/);
-    expect(gate.headers.get('cache-control')).toContain('immutable');
-    expect(await gate.text()).toContain("sessionStorage.getItem(\"quick-exit\")");
+    const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*type="application\/json")[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(inline).toHaveLength(1);
+    expect(inline[0]).toContain('sessionStorage.getItem("quick-exit")');
+    const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
+    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", hash]);
   });
 
   it('draws a re-imported company anew', async () => {
