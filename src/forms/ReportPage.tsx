@@ -24,7 +24,7 @@ import {
   type SubmitReportInput,
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
-import { newUploadMemory } from '../uploads/resumable.ts';
+import { loadResumable, newUploadMemory } from '../uploads/memory.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
 import type { FileChecks } from '../metadata/checks.ts';
@@ -122,6 +122,8 @@ function FileChecksSync({ checks }: { checks: FileChecks }) {
 export function ReportPage({ channel }: { channel: ReportChannel }) {
   const checks = useFileChecksOwner();
   const machine = useBrowserReportMachine(channel, checks);
+  // The upload client is not on the form's first screen: fetched just after it.
+  useEffect(() => void loadResumable().catch(() => undefined), []);
   return (
     <ReportProvider machine={machine} checks={checks}>
       {/* The form's catalogue may still be on its way: say so rather than show nothing. */}

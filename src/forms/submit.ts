@@ -19,7 +19,7 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../api/pow.ts';
 import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
-import { UPLOAD_SESSION_HEADER, forgetUploads, uploadFiles, type UploadMemory } from '../uploads/resumable.ts';
+import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';
 
 const ENDPOINTS = {
   online: '/api/public/case/new/by-form',
@@ -97,6 +97,7 @@ export async function submitReport(
     // A session kept from an earlier try costs none.
     const reusing = !!memory?.session;
     const next = reusing ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
+    const { uploadFiles } = await loadResumable();
     const uploaded = await uploadFiles(api, companyHost, submission.files, reusing ? null : proof, reportProgress, signal, memory);
     if (!uploaded || !('ids' in uploaded)) return uploaded;
     try {

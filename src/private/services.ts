@@ -21,7 +21,7 @@ import type {
   VerifyResult,
 } from '../../machines/session.ts';
 import type { ChatEvent, DraftFile, PostMessageInput, UploadFilesInput } from '../../machines/chat.ts';
-import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, newUploadMemory, sendFiles } from '../uploads/resumable.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, newUploadMemory } from '../uploads/memory.ts';
 import type { FileChecks } from '../metadata/checks.ts';
 import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
 
@@ -224,6 +224,8 @@ export function sessionImplementations(
  */
 export function chatEffects(s: PrivateServices, checks?: FileChecks) {
   const memory = newUploadMemory();
+  // The upload client comes after the messages page's first screen, long before a send.
+  void loadResumable().catch(() => undefined);
   const failure = (err: unknown): ChatEvent => ({ type: 'upload.failed', status: statusOf(err), code: err instanceof ApiError ? err.code : undefined });
   return {
     actors: {
@@ -244,6 +246,13 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
             }
           }
           const session = memory.session;
+          let sendFiles;
+          try {
+            ({ sendFiles } = await loadResumable());
+          } catch (err) {
+            if (!abort.signal.aborted) sendBack(failure(err));
+            return;
+          }
           const result = await sendFiles(s.api, session, files as File[], (p) => sendBack({ type: 'upload.progress', ...p }), abort.signal, memory, input.files);
           if (abort.signal.aborted) return;
           finished = true;

@@ -14,12 +14,9 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader, type PowProof } from '../api/pow.ts';
 import type { ReportFile, SubmitOutcome, UploadProgressEvent } from '../../machines/report.ts';
 import { createRateMeter } from './rate.ts';
+import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, newUploadMemory, type UploadMemory } from './memory.ts';
 
-export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
-/** A signed-in reporter's session, bound to their case, for one message's files. */
-export const CASE_UPLOAD_SESSIONS_PATH = '/api/private/case/upload-sessions';
-export const UPLOADS_PATH = '/api/public/uploads';
-export const UPLOAD_SESSION_HEADER = 'x-upload-session';
+export * from './memory.ts';
 
 /**
  * Waits between retries (ms): quick at first, then up to a minute, for about 15
@@ -45,18 +42,6 @@ export interface UploadedFiles {
 /** A file to upload: the browser's File in the app. */
 export type UploadableFile = ReportFile;
 
-/**
- * What one failed send leaves for its next try, so sending again after the retries
- * ran out (a phone asleep for long) continues instead of starting over: the session
- * and each file's upload address. In memory only, one per form or composer.
- */
-export interface UploadMemory {
-  session: string | null;
-  urls: Map<object, string>;
-  done: Set<object>;
-}
-
-export const newUploadMemory = (): UploadMemory => ({ session: null, urls: new Map(), done: new Set() });
 
 /** One file's progress: its place, bytes sent of all, speed and time left (null while unknown), and whether it is retrying. */
 export interface FileUploadProgress {
@@ -71,13 +56,6 @@ export interface FileUploadProgress {
 /** Why the files did not all arrive: a file the server refused (by its place), a rate limit, or any other failure (null). */
 export type UploadRefusal = { refusedFile: { index: number; name: string } } | { rateLimited: { retryAfterSeconds: number } } | null;
 
-/** After a case was made (or its session can make none): the next send starts afresh. */
-export function forgetUploads(memory: UploadMemory | undefined): void {
-  if (!memory) return;
-  memory.session = null;
-  memory.urls.clear();
-  memory.done.clear();
-}
 
 function statusOf(err: unknown): number | null {
   const res = (err as DetailedError | null)?.originalResponse;
