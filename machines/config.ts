@@ -7,6 +7,20 @@
 export const FALLBACK_API_BASE_URL = 'http://localhost:9000';
 
 /**
+ * The API address a runtime config names (spec §7: protocol, host, port), or null if
+ * it names none. One rule for the SPA (src/api/config.ts) and for the server, which
+ * puts the same address into the pages it draws (server/spa.ts).
+ */
+export function apiBaseUrlOf(file: { api?: { protocol?: string; host?: string; port?: number | string } }): string | null {
+  const api = file.api;
+  if (!api?.host || !api.protocol) return null;
+  const protocol = api.protocol.replace(/:$/, '');
+  const port = api.port === undefined || api.port === '' ? '' : String(api.port);
+  const defaultPort = (protocol === 'https' && port === '443') || (protocol === 'http' && port === '80');
+  return `${protocol}://${api.host}${port && !defaultPort ? `:${port}` : ''}`;
+}
+
+/**
  * The sessionStorage key a quick exit leaves for the portal page its history
  * traversal lands on (src/app/quickExit.ts); the server's first-paint gate reads it
  * too (server/spa.ts), so that page never shows its picture on the way out.

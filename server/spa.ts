@@ -26,7 +26,7 @@ import type { AppContext } from './context.ts';
 import { companyByHost, requestHost, type Company } from './companies/service.ts';
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
-import { QUICK_EXIT_FLAG } from '../machines/config.ts';
+import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -417,19 +417,12 @@ class BuiltFiles {
  * the page is put together (`withApiBase`), so a picture depends only on the company,
  * language and path: Host header variants (ports, case) cost no new drawing.
  */
-const PICTURE_API_BASE = 'http://wb-first-paint.invalid';
 const PICTURE_CONFIG_API = { protocol: 'http', host: 'wb-first-paint.invalid', port: 80 };
-
-/** The API address the SPA derives from the runtime config (src/api/config.ts `apiBaseUrlOf`). */
-export function apiBaseOf(config: ReturnType<typeof runtimeConfig>): string {
-  const { protocol, host, port } = config.api;
-  const defaultPort = (protocol === 'https' && port === 443) || (protocol === 'http' && port === 80);
-  return `${protocol}://${host}${defaultPort ? '' : `:${port}`}`;
-}
+const PICTURE_API_BASE = apiBaseUrlOf({ api: PICTURE_CONFIG_API })!;
 
 /** A picture with the request's API address in place of the one it was drawn with. */
 export function withApiBase(picture: FirstPaint | null, config: ReturnType<typeof runtimeConfig>): FirstPaint | null {
-  return picture && { ...picture, html: picture.html.split(PICTURE_API_BASE).join(escapeAttr(apiBaseOf(config))) };
+  return picture && { ...picture, html: picture.html.split(PICTURE_API_BASE).join(escapeAttr(apiBaseUrlOf(config) ?? FALLBACK_API_BASE_URL)) };
 }
 
 /** Pictures kept per company: its languages times the route files, nothing an attacker can grow. */
@@ -506,7 +499,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   });
 
   const built = new BuiltFiles(distDir);
-  let rendered = new WeakMap<Company, Map<string, Representation & { gated?: boolean }>>();
+  let rendered = new WeakMap<Company, Map<string, Representation & { gated: boolean }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
   return {

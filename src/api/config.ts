@@ -4,9 +4,9 @@
  * the local backend address.
  */
 import { readBootData, type BootData } from './boot.ts';
-import { FALLBACK_API_BASE_URL } from '../../machines/config.ts';
+import { FALLBACK_API_BASE_URL, apiBaseUrlOf } from '../../machines/config.ts';
 
-export { FALLBACK_API_BASE_URL };
+export { FALLBACK_API_BASE_URL, apiBaseUrlOf };
 
 export interface RuntimeConfig {
   apiBaseUrl: string;
@@ -20,15 +20,6 @@ interface ConfigFile {
   api?: { protocol?: string; host?: string; port?: number | string };
   version?: string;
   idSettings?: { authority: string; realm: string; clientId: string };
-}
-
-export function apiBaseUrlOf(file: ConfigFile): string | null {
-  const api = file.api;
-  if (!api?.host || !api.protocol) return null;
-  const protocol = api.protocol.replace(/:$/, '');
-  const port = api.port === undefined || api.port === '' ? '' : String(api.port);
-  const defaultPort = (protocol === 'https' && port === '443') || (protocol === 'http' && port === '80');
-  return `${protocol}://${api.host}${port && !defaultPort ? `:${port}` : ''}`;
 }
 
 export async function loadRuntimeConfig(doFetch: typeof fetch = (i, init) => fetch(i, init), boot: BootData | null = readBootData()): Promise<RuntimeConfig> {
