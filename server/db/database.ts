@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
 import { PGliteDialect } from 'kysely-pglite-dialect';
-import pg from 'pg';
+import type PgModule from 'pg';
 import type { DB } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { watchWrites, type WriteWatch } from './write-watch.ts';
@@ -50,7 +50,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
   let listen: OpenedDatabase['listen'];
   if (opts.databaseUrl) {
     const url = opts.databaseUrl;
-    listen = (channel, onNotify, onState) => listenPostgres(url, channel, onNotify, onState);
+    // The driver is loaded only for PostgreSQL: the embedded default never needs it,
+    // and every module loaded at start stays in the idle server's memory.
+    const { default: pg } = await import('pg');
+    listen = (channel, onNotify, onState) => listenPostgres(pg, url, channel, onNotify, onState);
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client's connection can die (database restart, admin termination).
@@ -90,9 +93,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
 }
 
 /** A dedicated connection that LISTENs, re-opened after a loss (each loss reported through `onState`). */
-async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onState?: (live: boolean) => void): Promise<() => Promise<void>> {
+async function listenPostgres(pg: typeof PgModule, url: string, channel: string, onNotify: (payload: string) => void, onState?: (live: boolean) => void): Promise<() => Promise<void>> {
   let stopped = false;
-  let client: pg.Client | undefined;
+  let client: PgModule.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const schedule = () => {
     if (!stopped) retry = setTimeout(() => void connect(), 1000);

@@ -10,7 +10,6 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileExtension } from '../../machines/schema.ts';
-import { inspectFile, sortKinds } from '../../src/metadata/scan.ts';
 
 export const MAX_CHECK_BYTES = 32 * 1024 * 1024;
 const CHECKED = new Set(['jpg', 'jpeg', 'png', 'pdf']);
@@ -42,6 +41,10 @@ export class MetadataCheck extends Transform {
     const bytes = new Uint8Array(Buffer.concat(this.chunks));
     this.chunks = [];
     try {
+      // The parsers (exifr, pdf-lib, fflate) are loaded with the first file to check,
+      // not at start: idle memory (performance.md), and exifr touches `fetch` as it
+      // loads, which makes Node load its whole HTTP client.
+      const { inspectFile, sortKinds } = await import('../../src/metadata/scan.ts');
       const r = await inspectFile(bytes);
       return r.format ? sortKinds(r.findings.map((f) => f.kind)) : null;
     } catch {

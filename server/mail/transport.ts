@@ -3,7 +3,7 @@
  * HTML, so no image, no tracking pixel and no link other than the portal address
  * written out in the text (docs/decisions/mail-and-retention.md).
  */
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { ServerConfig } from '../config.ts';
 
 export interface OutgoingMail {
@@ -42,21 +42,32 @@ export function createMailer(config: Pick<ServerConfig, 'smtpUrl' | 'mailFrom'>)
     // reported below, without echoing the URL (it may hold a password)
   }
   if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new Error('SMTP_URL must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
-  const transport = createTransport({
-    url: config.smtpUrl,
-    // An unreachable server must not hold the worker for minutes: the mail waits in
-    // the outbox and is tried again with back-off.
-    connectionTimeout: 15_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 30_000,
-    // Never log message contents or addresses.
-    logger: false,
-    debug: false,
-  });
+  // nodemailer is loaded with the first mail, not at start: a portal without mail, or
+  // between mails, keeps it out of memory (idle memory, performance.md).
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = (): Promise<Transporter> =>
+    (transport ??= import('nodemailer').then(
+      ({ createTransport }) =>
+        createTransport({
+          url: config.smtpUrl,
+          // An unreachable server must not hold the worker for minutes: the mail waits in
+          // the outbox and is tried again with back-off.
+          connectionTimeout: 15_000,
+          greetingTimeout: 15_000,
+          socketTimeout: 30_000,
+          // Never log message contents or addresses.
+          logger: false,
+          debug: false,
+        }),
+      (err: unknown) => {
+        transport = undefined;
+        throw err;
+      },
+    ));
   return {
     enabled: true,
     async send(mail) {
-      await transport.sendMail({
+      await (await transportOf()).sendMail({
         from: config.mailFrom,
         to: mail.to,
         subject: mail.subject,
@@ -67,6 +78,6 @@ export function createMailer(config: Pick<ServerConfig, 'smtpUrl' | 'mailFrom'>)
         disableUrlAccess: true,
       });
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((t) => t.close(), () => undefined),
   };
 }
