@@ -160,7 +160,8 @@ describe('online form', () => {
     // The keyboard-reachable picker: the button opens the browser's file chooser.
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: en['forms.documents.choose'] }).click()]);
     await chooser.setFiles(files.map((f) => file(f.name, f.bytes)));
-    await expect(page.getByRole('list', { name: msg('forms.documents.list', { count: 3, max: 5 }) }).getByRole('listitem').count()).resolves.toBe(3);
+    // The form reads a sample of each file's content before it lists them (a moment later).
+    await expect.poll(() => page.getByRole('list', { name: msg('forms.documents.list', { count: 3, max: 5 }) }).getByRole('listitem').count()).toBe(3);
 
     await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
     await field(page, 'forms.identity.name').fill('Ida Jensen');
