@@ -40,13 +40,11 @@ import { ContentSniffer } from '../files/sniff.ts';
 import { MetadataCheck } from '../files/metadata-check.ts';
 import type { StagedFile } from '../cases/upload.ts';
 import type { Job } from '../jobs/runner.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../src/api/uploads.ts';
 
 export const TUS_VERSION = '1.0.0';
-export const UPLOAD_SESSION_HEADER = 'x-upload-session';
-export const UPLOADS_PATH = '/api/public/uploads';
-export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
-/** A signed-in reporter's session for a message's files (server/routes/private.ts). */
-export const CASE_UPLOAD_SESSIONS_PATH = '/api/private/case/upload-sessions';
+// The addresses and header the SPA uses too: one wire contract (src/api/uploads.ts).
+export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER };
 /** An upload (and its session) untouched this long is abandoned. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 /** How often, in received bytes, a streaming request saves its offset. */

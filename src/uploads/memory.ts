@@ -5,11 +5,7 @@
  * `loadResumable`, after the first screen and before any send can need it, so it is
  * not among the scripts the first paint waits for (docs/decisions/performance.md).
  */
-export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
-/** A signed-in reporter's session, bound to their case, for one message's files. */
-export const CASE_UPLOAD_SESSIONS_PATH = '/api/private/case/upload-sessions';
-export const UPLOADS_PATH = '/api/public/uploads';
-export const UPLOAD_SESSION_HEADER = 'x-upload-session';
+export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../api/uploads.ts';
 
 /**
  * What one failed send leaves for its next try, so sending again after the retries

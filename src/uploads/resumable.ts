@@ -14,9 +14,8 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader, type PowProof } from '../api/pow.ts';
 import type { ReportFile, SubmitOutcome, UploadProgressEvent } from '../../machines/report.ts';
 import { createRateMeter } from './rate.ts';
-import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, newUploadMemory, type UploadMemory } from './memory.ts';
-
-export * from './memory.ts';
+import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../api/uploads.ts';
+import { forgetUploads, newUploadMemory, type UploadMemory } from './memory.ts';
 
 /**
  * Waits between retries (ms): quick at first, then up to a minute, for about 15
@@ -42,7 +41,6 @@ export interface UploadedFiles {
 /** A file to upload: the browser's File in the app. */
 export type UploadableFile = ReportFile;
 
-
 /** One file's progress: its place, bytes sent of all, speed and time left (null while unknown), and whether it is retrying. */
 export interface FileUploadProgress {
   index: number;
@@ -55,7 +53,6 @@ export interface FileUploadProgress {
 
 /** Why the files did not all arrive: a file the server refused (by its place), a rate limit, or any other failure (null). */
 export type UploadRefusal = { refusedFile: { index: number; name: string } } | { rateLimited: { retryAfterSeconds: number } } | null;
-
 
 function statusOf(err: unknown): number | null {
   const res = (err as DetailedError | null)?.originalResponse;
