@@ -27,6 +27,7 @@ import { companyByHost, requestHost, type Company } from './companies/service.ts
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
+import { EARLY_READ_EXCLUDED_PATH, EARLY_READ_JS } from '../src/api/earlyRead.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -37,11 +38,29 @@ import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machine
  * inline script runs, as on the identity provider's pages.
  */
 export const FIRST_PAINT_GATE_JS = `try{if(sessionStorage.getItem(${JSON.stringify(QUICK_EXIT_FLAG)})==='1')document.documentElement.style.visibility='hidden'}catch(e){}`;
-export const FIRST_PAINT_GATE_SOURCE = `'sha256-${createHash('sha256').update(FIRST_PAINT_GATE_JS).digest('base64')}'`;
+const hashSource = (js: string) => `'sha256-${createHash('sha256').update(js).digest('base64')}'`;
+export const FIRST_PAINT_GATE_SOURCE = hashSource(FIRST_PAINT_GATE_JS);
 
-/** The CSP of a page with a first paint: the server's own, with the gate's hash added to script-src. */
-export function cspWithGate(csp: string): string {
-  return csp.replace(/(^|;\s*)script-src ([^;]*)/, (_m, lead: string, sources: string) => `${lead}script-src ${sources} ${FIRST_PAINT_GATE_SOURCE}`);
+/**
+ * A private page's first reads, started from its head (src/api/earlyRead.ts,
+ * docs/decisions/private-early-read.md), allowed by its hash like the gate.
+ */
+export const EARLY_READ_SOURCE = hashSource(EARLY_READ_JS);
+
+/** True for the private pages whose head starts the early read. */
+export function hasEarlyRead(pathname: string): boolean {
+  return /^\/private(\/|$)/.test(pathname) && pathname !== EARLY_READ_EXCLUDED_PATH;
+}
+
+/** The server's CSP with these inline scripts' hashes added to script-src (and nothing else). */
+export function cspWithScripts(csp: string, sources: readonly string[]): string {
+  if (sources.length === 0) return csp;
+  return csp.replace(/(^|;\s*)script-src ([^;]*)/, (_m, lead: string, own: string) => `${lead}script-src ${own} ${sources.join(' ')}`);
+}
+
+/** The hashes of the inline scripts `renderIndex` writes for this page. */
+export function inlineScriptSources(pathname: string, hasFirstPaint: boolean): string[] {
+  return [...(hasFirstPaint ? [FIRST_PAINT_GATE_SOURCE] : []), ...(hasEarlyRead(pathname) ? [EARLY_READ_SOURCE] : [])];
 }
 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
@@ -327,6 +346,8 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   }
   if (firstPaint) head.unshift(`<script>${FIRST_PAINT_GATE_JS}</script>`);
   head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);
+  // After the boot JSON, which it reads; the route's scripts are already on their way.
+  if (hasEarlyRead(pathname)) head.push(`<script>${EARLY_READ_JS}</script>`);
   out = out.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${firstPaint?.themeStyle ? ` style="${escapeAttr(firstPaint.themeStyle)}"` : ''}`);
   if (firstPaint) {
     out = out.replace(
@@ -469,7 +490,6 @@ export interface Spa {
 }
 
 export async function registerSpa(app: FastifyInstance, ctx: AppContext, securityPolicy?: string): Promise<Spa> {
-  const gatedPolicy = securityPolicy ? cspWithGate(securityPolicy) : undefined;
   app.get('/robots.txt', async (req, reply) => {
     const host = requestHost(req);
     const company = host ? await companyByHost(ctx.db, host) : null;
@@ -499,7 +519,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   });
 
   const built = new BuiltFiles(distDir);
-  let rendered = new WeakMap<Company, Map<string, Representation & { gated: boolean }>>();
+  let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
   return {
@@ -522,7 +542,11 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         // Only a known company's known pages get a first paint (an unknown host or path
         // costs no drawing); src/ssr.tsx answers null for anything else it should not draw.
         const firstPaint = company ? withApiBase(await pictureOf(built, pictures, company, pathname, host ?? '', language, config), config) : null;
-        rep = { ...representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint })), gated: firstPaint !== null };
+        const scripts = inlineScriptSources(pathname, firstPaint !== null);
+        rep = {
+          ...representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint })),
+          policy: securityPolicy && scripts.length ? cspWithScripts(securityPolicy, scripts) : undefined,
+        };
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {
           if (renderedCount >= MAX_RENDERED) {
@@ -539,7 +563,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       // revalidated on every visit, so a deploy or a company import is seen at once.
       reply.header('cache-control', 'no-cache');
       reply.header('vary', 'accept-language');
-      if (rep.gated && gatedPolicy) reply.header('content-security-policy', gatedPolicy);
+      if (rep.policy) reply.header('content-security-policy', rep.policy);
       return sendRepresentation(req, reply, rep, 'text/html; charset=utf-8');
     },
   };

@@ -11,6 +11,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
+import { MY_CASE_PATH, VERIFY_PATH, takeEarlyRead, type EarlyRead } from '../api/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -117,16 +118,31 @@ export function sessionImplementations(
   // nothing private before the check answered 200, and its first loadCase takes this
   // answer (once, and only a 200; anything else is read again as before).
   let early: Promise<LoadCaseResult> | undefined | null; // null: taken
-  const readCase = async (current: PrivateCase | null, signal?: AbortSignal): Promise<LoadCaseResult> => {
+  // The answers the page's head script asked for before the scripts ran
+  // (src/api/earlyRead.ts), looked at once, by the first check.
+  let head: Promise<EarlyRead | null> | undefined;
+  const answerOf = async (res: Response): Promise<LoadCaseResult> => {
+    const data = (await res.json()) as PrivateCase;
+    const etag = res.headers.get('etag');
+    known = etag ? { etag, data } : undefined;
+    return { status: 200, data };
+  };
+  const readCase = async (current: PrivateCase | null, signal?: AbortSignal, prefetched?: Promise<Response>): Promise<LoadCaseResult> => {
+    if (prefetched) {
+      // Only a 200 is taken as it is; anything else is asked again below, so that the
+      // failure reaches the chart with the API client's status and error code.
+      try {
+        const res = await prefetched;
+        if (res.status === 200) return await answerOf(res);
+      } catch {
+        // read again below
+      }
+    }
     // Held in memory only: the ETag of the case the chart holds, so the 60-second
     // reload of an unchanged case is a 304 without a body (the chart keeps its copy).
     const headers: Record<string, string> = known && known.data === current ? { 'if-none-match': known.etag } : {};
     try {
-      const res = await s.api.request('/api/private/case/my-case', { signal, headers });
-      const data = (await res.json()) as PrivateCase;
-      const etag = res.headers.get('etag');
-      known = etag ? { etag, data } : undefined;
-      return { status: 200, data };
+      return await answerOf(await s.api.request(MY_CASE_PATH, { signal, headers }));
     } catch (err) {
       return { status: statusOf(err), data: null };
     }
@@ -171,9 +187,20 @@ export function sessionImplementations(
         return never();
       }),
       verifyToken: fromPromise<VerifyResult, void>(async () => {
-        early ??= readCase(null);
+        const firstCheck = head === undefined;
+        head ??= s.accessToken().then((token) => takeEarlyRead(token), () => takeEarlyRead(null));
+        const pre = firstCheck ? await head : null;
+        early ??= readCase(null, undefined, pre?.myCase);
+        if (pre) {
+          // The check was made, with this token: its answer stands (a 401 is a 401).
+          try {
+            return { status: (await pre.verify).status };
+          } catch {
+            return { status: 0 }; // no answer, as the API client's 'no status'
+          }
+        }
         try {
-          await s.api.request('/api/private/case/token/verify');
+          await s.api.request(VERIFY_PATH);
           return { status: 200 };
         } catch (err) {
           return { status: statusOf(err) };

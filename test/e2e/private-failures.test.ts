@@ -215,6 +215,33 @@ describe('private area failure exits', () => {
     expect(foreignRequests([origin])).toEqual([]);
   });
 
+  it('a reloaded private page has its token check and case read started by its head, once each', async () => {
+    const caseNumber = await newOnlineCase(portal, 'early-pass');
+    const { page, requests, foreignRequests } = await open();
+    const loads = trackCaseLoads(page);
+    await signIn(portal, page, caseNumber, 'early-pass');
+    await loads.settle(1);
+    const calls = (from: number, suffix: string) => requests.slice(from).filter((r) => r.method === 'GET' && r.url.endsWith(suffix)).length;
+
+    // Without the SPA's scripts only the page's head can ask.
+    await page.route('**/assets/*.js', (route) => route.abort());
+    let before = requests.length;
+    await page.reload();
+    await expect.poll(() => calls(before, '/api/private/case/my-case')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    await page.unroute('**/assets/*.js');
+
+    // With them, the SPA takes those answers instead of asking again.
+    before = requests.length;
+    await page.reload();
+    await page.getByRole('progressbar').waitFor();
+    expect((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').toContain(formatCaseNumber(caseNumber));
+    await page.waitForTimeout(1000);
+    expect(calls(before, '/api/private/case/my-case')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    expect(foreignRequests([origin])).toEqual([]);
+  });
+
   it('a login failure (the provider answers a tab that never started the sign-in) sends the reporter to /', async () => {
     const caseNumber = await newOnlineCase(portal, 'login-pass');
     const first = await open();

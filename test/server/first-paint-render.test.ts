@@ -11,6 +11,7 @@ import { importCompany, validateBundle } from '../../server/companies/service.ts
 import { createHash } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { companyFixture } from './fixtures/company.ts';
+import { EARLY_READ_JS } from '../../src/api/earlyRead.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.join(root, 'dist');
@@ -99,9 +100,28 @@ describe('the first paint in index.html', () => {
       expect(res.status).toBe(200);
       expect(picture, `${host}${p}`).toBeUndefined();
       expect(html).toContain('<div id="root"></div>');
+      expect(html).not.toContain('"quick-exit"');
+      if (p.startsWith('/private/')) continue; // its head starts the early read (below)
       expect(html).not.toContain('sessionStorage');
       expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'(;|$)/);
     }
+  });
+
+  it('starts a private page’s first reads from its head, the one inline script, allowed by its hash alone', async () => {
+    for (const p of ['/private/status', '/private/messages', '/private']) {
+      const { res, html } = await page(p, 'da');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*type="application\/json")[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+      expect(inline, p).toEqual([EARLY_READ_JS]);
+      // After the boot data it reads.
+      expect(html.indexOf(EARLY_READ_JS)).toBeGreaterThan(html.indexOf('id="wb-boot"'));
+      const hash = `'sha256-${createHash('sha256').update(EARLY_READ_JS).digest('base64')}'`;
+      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", hash]);
+    }
+    // The sign-in callback completes a sign-in: no early read, no inline script.
+    const callback = await page('/private/callback', 'da');
+    expect(callback.html).not.toContain(EARLY_READ_JS);
+    expect(callback.res.headers.get('content-security-policy')).toMatch(/script-src 'self'(;|$)/);
   });
 
   it('keeps the CSP strict: the quick-exit gate is the one inline script, allowed by its hash alone', async () => {

@@ -1,0 +1,140 @@
+/**
+ * A private page's head script starts the token check and the case read before the
+ * SPA's scripts have loaded (src/api/earlyRead.ts). It must find the session exactly
+ * where oidc-client-ts keeps it, call the address the API client would, and do
+ * nothing at all when there is no usable session.
+ */
+import { createContext, runInContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
+import { EARLY_READ_GLOBAL, EARLY_READ_JS, takeEarlyRead } from '../../src/api/earlyRead.ts';
+import { apiBaseUrlOf } from '../../machines/config.ts';
+
+class MemoryStorage implements Storage {
+  private items = new Map<string, string>();
+  get length() {
+    return this.items.size;
+  }
+  clear() {
+    this.items.clear();
+  }
+  getItem(key: string) {
+    return this.items.get(key) ?? null;
+  }
+  key(i: number) {
+    return [...this.items.keys()][i] ?? null;
+  }
+  removeItem(key: string) {
+    this.items.delete(key);
+  }
+  setItem(key: string, value: string) {
+    this.items.set(key, String(value));
+  }
+}
+
+const ID = { authority: 'https://portal.example/idp/realms/whistleblower', realm: 'whistleblower', clientId: 'whistleblower-app' };
+
+/** Signs in as the SPA does: oidc-client-ts stores the user in this tab's storage. */
+async function signedIn(storage: Storage, token: string, secondsLeft: number) {
+  const manager = new UserManager({
+    authority: ID.authority,
+    client_id: ID.clientId,
+    redirect_uri: 'https://portal.example/private/callback',
+    userStore: new WebStorageStateStore({ store: storage }),
+  });
+  await manager.storeUser(
+    new User({ access_token: token, token_type: 'Bearer', profile: { sub: 'x', iss: ID.authority, aud: ID.clientId, exp: 0, iat: 0 }, expires_at: Math.floor(Date.now() / 1000) + secondsLeft, refresh_token: 'r' }),
+  );
+}
+
+/** Runs the head script in a page of its own; returns the requests it made and what it left for the SPA. */
+function runHead({ storage, boot, pathname = '/private/status' }: { storage: Storage; boot: unknown; pathname?: string }) {
+  const calls: { url: string; init: RequestInit }[] = [];
+  const page: Record<string, unknown> = {
+    location: { pathname },
+    sessionStorage: storage,
+    document: { getElementById: (id: string) => (id === 'wb-boot' && boot !== undefined ? { textContent: JSON.stringify(boot) } : null) },
+    fetch: (url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      return Promise.resolve(new Response('{}', { status: 200 }));
+    },
+    JSON,
+    Date,
+    String,
+  };
+  page.window = page;
+  runInContext(EARLY_READ_JS, createContext(page));
+  return { calls, left: page[EARLY_READ_GLOBAL] as { token: string } | undefined, page };
+}
+
+const api = (protocol: string, host: string, port: number | string) => ({ config: { api: { protocol, host, port }, idSettings: ID } });
+
+describe('the early read of a private page', () => {
+  it('checks the token and reads the case with the session oidc-client-ts stored, at the API client’s address', async () => {
+    const storage = new MemoryStorage();
+    await signedIn(storage, 'token-1', 300);
+    const boot = api('https', 'portal.example', 443);
+    const { calls, left } = runHead({ storage, boot });
+    const base = apiBaseUrlOf(boot.config)!;
+    expect(calls.map((c) => c.url)).toEqual([`${base}/api/private/case/token/verify`, `${base}/api/private/case/my-case`]);
+    for (const c of calls) {
+      expect(c.init.headers).toEqual({ accept: 'application/json', authorization: 'Bearer token-1' });
+      expect(c.init.credentials).toBe('omit');
+      expect(c.init.referrerPolicy).toBe('no-referrer');
+    }
+    expect(left?.token).toBe('token-1');
+  });
+
+  it.each([
+    ['http', 'localhost', 9000],
+    ['http', 'localhost', 80],
+    ['https:', 'portal.example', '443'],
+    ['https', 'portal.example', ''],
+    ['https', '[::1]', 8443],
+  ])('works out the address as the SPA does (%s %s %s)', async (protocol, host, port) => {
+    const storage = new MemoryStorage();
+    await signedIn(storage, 't', 300);
+    const boot = api(protocol, host, port);
+    const { calls } = runHead({ storage, boot });
+    expect(calls[0]!.url).toBe(`${apiBaseUrlOf(boot.config)}/api/private/case/token/verify`);
+  });
+
+  it('does nothing without a session, with one about to run out, on the sign-in callback or without the boot data', async () => {
+    const none = runHead({ storage: new MemoryStorage(), boot: api('https', 'portal.example', 443) });
+    expect(none.calls).toEqual([]);
+    expect(none.left).toBeUndefined();
+
+    const ending = new MemoryStorage();
+    await signedIn(ending, 't', 12);
+    expect(runHead({ storage: ending, boot: api('https', 'portal.example', 443) }).calls).toEqual([]);
+
+    const fresh = new MemoryStorage();
+    await signedIn(fresh, 't', 300);
+    expect(runHead({ storage: fresh, boot: api('https', 'portal.example', 443), pathname: '/private/callback' }).calls).toEqual([]);
+    expect(runHead({ storage: fresh, boot: undefined }).calls).toEqual([]);
+    // Another client's session is not this one's.
+    expect(runHead({ storage: fresh, boot: { config: { ...api('https', 'portal.example', 443).config, idSettings: { ...ID, clientId: 'other' } } } }).calls).toEqual([]);
+  });
+
+  it('never throws into the page, whatever the storage holds', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(`oidc.user:${ID.authority}:${ID.clientId}`, '{not json');
+    expect(runHead({ storage, boot: api('https', 'portal.example', 443) }).calls).toEqual([]);
+    storage.setItem(`oidc.user:${ID.authority}:${ID.clientId}`, JSON.stringify({ access_token: 42, expires_at: 9e12 }));
+    expect(runHead({ storage, boot: api('https', 'portal.example', 443) }).calls).toEqual([]);
+  });
+
+  it('hands its answers out once, and only to the session holding the same token', async () => {
+    const storage = new MemoryStorage();
+    await signedIn(storage, 'token-1', 300);
+    const { page } = runHead({ storage, boot: api('https', 'portal.example', 443) });
+    expect(takeEarlyRead('token-2', page)).toBeNull();
+    expect(page[EARLY_READ_GLOBAL]).toBeUndefined();
+
+    const again = runHead({ storage, boot: api('https', 'portal.example', 443) }).page;
+    const taken = takeEarlyRead('token-1', again);
+    expect(taken?.token).toBe('token-1');
+    expect((await taken!.myCase).status).toBe(200);
+    expect(takeEarlyRead('token-1', again)).toBeNull();
+  });
+});
