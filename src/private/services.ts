@@ -1,17 +1,22 @@
 /**
  * The private area's effects, given to the machines with `.provide()`: the OpenID
- * client (oidc-client-ts, loaded only in this lazy chunk), the private API calls and
- * navigation. Created once per mounted private layout, never as a module singleton.
+ * client (oidc-client-ts), the private API calls and navigation. Created once per
+ * mounted private layout, never as a module singleton.
  *
  * Tokens live in sessionStorage (this tab only, gone when it closes) and in memory;
  * nothing goes to localStorage. The provider's state and PKCE verifier too.
+ *
+ * Showing a page needs only the stored session, which is read here directly from
+ * oidc-client-ts's own entry (`storedSession`); the library itself (≈ 15 kB Brotli)
+ * is loaded when something needs it — a sign-in, its callback, a refresh, a log-out
+ * — and fetched once the first page is on screen (performance.md, seventh round).
  */
-import { UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
+import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
-import { MY_CASE_PATH, VERIFY_PATH, takeEarlyRead, type EarlyRead } from '../api/earlyRead.ts';
+import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeEarlyRead, type EarlyRead } from '../api/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -29,8 +34,31 @@ import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../m
 export const CALLBACK_PATH = '/private/callback';
 export const LANDING_PATH = '/private/status';
 
+/** The parts of oidc-client-ts's stored user this area reads (its `User` as stored). */
+export interface StoredSession {
+  access_token: string;
+  refresh_token?: string;
+  expires_at?: number;
+}
+
+/** Seconds left, as oidc-client-ts's `User.expires_in` (undefined: no expiry given). */
+export function secondsLeft(session: Pick<StoredSession, 'expires_at'>, now = Date.now()): number | undefined {
+  return session.expires_at === undefined ? undefined : session.expires_at - Math.floor(now / 1000);
+}
+
+/** As oidc-client-ts's `User.expired`. */
+export function isExpired(session: Pick<StoredSession, 'expires_at'>, now = Date.now()): boolean {
+  const left = secondsLeft(session, now);
+  return left !== undefined && left <= 0;
+}
+
 export interface PrivateServices {
-  userManager: UserManager;
+  /** oidc-client-ts's client, loaded on first use; one per services object. */
+  userManager(): Promise<UserManager>;
+  /** The session stored in this tab, read without the library; null when none or unreadable. */
+  storedSession(): StoredSession | null;
+  /** Forgets the stored session at once (log-out, a 401, a failed refresh). */
+  forgetSession(): void;
   /** Refreshes with the refresh token; concurrent callers share one request. */
   refresh(): Promise<User | null>;
   api: ApiClient;
@@ -48,38 +76,70 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     realm: 'whistleblower',
     clientId: 'whistleblower-app',
   };
-  const store = new WebStorageStateStore({ store: window.sessionStorage });
-  const userManager = new UserManager({
-    authority: id.authority,
-    client_id: id.clientId,
-    redirect_uri: `${origin}${CALLBACK_PATH}`,
-    popup_redirect_uri: `${origin}${CALLBACK_PATH}`,
-    post_logout_redirect_uri: `${origin}/`,
-    response_type: 'code',
-    scope: 'openid offline_access',
-    userStore: store,
-    stateStore: store,
-    // The session chart owns every timer: no library timers, no iframes polling.
-    automaticSilentRenew: false,
-    monitorSession: false,
-    loadUserInfo: false,
-    includeIdTokenInSilentRenew: false,
-  });
+  const storage = window.sessionStorage;
+  const userKey = storedUserKey(id.authority, id.clientId);
+  let manager: Promise<UserManager> | undefined;
+  const userManager = () =>
+    (manager ??= import('oidc-client-ts').then(({ UserManager, WebStorageStateStore }) => {
+      const store = new WebStorageStateStore({ store: storage });
+      return new UserManager({
+        authority: id.authority,
+        client_id: id.clientId,
+        redirect_uri: `${origin}${CALLBACK_PATH}`,
+        popup_redirect_uri: `${origin}${CALLBACK_PATH}`,
+        post_logout_redirect_uri: `${origin}/`,
+        response_type: 'code',
+        scope: 'openid offline_access',
+        userStore: store,
+        stateStore: store,
+        // The session chart owns every timer: no library timers, no iframes polling.
+        automaticSilentRenew: false,
+        monitorSession: false,
+        loadUserInfo: false,
+        includeIdTokenInSilentRenew: false,
+      });
+    }).catch((err: unknown) => {
+      manager = undefined; // a failed download is tried again next time
+      throw err;
+    }));
+  const storedSession = (): StoredSession | null => {
+    try {
+      const stored = JSON.parse(storage.getItem(userKey) ?? 'null') as Partial<StoredSession> | null;
+      if (!stored || typeof stored.access_token !== 'string' || !stored.access_token) return null;
+      return {
+        access_token: stored.access_token,
+        refresh_token: typeof stored.refresh_token === 'string' ? stored.refresh_token : undefined,
+        expires_at: typeof stored.expires_at === 'number' ? stored.expires_at : undefined,
+      };
+    } catch {
+      return null;
+    }
+  };
+  const forgetSession = () => {
+    try {
+      storage.removeItem(userKey);
+    } catch {
+      // storage unavailable: nothing was kept there either
+    }
+  };
   // One refresh at a time: refresh tokens rotate, and a second use of the same one
   // would make the provider revoke the whole grant.
   let inflight: Promise<User | null> | null = null;
   const refresh = () =>
-    (inflight ??= userManager.signinSilent().finally(() => {
-      inflight = null;
-    }));
+    (inflight ??= userManager()
+      .then((m) => m.signinSilent())
+      .finally(() => {
+        inflight = null;
+      }));
   // The chart refreshes every 60 s; a call never leaves with a token that has
   // (nearly) run out anyway, e.g. after the computer slept through a tick.
   const accessToken = async () => {
-    let user = await userManager.getUser();
-    if (user?.refresh_token && (user.expired || (user.expires_in ?? 0) < 10)) {
-      user = await refresh().catch(() => user);
+    let user: StoredSession | null = storedSession();
+    if (user?.refresh_token && (isExpired(user) || (secondsLeft(user) ?? 0) < 10)) {
+      const before = user;
+      user = await refresh().then((fresh) => (fresh ? storedSession() : before), () => before);
     }
-    return user && !user.expired ? user.access_token : null;
+    return user && !isExpired(user) ? user.access_token : null;
   };
   const api = createApiClient({
     baseUrl: publicApi.baseUrl,
@@ -87,11 +147,11 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, refresh, api, accessToken };
+  return { userManager, storedSession, forgetSession, refresh, api, accessToken };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */
-export function caseNumberOf(user: User | null | undefined): string | null {
+export function caseNumberOf(user: { access_token?: string } | null | undefined): string | null {
   const token = user?.access_token;
   if (!token) return null;
   try {
@@ -104,6 +164,12 @@ export function caseNumberOf(user: User | null | undefined): string | null {
 }
 
 const never = () => new Promise<never>(() => {});
+
+/** After the next frames, when the main thread has nothing else to do. */
+function whenIdle(run: () => void): void {
+  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 3000 });
+  else setTimeout(run, 500);
+}
 
 /** Actors and actions for the session chart. */
 export function sessionImplementations(
@@ -155,32 +221,32 @@ export function sessionImplementations(
           // The sign-in-again popup: its state lives with the opener, which completes
           // the sign-in; this window only hands the answer over and closes.
           if (window.opener && window.opener !== window) {
-            await s.userManager.signinPopupCallback(url.href);
+            await (await s.userManager()).signinPopupCallback(url.href);
             return never();
           }
           // Once per URL, even if React mounts the layout twice.
-          callback ??= s.userManager.signinCallback(url.href);
+          callback ??= s.userManager().then((m) => m.signinCallback(url.href));
           const user = await callback;
           if (!user) return never(); // a popup's callback window: the opener takes it over
           const returnTo = (user.state as { returnTo?: string } | undefined)?.returnTo;
           nav.replace(returnTo && returnTo.startsWith('/private/') && returnTo !== CALLBACK_PATH ? returnTo : LANDING_PATH);
           return { authenticated: true, caseNumber: caseNumberOf(user) };
         }
-        const user = await s.userManager.getUser();
-        if (user && !user.expired) return { authenticated: true, caseNumber: caseNumberOf(user) };
+        const user = s.storedSession();
+        if (user && !isExpired(user)) return { authenticated: true, caseNumber: caseNumberOf(user) };
         if (user?.refresh_token) {
           try {
             const fresh = await s.refresh();
             if (fresh) return { authenticated: true, caseNumber: caseNumberOf(fresh) };
           } catch {
-            await s.userManager.removeUser();
+            s.forgetSession();
           }
         }
         return { authenticated: false };
       }),
       signIn: fromPromise<void, void>(async () => {
         const path = nav.path();
-        await s.userManager.signinRedirect({
+        await (await s.userManager()).signinRedirect({
           state: { returnTo: path === CALLBACK_PATH ? LANDING_PATH : path },
           ui_locales: toBcp47(language()),
         });
@@ -211,30 +277,33 @@ export function sessionImplementations(
         early = null; // taken once; a later check does not start another
         if (first) {
           const result = await first;
+          // The page is drawn from this answer: the OpenID client follows once the
+          // browser is idle, ready for the next refresh, sign-in again or log-out.
+          whenIdle(() => void s.userManager().catch(() => undefined));
           if (result.status === 200 && !signal.aborted) return result;
         }
         return readCase(input.current, signal);
       }),
       refreshToken: fromPromise<void, { minValidity: number }>(async ({ input }) => {
-        const user = await s.userManager.getUser();
+        const user = s.storedSession();
         if (!user) throw new Error('no session');
-        if (!user.expired && (user.expires_in ?? 0) > input.minValidity) return;
+        if (!isExpired(user) && (secondsLeft(user) ?? 0) > input.minValidity) return;
         const fresh = await s.refresh();
         if (!fresh) throw new Error('refresh failed');
       }),
       signInAgain: fromPromise<SignInAgainResult, void>(async () => {
-        const user = await s.userManager.signinPopup({ ui_locales: toBcp47(language()) });
+        const user = await (await s.userManager()).signinPopup({ ui_locales: toBcp47(language()) });
         return { caseNumber: caseNumberOf(user) };
       }),
       signOut: fromPromise<void, void>(async () => {
-        await s.userManager.signoutRedirect({ post_logout_redirect_uri: `${window.location.origin}/` });
+        await (await s.userManager()).signoutRedirect({ post_logout_redirect_uri: `${window.location.origin}/` });
         return never();
       }),
     },
     actions: {
       navigateToHome: () => nav.home(),
       navigateToError: () => nav.error(),
-      clearSession: () => void s.userManager.removeUser(),
+      clearSession: () => s.forgetSession(),
     },
   };
 }

@@ -239,6 +239,8 @@ describe('private area failure exits', () => {
     await page.waitForTimeout(1000);
     expect(calls(before, '/api/private/case/my-case')).toBe(1);
     expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    // The OpenID client was not needed to show the page; it follows once the page is idle.
+    await expect.poll(() => requests.slice(before).some((r) => /\/assets\/oidc-client-ts-[\w-]+\.js$/.test(r.url))).toBe(true);
     expect(foreignRequests([origin])).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  * nothing at all when there is no usable session.
  */
 import { createContext, runInContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
 import { EARLY_READ_GLOBAL, EARLY_READ_JS, takeEarlyRead } from '../../src/api/earlyRead.ts';
 import { apiBaseUrlOf } from '../../machines/config.ts';
@@ -136,5 +136,23 @@ describe('the early read of a private page', () => {
     expect(taken?.token).toBe('token-1');
     expect((await taken!.myCase).status).toBe(200);
     expect(takeEarlyRead('token-1', again)).toBeNull();
+  });
+});
+
+describe('the stored session, read without oidc-client-ts', () => {
+  it('has as many seconds left, and is expired exactly when, oidc-client-ts says', async () => {
+    const { isExpired, secondsLeft } = await import('../../src/private/services.ts');
+    // One clock for both: the library reads the time itself.
+    const now = Date.now();
+    vi.useFakeTimers({ now, toFake: ['Date'] });
+    for (const offset of [-3600, -1, 0, 1, 9, 10, 70, 3600]) {
+      const expires_at = Math.floor(now / 1000) + offset;
+      const user = new User({ access_token: 'a', token_type: 'Bearer', profile: { sub: 'x', iss: ID.authority, aud: ID.clientId, exp: 0, iat: 0 }, expires_at });
+      expect(secondsLeft({ expires_at }, now), `offset ${offset}`).toBe(user.expires_in);
+      expect(isExpired({ expires_at }, now), `offset ${offset}`).toBe(user.expired);
+    }
+    vi.useRealTimers();
+    expect(secondsLeft({})).toBeUndefined();
+    expect(isExpired({})).toBe(false);
   });
 });
