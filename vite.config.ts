@@ -11,11 +11,16 @@ const SHARED_MODULES = new RegExp(
   [
     'node_modules/(valibot|intl-messageformat|@formatjs)/',
     'machines/(schema|fileCheck)\\.ts',
-    'src/(styles/field\\.css|uploads/memory|api/pow|components/(phone|phoneDefaults|TelLink|UploadProgress)(\\.css)?|i18n/(bytes|duration|metadata/index)|metadata/)',
+    'src/(styles/(field|dialog)\\.css|uploads/memory|api/pow|components/(phone|phoneDefaults|TelLink|UploadProgress)(\\.css)?|i18n/(bytes|duration|metadata/index)|metadata/)',
   ].join('|'),
 );
 
-const RADIX_MODULES = /node_modules\/(@radix-ui|react-remove-scroll|react-remove-scroll-bar|use-callback-ref|use-sidecar|get-nonce|react-style-singleton|aria-hidden|tslib)\/|src\/(styles\/dialog\.css|components\/(ConfirmDialog|returnFocus))/;
+// A dialog's parts (focus trap, scroll lock, portal) apart from the small Radix base a
+// collapsible needs: a signed-in status page shows collapsibles but no dialog. (The
+// dialog's class names are in `shared`: the private pages' styles extend them.)
+const DIALOG_MODULES = /node_modules\/(@radix-ui\/react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal)|react-remove-scroll|react-remove-scroll-bar|use-callback-ref|use-sidecar|get-nonce|react-style-singleton|aria-hidden|tslib)\/|src\/components\/(ConfirmDialog|returnFocus)/;
+// The FAQ's accordion stays with the FAQ.
+const RADIX_MODULES = /node_modules\/@radix-ui\/(?!react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal|accordion|collection|direction)\/)/;
 const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIcon)|i18n\/dates)/;
 
 // The router plugin must run before react(), or the route tree is not generated
@@ -47,18 +52,19 @@ export default defineConfig({
         // small ones: the first load was a queue of requests (performance.md, fifth round).
         codeSplitting: {
           groups: [
-            { name: 'app', tags: ['$initial'], priority: 2 },
+            { name: 'app', tags: ['$initial'], priority: 3 },
             // The small modules the report forms share with the private area (the
             // schema and valibot, the phone link, upload progress, the ICU formatter)
             // in one chunk instead of seven: the form's first load was thirteen script
             // requests, each a round trip on a slow phone (performance.md, sixth round).
             { name: 'shared', test: SHARED_MODULES, priority: 1 },
-            // Radix and what its dialogs bring (scroll lock, focus guards), and the
-            // private area's own modules: each was five to eight small chunks, so a
-            // signed-in page made eighteen script requests. The OpenID client is not
-            // in it: showing a page needs only the stored session, so oidc-client-ts
-            // is a chunk of its own, loaded after the first page (src/private/services.ts).
-            { name: 'radix', test: RADIX_MODULES, priority: 1 },
+            // Radix's base, its dialogs with what they bring (scroll lock, focus
+            // guards), and the private area's own modules: each was five to eight
+            // small chunks, so a signed-in page made eighteen script requests. The
+            // dialogs and the OpenID client load after a status page's first screen
+            // (src/private/Layout.tsx, services.ts): it shows neither.
+            { name: 'dialog', test: DIALOG_MODULES, priority: 1 },
+            { name: 'radix', test: RADIX_MODULES, priority: 2 },
             { name: 'private', test: PRIVATE_MODULES, priority: 1 },
           ],
         },

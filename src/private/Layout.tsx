@@ -7,7 +7,7 @@
  * the token is verified and the case is read, and an expired session keeps the
  * page (and any draft) mounted under a dialog offering to sign in again.
  */
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useRouter, useRouterState } from '@tanstack/react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { sessionMachine } from '../../machines/session.ts';
@@ -15,14 +15,19 @@ import { useApi } from '../app/lookAndFeel.tsx';
 import type { RuntimeConfig } from '../api/config.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { FrameActions, FrameMenuActions } from '../components/FrameSlot.tsx';
-import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { PrivateContext, type SessionActor } from './context.tsx';
-import { createPrivateServices, sessionImplementations } from './services.ts';
+import { afterFirstPage, createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
 import './index.ts';
 import * as styles from './Layout.css.ts';
 import * as buttons from '../styles/button.css.ts';
+
+// The expired-session dialog (Radix's dialog parts, ≈ 10 kB Brotli) is not needed
+// to show a page: it loads after the first page, long before a refresh can fail
+// (and so while the network still answers).
+const loadConfirmDialog = () => import('../components/ConfirmDialog.tsx');
+const ConfirmDialog = lazy(() => loadConfirmDialog().then((m) => ({ default: m.ConfirmDialog })));
 
 const NAV = [
   { to: '/private/status', icon: 'status', label: 'private.nav.status' },
@@ -56,6 +61,13 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
   const passwordChangeRequested = useSelector(session, (s) => s.matches('passwordChangeRequested'));
   const t = useT('private');
+  useEffect(() => {
+    if (!ready) return;
+    afterFirstPage(() => {
+      void services.userManager().catch(() => undefined);
+      void loadConfirmDialog().catch(() => undefined);
+    });
+  }, [ready, services]);
   if (passwordChangeRequested) return <PasswordChangeRequested />;
   if (!ready) {
     // The page's frame, drawer space included, is laid out before the case arrives,
@@ -171,17 +183,20 @@ function ExpiredDialog({ session }: { session: SessionActor }) {
   const t = useT('private');
   const open = useSelector(session, (s) => s.matches('expired') || s.matches('resuming'));
   const resuming = useSelector(session, (s) => s.matches('resuming'));
+  if (!open) return null;
   return (
-    <ConfirmDialog
-      open={open}
-      title={t('private.session.expired.title')}
-      description={t('private.session.expired.text')}
-      cancelLabel={t('private.nav.logout')}
-      confirmLabel={t('private.session.expired.signIn')}
-      onCancel={() => session.send({ type: 'session.logout' })}
-      onConfirm={() => session.send({ type: 'session.resume' })}
-      confirmDisabled={resuming}
-      escapeCancels={false}
-    />
+    <Suspense fallback={null}>
+      <ConfirmDialog
+        open={open}
+        title={t('private.session.expired.title')}
+        description={t('private.session.expired.text')}
+        cancelLabel={t('private.nav.logout')}
+        confirmLabel={t('private.session.expired.signIn')}
+        onCancel={() => session.send({ type: 'session.logout' })}
+        onConfirm={() => session.send({ type: 'session.resume' })}
+        confirmDisabled={resuming}
+        escapeCancels={false}
+      />
+    </Suspense>
   );
 }

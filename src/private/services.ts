@@ -165,10 +165,17 @@ export function caseNumberOf(user: { access_token?: string } | null | undefined)
 
 const never = () => new Promise<never>(() => {});
 
-/** After the next frames, when the main thread has nothing else to do. */
-function whenIdle(run: () => void): void {
-  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 3000 });
-  else setTimeout(run, 500);
+/**
+ * Once the first page has been on screen a moment and the main thread is idle: what
+ * loads then (the OpenID client, the expired-session dialog) takes nothing from the
+ * first page's download and render on a slow phone, and is there long before the
+ * first refresh (60 s) could need it.
+ */
+export function afterFirstPage(run: () => void): void {
+  setTimeout(() => {
+    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 3000 });
+    else run();
+  }, 1500);
 }
 
 /** Actors and actions for the session chart. */
@@ -277,9 +284,6 @@ export function sessionImplementations(
         early = null; // taken once; a later check does not start another
         if (first) {
           const result = await first;
-          // The page is drawn from this answer: the OpenID client follows once the
-          // browser is idle, ready for the next refresh, sign-in again or log-out.
-          whenIdle(() => void s.userManager().catch(() => undefined));
           if (result.status === 200 && !signal.aborted) return result;
         }
         return readCase(input.current, signal);

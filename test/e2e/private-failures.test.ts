@@ -235,12 +235,16 @@ describe('private area failure exits', () => {
     before = requests.length;
     await page.reload();
     await page.getByRole('progressbar').waitFor();
+    const loaded = (name: string) => requests.slice(before).some((r) => new RegExp(`/assets/${name}-[\\w-]+\\.js$`).test(r.url));
+    // The OpenID client was not needed to show the page; it follows a moment later.
+    expect(loaded('oidc-client-ts')).toBe(false);
     expect((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').toContain(formatCaseNumber(caseNumber));
     await page.waitForTimeout(1000);
     expect(calls(before, '/api/private/case/my-case')).toBe(1);
     expect(calls(before, '/api/private/case/token/verify')).toBe(1);
-    // The OpenID client was not needed to show the page; it follows once the page is idle.
-    await expect.poll(() => requests.slice(before).some((r) => /\/assets\/oidc-client-ts-[\w-]+\.js$/.test(r.url))).toBe(true);
+    await expect.poll(() => loaded('oidc-client-ts'), { timeout: 10_000 }).toBe(true);
+    // So does the expired-session dialog, before a refresh could fail.
+    await expect.poll(() => loaded('dialog'), { timeout: 10_000 }).toBe(true);
     expect(foreignRequests([origin])).toEqual([]);
   });
 
