@@ -28,6 +28,7 @@ import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 import { EARLY_READ_EXCLUDED_PATH, EARLY_READ_JS } from '../src/api/earlyRead.ts';
+import { BOOT_ELEMENT_ID } from '../src/api/boot.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -56,11 +57,6 @@ export function hasEarlyRead(pathname: string): boolean {
 export function cspWithScripts(csp: string, sources: readonly string[]): string {
   if (sources.length === 0) return csp;
   return csp.replace(/(^|;\s*)script-src ([^;]*)/, (_m, lead: string, own: string) => `${lead}script-src ${own} ${sources.join(' ')}`);
-}
-
-/** The hashes of the inline scripts `renderIndex` writes for this page. */
-export function inlineScriptSources(pathname: string, hasFirstPaint: boolean): string[] {
-  return [...(hasFirstPaint ? [FIRST_PAINT_GATE_SOURCE] : []), ...(hasEarlyRead(pathname) ? [EARLY_READ_SOURCE] : [])];
 }
 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
@@ -271,8 +267,6 @@ export function inlineJson(value: unknown): string {
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The id of the inline JSON the SPA reads (src/api/boot.ts). */
-export const BOOT_ELEMENT_ID = 'wb-boot';
 
 export interface RenderInput {
   html: string;
@@ -328,8 +322,11 @@ export function bootData(company: Company | null, language: Language, config: Re
   return { config, language, lookAndFeel, companyInfo: company ? attempt(() => companyInfoResponse(company)) : null };
 }
 
-/** index.html for one host, language and route. */
-export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint }: RenderInput): string {
+/**
+ * index.html for one host, language and route, and the CSP sources (hashes) of the
+ * inline scripts it wrote, which its response must allow.
+ */
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint }: RenderInput): { html: string; scriptSources: string[] } {
   // A company whose settings the API cannot answer (it then answers 500) gets no
   // inline copy: the SPA fetches and meets the same failure as without inlining.
   const boot = bootData(company, language, config);
@@ -344,10 +341,17 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
   }
-  if (firstPaint) head.unshift(`<script>${FIRST_PAINT_GATE_JS}</script>`);
+  const scriptSources: string[] = [];
+  if (firstPaint) {
+    head.unshift(`<script>${FIRST_PAINT_GATE_JS}</script>`);
+    scriptSources.push(FIRST_PAINT_GATE_SOURCE);
+  }
   head.push(`<script type="application/json" id="${BOOT_ELEMENT_ID}">${inlineJson(boot)}</script>`);
   // After the boot JSON, which it reads; the route's scripts are already on their way.
-  if (hasEarlyRead(pathname)) head.push(`<script>${EARLY_READ_JS}</script>`);
+  if (hasEarlyRead(pathname)) {
+    head.push(`<script>${EARLY_READ_JS}</script>`);
+    scriptSources.push(EARLY_READ_SOURCE);
+  }
   out = out.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${firstPaint?.themeStyle ? ` style="${escapeAttr(firstPaint.themeStyle)}"` : ''}`);
   if (firstPaint) {
     out = out.replace(
@@ -359,7 +363,7 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
   if (description) out = out.replace(/<meta name="description" content="[^"]*"\s*\/?>/, `<meta name="description" content="${escapeAttr(description.slice(0, 300))}" />`);
   const at = out.indexOf('</head>');
   const block = head.join('\n    ');
-  return at >= 0 ? `${out.slice(0, at)}  ${block}\n  ${out.slice(at)}` : `${block}\n${out}`;
+  return { html: at >= 0 ? `${out.slice(0, at)}  ${block}\n  ${out.slice(at)}` : `${block}\n${out}`, scriptSources };
 }
 
 /** Which build's first-paint bundle this process has loaded (one per process: see renderFirstPaint). */
@@ -542,10 +546,10 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         // Only a known company's known pages get a first paint (an unknown host or path
         // costs no drawing); src/ssr.tsx answers null for anything else it should not draw.
         const firstPaint = company ? withApiBase(await pictureOf(built, pictures, company, pathname, host ?? '', language, config), config) : null;
-        const scripts = inlineScriptSources(pathname, firstPaint !== null);
+        const page = renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint });
         rep = {
-          ...representation(renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint })),
-          policy: securityPolicy && scripts.length ? cspWithScripts(securityPolicy, scripts) : undefined,
+          ...representation(page.html),
+          policy: securityPolicy && page.scriptSources.length ? cspWithScripts(securityPolicy, page.scriptSources) : undefined,
         };
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {

@@ -187,7 +187,7 @@ function ExpiredDialog({ session }: { session: SessionActor }) {
   return (
     <Suspense fallback={null}>
       <ConfirmDialog
-        open={open}
+        open
         title={t('private.session.expired.title')}
         description={t('private.session.expired.text')}
         cancelLabel={t('private.nav.logout')}

@@ -16,7 +16,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
-import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeEarlyRead, type EarlyRead } from '../api/earlyRead.ts';
+import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeEarlyRead } from '../api/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -192,8 +192,8 @@ export function sessionImplementations(
   // answer (once, and only a 200; anything else is read again as before).
   let early: Promise<LoadCaseResult> | undefined | null; // null: taken
   // The answers the page's head script asked for before the scripts ran
-  // (src/api/earlyRead.ts), looked at once, by the first check.
-  let head: Promise<EarlyRead | null> | undefined;
+  // (src/api/earlyRead.ts) are looked at once, by the first check.
+  let headLookedAt = false;
   const answerOf = async (res: Response): Promise<LoadCaseResult> => {
     const data = (await res.json()) as PrivateCase;
     const etag = res.headers.get('etag');
@@ -260,9 +260,9 @@ export function sessionImplementations(
         return never();
       }),
       verifyToken: fromPromise<VerifyResult, void>(async () => {
-        const firstCheck = head === undefined;
-        head ??= s.accessToken().then((token) => takeEarlyRead(token), () => takeEarlyRead(null));
-        const pre = firstCheck ? await head : null;
+        const firstCheck = !headLookedAt;
+        headLookedAt = true;
+        const pre = firstCheck ? takeEarlyRead(await s.accessToken().catch(() => null)) : null;
         early ??= readCase(null, undefined, pre?.myCase);
         if (pre) {
           // The check was made, with this token: its answer stands (a 401 is a 401).
