@@ -4,6 +4,7 @@ import { vanillaExtractPlugin } from '@vanilla-extract/vite-plugin';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import { readFileSync } from 'node:fs';
 import { precompress } from './scripts/precompress.ts';
+import { precompiledMessages } from './scripts/precompileMessages.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -30,6 +31,8 @@ export default defineConfig({
     tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
     react(),
     vanillaExtractPlugin(),
+    // ICU messages parsed at build time; the bundles carry no ICU parser.
+    precompiledMessages(),
     // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
     precompress(),
   ],

@@ -8,7 +8,10 @@ import { createContext, createElement, use, useCallback, useMemo, type ReactNode
 import type { IntlMessageFormat } from 'intl-messageformat';
 import { DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, PRIVATE_LANGUAGES, type Language } from '../../machines/languages.ts';
 
+import { formatSimple, isSimpleMessage, toBcp47, type Message, type MessageValues } from './message.ts';
+
 export { DEFAULT_LANGUAGE, LANGUAGES, PRIVATE_LANGUAGES, type Language };
+export { formatSimple, isSimpleMessage, toBcp47, type Message, type MessageValues };
 
 /** Each language's own name, for the language selectors. */
 export { LANGUAGE_NAMES };
@@ -22,11 +25,6 @@ export function isLanguage(x: unknown): x is Language {
   return typeof x === 'string' && (LANGUAGES as readonly string[]).includes(x);
 }
 
-/** BCP 47 tag for `<html lang>`, `Intl` and the browser: the spec's `se` is `sv`. */
-export function toBcp47(lang: Language): string {
-  return lang === 'se' ? 'sv' : lang;
-}
-
 /** Spec code from a browser tag (`sv-SE` → `se`, `nb`/`nn` → `no`), or undefined if unsupported. */
 export function fromBcp47(tag: string): Language | undefined {
   const base = tag.toLowerCase().split(/[-_]/)[0] ?? '';
@@ -34,7 +32,11 @@ export function fromBcp47(tag: string): Language | undefined {
   return isLanguage(mapped) ? mapped : undefined;
 }
 
-export type Catalogue = Record<string, string>;
+/**
+ * A catalogue as the SPA gets it: its JSON, except that a production build hands over
+ * the messages that need the ICU formatter already parsed (scripts/precompileMessages.ts).
+ */
+export type Catalogue = Record<string, Message>;
 /** What `import.meta.glob('./*.json', { import: 'default' })` gives (typed or not). */
 export type CatalogueLoader = () => Promise<unknown>;
 
@@ -78,7 +80,7 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
     // should one appear, `common` still does not wait: on a slow phone network the
     // wait was seconds of blank landing page. A message formatted before the
     // formatter arrives suspends until then.
-    if (Object.values(cat).some((msg) => !isSimpleMessage(msg))) {
+    if (Object.values(cat).some((msg) => typeof msg !== 'string' || !isSimpleMessage(msg))) {
       if (area === 'common') void loadIcu().catch(() => {});
       else await loadIcu();
     }
@@ -100,27 +102,6 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
   return p;
 }
 
-/**
- * A message with at most plain `{name}` arguments and no ICU quoting: formatted by
- * substitution, with the same result intl-messageformat gives.
- */
-const SIMPLE = /^[^{}]*(?:\{\s*[\p{L}\p{N}_]+\s*\}[^{}]*)*$/u;
-export function isSimpleMessage(message: string): boolean {
-  return SIMPLE.test(message) && !/'[{}'#|]/.test(message);
-}
-
-/** Mirrors intl-messageformat for a plain argument: strings and numbers as String(), other falsy values empty. */
-export function formatSimple(message: string, values?: MessageValues): string {
-  return message.replace(/\{\s*([\p{L}\p{N}_]+)\s*\}/gu, (_m, name: string) => {
-    if (!values || !(name in values)) {
-      throw new Error(`The intl string context variable "${name}" was not provided to the string "${message}"`);
-    }
-    const v = values[name];
-    if (typeof v === 'string' || typeof v === 'number') return String(v);
-    return v ? String(v) : '';
-  });
-}
-
 let Icu: typeof IntlMessageFormat | undefined;
 let icuLoading: Promise<void> | undefined;
 function loadIcu(): Promise<void> {
@@ -137,8 +118,7 @@ function loadIcu(): Promise<void> {
 }
 
 const formats = new Map<string, IntlMessageFormat>();
-
-export type MessageValues = Record<string, string | number | Date | boolean | null | undefined>;
+const parsedFormats = new WeakMap<object, IntlMessageFormat>();
 export type TFunction = (key: string, values?: MessageValues) => string;
 
 /** Formats `key` from the given catalogues (first match wins); a missing key renders as the key itself. */
@@ -146,14 +126,18 @@ export function formatMessage(lang: Language, catalogues: Catalogue[], key: stri
   for (const cat of catalogues) {
     const source = cat[key];
     if (source === undefined) continue;
-    if (isSimpleMessage(source)) return formatSimple(source, values);
+    if (typeof source === 'string' && isSimpleMessage(source)) return formatSimple(source, values);
     // Suspends the component (React Suspense) until the formatter has arrived.
     if (!Icu) throw loadIcu();
-    const id = `${lang}\u0000${source}`;
-    let fmt = formats.get(id);
-    if (!fmt) {
-      fmt = new Icu(source, toBcp47(lang));
-      formats.set(id, fmt);
+    let fmt: IntlMessageFormat | undefined;
+    if (typeof source === 'string') {
+      const id = `${lang}\u0000${source}`;
+      fmt = formats.get(id);
+      if (!fmt) formats.set(id, (fmt = new Icu(source, toBcp47(lang))));
+    } else {
+      // Parsed at build time: each catalogue (one language) holds its own AST objects.
+      fmt = parsedFormats.get(source);
+      if (!fmt) parsedFormats.set(source, (fmt = new Icu(source, toBcp47(lang))));
     }
     const out = fmt.format(values as Record<string, string | number | Date>);
     return Array.isArray(out) ? out.join('') : String(out);

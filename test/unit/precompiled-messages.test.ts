@@ -1,0 +1,107 @@
+/**
+ * The build's message compiler (scripts/precompileMessages.ts): every message of every
+ * SPA catalogue, in every language, formats the same from the catalogue the build
+ * ships (ICU messages already parsed) as from its source text, through the runtime's
+ * own formatMessage; plain messages stay text, so the landing still needs no formatter.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { precompileCatalogue, precompiledMessages } from '../../scripts/precompileMessages.ts';
+import { formatMessage, isSimpleMessage, loadCatalogue, registerCatalogues, type Catalogue } from '../../src/i18n/index.ts';
+import { LANGUAGES, type Language } from '../../machines/languages.ts';
+
+const root = path.resolve(import.meta.dirname, '../../src/i18n');
+const areas = readdirSync(root, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && readdirSync(path.join(root, d.name)).some((f) => f.endsWith('.json')))
+  .map((d) => d.name);
+const source = (area: string, lang: Language) =>
+  JSON.parse(readFileSync(path.join(root, area, `${lang}.json`), 'utf8')) as Record<string, string>;
+
+type Element = ReturnType<IntlMessageFormat['getAst']>[number];
+// @formatjs/icu-messageformat-parser's TYPE.
+const T = { argument: 1, number: 2, date: 3, time: 4, select: 5, plural: 6, tag: 8 } as const;
+const COUNTS = [0, 1, 2, 3, 5, 11, 22, 1.5];
+const WHEN = new Date(Date.UTC(2026, 10, 25, 13, 5));
+
+/** Several sets of values for a message: every plural count kind, every select option. */
+function valueSets(ast: Element[]): Record<string, unknown>[] {
+  const args = new Map<string, (i: number) => unknown>();
+  const walk = (els: Element[]) => {
+    for (const el of els) {
+      if (el.type === T.argument) args.set(el.value, () => `<${el.value}>`);
+      if (el.type === T.number) args.set(el.value, (i) => COUNTS[i % COUNTS.length]);
+      if (el.type === T.date || el.type === T.time) args.set(el.value, () => WHEN);
+      if (el.type === T.plural) args.set(el.value, (i) => COUNTS[i % COUNTS.length]);
+      if (el.type === T.select) {
+        const keys = Object.keys(el.options);
+        args.set(el.value, (i) => keys[i % keys.length]);
+      }
+      if (el.type === T.plural || el.type === T.select) for (const o of Object.values(el.options)) walk(o.value);
+      if (el.type === T.tag) {
+        args.set(el.value, () => (chunks: unknown[]) => `[${chunks.join('')}]`);
+        walk(el.children);
+      }
+    }
+  };
+  walk(ast);
+  return COUNTS.map((_, i) => Object.fromEntries([...args].map(([name, v]) => [name, v(i)])));
+}
+
+describe('ICU messages parsed at build time', () => {
+  it('formats every message of every catalogue, in every language, as its source text does', async () => {
+    // Loading a catalogue with a plural loads the formatter the runtime uses.
+    registerCatalogues('test-plural', { './en.json': async () => ({ default: { n: '{n, plural, one {#} other {#}}' } }) });
+    await loadCatalogue('test-plural', 'en');
+    let parsed = 0;
+    let formatted = 0;
+    for (const area of areas) {
+      for (const lang of LANGUAGES) {
+        const text = source(area, lang);
+        const built = precompileCatalogue(text, lang);
+        expect(Object.keys(built)).toEqual(Object.keys(text));
+        for (const [key, message] of Object.entries(text)) {
+          const shipped = built[key]!;
+          if (isSimpleMessage(message)) {
+            expect(shipped, `${area}/${lang} ${key}`).toBe(message);
+            continue;
+          }
+          expect(Array.isArray(shipped), `${area}/${lang} ${key}`).toBe(true);
+          parsed++;
+          for (const values of valueSets(shipped as Element[])) {
+            const fromText = formatMessage(lang, [text as Catalogue], key, values as never);
+            expect(formatMessage(lang, [built], key, values as never), `${area}/${lang} ${key} ${JSON.stringify(values)}`).toBe(fromText);
+            formatted++;
+          }
+        }
+      }
+    }
+    // The forms', private area's and handlers' plurals, in seven languages.
+    expect(parsed).toBeGreaterThan(100);
+    expect(formatted).toBe(parsed * COUNTS.length);
+  });
+
+  it('a message that needs the formatter really differs by value (the comparison above can fail)', () => {
+    const built = precompileCatalogue({ files: '{n, plural, one {# fil} other {# filer}}' }, 'da');
+    expect(formatMessage('da', [built], 'files', { n: 1 })).toBe('1 fil');
+    expect(formatMessage('da', [built], 'files', { n: 3 })).toBe('3 filer');
+  });
+
+  it('the build plugin rewrites the SPA catalogues only, and points the bundles at the parser-less build', () => {
+    const plugin = precompiledMessages();
+    const transform = plugin.transform as (code: string, id: string) => { code: string } | null;
+    const file = path.join(root, 'private', 'pl.json');
+    const code = readFileSync(file, 'utf8');
+    const out = transform.call({}, code, file);
+    expect(JSON.parse(out!.code)).toEqual(JSON.parse(JSON.stringify(precompileCatalogue(JSON.parse(code), 'pl'))));
+    expect(transform.call({}, '{"name":"x"}', path.resolve(root, '../../package.json'))).toBeNull();
+    expect(transform.call({}, code, path.resolve(root, '../../server/mail/i18n/pl.json'))).toBeNull();
+    expect(plugin.apply).toBe('build');
+    const config = (plugin.config as () => { resolve: { alias: { find: RegExp; replacement: string }[] } })();
+    const [alias] = config.resolve.alias;
+    expect(alias!.find.test('@formatjs/icu-messageformat-parser')).toBe(true);
+    expect(alias!.find.test('@formatjs/icu-messageformat-parser/printer.js')).toBe(false);
+    expect(alias!.replacement).toBe('@formatjs/icu-messageformat-parser/no-parser.js');
+  });
+});
