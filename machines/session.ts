@@ -18,6 +18,10 @@
  *   keeps the pages (and so the chat composer's draft) mounted, and offers to sign
  *   in again in a popup (docs/decisions/session-expiry.md). Only an explicit
  *   log-out, a 401/403 from the server or a sign-in as another case leaves.
+ * - A page whose head already holds both first answers, sent with this tab's token
+ *   (the check: 200, and the case), starts signed in with that case (input
+ *   `caseInHand`, guard `hasCaseInHand`): its first screen is the page itself, and
+ *   neither answer is asked for twice. Anything less starts at `checking`.
  * - Effects (oidc-client-ts, fetch, navigation) are actors and actions supplied
  *   with `.provide()` by the view layer; the chart itself touches no browser API.
  */
@@ -116,6 +120,11 @@ export interface SessionContext {
   caseData: PrivateCase | null;
 }
 
+export interface SessionInput {
+  /** The case the page's head read with a token check that answered 200 (src/api/earlyRead.ts). */
+  caseInHand?: PrivateCase | null;
+}
+
 export type SessionEvent =
   | { type: 'case.reload' }
   /** A private page was shown: read the case unless a read is already under way. */
@@ -134,7 +143,7 @@ const notProvided = <TOutput, TInput = void>(name: string) =>
 const output = <T>(event: unknown) => (event as DoneActorEvent<T>).output;
 
 export const sessionMachine = setup({
-  types: {} as { context: SessionContext; events: SessionEvent },
+  types: {} as { context: SessionContext; events: SessionEvent; input: SessionInput },
   actors: {
     /** Completes a sign-in callback if the URL holds one, then reads the stored user. */
     checkSession: notProvided<CheckResult>('checkSession'),
@@ -167,6 +176,8 @@ export const sessionMachine = setup({
       const o = output<LoadCaseResult>(event);
       return o.status === 200 && o.data !== null;
     },
+    /** The token was checked and the case read before the chart started. */
+    hasCaseInHand: ({ context }) => context.caseData !== null,
     /** Nothing read yet: the private area was just entered. */
     hasNoCaseYet: ({ context }) => context.caseData === null,
     isSameCase: ({ event, context }) => {
@@ -180,9 +191,10 @@ export const sessionMachine = setup({
 }).createMachine({
   id: 'session',
   initial: 'checking',
-  context: { caseNumber: null, caseData: null },
+  context: ({ input }) => ({ caseNumber: input?.caseInHand?.caseNumber ?? null, caseData: input?.caseInHand ?? null }),
   states: {
     checking: {
+      always: { guard: 'hasCaseInHand', target: '#session.active.caseData.ready' },
       invoke: {
         id: 'checkSession',
         src: 'checkSession',

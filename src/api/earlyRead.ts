@@ -37,12 +37,16 @@ export function storedUserKey(authority: string, clientId: string): string {
  * address worked out as machines/config.ts `apiBaseUrlOf` does (a unit test holds
  * the two together, and the storage key to oidc-client-ts's own).
  */
-export const EARLY_READ_JS = `(function(){try{if(location.pathname===${JSON.stringify(EARLY_READ_EXCLUDED_PATH)})return;var e=document.getElementById(${JSON.stringify(BOOT_ELEMENT_ID)}),b=e&&JSON.parse(e.textContent||"null"),c=b&&b.config,i=c&&c.idSettings,a=c&&c.api;if(!i||!a||!a.host||!a.protocol)return;var u=JSON.parse(sessionStorage.getItem("oidc.user:"+i.authority+":"+i.clientId)||"null");if(!u||typeof u.access_token!=="string"||!(u.expires_at-Date.now()/1000>${EARLY_READ_MIN_VALIDITY_SECONDS}))return;var p=String(a.protocol).replace(/:$/,""),o=a.port===undefined||a.port===""?"":String(a.port);if((p==="https"&&o==="443")||(p==="http"&&o==="80"))o="";var r=p+"://"+a.host+(o?":"+o:""),h={headers:{accept:"application/json",authorization:"Bearer "+u.access_token},credentials:"omit",referrerPolicy:"no-referrer"};window[${JSON.stringify(EARLY_READ_GLOBAL)}]={token:u.access_token,verify:fetch(r+${JSON.stringify(VERIFY_PATH)},h),myCase:fetch(r+${JSON.stringify(MY_CASE_PATH)},h)}}catch(x){}})()`;
+export const EARLY_READ_JS = `(function(){try{if(location.pathname===${JSON.stringify(EARLY_READ_EXCLUDED_PATH)})return;var e=document.getElementById(${JSON.stringify(BOOT_ELEMENT_ID)}),b=e&&JSON.parse(e.textContent||"null"),c=b&&b.config,i=c&&c.idSettings,a=c&&c.api;if(!i||!a||!a.host||!a.protocol)return;var u=JSON.parse(sessionStorage.getItem("oidc.user:"+i.authority+":"+i.clientId)||"null");if(!u||typeof u.access_token!=="string"||!(u.expires_at-Date.now()/1000>${EARLY_READ_MIN_VALIDITY_SECONDS}))return;var p=String(a.protocol).replace(/:$/,""),o=a.port===undefined||a.port===""?"":String(a.port);if((p==="https"&&o==="443")||(p==="http"&&o==="80"))o="";var r=p+"://"+a.host+(o?":"+o:""),h={headers:{accept:"application/json",authorization:"Bearer "+u.access_token},credentials:"omit",referrerPolicy:"no-referrer"},x={token:u.access_token,verify:fetch(r+${JSON.stringify(VERIFY_PATH)},h),myCase:fetch(r+${JSON.stringify(MY_CASE_PATH)},h)};x.verify.then(function(s){x.verified=s.status},function(){});x.myCase.then(function(s){if(s.status===200)return s.clone().json().then(function(d){x.answer={etag:s.headers.get("etag"),data:d}})}).catch(function(){});window[${JSON.stringify(EARLY_READ_GLOBAL)}]=x}catch(y){}})()`;
 
 export interface EarlyRead {
   token: string;
   verify: Promise<Response>;
   myCase: Promise<Response>;
+  /** The check's status, once it has answered. */
+  verified?: number;
+  /** The case, once my-case has answered 200 and its body was read (a copy: `myCase` keeps its own). */
+  answer?: { etag: string | null; data: unknown };
 }
 
 /**
@@ -59,4 +63,18 @@ export function takeEarlyRead(token: string | null, win: object = globalThis): E
   early.verify?.catch?.(() => undefined);
   early.myCase?.catch?.(() => undefined);
   return token && early.token === token ? early : null;
+}
+
+/**
+ * The case, if both answers are already here, the check said 200 and they were sent
+ * with `token`: then the session starts signed in with it, and the first screen is
+ * the page itself, not "checking" first (machines/session.ts `hasCaseInHand`).
+ * Taken once. Answers still on their way are left for `takeEarlyRead`.
+ */
+export function takeCaseInHand(token: string | null, win: object = globalThis): { etag: string | null; data: unknown } | null {
+  const holder = win as Record<string, unknown>;
+  const early = holder[EARLY_READ_GLOBAL] as EarlyRead | undefined;
+  if (!early || !token || early.token !== token || early.verified !== 200 || !early.answer) return null;
+  delete holder[EARLY_READ_GLOBAL];
+  return early.answer;
 }

@@ -44,20 +44,22 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   const [services] = useState(() => createPrivateServices(config, api, window.location.origin));
   const [languageRef] = useState(() => ({ current: language }));
   languageRef.current = language;
-  const session = useActorRef(
-    sessionMachine.provide(
-      sessionImplementations(
-        services,
-        {
-          replace: (path) => void router.navigate({ to: path, replace: true }),
-          home: () => void router.navigate({ to: '/', replace: true }),
-          error: () => void router.navigate({ to: '/something-went-wrong', replace: true }),
-          path: () => window.location.pathname,
-        },
-        () => languageRef.current,
-      ),
+  const [{ caseInHand, ...implementations }] = useState(() =>
+    sessionImplementations(
+      services,
+      {
+        replace: (path) => void router.navigate({ to: path, replace: true }),
+        home: () => void router.navigate({ to: '/', replace: true }),
+        error: () => void router.navigate({ to: '/something-went-wrong', replace: true }),
+        path: () => window.location.pathname,
+      },
+      () => languageRef.current,
     ),
   );
+  // Read once, as the actor is created: with the head's answers in hand, the first
+  // render is the page, not "checking" first.
+  const [input] = useState(() => ({ caseInHand: caseInHand() }));
+  const session = useActorRef(sessionMachine.provide(implementations), { input });
   const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
   const passwordChangeRequested = useSelector(session, (s) => s.matches('passwordChangeRequested'));
   const t = useT('private');

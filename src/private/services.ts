@@ -16,7 +16,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
-import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeEarlyRead } from '../api/earlyRead.ts';
+import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeCaseInHand, takeEarlyRead } from '../api/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -220,7 +220,24 @@ export function sessionImplementations(
       return { status: statusOf(err), data: null };
     }
   };
+  /**
+   * The session chart's input: the case, if the head's check (200) and case read
+   * have both arrived with the token this tab holds. Taken once; the answers are
+   * then spent, and the chart's later reads ask the server (with this case's ETag).
+   */
+  const caseInHand = (): PrivateCase | null => {
+    if (headLookedAt) return null;
+    const user = s.storedSession();
+    const answer = user && !isExpired(user) ? takeCaseInHand(user.access_token) : null;
+    if (!answer) return null;
+    headLookedAt = true;
+    early = null;
+    const data = answer.data as PrivateCase;
+    known = answer.etag ? { etag: answer.etag, data } : undefined;
+    return data;
+  };
   return {
+    caseInHand,
     actors: {
       checkSession: fromPromise<CheckResult, void>(async () => {
         const url = new URL(window.location.href);

@@ -248,6 +248,59 @@ describe('private area failure exits', () => {
     expect(foreignRequests([origin])).toEqual([]);
   });
 
+  it('a reloaded private page whose head already has both answers shows the case at once, without "checking" first', async () => {
+    const caseNumber = await newOnlineCase(portal, 'in-hand-pass');
+    const { page, requests } = await open();
+    const loads = trackCaseLoads(page);
+    await signIn(portal, page, caseNumber, 'in-hand-pass');
+    await loads.settle(1);
+    const calls = (from: number, suffix: string) => requests.slice(from).filter((r) => r.method === 'GET' && r.url.endsWith(suffix)).length;
+    // Whether the private layout ever rendered its "checking" frame (aria-busy) on this page.
+    await page.addInitScript(() => {
+      const w = window as unknown as { sawChecking: boolean };
+      w.sawChecking = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[aria-busy="true"]')) w.sawChecking = true;
+      }).observe(document, { subtree: true, childList: true, attributes: true });
+    });
+    const sawChecking = () => page.evaluate(() => (window as unknown as { sawChecking: boolean }).sawChecking);
+
+    // The SPA's scripts arrive after the head's answers (a slow network for the scripts).
+    await page.route('**/assets/*.js', async (route) => {
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue();
+    });
+    let before = requests.length;
+    await page.reload();
+    await page.getByRole('progressbar').waitFor();
+    expect((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').toContain(formatCaseNumber(caseNumber));
+    expect(await sawChecking()).toBe(false);
+    await page.waitForTimeout(1000);
+    expect(calls(before, '/api/private/case/my-case')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    await page.unroute('**/assets/*.js');
+
+    // The case read is still on its way when the scripts have run: "checking", then the
+    // case, still from the head's one read.
+    await page.route('**/api/private/case/my-case', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    before = requests.length;
+    await page.reload();
+    await page.getByRole('progressbar').waitFor();
+    expect(await sawChecking()).toBe(true);
+    await page.waitForTimeout(1000);
+    expect(calls(before, '/api/private/case/my-case')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    await page.unroute('**/api/private/case/my-case');
+
+    // The case in hand is the one the page shows: a change made since reaches the next page.
+    before = requests.length;
+    await page.getByRole('link', { name: /messages|beskeder/i }).first().click();
+    await expect.poll(() => calls(before, '/api/private/case/my-case')).toBe(1);
+  });
+
   it('a login failure (the provider answers a tab that never started the sign-in) sends the reporter to /', async () => {
     const caseNumber = await newOnlineCase(portal, 'login-pass');
     const first = await open();

@@ -44,3 +44,18 @@ export default {
   serializeState: (s: AnyMachineSnapshot) =>
     JSON.stringify({ v: s.value, n: s.context.caseNumber, c: s.context.caseData ? 'case' : null }),
 } satisfies MachineModel;
+
+/**
+ * The same chart started with the head's answers in hand (src/api/earlyRead.ts): it
+ * begins signed in with the case, and walks on from there like the other.
+ */
+export const sessionWithCaseInHand = {
+  name: 'session (case in hand)',
+  machine: sessionMachine,
+  events: sessionEvents,
+  input: { caseInHand: sampleCase },
+  serializeState: (s: AnyMachineSnapshot) =>
+    JSON.stringify({ v: s.value, n: s.context.caseNumber, c: s.context.caseData ? 'case' : null }),
+} satisfies MachineModel;
+
+export const variants = [sessionWithCaseInHand];

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
 import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type LoadCaseInput, type VerifyResult } from '../../machines/session.ts';
-import model from './session.model.ts';
+import model, { sessionWithCaseInHand } from './session.model.ts';
 import { replayPath } from './session.kit.ts';
-import { describePath, modelPaths } from './harness.ts';
-import { expectFullCoverage, expectInvariantOnShortestPaths } from './expect.ts';
+import { coverageOf, describePath, modelPaths } from './harness.ts';
+import { expectInvariantOnShortestPaths } from './expect.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
 const replayOptions = {
@@ -18,10 +18,26 @@ const replayOptions = {
 };
 
 const paths = modelPaths(model);
+const inHandPaths = modelPaths(sessionWithCaseInHand);
 
 describe('session model', () => {
-  it('walks every state and every transition', () => {
-    expectFullCoverage(model, paths);
+  it('walks every state and every transition, started with or without the case in hand', () => {
+    const plain = coverageOf(model, paths);
+    const inHand = coverageOf(sessionWithCaseInHand, inHandPaths);
+    expect(plain.states.missed.filter((x) => inHand.states.missed.includes(x))).toEqual([]);
+    expect(plain.transitions.missed.filter((x) => inHand.transitions.missed.includes(x))).toEqual([]);
+    // Only a start with the case in hand takes the head's shortcut, and it takes it.
+    expect(plain.transitions.missed.length).toBe(1);
+    expect(plain.transitions.missed[0]).toMatch(/checking/);
+    expect(inHand.transitions.missed).not.toContain(plain.transitions.missed[0]);
+  });
+
+  it('started with the case in hand, is signed in with it before any actor runs', () => {
+    const s = createActor(sessionMachine, { input: { caseInHand: sampleCase } }).getSnapshot();
+    expect(s.value).toEqual({ active: { caseData: 'ready', token: 'waiting' } });
+    expect(s.hasTag('signedIn')).toBe(true);
+    expect(s.context).toEqual({ caseNumber: sampleCase.caseNumber, caseData: sampleCase });
+    expect(createActor(sessionMachine, { input: {} }).getSnapshot().value).toBe('checking');
   });
 
   it('holds its invariants on every createTestModel path', async () => {
@@ -33,8 +49,11 @@ describe('session model', () => {
     expect(walked).toBeGreaterThan(10);
   });
 
-  it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
-    const h = await replayPath(sessionMachine, path, replayOptions, (h, step) => {
+  it.each([
+    ...paths.map((p) => [describePath(p), p, {}] as const),
+    ...inHandPaths.map((p) => [`case in hand: ${describePath(p)}`, p, sessionWithCaseInHand.input] as const),
+  ])('%s', async (_d, path, input) => {
+    const h = await replayPath(sessionMachine, path, { ...replayOptions, input }, (h, step) => {
       const s = step.state as AnyMachineSnapshot;
       const last = h.actionLog.slice(-2);
       if (['loggedOut', 'unauthorized', 'signInFailed'].some((v) => s.matches(v))) {
@@ -60,7 +79,9 @@ describe('session model', () => {
     // An expired session keeps what the reporter saw: nothing is cleared and nobody navigates.
     if (finalState.matches('expired')) {
       expect(h.actionLog).toEqual([]);
-      const hadCase = path.steps.some((st) => st.event.type === 'xstate.done.actor.loadCase' && (st.event as unknown as { output: { status: number } }).output.status === 200);
+      const hadCase =
+        input !== undefined && 'caseInHand' in input ||
+        path.steps.some((st) => st.event.type === 'xstate.done.actor.loadCase' && (st.event as unknown as { output: { status: number } }).output.status === 200);
       expect(finalState.context.caseData !== null).toBe(hadCase);
     }
   });
@@ -83,6 +104,7 @@ describe('entering the private area (spec §4 Session)', () => {
         },
         actions: { navigateToError: () => void navigations.push('/something-went-wrong'), navigateToHome: () => void navigations.push('/') },
       }),
+      { input: {} },
     ).start();
     return { actor, navigations };
   };
@@ -131,7 +153,7 @@ describe('session timers (simulated clock)', () => {
           }),
         },
       }),
-      { clock },
+      { clock, input: {} },
     );
     actor.start();
     return { actor, clock, calls, failRefresh: () => (refreshFails = true) };

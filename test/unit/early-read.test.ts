@@ -7,7 +7,7 @@
 import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import { EARLY_READ_GLOBAL, EARLY_READ_JS, takeEarlyRead } from '../../src/api/earlyRead.ts';
+import { EARLY_READ_GLOBAL, EARLY_READ_JS, takeCaseInHand, takeEarlyRead, type EarlyRead } from '../../src/api/earlyRead.ts';
 import { apiBaseUrlOf } from '../../machines/config.ts';
 
 class MemoryStorage implements Storage {
@@ -48,7 +48,16 @@ async function signedIn(storage: Storage, token: string, secondsLeft: number) {
 }
 
 /** Runs the head script in a page of its own; returns the requests it made and what it left for the SPA. */
-function runHead({ storage, boot, pathname = '/private/status' }: { storage: Storage; boot: unknown; pathname?: string }) {
+type Answer = () => Promise<Response>;
+const ok: Answer = () => Promise.resolve(new Response('{}', { status: 200 }));
+
+function runHead({
+  storage,
+  boot,
+  pathname = '/private/status',
+  verify = ok,
+  myCase = ok,
+}: { storage: Storage; boot: unknown; pathname?: string; verify?: Answer; myCase?: Answer }) {
   const calls: { url: string; init: RequestInit }[] = [];
   const page: Record<string, unknown> = {
     location: { pathname },
@@ -56,7 +65,7 @@ function runHead({ storage, boot, pathname = '/private/status' }: { storage: Sto
     document: { getElementById: (id: string) => (id === 'wb-boot' && boot !== undefined ? { textContent: JSON.stringify(boot) } : null) },
     fetch: (url: string, init: RequestInit) => {
       calls.push({ url, init });
-      return Promise.resolve(new Response('{}', { status: 200 }));
+      return url.endsWith('/token/verify') ? verify() : myCase();
     },
     JSON,
     Date,
@@ -64,7 +73,7 @@ function runHead({ storage, boot, pathname = '/private/status' }: { storage: Sto
   };
   page.window = page;
   runInContext(EARLY_READ_JS, createContext(page));
-  return { calls, left: page[EARLY_READ_GLOBAL] as { token: string } | undefined, page };
+  return { calls, left: page[EARLY_READ_GLOBAL] as EarlyRead | undefined, page };
 }
 
 const api = (protocol: string, host: string, port: number | string) => ({ config: { api: { protocol, host, port }, idSettings: ID } });
@@ -136,6 +145,40 @@ describe('the early read of a private page', () => {
     expect(taken?.token).toBe('token-1');
     expect((await taken!.myCase).status).toBe(200);
     expect(takeEarlyRead('token-1', again)).toBeNull();
+  });
+});
+
+describe('the case in hand', () => {
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const theCase = { caseNumber: '1234567890123456', status: 'NEW' };
+  const caseAnswer: Answer = () => Promise.resolve(new Response(JSON.stringify(theCase), { status: 200, headers: { etag: '"v1"' } }));
+
+  it('once the check said 200 and the case has come, is the case with its ETag, taken once; the read itself stays readable', async () => {
+    const storage = new MemoryStorage();
+    await signedIn(storage, 'token-1', 300);
+    const { page, left } = runHead({ storage, boot: api('https', 'portal.example', 443), myCase: caseAnswer });
+    await settle();
+    expect(left?.verified).toBe(200);
+    expect(takeCaseInHand('token-2', page)).toBeNull();
+    expect(takeCaseInHand('token-1', page)).toEqual({ etag: '"v1"', data: theCase });
+    expect(takeCaseInHand('token-1', page)).toBeNull();
+    expect(takeEarlyRead('token-1', page)).toBeNull();
+    expect(await (await left!.myCase).json()).toEqual(theCase);
+  });
+
+  it.each([
+    ['the check said 401', () => Promise.resolve(new Response('{}', { status: 401 })), caseAnswer],
+    ['the check got no answer', () => Promise.reject(new TypeError('network')), caseAnswer],
+    ['the case read said 500', ok, () => Promise.resolve(new Response('{}', { status: 500 }))],
+    ['the case read got no answer', ok, () => Promise.reject(new TypeError('network'))],
+    ['the case is still on its way', ok, () => new Promise<Response>(() => {})],
+  ] as [string, Answer, Answer][])('is nothing when %s: the answers are left for the session to look at', async (_name, verify, myCase) => {
+    const storage = new MemoryStorage();
+    await signedIn(storage, 'token-1', 300);
+    const { page } = runHead({ storage, boot: api('https', 'portal.example', 443), verify, myCase });
+    await settle();
+    expect(takeCaseInHand('token-1', page)).toBeNull();
+    expect(takeEarlyRead('token-1', page)?.token).toBe('token-1');
   });
 });
 

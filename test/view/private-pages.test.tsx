@@ -56,6 +56,7 @@ async function renderPage(Page: ComponentType, c: PrivateCase, language: Languag
         loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: c })),
       },
     }),
+    { input: {} },
   ).start();
   actors.push(session);
   await waitFor(session, (s) => s.matches({ active: { caseData: 'ready' } }));

@@ -37,6 +37,7 @@ async function renderStatus(c: PrivateCase) {
         loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: c })),
       },
     }),
+    { input: {} },
   ).start();
   actors.push(session);
   await waitFor(session, (s) => s.matches({ active: { caseData: 'ready' } }));
