@@ -27,7 +27,8 @@ import { companyByHost, requestHost, type Company } from './companies/service.ts
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
-import { EARLY_READ_EXCLUDED_PATH, EARLY_READ_JS } from '../src/api/earlyRead.ts';
+import { EARLY_READ_EXCLUDED_PATH } from '../src/api/earlyRead.ts';
+import { EARLY_READ_JS } from '../src/api/earlyReadScript.ts';
 import { BOOT_ELEMENT_ID } from '../src/api/boot.ts';
 
 /**

@@ -12,12 +12,11 @@
  * callback, and its answers are handed out once, to the session holding the same
  * token; the chart still renders nothing private before the check answered 200.
  *
- * The server writes `EARLY_READ_JS` into the head after the boot JSON and allows it
- * by its SHA-256 hash (server/spa.ts); the SPA takes the answers with
+ * The server writes the script (`EARLY_READ_JS`, ./earlyReadScript.ts: not in the
+ * SPA's bundle) into the head after the boot JSON and allows it by its SHA-256 hash
+ * (server/spa.ts); the SPA takes the answers with `takeCaseInHand` and
  * `takeEarlyRead` (src/private/services.ts).
  */
-import { BOOT_ELEMENT_ID } from './boot.ts';
-
 /** Where the answers wait for the SPA (this tab's window only). */
 export const EARLY_READ_GLOBAL = '__wbEarlyRead';
 export const VERIFY_PATH = '/api/private/case/token/verify';
@@ -31,13 +30,6 @@ export const EARLY_READ_EXCLUDED_PATH = '/private/callback';
 export function storedUserKey(authority: string, clientId: string): string {
   return `oidc.user:${authority}:${clientId}`;
 }
-
-/**
- * The head script. Plain ES5 so that it runs before anything else, with the API
- * address worked out as machines/config.ts `apiBaseUrlOf` does (a unit test holds
- * the two together, and the storage key to oidc-client-ts's own).
- */
-export const EARLY_READ_JS = `(function(){try{if(location.pathname===${JSON.stringify(EARLY_READ_EXCLUDED_PATH)})return;var e=document.getElementById(${JSON.stringify(BOOT_ELEMENT_ID)}),b=e&&JSON.parse(e.textContent||"null"),c=b&&b.config,i=c&&c.idSettings,a=c&&c.api;if(!i||!a||!a.host||!a.protocol)return;var u=JSON.parse(sessionStorage.getItem("oidc.user:"+i.authority+":"+i.clientId)||"null");if(!u||typeof u.access_token!=="string"||!(u.expires_at-Date.now()/1000>${EARLY_READ_MIN_VALIDITY_SECONDS}))return;var p=String(a.protocol).replace(/:$/,""),o=a.port===undefined||a.port===""?"":String(a.port);if((p==="https"&&o==="443")||(p==="http"&&o==="80"))o="";var r=p+"://"+a.host+(o?":"+o:""),h={headers:{accept:"application/json",authorization:"Bearer "+u.access_token},credentials:"omit",referrerPolicy:"no-referrer"},x={token:u.access_token,verify:fetch(r+${JSON.stringify(VERIFY_PATH)},h),myCase:fetch(r+${JSON.stringify(MY_CASE_PATH)},h)};x.verify.then(function(s){x.verified=s.status},function(){});x.myCase.then(function(s){if(s.status===200)return s.clone().json().then(function(d){x.answer={etag:s.headers.get("etag"),data:d}})}).catch(function(){});window[${JSON.stringify(EARLY_READ_GLOBAL)}]=x}catch(y){}})()`;
 
 export interface EarlyRead {
   token: string;

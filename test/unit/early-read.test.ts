@@ -7,7 +7,8 @@
 import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import { EARLY_READ_GLOBAL, EARLY_READ_JS, takeCaseInHand, takeEarlyRead, type EarlyRead } from '../../src/api/earlyRead.ts';
+import { EARLY_READ_GLOBAL, takeCaseInHand, takeEarlyRead, type EarlyRead } from '../../src/api/earlyRead.ts';
+import { EARLY_READ_JS } from '../../src/api/earlyReadScript.ts';
 import { apiBaseUrlOf } from '../../machines/config.ts';
 
 class MemoryStorage implements Storage {
