@@ -219,6 +219,14 @@ export function routeSources(pathname: string): string[] {
   return out;
 }
 
+/**
+ * Catalogue areas no first screen shows: the hidden-data check's texts appear once a
+ * file is attached, and the page that attaches files loads them after its first paint
+ * (src/metadata/context.tsx). Not preloaded: on a slow phone each request beside the
+ * entry slows the entry down.
+ */
+const LATER_AREAS = ['metadata'];
+
 /** What a route needs beyond what index.html already loads: its chunks, their imports and CSS, its catalogues. */
 export function routePreloads(manifest: Manifest, pathname: string, lang: Language): { js: string[]; css: string[] } {
   const entry = Object.values(manifest).find((c) => c.isEntry);
@@ -244,7 +252,7 @@ export function routePreloads(manifest: Manifest, pathname: string, lang: Langua
     for (const c of chunk.css ?? []) if (!haveCss.has(c) && !css.includes(c)) css.push(c);
     for (const k of chunk.imports ?? []) add(k);
     // The route's catalogues in the page's language (each area registers all seven).
-    for (const k of chunk.dynamicImports ?? []) if (new RegExp(`^src/i18n/[a-z]+/${lang}\\.json$`).test(k)) add(k);
+    for (const k of chunk.dynamicImports ?? []) if (new RegExp(`^src/i18n/(?!${LATER_AREAS.join('|')}/)[a-z]+/${lang}\\.json$`).test(k)) add(k);
   };
   add(`src/i18n/common/${lang}.json`);
   for (const src of routeSources(pathname)) {

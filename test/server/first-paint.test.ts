@@ -26,7 +26,8 @@ const MANIFEST = {
   'index.html': { file: 'assets/index-AAAA.js', isEntry: true, imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/common/da.json', 'src/i18n/common/en.json', 'node_modules/intl-messageformat/lib/index.js'], css: ['assets/index-CCCC.css'] },
   'node_modules/intl-messageformat/lib/index.js': { file: 'assets/intl-messageformat-JJJJ.js', isDynamicEntry: true },
   '_react-BBBB.js': { file: 'assets/react-BBBB.js' },
-  '_form-DDDD.js': { file: 'assets/form-DDDD.js', imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/forms/da.json', 'src/i18n/forms/en.json'], css: ['assets/form-EEEE.css'] },
+  '_form-DDDD.js': { file: 'assets/form-DDDD.js', imports: ['_react-BBBB.js'], dynamicImports: ['src/i18n/forms/da.json', 'src/i18n/forms/en.json', 'src/i18n/metadata/en.json'], css: ['assets/form-EEEE.css'] },
+  'src/i18n/metadata/en.json': { file: 'assets/en-metadata.js', isDynamicEntry: true },
   'src/i18n/common/da.json': { file: 'assets/da-common.js', isDynamicEntry: true },
   'src/i18n/common/en.json': { file: 'assets/en-common.js', isDynamicEntry: true },
   'src/i18n/forms/da.json': { file: 'assets/da-forms.js', isDynamicEntry: true },
@@ -95,6 +96,8 @@ describe('index.html for the first paint', () => {
     for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'en-common.js', 'en-forms.js', 'intl-messageformat-JJJJ.js']) expect(html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
     expect(html).toContain('<link rel="stylesheet" crossorigin href="/assets/form-EEEE.css">');
     expect(html).not.toContain('da-forms.js');
+    // The hidden-data check's texts show only once a file is attached: not with the first screen.
+    expect(html).not.toContain('en-metadata.js');
     expect(html).not.toContain('routes-FFFF.js');
     expect(html.match(/react-BBBB\.js/g)).toHaveLength(1);
     expect(html).not.toContain('index-CCCC.css');
