@@ -1,6 +1,6 @@
 /**
- * App start: read the runtime config, create the API client and the router, then
- * render. The look-and-feel actor is created inside <AppProviders>.
+ * App start: read the runtime config, create the API client, the look-and-feel actor
+ * and the router, resolve the route, then render.
  */
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -9,12 +9,14 @@ import './styles/global.css.ts';
 import { loadRuntimeConfig } from './api/config.ts';
 import { createApiClient } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
-import { AppProviders } from './app/lookAndFeel.tsx';
+import { createActor } from 'xstate';
+import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
 import { loadCatalogue } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 import { adoptFirstPaint } from './app/firstPaint.ts';
 import { readBootData } from './api/boot.ts';
+import { yieldToMain } from './app/yieldToMain.ts';
 
 async function start() {
   // A page the quick exit travelled back to leaves before it shows anything.
@@ -26,6 +28,8 @@ async function start() {
   // Fetch the first catalogue while the config is read.
   void loadCatalogue('common', language).catch(() => undefined);
   const config = await loadRuntimeConfig();
+  // Evaluating the scripts was one task; building the router and the app's actor is the next.
+  await yieldToMain();
   let router: ReturnType<typeof createAppRouter> | undefined;
   const api = createApiClient({
     baseUrl: config.apiBaseUrl,
@@ -35,6 +39,16 @@ async function start() {
   });
   router = createAppRouter(api);
   const appRouter = router;
+  // One actor for the app's lifetime, made here rather than in a component so the
+  // routes' guards have it before the first render.
+  const lookAndFeel = createActor(browserLookAndFeelMachine(api), { input: { language } }).start();
+  appRouter.update({ ...appRouter.options, context: { ...appRouter.options.context, lookAndFeel } });
+  await yieldToMain();
+  // The route (guards, loaders, its lazy chunks) is resolved before the first render,
+  // so the router does not load it again once mounted: that second load re-rendered the
+  // whole page synchronously, one long task on a slow phone (performance.md, tenth
+  // round). A failure here is the router's own to show when it loads on mount.
+  await appRouter.load().catch(() => undefined);
   const container = document.getElementById('root')!;
   // The server's picture of this page shows until our own first screen is ready; a
   // stored language other than the one it was drawn in shows the live page at once.
@@ -43,7 +57,10 @@ async function start() {
   // Leaving quickly forgets every form and session actor with the tree that holds them.
   onQuickExit(() => {
     showNow();
-    queueMicrotask(() => root.unmount());
+    queueMicrotask(() => {
+      root.unmount();
+      lookAndFeel.stop();
+    });
   });
   // A transition: React renders the first screen in slices and yields between them,
   // so a slow phone's main thread is never held for the whole tree at once (the page
@@ -51,9 +68,9 @@ async function start() {
   startTransition(() =>
     root.render(
       <StrictMode>
-        <AppProviders api={api} initialLanguage={language}>
-          {({ lookAndFeel }) => <RouterProvider router={appRouter} context={{ lookAndFeel }} />}
-        </AppProviders>
+        <AppServicesProvider services={{ api, lookAndFeel }}>
+          <RouterProvider router={appRouter} context={{ lookAndFeel }} />
+        </AppServicesProvider>
       </StrictMode>,
     ),
   );

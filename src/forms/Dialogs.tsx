@@ -25,7 +25,12 @@ function ReportDialog(props: {
   /** The event that Escape sends; none: Escape does nothing. */
   onEscape?: ReportEvent;
   onCloseFocus?: () => boolean;
-  children: ReactNode;
+  /**
+   * The body, drawn only while the dialog is open: a closed dialog formats none of
+   * its messages (the rate limit's plural alone cost the form's first load ≈ 40 ms of
+   * Intl set-up on a slow phone, performance.md, tenth round).
+   */
+  children: () => ReactNode;
 }) {
   const actor = useReport();
   const focus = useReturnFocus(props.onCloseFocus);
@@ -46,11 +51,15 @@ function ReportDialog(props: {
           onCloseAutoFocus={focus.onCloseAutoFocus}
         >
           <Dialog.Title className={dialogs.dialogTitle}>{props.title}</Dialog.Title>
-          {props.children}
+          <DialogBody render={props.children} />
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
   );
+}
+
+function DialogBody({ render }: { render: () => ReactNode }) {
+  return render();
 }
 
 /** Spec §4: after the validation dialog the page goes to the first invalid step. */
@@ -82,41 +91,57 @@ export function ReportDialogs() {
         onEscape={{ type: 'dialog.close' }}
         onCloseFocus={() => focusStep(firstInvalid)}
       >
-        <Dialog.Description>{t('dialog.validation.text')}</Dialog.Description>
-        <div className={styles.actions}>
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
-            {t('dialog.validation.ok')}
-          </button>
-        </div>
+        {() => (
+          <>
+            <Dialog.Description>{t('dialog.validation.text')}</Dialog.Description>
+            <div className={styles.actions}>
+              <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+                {t('dialog.validation.ok')}
+              </button>
+            </div>
+          </>
+        )}
       </ReportDialog>
       <ReportDialog open={discard} alert title={t('dialog.discard.title')} onEscape={{ type: 'discard.cancel' }}>
-        <Dialog.Description>{t('dialog.discard.text')}</Dialog.Description>
-        <div className={styles.actions}>
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'discard.confirm' })}>
-            {t('dialog.discard.continue')}
-          </button>
-          <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'discard.cancel' })}>
-            {t('dialog.discard.back')}
-          </button>
-        </div>
+        {() => (
+          <>
+            <Dialog.Description>{t('dialog.discard.text')}</Dialog.Description>
+            <div className={styles.actions}>
+              <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'discard.confirm' })}>
+                {t('dialog.discard.continue')}
+              </button>
+              <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'discard.cancel' })}>
+                {t('dialog.discard.back')}
+              </button>
+            </div>
+          </>
+        )}
       </ReportDialog>
       <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
-        <Dialog.Description>
-          {refusedFile !== null ? t('forms.failure.fileRefused', { name: refusedFile }) : t('dialog.failure.text')}
-        </Dialog.Description>
-        <div className={styles.actions}>
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
-            {t('dialog.failure.close')}
-          </button>
-        </div>
+        {() => (
+          <>
+            <Dialog.Description>
+              {refusedFile !== null ? t('forms.failure.fileRefused', { name: refusedFile }) : t('dialog.failure.text')}
+            </Dialog.Description>
+            <div className={styles.actions}>
+              <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+                {t('dialog.failure.close')}
+              </button>
+            </div>
+          </>
+        )}
       </ReportDialog>
       <ReportDialog open={rateLimited} alert title={t('forms.rateLimited.title')} onEscape={{ type: 'dialog.close' }}>
-        <Dialog.Description>{t('forms.rateLimited.text', { minutes: waitMinutes })}</Dialog.Description>
-        <div className={styles.actions}>
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
-            {t('forms.rateLimited.close')}
-          </button>
-        </div>
+        {() => (
+          <>
+            <Dialog.Description>{t('forms.rateLimited.text', { minutes: waitMinutes })}</Dialog.Description>
+            <div className={styles.actions}>
+              <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+                {t('forms.rateLimited.close')}
+              </button>
+            </div>
+          </>
+        )}
       </ReportDialog>
       <SuccessDialog />
     </>
@@ -139,60 +164,64 @@ function SuccessDialog() {
   return (
     <>
     <ReportDialog open={open} title={t(`forms.success.${channel}.title`)} onEscape={{ type: 'dialog.close' }}>
-      <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
-      {channel !== 'online' && officer?.phone && (
+      {() => (
         <>
-          {/* Tap to call: the number in groups for the eye, compact for the dialler. */}
-          <p className={styles.copied}>
-            <TelLink phone={officer.phone} testId="officer-phone" hideNumberHint>
-              {(phone) => t('forms.success.call', { name: officer.name, phone })}
-            </TelLink>
-          </p>
-        </>
-      )}
-      {following ? (
-        <>
-          <p>{t('forms.success.caseNumber')}</p>
-          <div className={styles.copyRow}>
-            <p className={styles.caseNumber} data-testid="case-number">
-              {formatCaseNumber(caseNumber)}
-            </p>
-            <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'caseNumber.copy' })}>
-              {t('forms.success.copy')}
-            </button>
-            <span role="status" className={styles.copied}>
-              {copied ? t('forms.success.copied') : ''}
-            </span>
-          </div>
-          <p>{t('forms.success.keep')}</p>
-          <h3>{t('forms.success.stepsTitle')}</h3>
-          <ol>
-            <li>{t('forms.success.step1')}</li>
-            <li>{t('forms.success.step2')}</li>
-            <li>{t('forms.success.step3')}</li>
-          </ol>
-          <div className={styles.actions}>
-            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'login.start' })}>
-              {t('forms.success.login')}
-            </button>
-            <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'dialog.close' })}>
-              {t('forms.success.close')}
-            </button>
-          </div>
-        </>
-      ) : (
-        <>
-          <p>{t('forms.success.notFollowed')}</p>
-          {/* The number is harmless without a password and lets the reporter quote it on the phone. */}
-          <p>{t('forms.success.notFollowedNumber')}</p>
-          <p className={styles.caseNumber} data-testid="case-number">
-            {formatCaseNumber(caseNumber)}
-          </p>
-          <div className={styles.actions}>
-            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
-              {t('forms.success.frontPage')}
-            </button>
-          </div>
+          <Dialog.Description>{t(`forms.success.${channel}.text`)}</Dialog.Description>
+          {channel !== 'online' && officer?.phone && (
+            <>
+              {/* Tap to call: the number in groups for the eye, compact for the dialler. */}
+              <p className={styles.copied}>
+                <TelLink phone={officer.phone} testId="officer-phone" hideNumberHint>
+                  {(phone) => t('forms.success.call', { name: officer.name, phone })}
+                </TelLink>
+              </p>
+            </>
+          )}
+          {following ? (
+            <>
+              <p>{t('forms.success.caseNumber')}</p>
+              <div className={styles.copyRow}>
+                <p className={styles.caseNumber} data-testid="case-number">
+                  {formatCaseNumber(caseNumber)}
+                </p>
+                <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'caseNumber.copy' })}>
+                  {t('forms.success.copy')}
+                </button>
+                <span role="status" className={styles.copied}>
+                  {copied ? t('forms.success.copied') : ''}
+                </span>
+              </div>
+              <p>{t('forms.success.keep')}</p>
+              <h3>{t('forms.success.stepsTitle')}</h3>
+              <ol>
+                <li>{t('forms.success.step1')}</li>
+                <li>{t('forms.success.step2')}</li>
+                <li>{t('forms.success.step3')}</li>
+              </ol>
+              <div className={styles.actions}>
+                <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'login.start' })}>
+                  {t('forms.success.login')}
+                </button>
+                <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'dialog.close' })}>
+                  {t('forms.success.close')}
+                </button>
+              </div>
+            </>
+          ) : (
+            <>
+              <p>{t('forms.success.notFollowed')}</p>
+              {/* The number is harmless without a password and lets the reporter quote it on the phone. */}
+              <p>{t('forms.success.notFollowedNumber')}</p>
+              <p className={styles.caseNumber} data-testid="case-number">
+                {formatCaseNumber(caseNumber)}
+              </p>
+              <div className={styles.actions}>
+                <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+                  {t('forms.success.frontPage')}
+                </button>
+              </div>
+            </>
+          )}
         </>
       )}
     </ReportDialog>

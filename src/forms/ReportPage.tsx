@@ -38,6 +38,15 @@ import * as styles from './ReportForm.css.ts';
 
 export { useReport };
 
+// A channel's chart is the same for every form: built once, not on every mount (each
+// build walks the whole state tree; `.provide` below builds the form's own copy).
+const charts = new Map<ReportChannel, ReturnType<typeof createReportMachine>>();
+function reportChart(channel: ReportChannel) {
+  let chart = charts.get(channel);
+  if (!chart) charts.set(channel, (chart = createReportMachine(channel)));
+  return chart;
+}
+
 /** The machine with the browser's effects. */
 export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChecks) {
   const api = useApi();
@@ -51,7 +60,7 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
   return useMemo(() => {
     // This form's uploads, kept for a send that failed after them (in memory only).
     const uploads = newUploadMemory();
-    return createReportMachine(channel).provide({
+    return reportChart(channel).provide({
         actors: {
           // The company info is loaded once by the look-and-feel actor; §8 failures are handled there.
           loadCompanyInfo: fromPromise<CompanyInfo>(async () => {

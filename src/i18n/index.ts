@@ -108,6 +108,9 @@ function loadIcu(): Promise<void> {
   icuLoading ??= import('intl-messageformat').then(
     (m) => {
       Icu = m.IntlMessageFormat;
+      // The portal formats only in its own seven languages, tags every browser has, so
+      // Intl is not asked which of them it supports, once per message.
+      Icu.resolveLocale = memoizeByArgs((locales: string | string[]) => new Intl.Locale(typeof locales === 'string' ? locales : locales[0]!));
     },
     (err: unknown) => {
       icuLoading = undefined; // a failed chunk load may be retried
@@ -116,6 +119,27 @@ function loadIcu(): Promise<void> {
   );
   return icuLoading;
 }
+
+/**
+ * Every `IntlMessageFormat` resolves its locale and builds its own number, date and
+ * plural formatters, once per message. The answers depend only on the arguments, so
+ * they are worked out once per language and options and shared (performance.md,
+ * tenth round).
+ */
+function memoizeByArgs<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const seen = new Map<string, R>();
+  return (...args: A) => {
+    const key = JSON.stringify(args);
+    let hit = seen.get(key);
+    if (hit === undefined && !seen.has(key)) seen.set(key, (hit = fn(...args)));
+    return hit as R;
+  };
+}
+const sharedFormatters = {
+  getNumberFormat: memoizeByArgs((...args: ConstructorParameters<typeof Intl.NumberFormat>) => new Intl.NumberFormat(...args)),
+  getDateTimeFormat: memoizeByArgs((...args: ConstructorParameters<typeof Intl.DateTimeFormat>) => new Intl.DateTimeFormat(...args)),
+  getPluralRules: memoizeByArgs((...args: ConstructorParameters<typeof Intl.PluralRules>) => new Intl.PluralRules(...args)),
+};
 
 const formats = new Map<string, IntlMessageFormat>();
 const parsedFormats = new WeakMap<object, IntlMessageFormat>();
@@ -133,11 +157,11 @@ export function formatMessage(lang: Language, catalogues: Catalogue[], key: stri
     if (typeof source === 'string') {
       const id = `${lang}\u0000${source}`;
       fmt = formats.get(id);
-      if (!fmt) formats.set(id, (fmt = new Icu(source, toBcp47(lang))));
+      if (!fmt) formats.set(id, (fmt = new Icu(source, toBcp47(lang), undefined, { formatters: sharedFormatters })));
     } else {
       // Parsed at build time: each catalogue (one language) holds its own AST objects.
       fmt = parsedFormats.get(source);
-      if (!fmt) parsedFormats.set(source, (fmt = new Icu(source, toBcp47(lang))));
+      if (!fmt) parsedFormats.set(source, (fmt = new Icu(source, toBcp47(lang), undefined, { formatters: sharedFormatters })));
     }
     const out = fmt.format(values as Record<string, string | number | Date>);
     return Array.isArray(out) ? out.join('') : String(out);

@@ -59,7 +59,9 @@ async function open(opts: Parameters<typeof openPage>[1] = {}) {
   return p;
 }
 
-const h1 = (page: Page) => page.locator('main h1').first();
+// By role: the server's picture of the page (aria-hidden, inert) also has a heading in
+// a <main>, and a test that found that one would press keys before the live page is there.
+const h1 = (page: Page) => page.getByRole('main').getByRole('heading', { level: 1 }).first();
 const origins = () => DEMO_HOSTS.map((h) => new URL(portal.url(h)).origin).concat(['quiet', 'broken', 'noinfo', 'nobody'].map((h) => new URL(portal.url(`${h}.localhost`)).origin));
 
 beforeAll(async () => {
