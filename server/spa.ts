@@ -2,7 +2,8 @@
  * How the built SPA and the API's text answers reach the browser
  * (docs/decisions/performance.md):
  * - build assets are precompressed at build time (scripts/precompress.ts) and sent
- *   as Brotli or gzip by `Accept-Encoding`; hashed files are cached for a year;
+ *   as Brotli or gzip by `Accept-Encoding`; hashed files are answered from memory
+ *   (server/hashedAssets.ts) and cached for a year;
  * - other text answers over 1 kB (JSON, HTML) are compressed per request;
  * - `index.html` is `no-cache` with an ETag, so a revisit costs a 304;
  * - `/robots.txt` follows the company's `allowIndexing` (off by default);
@@ -30,6 +31,7 @@ import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machine
 import { EARLY_READ_EXCLUDED_PATH } from '../src/api/earlyRead.ts';
 import { EARLY_READ_JS } from '../src/api/earlyReadScript.ts';
 import { BOOT_ELEMENT_ID } from '../src/api/boot.ts';
+import { HashedAssets } from './hashedAssets.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -520,6 +522,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     index: false,
     cacheControl: false,
     preCompressed: true,
+    // The hashed files are answered from memory below.
+    globIgnore: ['assets/**', 'handler/assets/**'],
     // The compressed copies are variants, not resources of their own; index.html is
     // rendered per request below; the build manifest is for the server only.
     allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/') && !pathName.startsWith('/.ssr/'),
@@ -530,6 +534,18 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       reply.header('cache-control', inAssets ? IMMUTABLE : 'no-cache');
     },
   });
+
+  // Hashed build files from memory, as a CDN would answer them (server/hashedAssets.ts).
+  // Not through the compression plug-in: each is sent in the encoding built for it.
+  const hashed = new HashedAssets(distDir);
+  for (const folder of ['assets', 'handler/assets'] as const) {
+    app.get(`/${folder}/:name`, { compress: false }, async (req, reply) => {
+      const asset = await hashed.get(folder, (req.params as { name: string }).name);
+      if (!asset) return reply.callNotFound();
+      reply.header('cache-control', IMMUTABLE);
+      return sendRepresentation(req, reply, asset, asset.type);
+    });
+  }
 
   const built = new BuiltFiles(distDir);
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();

@@ -104,6 +104,36 @@ describe('build assets', () => {
     expect(index.headers['cache-control']).toBe('no-cache');
   });
 
+  it('answers a hashed file with its ETag: a 304 for a copy the client holds, a bodiless HEAD', async () => {
+    const first = await get(`${server.url}/assets/index-Ab12Cd34.js`, { 'accept-encoding': 'br' });
+    const etag = first.headers.etag!;
+    expect(etag).toBeTruthy();
+    const again = await get(`${server.url}/assets/index-Ab12Cd34.js`, { 'accept-encoding': 'br', 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    const head = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.request(`${server.url}/assets/index-Ef56Gh78.css`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, resolve).on('error', reject).end();
+    });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-encoding']).toBe('gzip');
+    expect(head.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('serves a file a deploy wrote after the server started, and nothing outside the folder', async () => {
+    const later = 'assets/later-Qr78St90.js';
+    writeFileSync(path.join(dist, later), `export const later = 1;\n${filler(100)}`);
+    precompressDir(dist);
+    const r = await get(`${server.url}/${later}`, { 'accept-encoding': 'br' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-encoding']).toBe('br');
+    expect(decoded(r).toString()).toMatch(/^export const later = 1;/);
+    for (const probe of ['/assets/..%2Findex.html', '/assets/%2E%2E%2Findex.html', '/assets/.hidden', '/assets/index-Ab12Cd34.js.gz']) {
+      const bad = await get(`${server.url}${probe}`);
+      expect(bad.status, probe).toBe(404);
+      expect(bad.body.toString()).not.toMatch(/<html/i);
+    }
+  });
+
   it('answers a missing asset with a 404 that is not cached for a year', async () => {
     const r = await get(`${server.url}/assets/gone-00000000.js`, { 'accept-encoding': 'br' });
     expect(r.status).toBe(404);
