@@ -1,6 +1,8 @@
 /**
- * The app's look-and-feel actor, created once per app in <AppProviders> (never a
- * module singleton), and hooks for views. Views read snapshots and send events.
+ * The app's look-and-feel actor, created once per app (never a module singleton): by
+ * `start()` in src/main.tsx, before the router resolves the first route, or by
+ * <AppProviders> where a tree makes its own (the view tests). Hooks for views: they
+ * read snapshots and send events.
  */
 import { createContext, use, type ReactNode } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -70,8 +72,9 @@ export function AppProviders({
 }
 
 /**
- * The same context around an actor made elsewhere: the server's first-paint render
- * (src/ssr.tsx) settles its look-and-feel actor before it renders.
+ * The same context around an actor made elsewhere: the browser's start-up
+ * (src/main.tsx) and the server's first-paint render (src/ssr.tsx) make theirs
+ * before they render.
  */
 export function AppServicesProvider({ services, children }: { services: AppServices; children: ReactNode }) {
   return <AppContext value={services}>{children}</AppContext>;
