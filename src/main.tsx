@@ -4,12 +4,12 @@
  */
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
+import { createActor } from 'xstate';
 import { RouterProvider } from '@tanstack/react-router';
 import './styles/global.css.ts';
 import { loadRuntimeConfig } from './api/config.ts';
 import { createApiClient } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
-import { createActor } from 'xstate';
 import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
 import { loadCatalogue } from './i18n/index.ts';
