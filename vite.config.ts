@@ -1,10 +1,12 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { vanillaExtractPlugin } from '@vanilla-extract/vite-plugin';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { precompress } from './scripts/precompress.ts';
 import { precompiledMessages } from './scripts/precompileMessages.ts';
+import { GROUPED_ROUTES_FILE } from './src/api/boot.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -22,7 +24,38 @@ const SHARED_MODULES = new RegExp(
 const DIALOG_MODULES = /node_modules\/(@radix-ui\/react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal)|react-remove-scroll|react-remove-scroll-bar|use-callback-ref|use-sidecar|get-nonce|react-style-singleton|aria-hidden|tslib)\/|src\/components\/(ConfirmDialog|returnFocus)/;
 // The FAQ's accordion stays with the FAQ.
 const RADIX_MODULES = /node_modules\/@radix-ui\/(?!react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal|accordion|collection|direction)\/)/;
-const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIcon)|i18n\/dates)/;
+// The private area's layout route and its status page are in it too: every sign-in
+// lands there, and as two chunks of their own (0.2 and 1.3 kB Brotli) they were two
+// more requests beside the entry on the signed-in page's first load.
+const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIcon|StatusPage)\.tsx|routes\/private(\/status)?\.tsx\?tsr-split=component|i18n\/dates)/;
+
+/**
+ * Vite's manifest names a chunk by the module it was made for; a route component put
+ * into a group chunk (PRIVATE_MODULES) then has no entry of its own, and the server
+ * could not preload it (server/spa.ts, routePreloads). This writes beside the manifest
+ * which group chunk holds each such route component, by the manifest's keys.
+ */
+function groupedRouteComponents(): Plugin {
+  let root = process.cwd();
+  return {
+    name: 'wb-grouped-route-components',
+    apply: 'build',
+    configResolved(config) {
+      root = config.root;
+    },
+    generateBundle(_options, bundle) {
+      const grouped: Record<string, string> = {};
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk' || chunk.facadeModuleId) continue;
+        for (const id of chunk.moduleIds) {
+          const key = path.relative(root, id).split(path.sep).join('/');
+          if (key.endsWith('?tsr-split=component')) grouped[key] = `_${path.basename(chunk.fileName)}`;
+        }
+      }
+      this.emitFile({ type: 'asset', fileName: GROUPED_ROUTES_FILE, source: JSON.stringify(grouped) });
+    },
+  };
+}
 
 // The router plugin must run before react(), or the route tree is not generated
 // before JSX is transformed (STACK.md).
@@ -35,6 +68,7 @@ export default defineConfig({
     precompiledMessages(),
     // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
     precompress(),
+    groupedRouteComponents(),
   ],
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
   build: {

@@ -16,9 +16,11 @@ import { IntlMessageFormat } from 'intl-messageformat';
 import type { Plugin } from 'vite';
 import { LANGUAGES, type Language } from '../machines/languages.ts';
 import { isSimpleMessage, toBcp47, type Message } from '../src/i18n/message.ts';
+import { CATALOGUES_DIR } from '../src/api/boot.ts';
 
 /** A catalogue file of the SPA: src/i18n/<area>/<language>.json. */
-const CATALOGUE = /\/src\/i18n\/[a-z]+\/([a-z]{2})\.json$/;
+const CATALOGUE = /\/src\/i18n\/([a-z]+)\/([a-z]{2})\.json$/;
+
 
 /** One catalogue with its ICU messages parsed as the runtime would parse them in `lang`. */
 export function precompileCatalogue(catalogue: Record<string, string>, lang: Language): Record<string, Message> {
@@ -28,6 +30,7 @@ export function precompileCatalogue(catalogue: Record<string, string>, lang: Lan
 }
 
 export function precompiledMessages(): Plugin {
+  const compiled = new Map<string, string>();
   return {
     name: 'wb-precompiled-messages',
     apply: 'build',
@@ -38,10 +41,22 @@ export function precompiledMessages(): Plugin {
         alias: [{ find: /^@formatjs\/icu-messageformat-parser$/, replacement: '@formatjs/icu-messageformat-parser/no-parser.js' }],
       },
     }),
+    buildStart() {
+      compiled.clear();
+    },
     transform(code, id) {
-      const lang = CATALOGUE.exec(id.split('?')[0] ?? '')?.[1];
-      if (!lang || !(LANGUAGES as readonly string[]).includes(lang)) return null;
-      return { code: JSON.stringify(precompileCatalogue(JSON.parse(code) as Record<string, string>, lang as Language)), map: null };
+      const match = CATALOGUE.exec(id.split('?')[0] ?? '');
+      const lang = match?.[2];
+      if (!match || !lang || !(LANGUAGES as readonly string[]).includes(lang)) return null;
+      const json = JSON.stringify(precompileCatalogue(JSON.parse(code) as Record<string, string>, lang as Language));
+      compiled.set(`${match[1]}/${lang}`, json);
+      return { code: json, map: null };
+    },
+    // The same catalogues as data beside the manifest, for the server to write into a
+    // page's boot JSON (server/spa.ts): a first load then asks for no catalogue chunk.
+    // `.vite/` is never served.
+    generateBundle() {
+      for (const [key, json] of compiled) this.emitFile({ type: 'asset', fileName: `${CATALOGUES_DIR}/${key}.json`, source: json });
     },
   };
 }

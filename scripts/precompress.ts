@@ -23,6 +23,8 @@ export interface PrecompressResult {
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
+    // `.vite/` (the manifest, the catalogues' JSON) is for the server and never served.
+    if (name === '.vite') continue;
     const p = path.join(dir, name);
     if (statSync(p).isDirectory()) yield* walk(p);
     else yield p;

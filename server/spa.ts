@@ -30,7 +30,7 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/language
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 import { EARLY_READ_EXCLUDED_PATH } from '../src/api/earlyRead.ts';
 import { EARLY_READ_JS } from '../src/api/earlyReadScript.ts';
-import { BOOT_ELEMENT_ID } from '../src/api/boot.ts';
+import { BOOT_ELEMENT_ID, CATALOGUES_DIR, GROUPED_ROUTES_FILE } from '../src/api/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
 
 /**
@@ -229,8 +229,20 @@ export function routeSources(pathname: string): string[] {
  */
 const LATER_AREAS = ['metadata'];
 
-/** What a route needs beyond what index.html already loads: its chunks, their imports and CSS, its catalogues. */
-export function routePreloads(manifest: Manifest, pathname: string, lang: Language): { js: string[]; css: string[] } {
+/** A catalogue's manifest key, `src/i18n/<area>/<language>.json`: its area and language. */
+const CATALOGUE_KEY = /^src\/i18n\/([a-z]+)\/([a-z]{2})\.json$/;
+
+/**
+ * What a route needs beyond what index.html already loads: its chunks, their imports
+ * and CSS, its catalogues. A catalogue `inline` accepts (`<area>/<language>`) is
+ * listed in `catalogues` instead of `js`: the page carries it in its boot JSON.
+ */
+export function routePreloads(
+  manifest: Manifest,
+  pathname: string,
+  lang: Language,
+  inline: (catalogue: string) => boolean = () => false,
+): { js: string[]; css: string[]; catalogues: string[] } {
   const entry = Object.values(manifest).find((c) => c.isEntry);
   const have = new Set<string>();
   const markLoaded = (key: string) => {
@@ -244,12 +256,20 @@ export function routePreloads(manifest: Manifest, pathname: string, lang: Langua
 
   const js: string[] = [];
   const css: string[] = [];
+  const catalogues: string[] = [];
   const seen = new Set<string>();
   const add = (key: string) => {
     if (seen.has(key) || have.has(key)) return;
     seen.add(key);
     const chunk = manifest[key];
     if (!chunk) return;
+    const catalogue = CATALOGUE_KEY.exec(key);
+    if (catalogue && inline(`${catalogue[1]}/${catalogue[2]}`)) {
+      catalogues.push(`${catalogue[1]}/${catalogue[2]}`);
+      return;
+    }
+    // A group chunk is reached under its own key and under each route it holds.
+    if (js.includes(chunk.file) || [...have].some((k) => manifest[k]?.file === chunk.file)) return;
     js.push(chunk.file);
     for (const c of chunk.css ?? []) if (!haveCss.has(c) && !css.includes(c)) css.push(c);
     for (const k of chunk.imports ?? []) add(k);
@@ -268,7 +288,7 @@ export function routePreloads(manifest: Manifest, pathname: string, lang: Langua
     const icu = Object.keys(manifest).find((k) => k.includes('node_modules/intl-messageformat/') && manifest[k]?.isDynamicEntry);
     if (icu) add(icu);
   }
-  return { js, css };
+  return { js, css, catalogues };
 }
 
 /** JSON inside <script>: no `<` at all, so neither `</script>` nor `<!--` can end or bend it. */
@@ -288,6 +308,11 @@ export interface RenderInput {
   company: Company | null;
   /** The page's first screen rendered by the SPA's own components (src/ssr.tsx), if any. */
   firstPaint?: FirstPaint | null;
+  /**
+   * A build's precompiled catalogue (`<area>/<language>`), or null when it has none:
+   * the page then preloads the catalogue's chunk instead.
+   */
+  catalogue?: (key: string) => object | null;
 }
 
 /** What src/ssr.tsx gives (kept in step by hand: the bundle is loaded at run time). */
@@ -337,17 +362,26 @@ export function bootData(company: Company | null, language: Language, config: Re
  * index.html for one host, language and route, and the CSP sources (hashes) of the
  * inline scripts it wrote, which its response must allow.
  */
-export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint }: RenderInput): { html: string; scriptSources: string[] } {
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null }: RenderInput): { html: string; scriptSources: string[] } {
   // A company whose settings the API cannot answer (it then answers 500) gets no
   // inline copy: the SPA fetches and meets the same failure as without inlining.
-  const boot = bootData(company, language, config);
+  const boot: BootInput & { catalogues?: Record<string, unknown> } = bootData(company, language, config);
   const lookAndFeel = boot.lookAndFeel as ReturnType<typeof lookAndFeelResponse> | null;
   const head: string[] = [];
   let out = html;
   if (manifest) {
-    const { js, css } = routePreloads(manifest, pathname, language);
+    // The route's catalogues travel in the boot JSON, not as chunks of their own: each
+    // request beside the entry slows the entry on a slow phone's link, and a
+    // catalogue is a few kB (performance.md, eleventh round).
+    const inlined = new Map<string, object>();
+    const { js, css, catalogues } = routePreloads(manifest, pathname, language, (key) => {
+      const messages = catalogue(key);
+      if (messages) inlined.set(key, messages);
+      return messages !== null;
+    });
     for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
     for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+    if (catalogues.length) boot.catalogues = Object.fromEntries(catalogues.map((key) => [key, inlined.get(key)]));
   }
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
@@ -403,6 +437,24 @@ export function inlineStylesheets(html: string, distDir: string): string {
   });
 }
 
+/**
+ * The manifest with an entry for each route component that a group chunk holds
+ * (GROUPED_ROUTES_FILE): the group chunk's own entry under the route's key, so the
+ * route's chunks are found and preloaded. A missing or unreadable file adds nothing.
+ */
+export function withGroupedRoutes(manifest: Manifest, file: string): Manifest {
+  try {
+    const grouped = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    for (const [key, chunkKey] of Object.entries(grouped)) {
+      const chunk = typeof chunkKey === 'string' ? manifest[chunkKey] : undefined;
+      if (chunk && !(key in manifest)) manifest[key] = chunk;
+    }
+  } catch {
+    // An older build: its route components all have entries of their own.
+  }
+  return manifest;
+}
+
 /** index.html and the Vite manifest as built, re-read when index.html changes (a rebuild under a running server). */
 class BuiltFiles {
   private mtime = -1;
@@ -438,13 +490,33 @@ class BuiltFiles {
     this.html = inlineStylesheets(readFileSync(path.join(this.distDir, 'index.html'), 'utf8'), this.distDir);
     const mf = path.join(this.distDir, '.vite', 'manifest.json');
     try {
-      this.manifest = existsSync(mf) ? (JSON.parse(readFileSync(mf, 'utf8')) as Manifest) : null;
+      this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, GROUPED_ROUTES_FILE)) : null;
     } catch {
       this.manifest = null;
     }
     this.mtime = m;
     this.firstPaint = null;
+    this.catalogues.clear();
     return true;
+  }
+
+  private readonly catalogues = new Map<string, object | null>();
+  /** A precompiled catalogue of this build (`<area>/<language>`, CATALOGUES_DIR), read once; null if it has none. */
+  catalogue(key: string): object | null {
+    let messages = this.catalogues.get(key);
+    if (messages === undefined) {
+      messages = null;
+      if (/^[a-z]+\/[a-z]{2}$/.test(key)) {
+        try {
+          const data = JSON.parse(readFileSync(path.join(this.distDir, CATALOGUES_DIR, `${key}.json`), 'utf8')) as unknown;
+          if (data && typeof data === 'object' && !Array.isArray(data)) messages = data;
+        } catch {
+          // No such file (an older build, the Vite dev server): the chunk is preloaded.
+        }
+      }
+      this.catalogues.set(key, messages);
+    }
+    return messages;
   }
 }
 
@@ -571,7 +643,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         // Only a known company's known pages get a first paint (an unknown host or path
         // costs no drawing); src/ssr.tsx answers null for anything else it should not draw.
         const firstPaint = company ? withApiBase(await pictureOf(built, pictures, company, pathname, host ?? '', language, config), config) : null;
-        const page = renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint });
+        const page = renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => built.catalogue(key) });
         rep = {
           ...representation(page.html),
           policy: securityPolicy && page.scriptSources.length ? cspWithScripts(securityPolicy, page.scriptSources) : undefined,

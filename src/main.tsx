@@ -12,7 +12,7 @@ import { createApiClient } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
 import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
-import { loadCatalogue } from './i18n/index.ts';
+import { loadCatalogue, provideCatalogues } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 import { adoptFirstPaint } from './app/firstPaint.ts';
 import { readBootData } from './api/boot.ts';
@@ -25,6 +25,8 @@ async function start() {
     if (e.persisted) continueQuickExit();
   });
   const language = initialLanguage();
+  // The route's catalogues in the page's language came with the page.
+  provideCatalogues(readBootData()?.catalogues);
   // Fetch the first catalogue while the config is read.
   void loadCatalogue('common', language).catch(() => undefined);
   const config = await loadRuntimeConfig();

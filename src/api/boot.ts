@@ -14,9 +14,24 @@ export interface BootData {
   language?: string;
   lookAndFeel?: LookAndFeel | null;
   companyInfo?: CompanyInfo | null;
+  /** The route's catalogues in `language`, keyed `<area>/<language>`, as the build precompiled them. */
+  catalogues?: Record<string, unknown>;
 }
 
 export const BOOT_ELEMENT_ID = 'wb-boot';
+
+/**
+ * Where a build keeps its precompiled catalogues as JSON, `<area>/<language>.json`
+ * (scripts/precompileMessages.ts writes them, server/spa.ts copies a route's into
+ * `catalogues`); inside the build folder's `.vite/`, which is never served.
+ */
+export const CATALOGUES_DIR = '.vite/catalogues';
+
+/**
+ * Which group chunk holds a route component that has no manifest entry of its own
+ * (vite.config.ts writes it, server/spa.ts reads it): `{ "<manifest key>": "_<chunk>.js" }`.
+ */
+export const GROUPED_ROUTES_FILE = '.vite/grouped-routes.json';
 
 /** Parses the page's boot data once per document; null when there is none or it is unreadable. */
 export function readBootData(doc: Pick<Document, 'getElementById'> | undefined = typeof document === 'undefined' ? undefined : document): BootData | null {

@@ -60,6 +60,24 @@ export function registerCatalogues(area: string, files: Record<string, Catalogue
 
 registerCatalogues('common', import.meta.glob<Catalogue>('./common/*.json', { import: 'default' }));
 
+const provided = new Map<string, Catalogue>();
+
+/**
+ * Catalogues the page already carries, keyed `<area>/<language>` (the server writes a
+ * route's into its boot JSON): `loadCatalogue` takes them instead of fetching their
+ * chunks. An entry that is not a catalogue is ignored, and its chunk is loaded.
+ */
+export function provideCatalogues(catalogues: unknown): void {
+  if (!catalogues || typeof catalogues !== 'object') return;
+  for (const [id, cat] of Object.entries(catalogues)) {
+    const [area, lang, ...rest] = id.split('/');
+    if (rest.length || !area || !/^[a-z]+$/.test(area) || !isLanguage(lang)) continue;
+    if (!cat || typeof cat !== 'object' || Array.isArray(cat)) continue;
+    if (!Object.values(cat).every((msg) => typeof msg === 'string' || Array.isArray(msg))) continue;
+    provided.set(id, cat as Catalogue);
+  }
+}
+
 /**
  * Loads (once) and returns an area's catalogue in a language. The promise carries
  * React's `status`/`value` fields, so `use()` reads an already loaded catalogue
@@ -69,7 +87,8 @@ export function loadCatalogue(area: string, lang: Language): Promise<Catalogue> 
   const id = `${area}/${lang}`;
   const cached = loaded.get(id);
   if (cached) return cached;
-  const loader = loaders.get(area)?.get(lang);
+  const given = provided.get(id);
+  const loader = given ? () => Promise.resolve(given) : loaders.get(area)?.get(lang);
   if (!loader) return Promise.reject(new Error(`No catalogue registered for ${id}`));
   const p: TrackedPromise<Catalogue> = loader().then(async (m) => {
     const mod = m as { default?: unknown } | null;

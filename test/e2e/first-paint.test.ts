@@ -73,6 +73,22 @@ describe('the first paint', () => {
     expect(errors).toEqual([]);
   });
 
+  it('brings the route’s texts in the page: the first load asks for no catalogue chunk, a later language does', async () => {
+    const { page, requests } = await open();
+    // The chunks of the form's and the frame's catalogues, by the build's manifest.
+    const manifest = JSON.parse(readFileSync(path.join(process.env.DIST_DIR ?? path.join(ROOT, 'dist'), '.vite/manifest.json'), 'utf8')) as Record<string, { file: string }>;
+    const chunkOf = new Map(Object.entries(manifest).flatMap(([key, c]) => (/^src\/i18n\/(common|forms)\/[a-z]{2}\.json$/.test(key) ? [[`/${c.file}`, key] as const] : [])));
+    const catalogueChunks = () => requests.flatMap((r) => chunkOf.get(new URL(r.url).pathname) ?? []);
+    await page.goto(portal.url('localhost', '/online-form'));
+    await expect.poll(() => page.getByRole('heading', { level: 1, name: formsEn['forms.online.title']! }).isVisible()).toBe(true);
+    await page.getByRole('radio').first().check();
+    expect(catalogueChunks()).toEqual([]);
+    // Another language than the page's comes as before, from its chunks.
+    await page.getByRole('combobox', { name: cat('common', 'en')['frame.language']! }).selectOption('pl');
+    await expect.poll(() => page.getByRole('heading', { level: 1, name: formsPl['forms.online.title']! }).isVisible()).toBe(true);
+    expect(catalogueChunks().sort()).toEqual(['src/i18n/common/pl.json', 'src/i18n/forms/pl.json']);
+  });
+
   it('a language chosen on an earlier visit shows at once, not the picture in the browser language', async () => {
     const { page } = await open();
     await page.goto(portal.url('localhost', '/'));

@@ -141,3 +141,73 @@ describe('index.html for the first paint', () => {
     expect(await res.text()).not.toContain('tsr-split');
   });
 });
+
+describe('a build with its catalogues as data and a grouped route (issue 13)', () => {
+  let built: TestServer;
+  let dir: string;
+  const COMMON_EN = { 'frame.login': 'Log in' };
+  // A plural, as the build writes it: intl-messageformat's parsed form.
+  const FORMS_EN = { 'forms.files': [{ type: 6, value: 'n', options: { one: { value: [{ type: 0, value: 'one file' }] } }, offset: 0, pluralType: 'cardinal' }] };
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'wb-dist-'));
+    mkdirSync(path.join(dir, 'assets'));
+    mkdirSync(path.join(dir, '.vite', 'catalogues', 'common'), { recursive: true });
+    mkdirSync(path.join(dir, '.vite', 'catalogues', 'forms'), { recursive: true });
+    writeFileSync(path.join(dir, 'index.html'), INDEX);
+    // The private layout and its status page live in one group chunk, which the
+    // manifest names only by itself.
+    const manifest: Record<string, unknown> = { ...MANIFEST, '_private-KKKK.js': { file: 'assets/private-KKKK.js', imports: ['index.html'] } };
+    delete manifest['src/routes/private.tsx?tsr-split=component'];
+    delete manifest['src/routes/private/status.tsx?tsr-split=component'];
+    writeFileSync(path.join(dir, '.vite', 'manifest.json'), JSON.stringify(manifest));
+    writeFileSync(
+      path.join(dir, '.vite', 'grouped-routes.json'),
+      JSON.stringify({ 'src/routes/private.tsx?tsr-split=component': '_private-KKKK.js', 'src/routes/private/status.tsx?tsr-split=component': '_private-KKKK.js', 'src/routes/nowhere.tsx?tsr-split=component': '_missing.js' }),
+    );
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'en.json'), JSON.stringify(COMMON_EN));
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'forms', 'en.json'), JSON.stringify(FORMS_EN));
+    // Not a catalogue: the chunk is preloaded as before.
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'da.json'), '["not", "a catalogue"]');
+    built = await startTestServer({ distDir: dir });
+  });
+  afterAll(async () => {
+    await built?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const get = async (p: string, lang: string) => {
+    const html = await (await fetch(`${built.url}${p}`, { headers: { 'accept-language': lang } })).text();
+    const m = /<script type="application\/json" id="wb-boot">([^<]*)<\/script>/.exec(html);
+    return { html, boot: JSON.parse(m![1]!) as { catalogues?: Record<string, unknown> } };
+  };
+
+  it('writes the route’s catalogues into the boot data instead of preloading their chunks', async () => {
+    const form = await get('/online-form', 'en');
+    expect(form.boot.catalogues).toEqual({ 'common/en': COMMON_EN, 'forms/en': FORMS_EN });
+    expect(form.html).not.toContain('en-common.js');
+    expect(form.html).not.toContain('en-forms.js');
+    // The route's chunks still come, and the formatter the forms' plurals need with them.
+    for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'intl-messageformat-JJJJ.js']) expect(form.html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
+  });
+
+  it('preloads the chunk of a catalogue it has no data for, or unreadable data', async () => {
+    const da = await get('/online-form', 'da');
+    expect(da.boot.catalogues).toBeUndefined();
+    expect(da.html).toContain('href="/assets/da-common.js"');
+    expect(da.html).toContain('href="/assets/da-forms.js"');
+  });
+
+  it('preloads a group chunk for the routes it holds, once', async () => {
+    const { html } = await get('/private/status', 'en');
+    expect(html.match(/href="\/assets\/private-KKKK\.js"/g)).toHaveLength(1);
+    expect(html).not.toContain('_missing');
+  });
+
+  it('serves neither the catalogues’ data nor the grouping', async () => {
+    for (const p of ['/.vite/catalogues/common/en.json', '/.vite/grouped-routes.json']) {
+      const res = await fetch(`${built.url}${p}`);
+      // What comes is the SPA's page (its not-found route), not the file.
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toMatch(/^<!doctype html>/i);
+    }
+  });
+});

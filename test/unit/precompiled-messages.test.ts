@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { precompileCatalogue, precompiledMessages } from '../../scripts/precompileMessages.ts';
-import { formatMessage, isSimpleMessage, loadCatalogue, registerCatalogues, type Catalogue } from '../../src/i18n/index.ts';
+import { formatMessage, isSimpleMessage, loadCatalogue, provideCatalogues, registerCatalogues, type Catalogue } from '../../src/i18n/index.ts';
 import { LANGUAGES, type Language } from '../../machines/languages.ts';
 
 const root = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -103,5 +103,31 @@ describe('ICU messages parsed at build time', () => {
     expect(alias!.find.test('@formatjs/icu-messageformat-parser')).toBe(true);
     expect(alias!.find.test('@formatjs/icu-messageformat-parser/printer.js')).toBe(false);
     expect(alias!.replacement).toBe('@formatjs/icu-messageformat-parser/no-parser.js');
+  });
+
+  it('the build plugin also hands the server each catalogue it rewrote, as the same JSON, beside the manifest', () => {
+    const plugin = precompiledMessages();
+    const transform = plugin.transform as (code: string, id: string) => { code: string } | null;
+    const file = path.join(root, 'forms', 'de.json');
+    (plugin.buildStart as () => void).call({});
+    const out = transform.call({}, readFileSync(file, 'utf8'), file);
+    const emitted: { fileName: string; source: string }[] = [];
+    (plugin.generateBundle as () => void).call({ emitFile: (f: { fileName: string; source: string }) => emitted.push(f) });
+    expect(emitted).toEqual([{ type: 'asset', fileName: '.vite/catalogues/forms/de.json', source: out!.code }]);
+  });
+});
+
+describe('catalogues the page carries', () => {
+  it('are formatted from the page, without their chunk; anything else falls back to the chunk', async () => {
+    let fetched = 0;
+    registerCatalogues('carried', { './en.json': async () => (fetched++, { hello: 'from the chunk' }), './da.json': async () => (fetched++, { hello: 'fra filen' }) });
+    const built = precompileCatalogue({ hello: 'Hello {name}', files: '{n, plural, one {# file} other {# files}}' }, 'en');
+    provideCatalogues({ 'carried/en': built, 'carried/da': ['not', 'a catalogue'], 'carried/xx': { hello: 'no language' }, '../carried/en': built, 'carried/pl': null });
+    const en = await loadCatalogue('carried', 'en');
+    expect(fetched).toBe(0);
+    expect(formatMessage('en', [en], 'hello', { name: 'Ada' })).toBe('Hello Ada');
+    expect(formatMessage('en', [en], 'files', { n: 2 })).toBe('2 files');
+    expect(formatMessage('da', [await loadCatalogue('carried', 'da')], 'hello')).toBe('fra filen');
+    expect(fetched).toBe(1);
   });
 });
