@@ -24,6 +24,7 @@ const SHARED_MODULES = new RegExp(
 const DIALOG_MODULES = /node_modules\/(@radix-ui\/react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal)|react-remove-scroll|react-remove-scroll-bar|use-callback-ref|use-sidecar|get-nonce|react-style-singleton|aria-hidden|tslib)\/|src\/components\/(ConfirmDialog|returnFocus)/;
 // The FAQ's accordion stays with the FAQ.
 const RADIX_MODULES = /node_modules\/@radix-ui\/(?!react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal|accordion|collection|direction)\/)/;
+const REPORT_MODULES = /src\/(forms\/ReportPage\.tsx|routes\/(online-form|oral-report|book-meeting)\.tsx\?tsr-split=component)/;
 // The private area's layout route and its status page are in it too: every sign-in
 // lands there, and as two chunks of their own (0.2 and 1.3 kB Brotli) they were two
 // more requests beside the entry on the signed-in page's first load.
@@ -103,6 +104,10 @@ export default defineConfig({
             { name: 'dialog', test: DIALOG_MODULES, priority: 1 },
             { name: 'radix', test: RADIX_MODULES, priority: 2 },
             { name: 'private', test: PRIVATE_MODULES, priority: 1 },
+            // The report routes' components are one-line stubs that render the report
+            // page: with it, not a request of their own beside the entry on a form's
+            // first load.
+            { name: 'ReportPage', test: REPORT_MODULES, priority: 0 },
           ],
         },
       },

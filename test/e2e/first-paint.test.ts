@@ -77,7 +77,7 @@ describe('the first paint', () => {
     const { page, requests } = await open();
     // The chunks of the form's and the frame's catalogues, by the build's manifest.
     const manifest = JSON.parse(readFileSync(path.join(process.env.DIST_DIR ?? path.join(ROOT, 'dist'), '.vite/manifest.json'), 'utf8')) as Record<string, { file: string }>;
-    const chunkOf = new Map(Object.entries(manifest).flatMap(([key, c]) => (/^src\/i18n\/(common|forms)\/[a-z]{2}\.json$/.test(key) ? [[`/${c.file}`, key] as const] : [])));
+    const chunkOf = new Map<string, string>(Object.entries(manifest).flatMap(([key, c]) => (/^src\/i18n\/(common|forms)\/[a-z]{2}\.json$/.test(key) ? [[`/${c.file}`, key] as [string, string]] : [])));
     const catalogueChunks = () => requests.flatMap((r) => chunkOf.get(new URL(r.url).pathname) ?? []);
     await page.goto(portal.url('localhost', '/online-form'));
     await expect.poll(() => page.getByRole('heading', { level: 1, name: formsEn['forms.online.title']! }).isVisible()).toBe(true);

@@ -4,6 +4,8 @@
  * preloaded), under the same CSP as before.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +159,11 @@ describe('a build with its catalogues as data and a grouped route (issue 13)', (
     // The private layout and its status page live in one group chunk, which the
     // manifest names only by itself.
     const manifest: Record<string, unknown> = { ...MANIFEST, '_private-KKKK.js': { file: 'assets/private-KKKK.js', imports: ['index.html'] } };
+    // German: a forms catalogue too large for the page's first round trip.
+    manifest['index.html'] = { ...MANIFEST['index.html'], dynamicImports: [...MANIFEST['index.html'].dynamicImports, 'src/i18n/common/de.json'] };
+    manifest['_form-DDDD.js'] = { ...MANIFEST['_form-DDDD.js'], dynamicImports: [...MANIFEST['_form-DDDD.js'].dynamicImports, 'src/i18n/forms/de.json'] };
+    manifest['src/i18n/common/de.json'] = { file: 'assets/de-common.js', isDynamicEntry: true };
+    manifest['src/i18n/forms/de.json'] = { file: 'assets/de-forms.js', isDynamicEntry: true };
     delete manifest['src/routes/private.tsx?tsr-split=component'];
     delete manifest['src/routes/private/status.tsx?tsr-split=component'];
     writeFileSync(path.join(dir, '.vite', 'manifest.json'), JSON.stringify(manifest));
@@ -166,6 +173,8 @@ describe('a build with its catalogues as data and a grouped route (issue 13)', (
     );
     writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'en.json'), JSON.stringify(COMMON_EN));
     writeFileSync(path.join(dir, '.vite', 'catalogues', 'forms', 'en.json'), JSON.stringify(FORMS_EN));
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'de.json'), JSON.stringify({ 'frame.login': 'Anmelden' }));
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'forms', 'de.json'), JSON.stringify({ 'forms.noise': randomBytes(12_000).toString('base64') }));
     // Not a catalogue: the chunk is preloaded as before.
     writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'da.json'), '["not", "a catalogue"]');
     built = await startTestServer({ distDir: dir });
@@ -187,6 +196,24 @@ describe('a build with its catalogues as data and a grouped route (issue 13)', (
     expect(form.html).not.toContain('en-forms.js');
     // The route's chunks still come, and the formatter the forms' plurals need with them.
     for (const f of ['online-form-GGGG.js', 'form-DDDD.js', 'intl-messageformat-JJJJ.js']) expect(form.html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${f}">`);
+  });
+
+  it('leaves out a catalogue that would push the page past the first round trip (≈ 14 kB compressed), and preloads it', async () => {
+    // The bytes on the wire (fetch would decompress them).
+    const wire = await new Promise<{ encoding: string | undefined; bytes: number }>((resolve, reject) => {
+      http.get(`${built.url}/online-form`, { headers: { 'accept-language': 'de', 'accept-encoding': 'br' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], bytes }));
+      }).on('error', reject);
+    });
+    expect(wire.encoding).toBe('br');
+    expect(wire.bytes).toBeGreaterThan(1000);
+    expect(wire.bytes).toBeLessThanOrEqual(13_500);
+    const de = await get('/online-form', 'de');
+    expect(de.boot.catalogues).toEqual({ 'common/de': { 'frame.login': 'Anmelden' } });
+    expect(de.html).toContain('href="/assets/de-forms.js"');
+    expect(de.html).not.toContain('href="/assets/de-common.js"');
   });
 
   it('preloads the chunk of a catalogue it has no data for, or unreadable data', async () => {
