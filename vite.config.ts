@@ -38,13 +38,16 @@ const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIco
  */
 function groupedRouteComponents(): Plugin {
   let root = process.cwd();
+  let write = true;
   return {
     name: 'wb-grouped-route-components',
     apply: 'build',
     configResolved(config) {
       root = config.root;
+      write = Boolean(config.build.manifest) && !config.build.ssr;
     },
     generateBundle(_options, bundle) {
+      if (!write) return;
       const grouped: Record<string, string> = {};
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk' || chunk.facadeModuleId) continue;

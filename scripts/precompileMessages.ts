@@ -31,6 +31,7 @@ export function precompileCatalogue(catalogue: Record<string, string>, lang: Lan
 
 export function precompiledMessages(): Plugin {
   const compiled = new Map<string, string>();
+  let writeData = true;
   return {
     name: 'wb-precompiled-messages',
     apply: 'build',
@@ -41,6 +42,11 @@ export function precompiledMessages(): Plugin {
         alias: [{ find: /^@formatjs\/icu-messageformat-parser$/, replacement: '@formatjs/icu-messageformat-parser/no-parser.js' }],
       },
     }),
+    configResolved(config) {
+      // Only the build that writes a manifest (the reporter SPA's) is one the server
+      // renders pages from; the first-paint and handler builds keep no copy.
+      writeData = Boolean(config.build.manifest) && !config.build.ssr;
+    },
     buildStart() {
       compiled.clear();
     },
@@ -56,6 +62,7 @@ export function precompiledMessages(): Plugin {
     // page's boot JSON (server/spa.ts): a first load then asks for no catalogue chunk.
     // `.vite/` is never served.
     generateBundle() {
+      if (!writeData) return;
       for (const [key, json] of compiled) this.emitFile({ type: 'asset', fileName: `${CATALOGUES_DIR}/${key}.json`, source: json });
     },
   };

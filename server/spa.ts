@@ -619,7 +619,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     globIgnore: ['assets/**', 'handler/assets/**'],
     // The compressed copies are variants, not resources of their own; index.html is
     // rendered per request below; the build manifest is for the server only.
-    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !pathName.startsWith('/.vite/') && !pathName.startsWith('/.ssr/'),
+    // No dot-folder or dotfile anywhere (`.vite/`, `.ssr/`, `handler/.vite/`: build data).
+    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !/(?:^|\/)\./.test(pathName),
     setHeaders: (reply, filePath) => {
       // Hashed names: the reporter's assets/ and the handlers' handler/assets/.
       const parts = path.relative(distDir, filePath).split(path.sep);
