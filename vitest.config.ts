@@ -33,6 +33,10 @@ export default defineConfig({
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // What a browser test polls for (a navigation after a failed request, a
+          // heading) may take longer than vitest's 1 s default on a loaded CI machine;
+          // a poll that never succeeds still fails.
+          expect: { poll: { timeout: 10_000 } },
           fileParallelism: false,
         },
       },
