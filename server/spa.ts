@@ -379,15 +379,11 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
     // The route's catalogues travel in the boot JSON, not as chunks of their own: each
     // request beside the entry slows the entry on a slow phone's link, and a
     // catalogue is a few kB (performance.md, eleventh round).
-    const inlined = new Map<string, object>();
-    const { js, css, catalogues } = routePreloads(manifest, pathname, language, (key) => {
-      const messages = catalogue(key);
-      if (messages) inlined.set(key, messages);
-      return messages !== null;
-    });
+    const { js, css, catalogues } = routePreloads(manifest, pathname, language, (key) => catalogue(key) !== null);
     for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
     for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
-    if (catalogues.length) boot.catalogues = Object.fromEntries(catalogues.map((key) => [key, inlined.get(key)]));
+    // `catalogue` is the build's cache: asking again reads nothing.
+    if (catalogues.length) boot.catalogues = Object.fromEntries(catalogues.map((key) => [key, catalogue(key)]));
   }
   if (lookAndFeel?.logoFileName) {
     head.push(`<link rel="preload" as="image" href="/api/public/site-look-and-feel/logo/${encodeURIComponent(lookAndFeel.logoFileName)}">`);
