@@ -2,11 +2,11 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { vanillaExtractPlugin } from '@vanilla-extract/vite-plugin';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { precompress } from './scripts/precompress.ts';
 import { precompiledMessages } from './scripts/precompileMessages.ts';
-import { GROUPED_ROUTES_FILE } from './src/api/boot.ts';
+import { groupedRoutesFile, manifestFile, type SpaPage } from './src/api/boot.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -36,7 +36,7 @@ const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIco
  * could not preload it (server/spa.ts, routePreloads). This writes beside the manifest
  * which group chunk holds each such route component, by the manifest's keys.
  */
-function groupedRouteComponents(): Plugin {
+function groupedRouteComponents(fileName: string): Plugin {
   let root = process.cwd();
   let write = true;
   return {
@@ -49,21 +49,64 @@ function groupedRouteComponents(): Plugin {
     generateBundle(_options, bundle) {
       if (!write) return;
       const grouped: Record<string, string> = {};
+      const keyOf = (id: string) => path.relative(root, id).split(path.sep).join('/');
       for (const chunk of Object.values(bundle)) {
-        if (chunk.type !== 'chunk' || chunk.facadeModuleId) continue;
+        if (chunk.type !== 'chunk' || (chunk.facadeModuleId && !chunk.isEntry)) continue;
+        // The private page's entry holds its first routes' components (src/entries/private.ts).
+        const chunkKey = chunk.isEntry && chunk.facadeModuleId ? keyOf(chunk.facadeModuleId) : `_${path.basename(chunk.fileName)}`;
         for (const id of chunk.moduleIds) {
-          const key = path.relative(root, id).split(path.sep).join('/');
-          if (key.endsWith('?tsr-split=component')) grouped[key] = `_${path.basename(chunk.fileName)}`;
+          const key = keyOf(id);
+          if (key.endsWith('?tsr-split=component')) grouped[key] = chunkKey;
         }
       }
-      this.emitFile({ type: 'asset', fileName: GROUPED_ROUTES_FILE, source: JSON.stringify(grouped) });
+      this.emitFile({ type: 'asset', fileName, source: JSON.stringify(grouped) });
     },
   };
 }
 
+/**
+ * The private page's build links the first build's stylesheet instead of its own. Both
+ * hold the same rules, but in the order their entries import them, and where two rules
+ * of equal specificity meet, that order decides: the private page must be drawn by the
+ * same cascade as every other page. Its own stylesheet is not written.
+ */
+function firstBuildStylesheet(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'wb-first-build-stylesheet',
+    apply: 'build',
+    enforce: 'post',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    generateBundle(_options, bundle) {
+      const indexHtml = path.join(outDir, 'index.html');
+      if (!existsSync(indexHtml)) this.error(`${indexHtml} is missing: the private page is built after the first build (npm run build)`);
+      const link = /<link rel="stylesheet" crossorigin href="\/assets\/[\w.-]+\.css">/;
+      const first = link.exec(readFileSync(indexHtml, 'utf8'))?.[0];
+      if (!first) this.error(`${indexHtml} links no stylesheet`);
+      for (const [name, file] of Object.entries(bundle)) {
+        if (file.type === 'asset' && name.endsWith('.css')) delete bundle[name];
+        if (file.type === 'asset' && name.endsWith('.html')) {
+          const html = String(file.source);
+          if (!link.test(html)) this.error(`${name} links no stylesheet`);
+          file.source = html.replace(link, first);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The reporter's SPA. `page` names the HTML page and its entry: `index` (index.html →
+ * src/main.tsx, every path but the private area's) or `private` (private.html →
+ * src/entries/private.ts, vite.private.config.ts). Each build writes its own manifest
+ * and grouped-routes file; their chunks share dist/assets (equal content, equal names).
+ */
+export function reporterConfig(page: SpaPage) {
 // The router plugin must run before react(), or the route tree is not generated
 // before JSX is transformed (STACK.md).
-export default defineConfig({
+return defineConfig({
   plugins: [
     tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
     react(),
@@ -72,22 +115,26 @@ export default defineConfig({
     precompiledMessages(),
     // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
     precompress(),
-    groupedRouteComponents(),
+    groupedRouteComponents(groupedRoutesFile(page)),
+    ...(page === 'index' ? [] : [firstBuildStylesheet()]),
   ],
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
   build: {
     outDir: 'dist',
+    // The private page's build adds its files beside the first's.
+    emptyOutDir: page === 'index',
     // Flags and images stay separate files: inlining every flag SVG would add ~50 kB gzip.
     assetsInlineLimit: 0,
     sourcemap: false,
     // The server reads it to preload each route's chunks (server/spa.ts); never served.
-    manifest: true,
+    manifest: manifestFile(page),
     // Every browser the portal supports has <link rel=modulepreload>.
     modulePreload: { polyfill: false },
     // One stylesheet for the whole SPA (≈ 6 kB Brotli) instead of one per chunk: a page
     // needed four to eight render-blocking requests, each a round trip on a slow phone.
     cssCodeSplit: false,
     rolldownOptions: {
+      input: { [page]: `${page}.html` },
       output: {
         // Everything the entry imports statically in one chunk beside it, not in ten
         // small ones: the first load was a queue of requests (performance.md, fifth round).
@@ -118,3 +165,6 @@ export default defineConfig({
   },
   server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
 });
+}
+
+export default reporterConfig('index');

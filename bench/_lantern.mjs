@@ -10,6 +10,8 @@
  *
  * `signin` files a case by phone (the server must run with POW_DIFFICULTY=0) and
  * signs in first, keeping the tab's session as the lighthouse bench does.
+ * LANTERN_SAVE=file also writes the run's trace and network log for bench/_whatif.mjs.
+ * Also prints total blocking time and the long tasks Lighthouse found.
  */
 import lighthouse from 'lighthouse';
 import puppeteer from 'puppeteer-core';
@@ -34,10 +36,13 @@ if (signIn) {
 } else { const w = await browser.newPage(); await w.goto(url); await w.close(); }
 const result = await lighthouse(url, { logLevel: 'error', output: 'json', disableStorageReset: !!signIn }, undefined, page);
 const a = result.artifacts;
+if (process.env.LANTERN_SAVE) (await import('node:fs')).writeFileSync(process.env.LANTERN_SAVE, JSON.stringify({ Trace: a.Trace, DevtoolsLog: a.DevtoolsLog, GatherContext: a.GatherContext, settings: result.lhr.configSettings, URL: a.URL, SourceMaps: a.SourceMaps }));
 const data = { trace: a.Trace, devtoolsLog: a.DevtoolsLog, gatherContext: a.GatherContext, settings: result.lhr.configSettings, URL: a.URL, SourceMaps: a.SourceMaps, simulator: null };
 const context = { computedCache: new Map(), settings: result.lhr.configSettings };
 const lcp = await LanternLargestContentfulPaint.request(data, context);
 const fcp = await LanternFirstContentfulPaint.request(data, context);
+for (const t of result.lhr.audits['long-tasks']?.details?.items ?? []) console.log('  long', Math.round(t.startTime), Math.round(t.duration), t.url);
+console.log('TBT', Math.round(result.lhr.audits['total-blocking-time'].numericValue), 'CLS', result.lhr.audits['cumulative-layout-shift'].numericValue, 'SI', Math.round(result.lhr.audits['speed-index'].numericValue), 'FCPa', Math.round(result.lhr.audits['first-contentful-paint'].numericValue));
 console.log('FCP', Math.round(fcp.timing), 'LCP', Math.round(lcp.timing), 'opt', Math.round(lcp.optimisticEstimate.timeInMs), 'pess', Math.round(lcp.pessimisticEstimate.timeInMs), 'perf', result.lhr.categories.performance.score);
 for (const [name, est] of [['pessimistic', lcp.pessimisticEstimate]]) {
   console.log('--', name);
@@ -48,6 +53,7 @@ for (const [name, est] of [['pessimistic', lcp.pessimisticEstimate]]) {
     if (node.type === 'cpu' && node.duration > 30000) {
       const c = new Map(); for (const e of node.childEvents) if (e.dur > 1000) c.set(e.name, (c.get(e.name) ?? 0) + e.dur);
       console.log('        ', [...c].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k}:${Math.round(v / 1000)}`).join(' '));
+      for (const e of node.childEvents) if (e.dur > 2000 && /Evaluate|Compile|FunctionCall|ParseHTML|v8.run|Script/.test(e.name)) console.log("          ", e.name, Math.round((e.ts - node.startTime)/1000), Math.round(e.dur/1000), JSON.stringify(e.args?.data ?? {}).slice(0, 160));
     }
   }
 }

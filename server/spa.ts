@@ -30,7 +30,7 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/language
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 import { EARLY_READ_EXCLUDED_PATH } from '../src/api/earlyRead.ts';
 import { EARLY_READ_JS } from '../src/api/earlyReadScript.ts';
-import { BOOT_ELEMENT_ID, CATALOGUES_DIR, GROUPED_ROUTES_FILE } from '../src/api/boot.ts';
+import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../src/api/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
 
 /**
@@ -50,6 +50,12 @@ export const FIRST_PAINT_GATE_SOURCE = hashSource(FIRST_PAINT_GATE_JS);
  * docs/decisions/private-early-read.md), allowed by its hash like the gate.
  */
 export const EARLY_READ_SOURCE = hashSource(EARLY_READ_JS);
+
+/** The build's HTML pages: rendered per request below, never served as files. */
+const SPA_PAGES = new Set(['/index.html', '/private.html']);
+
+/** True for the paths answered with the private area's page (private.html, docs/decisions/private-entry.md). */
+export const isPrivatePath = (pathname: string): boolean => /^\/private(\/|$)/.test(pathname);
 
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
@@ -263,6 +269,8 @@ export function routePreloads(
   const js: string[] = [];
   const css: string[] = [];
   const catalogues: string[] = [];
+  // The route's catalogues in the page's language (each area registers all seven).
+  const catalogueOfPage = new RegExp(`^src/i18n/(?!${LATER_AREAS.join('|')}/)[a-z]+/${lang}\\.json$`);
   const seen = new Set<string>();
   const add = (key: string) => {
     if (seen.has(key) || have.has(key)) return;
@@ -279,12 +287,15 @@ export function routePreloads(
     js.push(chunk.file);
     for (const c of chunk.css ?? []) if (!haveCss.has(c) && !css.includes(c)) css.push(c);
     for (const k of chunk.imports ?? []) add(k);
-    // The route's catalogues in the page's language (each area registers all seven).
-    for (const k of chunk.dynamicImports ?? []) if (new RegExp(`^src/i18n/(?!${LATER_AREAS.join('|')}/)[a-z]+/${lang}\\.json$`).test(k)) add(k);
+    for (const k of chunk.dynamicImports ?? []) if (catalogueOfPage.test(k)) add(k);
   };
   add(`src/i18n/common/${lang}.json`);
   for (const src of routeSources(pathname)) {
-    add(`${src}?tsr-split=component`);
+    const component = `${src}?tsr-split=component`;
+    // A route component inside the entry (the private page's, src/entries/private.ts):
+    // nothing to load, but its catalogues are the page's.
+    if (manifest[component] && manifest[component] === entry) for (const k of entry.dynamicImports ?? []) if (catalogueOfPage.test(k)) add(k);
+    add(component);
     add(src);
   }
   // An area's catalogue waits for the ICU formatter (src/i18n/index.ts loads it for a
@@ -441,7 +452,7 @@ export function inlineStylesheets(html: string, distDir: string): string {
 
 /**
  * The manifest with an entry for each route component that a group chunk holds
- * (GROUPED_ROUTES_FILE): the group chunk's own entry under the route's key, so the
+ * (`groupedRoutesFile`): the group chunk's own entry under the route's key, so the
  * route's chunks are found and preloaded. A missing or unreadable file adds nothing.
  */
 export function withGroupedRoutes(manifest: Manifest, file: string): Manifest {
@@ -457,14 +468,17 @@ export function withGroupedRoutes(manifest: Manifest, file: string): Manifest {
   return manifest;
 }
 
-/** index.html and the Vite manifest as built, re-read when index.html changes (a rebuild under a running server). */
+/** One page of the build (index.html or private.html) and its Vite manifest as built, re-read when the page changes (a rebuild under a running server). */
 class BuiltFiles {
   private mtime = -1;
   html = '';
   manifest: Manifest | null = null;
   /** The first-paint renderer of this build (dist/.ssr/ssr.js), loaded on first use. */
   private firstPaint: Promise<RenderFirstPaint | null> | null = null;
-  constructor(private readonly distDir: string) {}
+  constructor(
+    private readonly distDir: string,
+    private readonly page: SpaPage = 'index',
+  ) {}
 
   renderFirstPaint(): Promise<RenderFirstPaint | null> {
     // Node keeps a module for the life of the process, and the bundle's chunks import
@@ -487,12 +501,12 @@ class BuiltFiles {
   }
   /** True when the files changed since the last call. */
   refresh(): boolean {
-    const m = statSync(path.join(this.distDir, 'index.html')).mtimeMs;
+    const m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs;
     if (m === this.mtime) return false;
-    this.html = inlineStylesheets(readFileSync(path.join(this.distDir, 'index.html'), 'utf8'), this.distDir);
-    const mf = path.join(this.distDir, '.vite', 'manifest.json');
+    this.html = inlineStylesheets(readFileSync(path.join(this.distDir, `${this.page}.html`), 'utf8'), this.distDir);
+    const mf = path.join(this.distDir, manifestFile(this.page));
     try {
-      this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, GROUPED_ROUTES_FILE)) : null;
+      this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
     } catch {
       this.manifest = null;
     }
@@ -616,7 +630,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     // The compressed copies are variants, not resources of their own; index.html is
     // rendered per request below; the build manifest is for the server only.
     // No dot-folder or dotfile anywhere (`.vite/`, `.ssr/`, `handler/.vite/`: build data).
-    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && pathName !== '/index.html' && !/(?:^|\/)\./.test(pathName),
+    allowedPath: (pathName) => !/\.(?:br|gz)$/.test(pathName) && !SPA_PAGES.has(pathName) && !/(?:^|\/)\./.test(pathName),
     setHeaders: (reply, filePath) => {
       // Hashed names: the reporter's assets/ and the handlers' handler/assets/.
       const parts = path.relative(distDir, filePath).split(path.sep);
@@ -638,6 +652,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   }
 
   const built = new BuiltFiles(distDir);
+  // The private area's page, when this build has it (an older build answers every path with index.html).
+  const builtPrivate = existsSync(path.join(distDir, 'private.html')) ? new BuiltFiles(distDir, 'private') : null;
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
@@ -645,7 +661,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     hasDist,
     hasHandlerDist,
     sendIndex: async (req, reply) => {
-      if (built.refresh()) {
+      // Both pages are checked on every request: a rebuild replaces them together.
+      if ([built.refresh(), builtPrivate?.refresh()].some(Boolean)) {
         rendered = new WeakMap();
         renderedCount = 0;
         pictures = new WeakMap();
@@ -653,6 +670,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       const host = requestHost(req);
       const company = host ? await companyByHost(ctx.db, host) : null;
       const pathname = (req.url.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
+      const spa = builtPrivate && isPrivatePath(pathname) ? builtPrivate : built;
       const language = browserLanguage(req.headers['accept-language']);
       const config = runtimeConfig(ctx, req);
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;
@@ -666,7 +684,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         let page!: ReturnType<typeof renderIndex>;
         let made!: Representation;
         for (const inline of CATALOGUE_CHOICES) {
-          const candidate = renderIndex({ html: built.html, manifest: built.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? built.catalogue(key) : null) });
+          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null) });
           const compressed = representation(candidate.html, quality);
           if (!made || (compressed.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) [page, made] = [candidate, compressed];
           if ((made.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) break;

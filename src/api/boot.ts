@@ -33,6 +33,15 @@ export const CATALOGUES_DIR = '.vite/catalogues';
  */
 export const GROUPED_ROUTES_FILE = '.vite/grouped-routes.json';
 
+/**
+ * The reporter build's HTML pages (vite.config.ts, `reporterConfig`): `index` for every
+ * path but the private area's, `private` for /private/… (docs/decisions/private-entry.md).
+ * Each has its own manifest and grouped-routes file in `.vite/`.
+ */
+export type SpaPage = 'index' | 'private';
+export const manifestFile = (page: SpaPage): string => (page === 'index' ? '.vite/manifest.json' : `.vite/manifest-${page}.json`);
+export const groupedRoutesFile = (page: SpaPage): string => (page === 'index' ? GROUPED_ROUTES_FILE : `.vite/grouped-routes-${page}.json`);
+
 /** Parses the page's boot data once per document; null when there is none or it is unreadable. */
 export function readBootData(doc: Pick<Document, 'getElementById'> | undefined = typeof document === 'undefined' ? undefined : document): BootData | null {
   try {

@@ -238,3 +238,79 @@ describe('a build with its catalogues as data and a grouped route (issue 13)', (
     }
   });
 });
+
+describe('a build with the private area’s own page (private.html, docs/decisions/private-entry.md)', () => {
+  let built: TestServer;
+  let dir: string;
+  const COMMON_EN = { 'frame.login': 'Log in' };
+  const PRIVATE_EN = { 'private.status.title': 'Your case' };
+  const PRIVATE_PAGE = INDEX.replace('/assets/index-AAAA.js', '/assets/private-PPPP.js').replace(/\s*<link rel="modulepreload"[^>]*>/, '');
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'wb-dist-'));
+    mkdirSync(path.join(dir, 'assets'));
+    for (const area of ['common', 'private']) mkdirSync(path.join(dir, '.vite', 'catalogues', area), { recursive: true });
+    writeFileSync(path.join(dir, 'index.html'), INDEX);
+    writeFileSync(path.join(dir, 'private.html'), PRIVATE_PAGE);
+    writeFileSync(path.join(dir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+    // The private page's entry holds the layout and the status page; the messages page is a chunk of its own.
+    writeFileSync(
+      path.join(dir, '.vite', 'manifest-private.json'),
+      JSON.stringify({
+        'private.html': { file: 'assets/private-PPPP.js', isEntry: true, dynamicImports: ['src/i18n/common/en.json', 'src/i18n/private/en.json', 'src/i18n/metadata/en.json', 'src/routes/private/messages.tsx?tsr-split=component'] },
+        'src/i18n/common/en.json': { file: 'assets/en-common-P.js', isDynamicEntry: true },
+        'src/i18n/private/en.json': { file: 'assets/en-private-P.js', isDynamicEntry: true },
+        'src/i18n/metadata/en.json': { file: 'assets/en-metadata-P.js', isDynamicEntry: true },
+        'src/routes/private/messages.tsx?tsr-split=component': { file: 'assets/messages-MMMM.js', isDynamicEntry: true, imports: ['private.html'] },
+      }),
+    );
+    writeFileSync(
+      path.join(dir, '.vite', 'grouped-routes-private.json'),
+      JSON.stringify({ 'src/routes/private.tsx?tsr-split=component': 'private.html', 'src/routes/private/status.tsx?tsr-split=component': 'private.html' }),
+    );
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'common', 'en.json'), JSON.stringify(COMMON_EN));
+    writeFileSync(path.join(dir, '.vite', 'catalogues', 'private', 'en.json'), JSON.stringify(PRIVATE_EN));
+    built = await startTestServer({ distDir: dir });
+  });
+  afterAll(async () => {
+    await built?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const get = async (p: string) => {
+    const res = await fetch(`${built.url}${p}`, { headers: { 'accept-language': 'en' } });
+    const html = await res.text();
+    const m = /<script type="application\/json" id="wb-boot">([^<]*)<\/script>/.exec(html);
+    return { res, html, boot: m ? (JSON.parse(m[1]!) as { catalogues?: Record<string, unknown> }) : undefined };
+  };
+  const scripts = (html: string) => [...html.matchAll(/<(?:script type="module"[^>]*src|link rel="modulepreload"[^>]*href)="([^"]+)"/g)].map((m) => m[1]);
+
+  it('answers the status page with its own entry alone, its catalogues in the page', async () => {
+    for (const p of ['/private/status', '/private']) {
+      const { res, html, boot } = await get(p);
+      expect(res.status).toBe(200);
+      expect(scripts(html), p).toEqual(['/assets/private-PPPP.js']);
+      expect(boot?.catalogues, p).toEqual({ 'common/en': COMMON_EN, 'private/en': PRIVATE_EN });
+    }
+  });
+
+  it('preloads another private route’s chunk beside the private entry', async () => {
+    const { html, boot } = await get('/private/messages');
+    expect(scripts(html)).toEqual(['/assets/private-PPPP.js', '/assets/messages-MMMM.js']);
+    expect(Object.keys(boot?.catalogues ?? {})).toEqual(['common/en', 'private/en']);
+  });
+
+  it('answers every other path with index.html, as before', async () => {
+    for (const p of ['/', '/online-form', '/privates', '/private.html']) {
+      const { html } = await get(p);
+      expect(scripts(html)[0], p).toBe('/assets/index-AAAA.js');
+      expect(html, p).not.toContain('private-PPPP');
+    }
+  });
+
+  it('serves neither page nor the private build’s manifest as a file', async () => {
+    for (const p of ['/.vite/manifest-private.json', '/.vite/grouped-routes-private.json', '/index.html']) {
+      const res = await fetch(`${built.url}${p}`);
+      expect(res.headers.get('content-type'), p).toMatch(/^text\/html/);
+      expect(await res.text(), p).toContain('id="wb-boot"');
+    }
+  });
+});
