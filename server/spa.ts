@@ -501,9 +501,18 @@ class BuiltFiles {
   }
   /** True when the files changed since the last call. */
   refresh(): boolean {
-    const m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs;
-    if (m === this.mtime) return false;
-    this.html = inlineStylesheets(readFileSync(path.join(this.distDir, `${this.page}.html`), 'utf8'), this.distDir);
+    // A rebuild under a running server removes the pages for a few seconds (the first
+    // build empties dist): what was read stays in use until the new page is there.
+    let m: number;
+    let html: string;
+    try {
+      m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs;
+      if (m === this.mtime) return false;
+      html = readFileSync(path.join(this.distDir, `${this.page}.html`), 'utf8');
+    } catch {
+      return false;
+    }
+    this.html = inlineStylesheets(html, this.distDir);
     const mf = path.join(this.distDir, manifestFile(this.page));
     try {
       this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
@@ -670,7 +679,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       const host = requestHost(req);
       const company = host ? await companyByHost(ctx.db, host) : null;
       const pathname = (req.url.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
-      const spa = builtPrivate && isPrivatePath(pathname) ? builtPrivate : built;
+      // The private page once it has been read; until then (or in a build without it) index.html.
+      const spa = builtPrivate?.html && isPrivatePath(pathname) ? builtPrivate : built;
       const language = browserLanguage(req.headers['accept-language']);
       const config = runtimeConfig(ctx, req);
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;

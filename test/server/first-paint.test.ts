@@ -3,7 +3,7 @@
  * look and feel and company info as inline JSON, the route's chunks and the logo
  * preloaded), under the same CSP as before.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -304,6 +304,21 @@ describe('a build with the private area’s own page (private.html, docs/decisio
       expect(scripts(html)[0], p).toBe('/assets/index-AAAA.js');
       expect(html, p).not.toContain('private-PPPP');
     }
+  });
+
+  it('keeps answering with the page it has while a rebuild has removed it, and takes the new one when it is there', async () => {
+    const file = path.join(dir, 'private.html');
+    rmSync(file);
+    const during = await get('/private/status');
+    expect(during.res.status).toBe(200);
+    expect(scripts(during.html)).toEqual(['/assets/private-PPPP.js']);
+    writeFileSync(file, PRIVATE_PAGE.replace('private-PPPP', 'private-QQQQ'));
+    // A later modification time than the page read first.
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    const after = await get('/private/status');
+    expect(scripts(after.html)).toEqual(['/assets/private-QQQQ.js']);
+    writeFileSync(file, PRIVATE_PAGE);
+    utimesSync(file, new Date(), new Date(Date.now() + 10_000));
   });
 
   it('serves neither page nor the private build’s manifest as a file', async () => {
