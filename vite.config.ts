@@ -104,67 +104,67 @@ function firstBuildStylesheet(): Plugin {
  * and grouped-routes file; their chunks share dist/assets (equal content, equal names).
  */
 export function reporterConfig(page: SpaPage) {
-// The router plugin must run before react(), or the route tree is not generated
-// before JSX is transformed (STACK.md).
-return defineConfig({
-  plugins: [
-    tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
-    react(),
-    vanillaExtractPlugin(),
-    // ICU messages parsed at build time; the bundles carry no ICU parser.
-    precompiledMessages(),
-    // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
-    precompress(),
-    groupedRouteComponents(groupedRoutesFile(page)),
-    ...(page === 'index' ? [] : [firstBuildStylesheet()]),
-  ],
-  define: { __APP_VERSION__: JSON.stringify(pkg.version) },
-  build: {
-    outDir: 'dist',
-    // The private page's build adds its files beside the first's.
-    emptyOutDir: page === 'index',
-    // Flags and images stay separate files: inlining every flag SVG would add ~50 kB gzip.
-    assetsInlineLimit: 0,
-    sourcemap: false,
-    // The server reads it to preload each route's chunks (server/spa.ts); never served.
-    manifest: manifestFile(page),
-    // Every browser the portal supports has <link rel=modulepreload>.
-    modulePreload: { polyfill: false },
-    // One stylesheet for the whole SPA (≈ 6 kB Brotli) instead of one per chunk: a page
-    // needed four to eight render-blocking requests, each a round trip on a slow phone.
-    cssCodeSplit: false,
-    rolldownOptions: {
-      input: { [page]: `${page}.html` },
-      output: {
-        // Everything the entry imports statically in one chunk beside it, not in ten
-        // small ones: the first load was a queue of requests (performance.md, fifth round).
-        codeSplitting: {
-          groups: [
-            { name: 'app', tags: ['$initial'], priority: 3 },
-            // The small modules the report forms share with the private area (the
-            // schema and valibot, the phone link, upload progress, the ICU formatter)
-            // in one chunk instead of seven: the form's first load was thirteen script
-            // requests, each a round trip on a slow phone (performance.md, sixth round).
-            { name: 'shared', test: SHARED_MODULES, priority: 1 },
-            // Radix's base, its dialogs with what they bring (scroll lock, focus
-            // guards), and the private area's own modules: each was five to eight
-            // small chunks, so a signed-in page made eighteen script requests. The
-            // dialogs and the OpenID client load after a status page's first screen
-            // (src/private/Layout.tsx, services.ts): it shows neither.
-            { name: 'dialog', test: DIALOG_MODULES, priority: 1 },
-            { name: 'radix', test: RADIX_MODULES, priority: 2 },
-            { name: 'private', test: PRIVATE_MODULES, priority: 1 },
-            // The report routes' components are one-line stubs that render the report
-            // page: with it, not a request of their own beside the entry on a form's
-            // first load.
-            { name: 'ReportPage', test: REPORT_MODULES, priority: 0 },
-          ],
+  // The router plugin must run before react(), or the route tree is not generated
+  // before JSX is transformed (STACK.md).
+  return defineConfig({
+    plugins: [
+      tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
+      react(),
+      vanillaExtractPlugin(),
+      // ICU messages parsed at build time; the bundles carry no ICU parser.
+      precompiledMessages(),
+      // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
+      precompress(),
+      groupedRouteComponents(groupedRoutesFile(page)),
+      ...(page === 'index' ? [] : [firstBuildStylesheet()]),
+    ],
+    define: { __APP_VERSION__: JSON.stringify(pkg.version) },
+    build: {
+      outDir: 'dist',
+      // The private page's build adds its files beside the first's.
+      emptyOutDir: page === 'index',
+      // Flags and images stay separate files: inlining every flag SVG would add ~50 kB gzip.
+      assetsInlineLimit: 0,
+      sourcemap: false,
+      // The server reads it to preload each route's chunks (server/spa.ts); never served.
+      manifest: manifestFile(page),
+      // Every browser the portal supports has <link rel=modulepreload>.
+      modulePreload: { polyfill: false },
+      // One stylesheet for the whole SPA (≈ 6 kB Brotli) instead of one per chunk: a page
+      // needed four to eight render-blocking requests, each a round trip on a slow phone.
+      cssCodeSplit: false,
+      rolldownOptions: {
+        input: { [page]: `${page}.html` },
+        output: {
+          // Everything the entry imports statically in one chunk beside it, not in ten
+          // small ones: the first load was a queue of requests (performance.md, fifth round).
+          codeSplitting: {
+            groups: [
+              { name: 'app', tags: ['$initial'], priority: 3 },
+              // The small modules the report forms share with the private area (the
+              // schema and valibot, the phone link, upload progress, the ICU formatter)
+              // in one chunk instead of seven: the form's first load was thirteen script
+              // requests, each a round trip on a slow phone (performance.md, sixth round).
+              { name: 'shared', test: SHARED_MODULES, priority: 1 },
+              // Radix's base, its dialogs with what they bring (scroll lock, focus
+              // guards), and the private area's own modules: each was five to eight
+              // small chunks, so a signed-in page made eighteen script requests. The
+              // dialogs and the OpenID client load after a status page's first screen
+              // (src/private/Layout.tsx, services.ts): it shows neither.
+              { name: 'dialog', test: DIALOG_MODULES, priority: 1 },
+              { name: 'radix', test: RADIX_MODULES, priority: 2 },
+              { name: 'private', test: PRIVATE_MODULES, priority: 1 },
+              // The report routes' components are one-line stubs that render the report
+              // page: with it, not a request of their own beside the entry on a form's
+              // first load.
+              { name: 'ReportPage', test: REPORT_MODULES, priority: 0 },
+            ],
+          },
         },
       },
     },
-  },
-  server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
-});
+    server: { port: 5173, proxy: { '/api': 'http://localhost:9000', '/config': 'http://localhost:9000', '/idp': 'http://localhost:9000' } },
+  });
 }
 
 export default reporterConfig('index');
