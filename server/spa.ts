@@ -59,7 +59,7 @@ export const isPrivatePath = (pathname: string): boolean => /^\/private(\/|$)/.t
 
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
-  return /^\/private(\/|$)/.test(pathname) && pathname !== EARLY_READ_EXCLUDED_PATH;
+  return isPrivatePath(pathname) && pathname !== EARLY_READ_EXCLUDED_PATH;
 }
 
 /** The server's CSP with these inline scripts' hashes added to script-src (and nothing else). */
