@@ -84,6 +84,9 @@ async function walkHistory(page: Page): Promise<{ back: string[]; forward: strin
     const entry = entries[currentIndex + delta];
     if (!entry) return false;
     await cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+    // The call returns before the traversal commits; on a loaded machine the page being
+    // left would still be the one loaded (and recorded) without this wait.
+    await expect.poll(async () => (await history()).currentIndex).toBe(currentIndex + delta);
     await page.waitForLoadState('load');
     await page.waitForTimeout(200); // a page that would leave by itself has left by now
     into.push(page.url());
