@@ -23,7 +23,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -31,22 +30,13 @@ import { createTestDatabase, type TestServer } from '../test/helpers/server.ts';
 import { Browser, newCase, officerOf, signIn } from '../test/server/identity-flow.ts';
 import { caseDto } from '../test/server/api.ts';
 import { hashPassword } from '../server/cases/passwords.ts';
+import { freePort } from './_net.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.argv[2] ?? 10);
 const ONLY = process.argv[3];
 const wanted = (what: string) => !ONLY || ONLY.split(',').includes(what);
 const CONNECTIONS = [10, 100, 200];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {

@@ -14,7 +14,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
@@ -24,6 +23,7 @@ import puppeteer, { type Page } from 'puppeteer-core';
 import { precompressDir } from '../scripts/precompress.ts';
 import { formatCaseNumber } from '../machines/schema.ts';
 import { chromiumPath } from '../test/e2e/harness.ts';
+import { freePort } from './_net.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -41,16 +41,6 @@ async function buildHelloWorld(outDir: string) {
   });
   precompressDir(outDir);
   rmSync(dir, { recursive: true, force: true });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 
 const dir = import.meta.dirname;
 const names = readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'run.ts' && !f.startsWith('_'))
   .map((f) => f.slice(0, -3))
   .sort();
 const name = process.argv[2];
