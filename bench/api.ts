@@ -21,7 +21,7 @@
  *
  * npm run bench -- api [seconds] [calls]   calls: comma-separated my-case, look-and-feel, company-info, case-creation (default all)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,32 +30,13 @@ import { createTestDatabase, type TestServer } from '../test/helpers/server.ts';
 import { Browser, newCase, officerOf, signIn } from '../test/server/identity-flow.ts';
 import { caseDto } from '../test/server/api.ts';
 import { hashPassword } from '../server/cases/passwords.ts';
-import { freePort } from './_net.ts';
+import { freePort, start } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.argv[2] ?? 10);
 const ONLY = process.argv[3];
 const wanted = (what: string) => !ONLY || ONLY.split(',').includes(what);
 const CONNECTIONS = [10, 100, 200];
-
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let done = false;
-    const onData = (d: Buffer) => {
-      if (done) return; // keep draining, stop keeping
-      out += d.toString();
-      if (ready.test(out)) {
-        done = true;
-        resolve(child);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
-  });
-}
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

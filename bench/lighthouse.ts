@@ -12,7 +12,7 @@
  * four category scores, LCP and the failed audits side by side. Figures only.
  * LIGHTHOUSE_REPORT_DIR=dir also writes each page's full Lighthouse JSON there.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import puppeteer, { type Page } from 'puppeteer-core';
 import { precompressDir } from '../scripts/precompress.ts';
 import { formatCaseNumber } from '../machines/schema.ts';
 import { chromiumPath } from '../test/e2e/harness.ts';
-import { freePort } from './_net.ts';
+import { freePort, start } from './_servers.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -52,23 +52,7 @@ async function serve(distDir: string, dataDir: string, seedDemo: boolean): Promi
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   // The proof-of-work is set aside by its setting: the bench files its one case with a plain POST.
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DIST_DIR: distDir, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', SEED_DEMO: String(seedDemo), POW_DIFFICULTY: '0' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    let ready = false;
-    const onData = (d: Buffer) => {
-      if (ready) return; // drained, not kept
-      out += d.toString();
-      if (/running on/.test(out)) {
-        ready = true;
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${out}`)));
-  });
+  const child = await start(['--import', 'tsx', 'server/main.ts'], { PORT: String(port), HOST: '127.0.0.1', DIST_DIR: distDir, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', SEED_DEMO: String(seedDemo), POW_DIFFICULTY: '0' }, /running on/);
   return { child, port };
 }
 

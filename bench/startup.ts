@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './_net.ts';
+import { freePort } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[2] ?? 3);

@@ -13,13 +13,13 @@
  * resting RSS while each upload runs, sampled from /proc every 20 ms. The budget is
  * a growth under 64 MB, for either path.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './_net.ts';
+import { freePort, start } from './_servers.ts';
 
 const MB = 1024 * 1024;
 const sizeMb = Number(process.argv[2] ?? 1024);
@@ -36,20 +36,6 @@ function rssMb(pid: number): number {
 function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // clock ticks (100 Hz)
-}
-
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (ready.test(out)) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
-  });
 }
 
 /** Streams a multipart body of `prefix`, `mb` MiB of file bytes and `suffix`; resolves with seconds taken and the answer. */
