@@ -3,7 +3,8 @@
  * meeting, as one statechart factory configured per channel
  * (docs/decisions/report-machines.md).
  *
- * Shape: `loadingCompany` (company info: officers and subsidiaries), then `editing`,
+ * Shape: `loadingCompany` (company info: officers and subsidiaries; passed at once
+ * when the input holds it, guard `hasCompanyInfo`), then `editing`,
  * whose `steps` is a parallel state with one region per step. Every dialog is a
  * state of its own beside `steps` (`editing.confirmingDiscard.*`) or beside
  * `editing` (validation, sending, success, failure), so only one is ever open and
@@ -389,6 +390,14 @@ export function emptyDraft(channel: ReportChannel, company: CompanyInfo): Report
 
 const noCompany: CompanyInfo = { protectionOfficers: [], subsidiaries: [] };
 
+/**
+ * What the page already knows when the form opens: the company info, when the
+ * look-and-feel actor has it (it came in the page's head). Without it the chart loads it.
+ */
+export interface ReportInput {
+  company?: CompanyInfo | null;
+}
+
 type Ev<T extends ReportEvent['type']> = Extract<ReportEvent, { type: T }>;
 
 // ---- machine -----------------------------------------------------------------------
@@ -397,6 +406,7 @@ const reportSetup = setup({
   types: {
     context: {} as ReportContext,
     events: {} as ReportEvent,
+    input: {} as ReportInput | undefined,
   },
   actors: {
     /** Loads company info (officers, subsidiaries); rejects on any failure. */
@@ -595,6 +605,8 @@ const reportSetup = setup({
     assignRetryAfter: assign({ retryAfterSeconds: (_, params: { outcome: SubmitOutcome }) => (params.outcome as RateLimited).rateLimited.retryAfterSeconds }),
   },
   guards: {
+    /** The company info came with the chart's input: nothing to wait for. */
+    hasCompanyInfo: ({ context }) => context.company !== noCompany,
     /** Switching persons ⇄ company would drop what was typed for the current choice. */
     hasConcernDataToDiscard: ({ context, event }) => {
       const d = context.draft;
@@ -702,10 +714,10 @@ export function createReportMachine(channel: ReportChannel) {
 
   return reportSetup.createMachine({
     id,
-    context: {
+    context: ({ input }) => ({
       channel,
-      company: noCompany,
-      draft: emptyDraft(channel, noCompany),
+      company: input?.company ?? noCompany,
+      draft: emptyDraft(channel, input?.company ?? noCompany),
       droppedFiles: 0,
       refusedFiles: [],
       personIncomplete: false,
@@ -715,7 +727,7 @@ export function createReportMachine(channel: ReportChannel) {
       response: null,
       proof: null,
       retryAfterSeconds: null,
-    },
+    }),
     initial: 'loadingCompany',
     on: {
       // Spec §2: leaving a form route resets validation, dialog data and the draft.
@@ -724,6 +736,9 @@ export function createReportMachine(channel: ReportChannel) {
     },
     states: {
       loadingCompany: {
+        // With the company info in the input the form opens at once: its steps are in
+        // the page's first render, not in a second pass after a read that asks nothing.
+        always: { guard: 'hasCompanyInfo', target: 'editing' },
         invoke: {
           id: 'loadCompanyInfo',
           src: 'loadCompanyInfo',

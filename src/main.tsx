@@ -12,7 +12,7 @@ import { createApiClient } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
 import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
 import { initialLanguage } from './app/language.ts';
-import { loadCatalogue, provideCatalogues } from './i18n/index.ts';
+import { loadCatalogue, loadProvidedCatalogues, provideCatalogues } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 import { adoptFirstPaint } from './app/firstPaint.ts';
 import { readBootData } from './api/boot.ts';
@@ -50,7 +50,8 @@ async function start() {
   // so the router does not load it again once mounted: that second load re-rendered the
   // whole page synchronously, one long task on a slow phone (performance.md, tenth
   // round). A failure here is the router's own to show when it loads on mount.
-  await appRouter.load().catch(() => undefined);
+  // The route's catalogues too: one still loading would suspend the first render.
+  await Promise.all([appRouter.load().catch(() => undefined), loadProvidedCatalogues(language)]);
   const container = document.getElementById('root')!;
   // The server's picture of this page shows until our own first screen is ready; a
   // stored language other than the one it was drawn in shows the live page at once.

@@ -78,7 +78,7 @@ export async function renderFirstPaint({ pathname, host, boot }: FirstPaintInput
 
     const app = (
       <StrictMode>
-        <AppServicesProvider services={{ api, lookAndFeel }}>
+        <AppServicesProvider services={{ api, lookAndFeel, drawingPicture: true }}>
           <RouterProvider router={router} context={{ lookAndFeel }} />
         </AppServicesProvider>
       </StrictMode>

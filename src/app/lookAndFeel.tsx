@@ -53,6 +53,11 @@ export function browserLookAndFeelMachine(api: ApiClient, boot: BootStore = new 
 interface AppServices {
   api: ApiClient;
   lookAndFeel: LookAndFeelActor;
+  /**
+   * True while the server draws a page's first-paint picture (src/ssr.tsx): a view
+   * may then draw less than the live page's first render (see useDrawingPicture).
+   */
+  drawingPicture?: boolean;
 }
 
 const AppContext = createContext<AppServices | null>(null);
@@ -88,6 +93,15 @@ function useServices(): AppServices {
 
 export function useApi(): ApiClient {
   return useServices().api;
+}
+
+/**
+ * True in the server's first-paint picture. The picture is painted by a slow phone
+ * before any script and answers no tap, so a view whose live first render is long
+ * (the report form's seven steps) draws its short loading screen there instead.
+ */
+export function useDrawingPicture(): boolean {
+  return useServices().drawingPicture === true;
 }
 
 export function useLookAndFeelActor(): LookAndFeelActor {

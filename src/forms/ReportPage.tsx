@@ -12,7 +12,7 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, waitFor } from 'xstate';
 import '../i18n/forms/index.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
-import { useApi, useLookAndFeelActor } from '../app/lookAndFeel.tsx';
+import { useApi, useDrawingPicture, useLookAndFeelActor } from '../app/lookAndFeel.tsx';
 import { LOGIN_PATH } from '../components/Frame.tsx';
 import { Page, PageTitle } from '../components/PageTitle.tsx';
 import {
@@ -20,6 +20,7 @@ import {
   reportSteps,
   type CompanyInfo,
   type ReportChannel,
+  type ReportInput,
   type SubmissionProof,
   type SubmitReportInput,
 } from '../../machines/report.ts';
@@ -100,14 +101,16 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
 
 export function ReportProvider({
   machine,
+  input,
   checks,
   children,
 }: {
   machine: ReturnType<typeof createReportMachine>;
+  input?: ReportInput;
   checks?: FileChecks;
   children: React.ReactNode;
 }) {
-  const actor = useActorRef(machine);
+  const actor = useActorRef(machine, { input });
   return (
     <ReportContext value={actor}>
       <FileChecksContext value={checks ?? null}>
@@ -131,10 +134,18 @@ function FileChecksSync({ checks }: { checks: FileChecks }) {
 export function ReportPage({ channel }: { channel: ReportChannel }) {
   const checks = useFileChecksOwner();
   const machine = useBrowserReportMachine(channel, checks);
+  // The company info usually came in the page's head: the form then opens with its
+  // steps in the first render (machines/report.ts, `hasCompanyInfo`). The server's
+  // picture of the page shows the form loading instead: all seven steps in it cost a
+  // slow phone's first paint about 200 ms and look like a form that answers no tap
+  // (performance.md, fourteenth round).
+  const lookAndFeel = useLookAndFeelActor();
+  const drawingPicture = useDrawingPicture();
+  const input = useMemo(() => (drawingPicture ? undefined : { company: lookAndFeel.getSnapshot().context.companyInfo }), [lookAndFeel, drawingPicture]);
   // The upload client is not on the form's first screen: fetched just after it.
   useEffect(() => void loadResumable().catch(() => undefined), []);
   return (
-    <ReportProvider machine={machine} checks={checks}>
+    <ReportProvider machine={machine} input={input} checks={checks}>
       {/* The form's catalogue may still be on its way: say so rather than show nothing. */}
       <Suspense fallback={<FormLoading />}>
         <ReportView />
@@ -150,16 +161,21 @@ export function ReportView() {
   const loading = useSelector(actor, (s) => s.matches('loadingCompany'));
   const hasSubsidiaries = useSelector(actor, (s) => s.context.company.subsidiaries.length > 0);
   const steps = reportSteps(channel, hasSubsidiaries);
-  const dialogs = useLazyModule(dialogsModule);
   return (
     <Page>
       <PageTitle title={t(`forms.${channel}.title`)}>
         <p className={styles.intro}>{t(`forms.${channel}.intro`, { max: steps.length })}</p>
       </PageTitle>
       {loading ? <p aria-busy="true">{t('forms.loading')}</p> : <ReportSteps steps={steps} />}
-      {dialogs && <dialogs.ReportDialogs />}
+      <LazyReportDialogs />
     </Page>
   );
+}
+
+/** The dialogs once their module is there; its arrival re-renders this alone, not the form. */
+function LazyReportDialogs() {
+  const dialogs = useLazyModule(dialogsModule);
+  return dialogs ? <dialogs.ReportDialogs /> : null;
 }
 
 export const OnlineReportPage = () => <ReportPage channel="online" />;

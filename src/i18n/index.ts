@@ -79,6 +79,17 @@ export function provideCatalogues(catalogues: unknown): void {
 }
 
 /**
+ * Loads the catalogues the page brought in `lang`, so that the first render finds them
+ * ready: a `use()` of one still pending suspends the route, and the render that
+ * follows its arrival is a synchronous one, the whole form in one long task
+ * (performance.md, fourteenth round). Settles when all have, loaded or not.
+ */
+export function loadProvidedCatalogues(lang: Language): Promise<unknown> {
+  const ids = [...provided.keys()].filter((id) => id.endsWith(`/${lang}`));
+  return Promise.allSettled(ids.map((id) => loadCatalogue(id.slice(0, id.indexOf('/')), lang)));
+}
+
+/**
  * Loads (once) and returns an area's catalogue in a language. The promise carries
  * React's `status`/`value` fields, so `use()` reads an already loaded catalogue
  * without suspending.

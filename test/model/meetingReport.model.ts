@@ -1,4 +1,5 @@
 /** Model of the meeting report channel: see report.kit.ts for the projection walked. */
-import { reportModel } from './report.kit.ts';
+import { reportModel, reportModelWithCompany } from './report.kit.ts';
 
 export default reportModel('meeting');
+export const variants = [reportModelWithCompany('meeting')];

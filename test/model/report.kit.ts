@@ -184,3 +184,12 @@ export function reportModel(channel: ReportChannel): MachineModel {
     serializeState: serializeReport,
   };
 }
+
+/**
+ * The same chart opened with the company info in hand (the look-and-feel actor had it
+ * from the page's head): it starts at `editing`, the lone officer already chosen, and
+ * walks on from there like the other.
+ */
+export function reportModelWithCompany(channel: ReportChannel): MachineModel {
+  return { ...reportModel(channel), name: `${channel}Report (company in hand)`, input: { company: ONE_OFFICER } };
+}

@@ -256,6 +256,37 @@ describe('report machines as actors', () => {
     expect(stepValidity(two.actor.getSnapshot().context).protectionOfficer).toBe(false);
   });
 
+  it('opens at once with the company info in its input, and asks nobody for it', () => {
+    let asked = 0;
+    const machine = reportModel('online').machine.provide({
+      actors: {
+        loadCompanyInfo: fromPromise(async () => {
+          asked++;
+          return TWO_OFFICERS_WITH_SUBSIDIARIES;
+        }),
+        solveProofOfWork: fromPromise(async () => PROOF),
+      },
+    });
+    const actor = createActor(machine, { input: { company: TWO_OFFICERS_WITH_SUBSIDIARIES } }).start();
+    // Synchronously, before any promise could settle: the form's steps are there.
+    const s = actor.getSnapshot();
+    expect(s.matches({ editing: 'steps' })).toBe(true);
+    expect(s.context.company).toEqual(TWO_OFFICERS_WITH_SUBSIDIARIES);
+    expect(s.context.draft.protectionOfficer).toBeNull();
+    expect(asked).toBe(0);
+    actor.stop();
+    // A lone officer is chosen for the reporter from the input too (spec §4).
+    const lone = createActor(machine, { input: { company: ONE_OFFICER } }).start();
+    expect(lone.getSnapshot().context.draft.protectionOfficer).toBe('po-9');
+    lone.stop();
+    // Without it (or with none known yet) the chart loads it, as before.
+    for (const input of [undefined, { company: null }]) {
+      const waiting = createActor(machine, { input }).start();
+      expect(waiting.getSnapshot().matches('loadingCompany')).toBe(true);
+      waiting.stop();
+    }
+  });
+
   it('company info failure goes to the error page', async () => {
     const machine = reportModel('online').machine.provide({
       actors: { loadCompanyInfo: fromPromise(async () => { throw new Error('500'); }) },

@@ -69,6 +69,11 @@ describe('the first paint in index.html', () => {
     expect(picture).toContain(escapeHtml(forms['forms.online.title']!));
     expect(picture).toContain(escapeHtml(catalogue('common', 'de')['frame.quickExit']!));
     expect(picture).toMatch(new RegExp(`<h1[^>]*>${escapeHtml(forms['forms.online.title']!)}</h1>`));
+    // The form itself as loading, not its seven steps: a picture answers no tap, and
+    // the steps would cost a slow phone's first paint (performance.md, fourteenth round).
+    expect(picture).toContain(escapeHtml(forms['forms.loading']!));
+    expect(picture).not.toContain(escapeHtml(forms['forms.step.counter']!.replace('{n}', '1').split('{')[0]!.trim()));
+    expect(picture).not.toMatch(/<input|<textarea|<button[^>]*type="submit"/);
   });
 
   it('loads the SPA with the HTML, as a page without a picture does', async () => {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { precompileCatalogue, precompiledMessages } from '../../scripts/precompileMessages.ts';
-import { formatMessage, isSimpleMessage, loadCatalogue, provideCatalogues, registerCatalogues, type Catalogue } from '../../src/i18n/index.ts';
+import { formatMessage, isSimpleMessage, loadCatalogue, loadProvidedCatalogues, provideCatalogues, registerCatalogues, type Catalogue } from '../../src/i18n/index.ts';
 import { LANGUAGES, type Language } from '../../machines/languages.ts';
 
 const root = path.resolve(import.meta.dirname, '../../src/i18n');
@@ -129,5 +129,19 @@ describe('catalogues the page carries', () => {
     expect(formatMessage('en', [en], 'files', { n: 2 })).toBe('2 files');
     expect(formatMessage('da', [await loadCatalogue('carried', 'da')], 'hello')).toBe('fra filen');
     expect(fetched).toBe(1);
+  });
+
+  it('the page\'s catalogues in its language are ready before the first render, so use() does not suspend on them', async () => {
+    let fetched = 0;
+    registerCatalogues('early', { './en.json': async () => (fetched++, { hi: 'chunk' }), './se.json': async () => (fetched++, { hi: 'chunk' }) });
+    registerCatalogues('later', { './en.json': async () => (fetched++, { hi: 'chunk' }) });
+    provideCatalogues({ 'early/en': { hi: 'Hi {name}' }, 'early/se': { hi: 'Hej' } });
+    await loadProvidedCatalogues('en');
+    // React's use() reads a promise's status: fulfilled means no suspension.
+    expect((loadCatalogue('early', 'en') as { status?: string }).status).toBe('fulfilled');
+    // Only what the page brought, and only in the language asked for: nothing fetched.
+    expect(fetched).toBe(0);
+    expect((loadCatalogue('early', 'se') as { status?: string }).status).toBe('pending');
+    expect((loadCatalogue('later', 'en') as { status?: string }).status).toBe('pending');
   });
 });
