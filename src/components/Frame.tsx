@@ -104,8 +104,8 @@ export function Frame({ children }: { children: ReactNode }) {
   // Open/closed of a disclosure is view state, not flow state.
   const [drawerOpen, setDrawerOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
-  // The slot element for <FrameActions>; a DOM node, not flow state.
-  const [slot, setSlot] = useState<HTMLElement | null>(null);
+  // The slot for <FrameActions> (FrameSlot.tsx): a ref, so filling it renders nothing.
+  const slot = useRef<HTMLDivElement>(null);
   const [menuSlot, setMenuSlot] = useState<HTMLElement | null>(null);
   const isPrivate = useRouterState({ select: (s) => s.location.pathname.startsWith('/private') });
   const languages = isPrivate ? PRIVATE_LANGUAGES : undefined;
@@ -130,7 +130,7 @@ export function Frame({ children }: { children: ReactNode }) {
         </div>
         <QuickExit />
         {/* Not inside the wide-only actions: the private area's Log out stays in the bar on a phone. */}
-        <div ref={setSlot} className={styles.slot} />
+        <div ref={slot} className={styles.slot} />
         <button
           ref={menuButton}
           type="button"
