@@ -1,9 +1,9 @@
 /**
  * The reporter's session in the private area (spec §4 Session, §6, §8).
  *
- * checking → loggingIn (the provider's sign-in page) → verifying (token/verify) →
- * active → expired, and loggedOut (or passwordChangeRequested, which stays to
- * say what happens next).
+ * checking → loggingIn (the provider's sign-in page) → verifying (a call to the
+ * case endpoint, spec §4) → active → expired, and loggedOut (or
+ * passwordChangeRequested, which stays to say what happens next).
  *
  * Invariants:
  * - Nothing private renders before `verifying` answered 200: views show private
@@ -18,10 +18,10 @@
  *   keeps the pages (and so the chat composer's draft) mounted, and offers to sign
  *   in again in a popup (docs/decisions/session-expiry.md). Only an explicit
  *   log-out, a 401/403 from the server or a sign-in as another case leaves.
- * - A page whose head already holds both first answers, sent with this tab's token
- *   (the check: 200, and the case), starts signed in with that case (input
+ * - A page whose head already holds the first case read's answer (200), asked for
+ *   with this tab's token, starts signed in with that case (input
  *   `caseInHand`, guard `hasCaseInHand`): its first screen is the page itself, and
- *   neither answer is asked for twice. Anything less starts at `checking`.
+ *   the case is not asked for twice. Anything less starts at `checking`.
  * - Effects (oidc-client-ts, fetch, navigation) are actors and actions supplied
  *   with `.provide()` by the view layer; the chart itself touches no browser API.
  */

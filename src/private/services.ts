@@ -16,7 +16,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
-import { MY_CASE_PATH, VERIFY_PATH, storedUserKey, takeCaseInHand, takeEarlyRead } from '../api/earlyRead.ts';
+import { MY_CASE_PATH, storedUserKey, takeCaseInHand, takeEarlyRead } from '../api/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -186,13 +186,14 @@ export function sessionImplementations(
 ) {
   let callback: Promise<User | undefined> | undefined;
   let known: { etag: string; data: PrivateCase } | undefined;
-  // The first case read, started beside the token check so that entering the private
-  // area costs one round trip, not two. The chart is unchanged: it still renders
-  // nothing private before the check answered 200, and its first loadCase takes this
-  // answer (once, and only a 200; anything else is read again as before).
+  // The case read that verified the token (spec §4 Session: "the case endpoint is
+  // called to verify the token"), so that entering the private area costs one read,
+  // not a check and a read. The chart still renders nothing private before it
+  // answered 200, and its first loadCase takes this answer (once, and only a 200;
+  // anything else is read again).
   let early: Promise<LoadCaseResult> | undefined | null; // null: taken
-  // The answers the page's head script asked for before the scripts ran
-  // (src/api/earlyRead.ts) are looked at once, by the first check.
+  // The answer the page's head script asked for before the scripts ran
+  // (src/api/earlyRead.ts) is looked at once, by the first check.
   let headLookedAt = false;
   const answerOf = async (res: Response): Promise<LoadCaseResult> => {
     const data = (await res.json()) as PrivateCase;
@@ -221,9 +222,8 @@ export function sessionImplementations(
     }
   };
   /**
-   * The session chart's input: the case, if the head's check (200) and case read
-   * have both arrived with the token this tab holds. Taken once; the answers are
-   * then spent, and the chart's later reads ask the server (with this case's ETag).
+   * The session chart's input: the case, if the head's case read has answered 200,
+   * asked for with the token this tab holds. Taken once; the answer is then spent, and the chart's later reads ask the server (with this case's ETag).
    */
   const caseInHand = (): PrivateCase | null => {
     if (headLookedAt) return null;
@@ -280,21 +280,17 @@ export function sessionImplementations(
         const firstCheck = !headLookedAt;
         headLookedAt = true;
         const pre = firstCheck ? takeEarlyRead(await s.accessToken().catch(() => null)) : null;
-        early ??= readCase(null, undefined, pre?.myCase);
         if (pre) {
-          // The check was made, with this token: its answer stands (a 401 is a 401).
-          try {
-            return { status: (await pre.verify).status };
-          } catch {
-            return { status: 0 }; // no answer, as the API client's 'no status'
-          }
+          // Asked with this token: a refusal stands as answered (a 401 is a 401). No
+          // answer at all is asked again below.
+          const status = await pre.myCase.then((res) => res.status).catch(() => undefined);
+          if (status !== undefined && status !== 200) return { status };
         }
-        try {
-          await s.api.request(VERIFY_PATH);
-          return { status: 200 };
-        } catch (err) {
-          return { status: statusOf(err) };
-        }
+        // The case endpoint verifies the token (spec §4 Session); a 200 is also the
+        // first case, which the chart's loadCase then takes instead of asking again.
+        const read = readCase(null, undefined, pre?.myCase);
+        early = read;
+        return { status: (await read).status };
       }),
       loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async ({ input, signal }) => {
         const first = early;

@@ -6,7 +6,8 @@
  * - A 401 on a private call mid-session (the case's follow account removed on the
  *   server) sends the reporter to `/`, forgets the tokens and leaves no private data
  *   on screen: on moving between private pages (case reload) and on sending a message.
- * - Token verification on entering the private area: a 401 there is a 401 "anywhere"
+ * - Token verification on entering the private area (the case read, spec §4
+ *   Session: "the case endpoint is called to verify the token"): a 401 there is a 401 "anywhere"
  *   (§6, §8 "Status 401 or 403 → /"), so `/` with the tokens forgotten; any other
  *   non-200 (here: the server gone, no status) goes to /something-went-wrong.
  * - A login failure goes to `/`: the provider's answer comes back to a tab that never
@@ -196,7 +197,7 @@ describe('private area failure exits', () => {
     expect(foreignRequests([origin])).toEqual([]);
   });
 
-  it('a 401 from token verification on entering the private area sends the reporter to / (a 401 anywhere, §6)', async () => {
+  it('a 401 from the case read that verifies the token on entering the private area sends the reporter to / (a 401 anywhere, §6)', async () => {
     const caseNumber = await newOnlineCase(portal, 'verify-pass');
     const { page, requests, foreignRequests } = await open();
     await signIn(portal, page, caseNumber, 'verify-pass');
@@ -208,14 +209,15 @@ describe('private area failure exits', () => {
     const before = requests.length;
     await page.goto(portal.url('localhost', '/private/status'));
     await expectThrownOutHome(page, caseNumber);
-    // It was the verification that answered 401, not a failed sign-in round trip.
+    // It was the verification (one case read) that answered 401, not a failed sign-in round trip.
     const after = requests.slice(before);
-    expect(after.filter((r) => r.url.endsWith('/api/private/case/token/verify'))).toHaveLength(1);
+    expect(after.filter((r) => r.url.endsWith('/api/private/case/my-case'))).toHaveLength(1);
+    expect(after.filter((r) => r.url.endsWith('/api/private/case/token/verify'))).toEqual([]);
     expect(after.filter((r) => r.url.includes('/idp/realms/'))).toEqual([]);
     expect(foreignRequests([origin])).toEqual([]);
   });
 
-  it('a reloaded private page has its token check and case read started by its head, once each', async () => {
+  it('a reloaded private page has its case read, which verifies the token, started by its head, once', async () => {
     const caseNumber = await newOnlineCase(portal, 'early-pass');
     const { page, requests, foreignRequests } = await open();
     const loads = trackCaseLoads(page);
@@ -228,7 +230,7 @@ describe('private area failure exits', () => {
     let before = requests.length;
     await page.reload();
     await expect.poll(() => calls(before, '/api/private/case/my-case')).toBe(1);
-    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(0);
     await page.unroute('**/assets/*.js');
 
     // With them, the SPA takes those answers instead of asking again.
@@ -241,14 +243,14 @@ describe('private area failure exits', () => {
     expect((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').toContain(formatCaseNumber(caseNumber));
     await page.waitForTimeout(1000);
     expect(calls(before, '/api/private/case/my-case')).toBe(1);
-    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(0);
     await expect.poll(() => loaded('oidc-client-ts'), { timeout: 10_000 }).toBe(true);
     // So does the expired-session dialog, before a refresh could fail.
     await expect.poll(() => loaded('dialog'), { timeout: 10_000 }).toBe(true);
     expect(foreignRequests([origin])).toEqual([]);
   });
 
-  it('a reloaded private page whose head already has both answers shows the case at once, without "checking" first', async () => {
+  it('a reloaded private page whose head already has the case shows it at once, without "checking" first', async () => {
     const caseNumber = await newOnlineCase(portal, 'in-hand-pass');
     const { page, requests } = await open();
     const loads = trackCaseLoads(page);
@@ -277,7 +279,7 @@ describe('private area failure exits', () => {
     expect(await sawChecking()).toBe(false);
     await page.waitForTimeout(1000);
     expect(calls(before, '/api/private/case/my-case')).toBe(1);
-    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(0);
     await page.unroute('**/assets/*.js');
 
     // The case read is still on its way when the scripts have run: "checking", then the
@@ -292,7 +294,7 @@ describe('private area failure exits', () => {
     expect(await sawChecking()).toBe(true);
     await page.waitForTimeout(1000);
     expect(calls(before, '/api/private/case/my-case')).toBe(1);
-    expect(calls(before, '/api/private/case/token/verify')).toBe(1);
+    expect(calls(before, '/api/private/case/token/verify')).toBe(0);
     await page.unroute('**/api/private/case/my-case');
 
     // The case in hand is the one the page shows: a change made since reaches the next page.

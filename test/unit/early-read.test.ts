@@ -1,6 +1,6 @@
 /**
- * A private page's head script starts the token check and the case read before the
- * SPA's scripts have loaded (src/api/earlyRead.ts). It must find the session exactly
+ * A private page's head script starts the case read (which also verifies the token,
+ * spec §4 Session) before the SPA's scripts have loaded (src/api/earlyRead.ts). It must find the session exactly
  * where oidc-client-ts keeps it, call the address the API client would, and do
  * nothing at all when there is no usable session.
  */
@@ -56,9 +56,8 @@ function runHead({
   storage,
   boot,
   pathname = '/private/status',
-  verify = ok,
   myCase = ok,
-}: { storage: Storage; boot: unknown; pathname?: string; verify?: Answer; myCase?: Answer }) {
+}: { storage: Storage; boot: unknown; pathname?: string; myCase?: Answer }) {
   const calls: { url: string; init: RequestInit }[] = [];
   const page: Record<string, unknown> = {
     location: { pathname },
@@ -66,7 +65,7 @@ function runHead({
     document: { getElementById: (id: string) => (id === 'wb-boot' && boot !== undefined ? { textContent: JSON.stringify(boot) } : null) },
     fetch: (url: string, init: RequestInit) => {
       calls.push({ url, init });
-      return url.endsWith('/token/verify') ? verify() : myCase();
+      return myCase();
     },
     JSON,
     Date,
@@ -80,13 +79,15 @@ function runHead({
 const api = (protocol: string, host: string, port: number | string) => ({ config: { api: { protocol, host, port }, idSettings: ID } });
 
 describe('the early read of a private page', () => {
-  it('checks the token and reads the case with the session oidc-client-ts stored, at the API client’s address', async () => {
+  it('reads the case, once, with the session oidc-client-ts stored, at the API client’s address', async () => {
     const storage = new MemoryStorage();
     await signedIn(storage, 'token-1', 300);
     const boot = api('https', 'portal.example', 443);
     const { calls, left } = runHead({ storage, boot });
     const base = apiBaseUrlOf(boot.config)!;
-    expect(calls.map((c) => c.url)).toEqual([`${base}/api/private/case/token/verify`, `${base}/api/private/case/my-case`]);
+    // One read: the case endpoint verifies the token; a separate check would be a
+    // second request beside the page's scripts on a slow phone's link.
+    expect(calls.map((c) => c.url)).toEqual([`${base}/api/private/case/my-case`]);
     for (const c of calls) {
       expect(c.init.headers).toEqual({ accept: 'application/json', authorization: 'Bearer token-1' });
       expect(c.init.credentials).toBe('omit');
@@ -106,7 +107,7 @@ describe('the early read of a private page', () => {
     await signedIn(storage, 't', 300);
     const boot = api(protocol, host, port);
     const { calls } = runHead({ storage, boot });
-    expect(calls[0]!.url).toBe(`${apiBaseUrlOf(boot.config)}/api/private/case/token/verify`);
+    expect(calls[0]!.url).toBe(`${apiBaseUrlOf(boot.config)}/api/private/case/my-case`);
   });
 
   it('does nothing without a session, with one about to run out, on the sign-in callback or without the boot data', async () => {
@@ -134,7 +135,7 @@ describe('the early read of a private page', () => {
     expect(runHead({ storage, boot: api('https', 'portal.example', 443) }).calls).toEqual([]);
   });
 
-  it('hands its answers out once, and only to the session holding the same token', async () => {
+  it('hands its answer out once, and only to the session holding the same token', async () => {
     const storage = new MemoryStorage();
     await signedIn(storage, 'token-1', 300);
     const { page } = runHead({ storage, boot: api('https', 'portal.example', 443) });
@@ -154,12 +155,11 @@ describe('the case in hand', () => {
   const theCase = { caseNumber: '1234567890123456', status: 'NEW' };
   const caseAnswer: Answer = () => Promise.resolve(new Response(JSON.stringify(theCase), { status: 200, headers: { etag: '"v1"' } }));
 
-  it('once the check said 200 and the case has come, is the case with its ETag, taken once; the read itself stays readable', async () => {
+  it('once the case read said 200, is the case with its ETag, taken once; the read itself stays readable', async () => {
     const storage = new MemoryStorage();
     await signedIn(storage, 'token-1', 300);
     const { page, left } = runHead({ storage, boot: api('https', 'portal.example', 443), myCase: caseAnswer });
     await settle();
-    expect(left?.verified).toBe(200);
     expect(takeCaseInHand('token-2', page)).toBeNull();
     expect(takeCaseInHand('token-1', page)).toEqual({ etag: '"v1"', data: theCase });
     expect(takeCaseInHand('token-1', page)).toBeNull();
@@ -168,15 +168,14 @@ describe('the case in hand', () => {
   });
 
   it.each([
-    ['the check said 401', () => Promise.resolve(new Response('{}', { status: 401 })), caseAnswer],
-    ['the check got no answer', () => Promise.reject(new TypeError('network')), caseAnswer],
-    ['the case read said 500', ok, () => Promise.resolve(new Response('{}', { status: 500 }))],
-    ['the case read got no answer', ok, () => Promise.reject(new TypeError('network'))],
-    ['the case is still on its way', ok, () => new Promise<Response>(() => {})],
-  ] as [string, Answer, Answer][])('is nothing when %s: the answers are left for the session to look at', async (_name, verify, myCase) => {
+    ['the case read said 401', () => Promise.resolve(new Response('{}', { status: 401 }))],
+    ['the case read said 500', () => Promise.resolve(new Response('{}', { status: 500 }))],
+    ['the case read got no answer', () => Promise.reject(new TypeError('network'))],
+    ['the case is still on its way', () => new Promise<Response>(() => {})],
+  ] as [string, Answer][])('is nothing when %s: the answer is left for the session to look at', async (_name, myCase) => {
     const storage = new MemoryStorage();
     await signedIn(storage, 'token-1', 300);
-    const { page } = runHead({ storage, boot: api('https', 'portal.example', 443), verify, myCase });
+    const { page } = runHead({ storage, boot: api('https', 'portal.example', 443), myCase });
     await settle();
     expect(takeCaseInHand('token-1', page)).toBeNull();
     expect(takeEarlyRead('token-1', page)?.token).toBe('token-1');
