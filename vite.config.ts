@@ -24,6 +24,11 @@ const SHARED_MODULES = new RegExp(
 const DIALOG_MODULES = /node_modules\/(@radix-ui\/react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal)|react-remove-scroll|react-remove-scroll-bar|use-callback-ref|use-sidecar|get-nonce|react-style-singleton|aria-hidden|tslib)\/|src\/components\/(ConfirmDialog|returnFocus)/;
 // The FAQ's accordion stays with the FAQ.
 const RADIX_MODULES = /node_modules\/@radix-ui\/(?!react-(dialog|alert-dialog|dismissable-layer|focus-scope|focus-guards|portal|accordion|collection|direction)\/)/;
+/**
+ * Routes whose component is not split off but stays in the public page's entry, by
+ * route id, with their route file (manifest key).
+ */
+const ENTRY_ROUTES: Record<string, string> = { '/': 'src/routes/index.tsx' };
 const REPORT_MODULES = /src\/(forms\/ReportPage\.tsx|routes\/(online-form|oral-report|book-meeting)\.tsx\?tsr-split=component)/;
 // The private area's layout route and its status page are in it too: every sign-in
 // lands there, and as two chunks of their own (0.2 and 1.3 kB Brotli) they were two
@@ -36,7 +41,7 @@ const PRIVATE_MODULES = /src\/(private\/(?!.*\.tsx$)|private\/(Layout|PrivateIco
  * could not preload it (server/spa.ts, routePreloads). This writes beside the manifest
  * which group chunk holds each such route component, by the manifest's keys.
  */
-function groupedRouteComponents(fileName: string): Plugin {
+function groupedRouteComponents(fileName: string, entryRouteFiles: string[]): Plugin {
   let root = process.cwd();
   let write = true;
   return {
@@ -57,6 +62,8 @@ function groupedRouteComponents(fileName: string): Plugin {
         for (const id of chunk.moduleIds) {
           const key = keyOf(id);
           if (key.endsWith('?tsr-split=component')) grouped[key] = chunkKey;
+          // A route left unsplit (ENTRY_ROUTES) has its component in the entry itself.
+          else if (chunk.isEntry && entryRouteFiles.includes(key)) grouped[`${key}?tsr-split=component`] = chunkKey;
         }
       }
       this.emitFile({ type: 'asset', fileName, source: JSON.stringify(grouped) });
@@ -108,14 +115,23 @@ export function reporterConfig(page: SpaPage) {
   // before JSX is transformed (STACK.md).
   return defineConfig({
     plugins: [
-      tanstackRouter({ target: 'react', autoCodeSplitting: true, routesDirectory: 'src/routes', generatedRouteTree: 'src/routeTree.gen.ts' }),
+      tanstackRouter({
+        target: 'react',
+        autoCodeSplitting: true,
+        routesDirectory: 'src/routes',
+        generatedRouteTree: 'src/routeTree.gen.ts',
+        // The landing page's component stays in the public page's entry: it is the
+        // most common first page, and as a 2 kB chunk of its own it was one more
+        // request beside the entry on that first load (performance.md, sixteenth round).
+        codeSplittingOptions: page === 'index' ? { splitBehavior: ({ routeId }) => (routeId in ENTRY_ROUTES ? [] : undefined) } : undefined,
+      }),
       react(),
       vanillaExtractPlugin(),
       // ICU messages parsed at build time; the bundles carry no ICU parser.
       precompiledMessages(),
       // Brotli and gzip copies of every text asset, served by Accept-Encoding (server/spa.ts).
       precompress(),
-      groupedRouteComponents(groupedRoutesFile(page)),
+      groupedRouteComponents(groupedRoutesFile(page), page === 'index' ? Object.values(ENTRY_ROUTES) : []),
       ...(page === 'index' ? [] : [firstBuildStylesheet()]),
     ],
     define: { __APP_VERSION__: JSON.stringify(pkg.version) },
