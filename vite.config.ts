@@ -106,8 +106,9 @@ function firstBuildStylesheet(): Plugin {
 
 /**
  * The reporter's SPA. `page` names the HTML page and its entry: `index` (index.html →
- * src/main.tsx, every path but the private area's) or `private` (private.html →
- * src/entries/private.ts, vite.private.config.ts). Each build writes its own manifest
+ * src/main.tsx, every path but the private area's and the report forms'), `private`
+ * (private.html → src/entries/private.ts, vite.private.config.ts) or `report`
+ * (report.html → src/entries/report.ts, vite.report.config.ts). Each build writes its own manifest
  * and grouped-routes file; their chunks share dist/assets (equal content, equal names).
  */
 export function reporterConfig(page: SpaPage) {

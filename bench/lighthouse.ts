@@ -2,8 +2,8 @@
  * npm run bench -- lighthouse
  *
  * In one run: builds the portal and a bare React hello world with the same Vite
- * (both precompressed the same way; the portal with the private area's own page),
- * serves each with the real server in a process of its own, as `npm start` does (the
+ * (both precompressed the same way; the portal with the private area's and the report
+ * forms' own pages), serves each with the real server in a process of its own, as `npm start` does (the
  * hello world as the server's SPA, on another instance), and runs Lighthouse (the npm
  * package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
  * `/`, `/online-form`, a signed-in `/private/status` and the hello world, and `/` and
@@ -134,8 +134,11 @@ async function bench() {
     console.log('building the portal and a bare React hello world with the same Vite …');
     const portalDir = path.join(tmp, 'portal');
     await build({ root, configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: true } });
-    // The private area's own page, written beside the first build (docs/decisions/private-entry.md).
-    await build({ root, configFile: path.join(root, 'vite.private.config.ts'), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: false } });
+    // The private area's and the report forms' own pages, written beside the first build
+    // (docs/decisions/private-entry.md, report-entry.md).
+    for (const page of ['private', 'report']) {
+      await build({ root, configFile: path.join(root, `vite.${page}.config.ts`), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: false } });
+    }
     // The baseline: the same client build, served without the first-paint bundle.
     const plainDir = path.join(tmp, 'portal-plain');
     cpSync(portalDir, plainDir, { recursive: true });

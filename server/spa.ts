@@ -52,10 +52,13 @@ export const FIRST_PAINT_GATE_SOURCE = hashSource(FIRST_PAINT_GATE_JS);
 export const EARLY_READ_SOURCE = hashSource(EARLY_READ_JS);
 
 /** The build's HTML pages: rendered per request below, never served as files. */
-const SPA_PAGES = new Set(['/index.html', '/private.html']);
+const SPA_PAGES = new Set(['/index.html', '/private.html', '/report.html']);
 
 /** True for the paths answered with the private area's page (private.html, docs/decisions/private-entry.md). */
 export const isPrivatePath = (pathname: string): boolean => /^\/private(\/|$)/.test(pathname);
+
+/** True for the paths answered with the report forms' page (report.html, docs/decisions/report-entry.md). */
+export const isReportPath = (pathname: string): boolean => /^\/(online-form|oral-report|book-meeting)$/.test(pathname);
 
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
@@ -468,7 +471,7 @@ export function withGroupedRoutes(manifest: Manifest, file: string): Manifest {
   return manifest;
 }
 
-/** One page of the build (index.html or private.html) and its Vite manifest as built, re-read when the page changes (a rebuild under a running server). */
+/** One page of the build (index.html, private.html or report.html) and its Vite manifest as built, re-read when the page changes (a rebuild under a running server). */
 class BuiltFiles {
   private mtime = -1;
   html = '';
@@ -661,8 +664,11 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   }
 
   const built = new BuiltFiles(distDir);
-  // The private area's page, when this build has it (an older build answers every path with index.html).
-  const builtPrivate = existsSync(path.join(distDir, 'private.html')) ? new BuiltFiles(distDir, 'private') : null;
+  // The private area's and the report forms' pages, when this build has them (an older
+  // build answers every path with index.html).
+  const ownPage = (page: SpaPage) => (existsSync(path.join(distDir, `${page}.html`)) ? new BuiltFiles(distDir, page) : null);
+  const builtPrivate = ownPage('private');
+  const builtReport = ownPage('report');
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
@@ -670,8 +676,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     hasDist,
     hasHandlerDist,
     sendIndex: async (req, reply) => {
-      // Both pages are checked on every request: a rebuild replaces them together.
-      if ([built.refresh(), builtPrivate?.refresh()].some(Boolean)) {
+      // Every page is checked on every request: a rebuild replaces them together.
+      if ([built.refresh(), builtPrivate?.refresh(), builtReport?.refresh()].some(Boolean)) {
         rendered = new WeakMap();
         renderedCount = 0;
         pictures = new WeakMap();
@@ -679,8 +685,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       const host = requestHost(req);
       const company = host ? await companyByHost(ctx.db, host) : null;
       const pathname = (req.url.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
-      // The private page once it has been read; until then (or in a build without it) index.html.
-      const spa = builtPrivate?.html && isPrivatePath(pathname) ? builtPrivate : built;
+      // The path's own page once it has been read; until then (or in a build without it) index.html.
+      const spa = builtPrivate?.html && isPrivatePath(pathname) ? builtPrivate : builtReport?.html && isReportPath(pathname) ? builtReport : built;
       const language = browserLanguage(req.headers['accept-language']);
       const config = runtimeConfig(ctx, req);
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;

@@ -34,11 +34,12 @@ export const CATALOGUES_DIR = '.vite/catalogues';
 export const GROUPED_ROUTES_FILE = '.vite/grouped-routes.json';
 
 /**
- * The reporter build's HTML pages (vite.config.ts, `reporterConfig`): `index` for every
- * path but the private area's, `private` for /private/… (docs/decisions/private-entry.md).
- * Each has its own manifest and grouped-routes file in `.vite/`.
+ * The reporter build's HTML pages (vite.config.ts, `reporterConfig`): `private` for
+ * /private/… (docs/decisions/private-entry.md), `report` for the three report forms
+ * (docs/decisions/report-entry.md), `index` for every other path. Each has its own
+ * manifest and grouped-routes file in `.vite/`.
  */
-export type SpaPage = 'index' | 'private';
+export type SpaPage = 'index' | 'private' | 'report';
 export const manifestFile = (page: SpaPage): string => (page === 'index' ? '.vite/manifest.json' : `.vite/manifest-${page}.json`);
 export const groupedRoutesFile = (page: SpaPage): string => (page === 'index' ? GROUPED_ROUTES_FILE : `.vite/grouped-routes-${page}.json`);
 
