@@ -3,9 +3,9 @@
  *
  * In one run: builds the portal and a bare React hello world with the same Vite
  * (both precompressed the same way; the portal with the private area's and the report
- * forms' own pages), serves each with the real server in a process of its own, as `npm start` does (the
- * hello world as the server's SPA, on another instance), and runs Lighthouse (the npm
- * package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
+ * forms' own pages), serves each with the real server in a process of its own, as
+ * `npm start` does (the hello world as the server's SPA, on another instance), and runs
+ * Lighthouse (the npm package; mobile preset, simulated throttling, cold cache) in Debian's Chromium on
  * `/`, `/online-form`, a signed-in `/private/status` and the hello world, and `/` and
  * `/online-form` once more from a copy of the same build without the server's first
  * paint (dist/.ssr, docs/decisions/first-paint.md) as the baseline. Prints the

@@ -60,6 +60,11 @@ export const isPrivatePath = (pathname: string): boolean => /^\/private(\/|$)/.t
 /** True for the paths answered with the report forms' page (report.html, docs/decisions/report-entry.md). */
 export const isReportPath = (pathname: string): boolean => /^\/(online-form|oral-report|book-meeting)$/.test(pathname);
 
+/** The page a path is answered with: its own page's, or index.html's for every other path. */
+export function spaPageFor(pathname: string): SpaPage {
+  return isPrivatePath(pathname) ? 'private' : isReportPath(pathname) ? 'report' : 'index';
+}
+
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
   return isPrivatePath(pathname) && pathname !== EARLY_READ_EXCLUDED_PATH;
@@ -666,9 +671,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   const built = new BuiltFiles(distDir);
   // The private area's and the report forms' pages, when this build has them (an older
   // build answers every path with index.html).
-  const ownPage = (page: SpaPage) => (existsSync(path.join(distDir, `${page}.html`)) ? new BuiltFiles(distDir, page) : null);
-  const builtPrivate = ownPage('private');
-  const builtReport = ownPage('report');
+  const ownPages = new Map<SpaPage, BuiltFiles>();
+  for (const page of ['private', 'report'] as const) if (existsSync(path.join(distDir, `${page}.html`))) ownPages.set(page, new BuiltFiles(distDir, page));
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
@@ -677,7 +681,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
     hasHandlerDist,
     sendIndex: async (req, reply) => {
       // Every page is checked on every request: a rebuild replaces them together.
-      if ([built.refresh(), builtPrivate?.refresh(), builtReport?.refresh()].some(Boolean)) {
+      if ([built, ...ownPages.values()].map((b) => b.refresh()).some(Boolean)) {
         rendered = new WeakMap();
         renderedCount = 0;
         pictures = new WeakMap();
@@ -686,7 +690,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       const company = host ? await companyByHost(ctx.db, host) : null;
       const pathname = (req.url.split('?')[0] ?? '/').replace(/\/+$/, '') || '/';
       // The path's own page once it has been read; until then (or in a build without it) index.html.
-      const spa = builtPrivate?.html && isPrivatePath(pathname) ? builtPrivate : builtReport?.html && isReportPath(pathname) ? builtReport : built;
+      const own = ownPages.get(spaPageFor(pathname));
+      const spa = own?.html ? own : built;
       const language = browserLanguage(req.headers['accept-language']);
       const config = runtimeConfig(ctx, req);
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;
