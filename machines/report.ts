@@ -958,9 +958,13 @@ export function createReportMachine(channel: ReportChannel) {
   });
 }
 
-export const onlineReportMachine = createReportMachine('online');
-export const oralReportMachine = createReportMachine('oral');
-export const meetingReportMachine = createReportMachine('meeting');
+// Marked pure so that a bundle which does not use them (the SPA builds its chart per
+// channel when a form first opens, src/forms/ReportPage.tsx) drops them: built at
+// import, the three walked the whole state tree in the form's first script task
+// (performance.md, seventeenth round). The diagrams and the model tests use them.
+export const onlineReportMachine = /* @__PURE__ */ createReportMachine('online');
+export const oralReportMachine = /* @__PURE__ */ createReportMachine('oral');
+export const meetingReportMachine = /* @__PURE__ */ createReportMachine('meeting');
 
 export type ReportMachine = typeof onlineReportMachine;
 export type ReportActor = ActorRefFrom<ReportMachine>;

@@ -19,6 +19,8 @@ import { readBootData } from './api/boot.ts';
 import { yieldToMain } from './app/yieldToMain.ts';
 
 async function start() {
+  // The modules' evaluation was the task before; the start's own work is the next.
+  await yieldToMain();
   // A page the quick exit travelled back to leaves before it shows anything.
   if (continueQuickExit()) return;
   window.addEventListener('pageshow', (e) => {

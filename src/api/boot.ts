@@ -43,15 +43,28 @@ export type SpaPage = 'index' | 'private' | 'report';
 export const manifestFile = (page: SpaPage): string => (page === 'index' ? '.vite/manifest.json' : `.vite/manifest-${page}.json`);
 export const groupedRoutesFile = (page: SpaPage): string => (page === 'index' ? GROUPED_ROUTES_FILE : `.vite/grouped-routes-${page}.json`);
 
-/** Parses the page's boot data once per document; null when there is none or it is unreadable. */
+/** The last boot text parsed and what it gave: the start reads it four times. */
+let lastRead: { text: string; data: BootData | null } | undefined;
+
+/**
+ * Parses the page's boot data; null when there is none or it is unreadable. The same
+ * text is parsed once (it holds the route's catalogues, ≈ 25 kB, read in the first
+ * script task by the config, the catalogues, the look and feel and the picture), so
+ * callers share one object and must not change it.
+ */
 export function readBootData(doc: Pick<Document, 'getElementById'> | undefined = typeof document === 'undefined' ? undefined : document): BootData | null {
+  const text = doc?.getElementById(BOOT_ELEMENT_ID)?.textContent;
+  if (!text) return null;
+  if (lastRead?.text === text) return lastRead.data;
+  let data: BootData | null = null;
   try {
-    const text = doc?.getElementById(BOOT_ELEMENT_ID)?.textContent;
-    const data = text ? (JSON.parse(text) as unknown) : null;
-    return data && typeof data === 'object' ? (data as BootData) : null;
+    const parsed = JSON.parse(text) as unknown;
+    data = parsed && typeof parsed === 'object' ? (parsed as BootData) : null;
   } catch {
-    return null;
+    data = null;
   }
+  lastRead = { text, data };
+  return data;
 }
 
 /**

@@ -21,6 +21,27 @@ describe('boot data', () => {
     expect(readBootData(undefined)).toBeNull();
   });
 
+  it('parses the same page text once, and a different text anew', () => {
+    let parses = 0;
+    const parse = JSON.parse;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      parses++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      const text = JSON.stringify({ config, language: 'da' });
+      const first = readBootData(doc(text));
+      // Another read of the same page's text (a copy, as textContent gives) is the same object.
+      expect(readBootData(doc(text.slice(0)))).toBe(first);
+      expect(parses).toBe(1);
+      expect(readBootData(doc(JSON.stringify({ config, language: 'en' })))?.language).toBe('en');
+      expect(parses).toBe(2);
+      expect(readBootData(doc(null))).toBeNull();
+    } finally {
+      JSON.parse = parse;
+    }
+  });
+
   it('gives the runtime config without a fetch, and falls back to config.json without it', async () => {
     let fetched = 0;
     const doFetch = (async () => {
