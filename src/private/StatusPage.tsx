@@ -4,6 +4,7 @@
  * initiated" warning, the confirmation and feedback blocks, and the directive's
  * clocks (acknowledgement in 7 days, feedback in 3 months).
  */
+import { useState, type ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
 import * as Collapsible from '@radix-ui/react-collapsible';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -102,41 +103,29 @@ export function StatusPage() {
         </div>
       </section>
 
-      <Collapsible.Root className={card} disabled={!confirmationEnabled}>
-        <Collapsible.Trigger className={styles.collapsibleTrigger}>
-          {t('private.status.confirmation.title')}
-          <span aria-hidden="true">▾</span>
-        </Collapsible.Trigger>
-        <Collapsible.Content>
-          {received && (
-            <p>
-              {t('private.status.confirmation.received', { date: formatReceiptDate(c.receivedDate ?? received.dateTime) })}
-            </p>
-          )}
-          <p>{t('private.status.confirmation.text')}</p>
-          {confirmationMessage?.message && <p className={styles.muted}>{confirmationMessage.message}</p>}
-        </Collapsible.Content>
-      </Collapsible.Root>
+      <Disclosure title={t('private.status.confirmation.title')} disabled={!confirmationEnabled}>
+        {received && (
+          <p>
+            {t('private.status.confirmation.received', { date: formatReceiptDate(c.receivedDate ?? received.dateTime) })}
+          </p>
+        )}
+        <p>{t('private.status.confirmation.text')}</p>
+        {confirmationMessage?.message && <p className={styles.muted}>{confirmationMessage.message}</p>}
+      </Disclosure>
 
-      <Collapsible.Root className={card} disabled={feedback.length === 0}>
-        <Collapsible.Trigger className={styles.collapsibleTrigger}>
-          {t('private.status.feedback.title')}
-          <span aria-hidden="true">▾</span>
-        </Collapsible.Trigger>
-        <Collapsible.Content>
-          {feedback[0] && <p>{t('private.status.feedback.first', { date: formatReceiptDate(feedback[0].time) })}</p>}
-          <ul className={styles.feedbackList} tabIndex={0} aria-label={t('private.status.feedback.list')}>
-            {feedback.map((m) => (
-              <li key={m.id} className={styles.feedbackItem}>
-                <time dateTime={m.time} className={styles.muted}>
-                  {formatLongDateTime(m.time, lang)}
-                </time>
-                <p>{m.message}</p>
-              </li>
-            ))}
-          </ul>
-        </Collapsible.Content>
-      </Collapsible.Root>
+      <Disclosure title={t('private.status.feedback.title')} disabled={feedback.length === 0}>
+        {feedback[0] && <p>{t('private.status.feedback.first', { date: formatReceiptDate(feedback[0].time) })}</p>}
+        <ul className={styles.feedbackList} tabIndex={0} aria-label={t('private.status.feedback.list')}>
+          {feedback.map((m) => (
+            <li key={m.id} className={styles.feedbackItem}>
+              <time dateTime={m.time} className={styles.muted}>
+                {formatLongDateTime(m.time, lang)}
+              </time>
+              <p>{m.message}</p>
+            </li>
+          ))}
+        </ul>
+      </Disclosure>
 
       {c.scheduledDeletion && (
         <p className={styles.muted} data-deletion={c.scheduledDeletion}>
@@ -144,6 +133,29 @@ export function StatusPage() {
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * A card that opens on its title (a Radix collapsible) and holds its content in the
+ * page only while open. Radix's content, mounted closed, reads its node's computed
+ * style while React commits (for an exit animation these cards do not have) and then
+ * renders once more, synchronously: on a slow phone that was most of the status
+ * page's first commit, before its first paint (performance.md, seventeenth round).
+ * Whether a card is open is this view's own state: nothing else reads it. Closed, the
+ * trigger says so (`aria-expanded="false"`); its `aria-controls` names the content
+ * that opening adds.
+ */
+function Disclosure({ title, disabled, children }: { title: string; disabled: boolean; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Collapsible.Root className={card} disabled={disabled} open={open} onOpenChange={setOpen}>
+      <Collapsible.Trigger className={styles.collapsibleTrigger}>
+        {title}
+        <span aria-hidden="true">▾</span>
+      </Collapsible.Trigger>
+      {open && <Collapsible.Content>{children}</Collapsible.Content>}
+    </Collapsible.Root>
   );
 }
 
