@@ -56,13 +56,13 @@ export function readBootData(doc: Pick<Document, 'getElementById'> | undefined =
   const text = doc?.getElementById(BOOT_ELEMENT_ID)?.textContent;
   if (!text) return null;
   if (lastRead?.text === text) return lastRead.data;
-  let data: BootData | null = null;
+  let parsed: unknown = null;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    data = parsed && typeof parsed === 'object' ? (parsed as BootData) : null;
+    parsed = JSON.parse(text);
   } catch {
-    data = null;
+    // unreadable: null, as when there is none
   }
+  const data = parsed && typeof parsed === 'object' ? (parsed as BootData) : null;
   lastRead = { text, data };
   return data;
 }
