@@ -24,6 +24,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyCompress from '@fastify/compress';
 import type { AppContext } from './context.ts';
+import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 import { companyByHost, requestHost, type Company } from './companies/service.ts';
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
@@ -79,18 +80,12 @@ export function cspWithScripts(csp: string, sources: readonly string[]): string 
 /** Hashed build output: its name changes with its content, so it never needs revalidating. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/**
- * Text worth compressing. `application/octet-stream` (case files, up to 2 GB,
- * mostly compressed formats already) is left alone, unlike the plug-in's default.
- */
-const COMPRESSIBLE_TYPES = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)xml(?:;|$)|javascript/u;
-
 /** Per-request compression of API answers; must be registered before any route. */
 export async function registerCompression(app: FastifyInstance): Promise<void> {
   await app.register(fastifyCompress, {
     global: true,
-    threshold: 1024,
-    encodings: ['br', 'gzip'],
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    encodings: [...COMPRESSION_ENCODINGS],
     customTypes: COMPRESSIBLE_TYPES,
   });
 }

@@ -15,7 +15,11 @@
  * - refresh tokens rotate on every use and end with the sign-in session;
  * - consent is implied for our own client (no consent page).
  */
+import { Stream } from 'node:stream';
+import { constants as zlib } from 'node:zlib';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
+import compress from 'koa-compress';
+import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD_BYTES } from '../compression.ts';
 import type { AppContext } from '../context.ts';
 import { errorBody } from '../errors.ts';
 import type { IdentitySettings } from './settings.ts';
@@ -155,6 +159,27 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
   provider.proxy = !!ctx.config.publicUrl;
+
+  // The provider answers on the raw response, past @fastify/compress: its answers are
+  // compressed here by the same rules (server/compression.ts). First, so it sees the
+  // body every middleware after it settles on.
+  const compressAnswer = compress({
+    filter: (type: string) => COMPRESSIBLE_TYPES.test(type),
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    encodingPreference: [...COMPRESSION_ENCODINGS, 'identity'],
+    br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+    gzip: {},
+    deflate: false,
+    zstd: false,
+  });
+  provider.use(compressAnswer);
+  provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
+    await next();
+    // Koa turns an object body (the discovery document, a token answer) into JSON only
+    // as it responds; as text here its size is known, so the threshold holds.
+    const body: unknown = kctx.body;
+    if (body !== null && typeof body === 'object' && !(body instanceof Stream) && !Buffer.isBuffer(body)) kctx.body = JSON.stringify(body);
+  });
 
   // Every answer of the provider: never stored by a cache, and never Koa's plain-text
   // default for a refusal. The provider's own errors already are OAuth error bodies

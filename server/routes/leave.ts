@@ -18,7 +18,7 @@ function escapeAttr(s: string): string {
 export function leavePage(target: string | undefined): string {
   const to = target ? ` data-to="${escapeAttr(target)}"` : '';
   // An empty <title> makes the tab show the address; any word here would be a clue.
-  return `<!doctype html><html${to}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title></title><meta name="robots" content="noindex"><script src="/leave.js"></script></head><body></body></html>`;
+  return `<!doctype html><html${to}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title></title><link rel="icon" href="data:,"><meta name="robots" content="noindex"><script src="/leave.js"></script></head><body></body></html>`;
 }
 
 // Kept tiny and dependency-free: it runs before anything else could be shown.

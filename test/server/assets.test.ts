@@ -1,8 +1,8 @@
 /**
  * Assets as a CDN would serve them: every text answer over 1 kB compressed when the
  * client accepts it (precompressed build files, compressed-per-request JSON and
- * HTML), hashed files cached for a year, index.html revalidated with an ETag, and a
- * robots.txt per company.
+ * HTML, the identity provider's answers too), hashed files cached for a year,
+ * index.html revalidated with an ETag, and a robots.txt per company.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -190,6 +190,36 @@ describe('API answers', () => {
     const refused = await get(`${server.url}/api/public/site-look-and-feel/language/da`, { host: 'localhost' });
     expect(refused.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(refused.body.toString('utf8')).languageCode).toBe('da');
+  });
+});
+
+describe('the identity provider’s answers', () => {
+  // They are written by oidc-provider (Koa) on the raw response, past Fastify's hooks.
+  const discovery = () => `${server.url}/idp/realms/whistleblower/.well-known/openid-configuration`;
+
+  it('are compressed over 1 kB when accepted, by the same rules as the API’s', async () => {
+    const plain = await get(discovery(), { host: 'localhost' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    expect(JSON.parse(plain.body.toString('utf8')).issuer).toMatch(/\/idp\/realms\/whistleblower$/);
+
+    for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['deflate', undefined]] as const) {
+      const r = await get(discovery(), { host: 'localhost', 'accept-encoding': accept });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-encoding']).toBe(encoding);
+      expect(r.headers.vary).toMatch(/accept-encoding/i);
+      expect(r.headers['cache-control']).toBe('no-store');
+      expect(decoded(r).equals(plain.body)).toBe(true);
+      if (encoding) expect(r.body.length).toBeLessThan(plain.body.length);
+    }
+  });
+
+  it('leave a small answer as it is', async () => {
+    const r = await get(`${server.url}/idp/realms/whistleblower/no-such-endpoint`, { host: 'localhost', 'accept-encoding': 'br' });
+    expect(r.status).toBe(404);
+    expect(r.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(r.body.toString('utf8')).error.code).toBe('NOT_FOUND');
   });
 });
 

@@ -42,8 +42,10 @@ describe('the sign-in page looks like the portal', () => {
     expect(page.text).toContain(`<link rel="stylesheet" href="${MOUNT}/assets/theme.css">`);
     const theme = await b.get(`${MOUNT}/assets/theme.css`);
     expect(theme.text).toMatch(/--wb-primary: #[0-9a-f]{6}/i);
-    // Nothing from another host: every src and href is a path on this origin.
-    for (const m of page.text.matchAll(/(?:src|href)="([^"]*)"/g)) expect(m[1]!.startsWith('/') || m[1]!.startsWith('#'), m[1]).toBe(true);
+    // Nothing from another host: every src and href is a path on this origin, or the
+    // empty icon that keeps the browser from asking for /favicon.ico.
+    for (const m of page.text.matchAll(/(?:src|href)="([^"]*)"/g)) expect(m[1]!.startsWith('/') || m[1]!.startsWith('#') || m[1] === 'data:,', m[1]).toBe(true);
+    expect(page.text).toContain('<link rel="icon" href="data:,">');
   });
 
   it('has a language switch: links to this same page in each of the company\'s languages', async () => {
