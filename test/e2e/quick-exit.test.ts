@@ -189,6 +189,8 @@ describe('quick exit', () => {
     const html = await res.text();
     expect(html).not.toMatch(/Nordlys|whistle|report/i);
     expect(html).toContain(`data-to="${neutralOrigin}/after"`);
+    // Not even /favicon.ico: the page says it has no icon.
+    expect(html).toContain('<link rel="icon" href="data:,">');
     await setQuickExitUrl(undefined);
     expect(await (await fetch(portal.url('localhost', '/leave'))).text()).not.toContain('data-to');
   });
