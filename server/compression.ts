@@ -15,5 +15,8 @@ export const COMPRESSIBLE_TYPES = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|
 /** Smaller answers go as they are: the encoding's framing would eat the gain. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
-/** The encodings offered, in the server's order of preference (Brotli, then gzip). */
+/**
+ * The encodings Fastify's side offers, in its order of preference (Brotli, then gzip);
+ * koa-compress offers the same by default once deflate and zstd are turned off.
+ */
 export const COMPRESSION_ENCODINGS = ['br', 'gzip'] as const;

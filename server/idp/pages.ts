@@ -44,7 +44,7 @@ export function esc(s: string): string {
  * portal answers with the SPA's page (≈ 10 kB on a slow phone, during a sign-in).
  * The CSP's img-src allows data: URLs.
  */
-export const NO_FAVICON = '<link rel="icon" href="data:,">';
+const NO_FAVICON = '<link rel="icon" href="data:,">';
 
 function frame(f: PageFrame, title: string, body: string, opts: { script?: string } = {}): string {
   const company = f.company?.name ?? '';

@@ -16,10 +16,9 @@
  * - consent is implied for our own client (no consent page).
  */
 import { Stream } from 'node:stream';
-import { constants as zlib } from 'node:zlib';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
 import compress from 'koa-compress';
-import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD_BYTES } from '../compression.ts';
+import { COMPRESSIBLE_TYPES, COMPRESSION_THRESHOLD_BYTES } from '../compression.ts';
 import type { AppContext } from '../context.ts';
 import { errorBody } from '../errors.ts';
 import type { IdentitySettings } from './settings.ts';
@@ -162,13 +161,11 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
 
   // The provider answers on the raw response, past @fastify/compress: its answers are
   // compressed here by the same rules (server/compression.ts). First, so it sees the
-  // body every middleware after it settles on.
+  // body every middleware after it settles on. Brotli at quality 4, then gzip, are
+  // koa-compress's own defaults; deflate and zstd are not offered, as on Fastify's side.
   const compressAnswer = compress({
     filter: (type: string) => COMPRESSIBLE_TYPES.test(type),
     threshold: COMPRESSION_THRESHOLD_BYTES,
-    encodingPreference: [...COMPRESSION_ENCODINGS, 'identity'],
-    br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
-    gzip: {},
     deflate: false,
     zstd: false,
   });
