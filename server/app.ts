@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
 import pino from 'pino';
@@ -156,6 +157,19 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       const body = JSON.stringify(errorBody(large ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', large ? 'The request headers are too large.' : 'The request could not be parsed.'));
       socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
+  });
+
+  // A connection that has not sent a request yet (a browser's preconnect, a client that
+  // went quiet) is not "idle" to Node, so closing waited for it, minutes or for ever:
+  // on close it is ended; connections with a request in flight still finish it.
+  const withoutRequest = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    withoutRequest.add(socket);
+    socket.once('close', () => withoutRequest.delete(socket));
+  });
+  app.server.on('request', (req: { socket: Socket }) => withoutRequest.delete(req.socket));
+  app.addHook('preClose', async () => {
+    for (const socket of withoutRequest) socket.destroy();
   });
 
   // First, so every route registered below is tracked for a graceful shutdown.
