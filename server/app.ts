@@ -6,7 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
-import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
 import pino from 'pino';
@@ -159,22 +158,10 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     },
   });
 
-  // A connection that has not sent a request yet (a browser's preconnect, a client that
-  // went quiet) is not "idle" to Node, so closing waited for it, minutes or for ever:
-  // on close it is ended; connections with a request in flight still finish it.
-  const withoutRequest = new Set<Socket>();
-  app.server.on('connection', (socket: Socket) => {
-    withoutRequest.add(socket);
-    socket.once('close', () => withoutRequest.delete(socket));
-  });
-  app.server.on('request', (req: { socket: Socket }) => withoutRequest.delete(req.socket));
-  app.addHook('preClose', async () => {
-    for (const socket of withoutRequest) socket.destroy();
-  });
-
   // First, so every route registered below is tracked for a graceful shutdown.
   const lifecycle = new Lifecycle();
   lifecycle.trackHandlers(app);
+  lifecycle.endQuietConnectionsOnClose(app);
   const routes: BuiltApp['routes'] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) routes.push({ method, url: r.url ?? r.path });

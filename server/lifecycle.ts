@@ -5,8 +5,10 @@
  * routes are registered), so the database closes only after the last handler has
  * finished, including an upload's clean-up after its connection was cut. On shutdown
  * the server stops accepting connections, answers 503 to new requests on open ones,
- * lets running requests finish within the grace period, then closes what is left.
+ * ends connections that never sent a request, lets running requests finish within
+ * the grace period, then closes what is left.
  */
+import type { Socket } from 'node:net';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './context.ts';
@@ -31,6 +33,23 @@ export class Lifecycle {
         if (out && typeof (out as PromiseLike<unknown>).then === 'function') add(out as PromiseLike<unknown>);
         return out as ReturnType<typeof handler>;
       };
+    });
+  }
+
+  /**
+   * A connection that has not sent a request yet (a browser's preconnect, a client that
+   * went quiet) is not "idle" to Node, so closing waited for it, minutes or for ever:
+   * on close it is ended; connections with a request in flight still finish it.
+   */
+  endQuietConnectionsOnClose(app: FastifyInstance): void {
+    const withoutRequest = new Set<Socket>();
+    app.server.on('connection', (socket: Socket) => {
+      withoutRequest.add(socket);
+      socket.once('close', () => withoutRequest.delete(socket));
+    });
+    app.server.on('request', (req: { socket: Socket }) => withoutRequest.delete(req.socket));
+    app.addHook('preClose', async () => {
+      for (const socket of withoutRequest) socket.destroy();
     });
   }
 
