@@ -20,9 +20,17 @@ export default defineConfig({
           include: ['test/server/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          // A guard against a hang, not a speed check: on a slow CI machine single
+          // tests (a key rotation, an upload through shutdown) took 30–40 s.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
           fileParallelism: false,
+          // One process for every file, in turn: each file starts its own servers on
+          // fresh databases and nothing is mocked or stubbed, so re-importing the server
+          // for each file (≈ 3 s a file on a slow CI machine) bought no isolation.
+          // Its own group, so its single worker does not clash with the parallel suites.
+          isolate: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -31,13 +39,19 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
-          testTimeout: 120_000,
+          // A test is a whole journey, some in all seven languages; on a CI machine
+          // several times slower than a desk one, such a loop took more than 120 s.
+          // The limit is a guard against a hang, not a speed check (that is npm run bench).
+          testTimeout: 300_000,
           hookTimeout: 180_000,
           // What a browser test polls for (a navigation after a failed request, a
           // heading) may take longer than vitest's 1 s default on a loaded CI machine;
           // a poll that never succeeds still fails.
           expect: { poll: { timeout: 10_000 } },
           fileParallelism: false,
+          // As the server suite: one process, each file with its own server and browser.
+          isolate: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

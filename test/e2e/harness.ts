@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { AxeBuilder } from '@axe-core/playwright';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import type { ServerConfig } from '../../server/config.ts';
+import type { Language } from '../../machines/schema.ts';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -105,6 +106,18 @@ export async function openPage(browser: Browser, opts: PageOptions = {}): Promis
 }
 
 export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * The seven languages split between the two demo companies, for the sweeps that load
+ * every page of a company in a language (≈ 40 s a language on a slow CI machine):
+ * every page in every language, and every page of each company, without the cross
+ * product. What a language changes (the strings, `lang`, the lengths) and what a
+ * company changes (its colours, logo and texts) are each checked in full.
+ */
+export const SWEEP_LANGUAGES = {
+  localhost: ['da', 'no', 'se'],
+  'group.localhost': ['en', 'es', 'pl', 'de'],
+} as const satisfies Record<string, readonly Language[]>;
 
 /**
  * axe's WCAG 2.1 A/AA violations on the page, one line each (empty when none).

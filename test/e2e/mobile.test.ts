@@ -75,7 +75,7 @@ describe('no sideways scroll on a phone', () => {
   // Each page is loaded once, at 320 px, and measured again after the window is widened
   // to 375 px: the same layout rules as a load at that width (media queries, the
   // drawer's), for half the loads.
-  it('320 and 375 px: every public page in every language', async () => {
+  it('320 and 375 px: every public page in every language', { timeout: 900_000 }, async () => {
     const problems: string[] = [];
     for (const lang of LANGUAGES) {
       const o = await openPage(browser, { width: 320, height: 700 });

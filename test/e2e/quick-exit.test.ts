@@ -74,8 +74,19 @@ async function showsPortal(page: Page): Promise<string | null> {
 
 /** Back one entry at a time to the first, then Forward to the last; every stop is checked. */
 async function walkHistory(page: Page): Promise<{ back: string[]; forward: string[]; portalShown: string[] }> {
-  const cdp = await page.context().newCDPSession(page);
-  const history = () => cdp.send('Page.getNavigationHistory');
+  // A step across sites may swap the page's renderer, and the DevTools session on the
+  // old one ends with it ("Not attached to an active page"): a new session then.
+  let cdp = await page.context().newCDPSession(page);
+  const attached = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (e) {
+      if (!/not attached|target closed|session closed/i.test(String(e))) throw e;
+      cdp = await page.context().newCDPSession(page);
+      return call();
+    }
+  };
+  const history = () => attached(() => cdp.send('Page.getNavigationHistory'));
   const back: string[] = [];
   const forward: string[] = [];
   const portalShown: string[] = [];
@@ -83,7 +94,7 @@ async function walkHistory(page: Page): Promise<{ back: string[]; forward: strin
     const { currentIndex, entries } = await history();
     const entry = entries[currentIndex + delta];
     if (!entry) return false;
-    await cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+    await attached(() => cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id }));
     // The call returns before the traversal commits; on a loaded machine the page being
     // left would still be the one loaded (and recorded) without this wait.
     await expect.poll(async () => (await history()).currentIndex).toBe(currentIndex + delta);
@@ -96,7 +107,7 @@ async function walkHistory(page: Page): Promise<{ back: string[]; forward: strin
   };
   for (let i = 0; i < 30 && (await step(-1, back, 'back')); i++);
   for (let i = 0; i < 30 && (await step(1, forward, 'forward')); i++);
-  await cdp.detach();
+  await cdp.detach().catch(() => undefined);
   return { back, forward, portalShown };
 }
 
