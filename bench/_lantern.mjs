@@ -42,6 +42,8 @@ const context = { computedCache: new Map(), settings: result.lhr.configSettings 
 const lcp = await LanternLargestContentfulPaint.request(data, context);
 const fcp = await LanternFirstContentfulPaint.request(data, context);
 for (const t of result.lhr.audits['long-tasks']?.details?.items ?? []) console.log('  long', Math.round(t.startTime), Math.round(t.duration), t.url);
+const lcpEl = result.lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node;
+if (lcpEl) console.log('LCP element', lcpEl.selector, '|', lcpEl.snippet?.slice(0, 120), '|', lcpEl.nodeLabel?.slice(0, 80));
 console.log('TBT', Math.round(result.lhr.audits['total-blocking-time'].numericValue), 'CLS', result.lhr.audits['cumulative-layout-shift'].numericValue, 'SI', Math.round(result.lhr.audits['speed-index'].numericValue), 'FCPa', Math.round(result.lhr.audits['first-contentful-paint'].numericValue));
 console.log('FCP', Math.round(fcp.timing), 'LCP', Math.round(lcp.timing), 'opt', Math.round(lcp.optimisticEstimate.timeInMs), 'pess', Math.round(lcp.pessimisticEstimate.timeInMs), 'perf', result.lhr.categories.performance.score);
 for (const [name, est] of [['pessimistic', lcp.pessimisticEstimate]]) {

@@ -39,3 +39,19 @@ export function start(args: string[], env: Record<string, string>, ready: RegExp
     child.once('exit', (code) => reject(new Error(`child exited with ${code}:\n${out}`)));
   });
 }
+
+/**
+ * Files a followed case by phone with a plain POST (the server runs with
+ * POW_DIFFICULTY=0) for the company's first officer; returns its case number, to sign
+ * in with `password`.
+ */
+export async function fileFollowedCase(origin: string, password: string): Promise<string> {
+  const info = (await (await fetch(`${origin}/api/public/case/company-info`)).json()) as { protectionOfficers: { id: string }[] };
+  const res = await fetch(`${origin}/api/public/case/new/by-phone`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ whistleblowerRelation: 'Employee', protectionOfficer: { id: info.protectionOfficers[0]!.id }, caseAccount: { follow: true, password } }),
+  });
+  if (res.status !== 201) throw new Error(`filing a case to sign in with: HTTP ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+}
