@@ -47,8 +47,8 @@ export interface FileStore {
 }
 
 export interface UploadWriter {
-  /** Appends at the current end. */
-  write(data: Uint8Array): Promise<void>;
+  /** Appends the pieces, in order, at the current end. */
+  write(pieces: readonly Uint8Array[]): Promise<void>;
   /** Flushes what was written to the disk (before the database records it). */
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -100,12 +100,19 @@ export class DiskFileStore implements FileStore {
     }
     let position = size;
     return {
-      write: async (data) => {
-        let done = 0;
-        while (done < data.length) {
-          const { bytesWritten } = await fh.write(data, done, data.length - done, position);
-          done += bytesWritten;
+      // One writev for the pieces, not a buffer made to join them; a short write
+      // continues where it stopped.
+      write: async (pieces) => {
+        let rest = pieces.filter((p) => p.length);
+        while (rest.length) {
+          const { bytesWritten } = await fh.writev(rest, position);
           position += bytesWritten;
+          let n = bytesWritten;
+          while (rest.length && n >= rest[0]!.length) {
+            n -= rest[0]!.length;
+            rest = rest.slice(1);
+          }
+          if (n) rest = [rest[0]!.subarray(n), ...rest.slice(1)];
         }
       },
       sync: () => fh.datasync(),

@@ -314,8 +314,16 @@ export class ResumableUploads {
       }
       await this.touch(session);
 
-      let pending: Buffer = row.tail_enc ? this.ctx.crypto.open(session.key, session.caseId, TAIL_COLUMN, row.tail_enc, `${id}:${offset}`) : Buffer.alloc(0);
-      let sealed = offset - pending.length; // always a whole number of chunks
+      // Received but not sealed yet: fewer than FILE_CHUNK bytes, kept as the pieces of
+      // the request's reads they arrived in (Node sizes each read to its bytes, so a
+      // piece keeps no more than its own read alive). Every byte is copied once, by the
+      // cipher: a chunk that straddles two reads is sealed from both pieces, and what is
+      // sealed goes to the disk in pieces too (bench/upload.ts, performance.md
+      // twenty-first round).
+      const tail = row.tail_enc ? this.ctx.crypto.open(session.key, session.caseId, TAIL_COLUMN, row.tail_enc, `${id}:${offset}`) : undefined;
+      let pending: Buffer[] = tail?.length ? [tail] : [];
+      let pendingBytes = tail?.length ?? 0;
+      let sealed = offset - pendingBytes; // always a whole number of chunks
       let index = sealed / FILE_CHUNK;
       const sealer = this.ctx.crypto.chunkSealer(session.key, id, row.file_header);
       // Cuts off chunks a killed process wrote after its last saved offset.
@@ -326,16 +334,17 @@ export class ResumableUploads {
       let outBytes = 0;
       const flush = async () => {
         if (!outBytes) return;
-        const data = out.length === 1 ? out[0]! : Buffer.concat(out, outBytes);
+        const pieces = out;
         out = [];
         outBytes = 0;
-        await writer.write(data);
+        await writer.write(pieces);
       };
-      const sealChunk = (plain: Buffer, final: boolean) => {
-        const block = sealer.seal(index++, plain, final);
-        out.push(block);
-        outBytes += block.length;
-        sealed += plain.length;
+      const sealChunk = (pieces: readonly Buffer[], bytes: number, final: boolean) => {
+        for (const block of sealer.sealPieces(index++, pieces, final)) {
+          out.push(block);
+          outBytes += block.length;
+        }
+        sealed += bytes;
       };
       const save = async (at: number, tail: Buffer | null) => {
         await this.ctx.db
@@ -354,18 +363,25 @@ export class ResumableUploads {
         for await (const chunk of body as AsyncIterable<Buffer>) {
           if (received + chunk.length > length) throw new HttpError(400, 'UPLOAD_TOO_LONG', `The body goes beyond Upload-Length (${length}).`, 'Upload-Length');
           if (headWanted && received < headWanted && received + chunk.length >= headWanted) {
-            const head = Buffer.concat([pending, chunk]).subarray(0, headWanted);
+            const head = Buffer.concat([...pending, chunk]).subarray(0, headWanted);
             if (!headMatches(ext as AllowedExtension, head)) throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of this upload is not a .${ext} file.`, 'filename');
           }
           received += chunk.length;
-          pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
           let at = 0;
-          while (pending.length - at >= FILE_CHUNK) {
-            sealChunk(pending.subarray(at, at + FILE_CHUNK), sealed + FILE_CHUNK === length);
+          if (pendingBytes && pendingBytes + chunk.length >= FILE_CHUNK) {
+            at = FILE_CHUNK - pendingBytes;
+            sealChunk([...pending, chunk.subarray(0, at)], FILE_CHUNK, sealed + FILE_CHUNK === length);
+            pending = [];
+            pendingBytes = 0;
+          }
+          while (chunk.length - at >= FILE_CHUNK) {
+            sealChunk([chunk.subarray(at, at + FILE_CHUNK)], FILE_CHUNK, sealed + FILE_CHUNK === length);
             at += FILE_CHUNK;
           }
-          // A copy, so the request's large buffers are not kept alive by a small tail.
-          if (at) pending = Buffer.from(pending.subarray(at));
+          if (at < chunk.length) {
+            pending.push(chunk.subarray(at));
+            pendingBytes += chunk.length - at;
+          }
           if (outBytes >= WRITE_BUFFER) await flush();
           if (sealed - saved >= CHECKPOINT_BYTES) {
             await flush();
@@ -375,8 +391,9 @@ export class ResumableUploads {
           }
         }
         if (received === length && sealed < length) {
-          sealChunk(pending, true);
-          pending = Buffer.alloc(0);
+          sealChunk(pending, pendingBytes, true);
+          pending = [];
+          pendingBytes = 0;
         }
       } catch (err) {
         failure = err;
@@ -387,7 +404,7 @@ export class ResumableUploads {
       } finally {
         await writer.close();
       }
-      await save(received, pending);
+      await save(received, pendingBytes ? Buffer.concat(pending, pendingBytes) : null);
       await this.touch(session);
       if (failure) {
         if (failure instanceof HttpError && failure.code === 'FILE_CONTENT_MISMATCH') {
