@@ -1,5 +1,6 @@
 /** Shared by the benches (bench/run.ts lists no name starting with `_`). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -14,6 +15,23 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The server as `npm run serve` (and so `npm start`) starts it, read from package.json's
+ * script `[VAR=value …] node [--flag …] build/server/main.js`: the node flags and
+ * environment that shape its memory, for the benches whose figures are the production
+ * server's (memory, throughput). Exits when `npm run build` has not been run.
+ */
+export function servedAsNpmStart(bench: string): { script: string; args: string[]; env: Record<string, string> } {
+  if (!existsSync(path.join(ROOT, 'build/server/main.js'))) {
+    process.stderr.write(`${bench}: build/server/main.js is missing; run \`npm run build\` first\n`);
+    process.exit(2);
+  }
+  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!;
+  const words = script.split(/\s+/);
+  const env = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  return { script, args: words.slice(words.indexOf('node') + 1), env };
 }
 
 /**

@@ -2,7 +2,7 @@
  * npm run bench -- api [seconds]   (default 10 per run)
  *
  * Load on the API in one run, beside a baseline from the same run:
- * 1. the real server (a child process, PGlite in DATA_DIR; PostgreSQL too when
+ * 1. the real server, compiled and started as `npm start` starts it (a child process; needs `npm run build`; PGlite in DATA_DIR; PostgreSQL too when
  *    DATABASE_URL is set, in a fresh database created and dropped here), with one
  *    filed case and a reporter signed in through the embedded provider;
  * 2. a bare Node HTTP server (also a child process) answering the same bytes.
@@ -30,7 +30,7 @@ import { createTestDatabase, type TestServer } from '../test/helpers/server.ts';
 import { Browser, newCase, officerOf, signIn } from '../test/server/identity-flow.ts';
 import { caseDto } from '../test/server/api.ts';
 import { hashPassword } from '../server/cases/passwords.ts';
-import { freePort, start } from './_servers.ts';
+import { freePort, servedAsNpmStart, start } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -86,10 +86,11 @@ async function benchDatabase(label: string, databaseUrl: string, rows: Row[]) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-api-'));
   const children: ChildProcess[] = [];
   try {
-    const server = await start(['--import', 'tsx', 'server/main.ts'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SEED_DEMO: 'true', DATABASE_URL: databaseUrl, POW_DIFFICULTY: '0', SUBMIT_RATE_LIMIT_MAX: '1000000000', CHALLENGE_RATE_LIMIT_MAX: '1000000000' }, /running on/);
+    const served = servedAsNpmStart('api');
+    const server = await start(served.args, { ...served.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SEED_DEMO: 'true', DATABASE_URL: databaseUrl, POW_DIFFICULTY: '0', SUBMIT_RATE_LIMIT_MAX: '1000000000', CHALLENGE_RATE_LIMIT_MAX: '1000000000' }, /running on/);
     children.push(server);
     await new Promise((r) => setTimeout(r, 3000));
-    console.log(`${label}: server idle RSS ${rssMb(server.pid!).toFixed(0)} MB (after start-up)`);
+    console.log(`${label}: server idle RSS ${rssMb(server.pid!).toFixed(0)} MB (3 s after its first start)`);
     const fake = { url: `http://127.0.0.1:${port}`, port } as TestServer;
     const caseNumber = await newCase(fake, { files: [{ name: 'notes.txt', bytes: 'what I saw\n' }] });
     const tokens = await signIn(new Browser(fake, 'localhost'), caseNumber, 'pass1234');

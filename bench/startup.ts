@@ -14,10 +14,10 @@
  * code, PGlite's WebAssembly memory and native allocations).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './_servers.ts';
+import { freePort, servedAsNpmStart } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[2] ?? 3);
@@ -63,19 +63,12 @@ async function timeStart(args: string[], dataDir: string, extraEnv: Record<strin
   }
 }
 
-if (!existsSync(path.join(ROOT, 'build/server/main.js'))) {
-  process.stderr.write('startup: build/server/main.js is missing; run `npm run build` first\n');
-  process.exit(2);
-}
-// `npm run serve`: `[VAR=value …] node [--flag …] build/server/main.js`.
-const serveScript = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!;
-const serveWords = serveScript.split(/\s+/);
-const serveEnv = Object.fromEntries(serveWords.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
-const compiled = serveWords.slice(serveWords.indexOf('node') + 1);
+const { script: serveScript, args: compiled, env: serveEnv } = servedAsNpmStart('startup');
 const viaTsx = ['--import', 'tsx', 'server/main.ts'];
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-startup-'));
 try {
-  const first = (await timeStart(compiled, dataDir, serveEnv)).seconds;
+  const firstStart = await timeStart(compiled, dataDir, serveEnv);
+  const first = firstStart.seconds;
   const times: Record<'compiled' | 'tsx', number[]> = { compiled: [], tsx: [] };
   const memory: Record<'compiled' | 'tsx', Memory[]> = { compiled: [], tsx: [] };
   for (let i = 0; i < runs; i++) {
@@ -97,7 +90,7 @@ try {
   const rows: [string, string][] = [
     ['node', process.version],
     ['compiled, as', serveScript],
-    ['first start (initdb)', `${first.toFixed(2)} s`],
+    ['first start (initdb)', `${first.toFixed(2)} s, idle RSS ${firstStart.memory.rssMb.toFixed(0)} MB, after the first pages ${(firstStart.memory.afterPagesMb ?? 0).toFixed(0)} MB`],
     ['restart, compiled', `${median(times.compiled).toFixed(2)} s (median of ${runs}: ${times.compiled.map((t) => t.toFixed(2)).join(', ')})`],
     ['restart, tsx', `${median(times.tsx).toFixed(2)} s (median of ${runs}: ${times.tsx.map((t) => t.toFixed(2)).join(', ')})`],
     ['compiled / tsx', (median(times.compiled) / median(times.tsx)).toFixed(2)],
