@@ -181,17 +181,7 @@ export class FileChunkSealer {
   sealPieces(index: number, pieces: readonly Uint8Array[], final: boolean): Buffer[] {
     const size = pieces.reduce((n, p) => n + p.length, 0);
     if (size > FILE_CHUNK || (!final && size !== FILE_CHUNK)) throw new Error('a chunk is 64 KiB; only the final one may be shorter');
-    const c = createCipheriv('aes-256-gcm', this.subkey, chunkNonce(this.prefix, index, final));
-    c.setAAD(chunkAad(this.fileId, index, final));
-    const out: Buffer[] = [];
-    for (const piece of pieces) {
-      const ct = c.update(piece);
-      if (ct.length) out.push(ct);
-    }
-    const rest = c.final();
-    if (rest.length) out.push(rest);
-    out.push(c.getAuthTag());
-    return out;
+    return sealChunkPieces(this.subkey, this.prefix, this.fileId, index, pieces, final);
   }
 
   /** Chunk `index` as stored, opened; DecryptionError when it is not exactly that chunk (torn, altered). */
@@ -200,6 +190,24 @@ export class FileChunkSealer {
     if (b.length < TAG) throw new DecryptionError('chunk is truncated');
     return gcmOpen(this.subkey, chunkNonce(this.prefix, index, final), chunkAad(this.fileId, index, final), b.subarray(0, b.length - TAG), b.subarray(b.length - TAG));
   }
+}
+
+/**
+ * File chunk `index` sealed from the pieces it arrived in, as the pieces of
+ * ciphertext ‖ tag: each byte is copied once, by the cipher.
+ */
+function sealChunkPieces(subkey: Buffer, prefix: Uint8Array, fileId: string, index: number, pieces: readonly Uint8Array[], final: boolean): Buffer[] {
+  const c = createCipheriv('aes-256-gcm', subkey, chunkNonce(prefix, index, final));
+  c.setAAD(chunkAad(fileId, index, final));
+  const out: Buffer[] = [];
+  for (const piece of pieces) {
+    const ct = c.update(piece);
+    if (ct.length) out.push(ct);
+  }
+  const rest = c.final();
+  if (rest.length) out.push(rest);
+  out.push(c.getAuthTag());
+  return out;
 }
 
 function fileSubkey(key: Uint8Array, salt: Uint8Array, fileId: string): Buffer {
@@ -249,16 +257,7 @@ export class FileEncryptor extends Transform {
 
   /** Seals one chunk given in pieces; stored as ciphertext ‖ tag, pushed piece by piece. */
   private seal(pieces: readonly Buffer[], final: boolean) {
-    const c = createCipheriv('aes-256-gcm', this.subkey, chunkNonce(this.prefix, this.index, final));
-    c.setAAD(chunkAad(this.fileId, this.index, final));
-    this.index++;
-    for (const piece of pieces) {
-      const ct = c.update(piece);
-      if (ct.length) this.push(ct);
-    }
-    const rest = c.final();
-    if (rest.length) this.push(rest);
-    this.push(c.getAuthTag());
+    for (const out of sealChunkPieces(this.subkey, this.prefix, this.fileId, this.index++, pieces, final)) this.push(out);
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
