@@ -32,6 +32,26 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
+/**
+ * Runs `load` against the process `pid` after its heap has settled for a second, and
+ * returns what it gave with the process's resting RSS before it and its peak RSS
+ * during it (sampled every 20 ms), in MiB.
+ */
+async function peakRssDuring<T>(pid: number, load: () => Promise<T>): Promise<{ result: T; resting: number; peak: number }> {
+  await new Promise((r) => setTimeout(r, 1000));
+  const resting = rssMb(pid);
+  let peak = resting;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 20);
+  try {
+    const result = await load();
+    return { result, resting, peak: Math.max(peak, rssMb(pid)) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 /** User and system CPU seconds the process has used so far. */
 function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -150,36 +170,22 @@ try {
   // Warm up (code paths, JIT, first database writes), then let the heap settle.
   const warm = await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, 8, suffix);
   if (warm.status !== 201) throw new Error(`warm-up upload failed: ${warm.status} ${warm.body}`);
-  await new Promise((r) => setTimeout(r, 1000));
-  const restingRss = rssMb(server.pid!);
-  let peakRss = restingRss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, rssMb(server.pid!));
-  }, 20);
   process.stderr.write(`uploading ${sizeMb} MiB to the portal…\n`);
-  const cpu0 = cpuSeconds(server.pid!);
-  const portal = await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, sizeMb, suffix);
+  const { result: [portal, cpu0], resting: restingRss, peak: peakRss } = await peakRssDuring(server.pid!, async () => {
+    const cpu = cpuSeconds(server.pid!);
+    return [await upload(port, '/api/public/case/new/by-form', headers, prefix, fileHead, sizeMb, suffix), cpu] as const;
+  });
   const cpu1 = cpuSeconds(server.pid!);
   const portalUser = cpu1.user - cpu0.user;
   const portalSystem = cpu1.system - cpu0.system;
   const portalCpu = portalUser + portalSystem;
-  clearInterval(sampler);
-  peakRss = Math.max(peakRss, rssMb(server.pid!));
   if (portal.status !== 201) throw new Error(`upload failed: ${portal.status} ${portal.body}`);
 
   // ---- the same file, resumable --------------------------------------------------
   const warmTus = await tusUpload(port, dto, fileHead, 8);
   void warmTus;
-  await new Promise((r) => setTimeout(r, 1000));
-  const tusRestingRss = rssMb(server.pid!);
-  let tusPeakRss = tusRestingRss;
-  const tusSampler = setInterval(() => {
-    tusPeakRss = Math.max(tusPeakRss, rssMb(server.pid!));
-  }, 20);
   process.stderr.write(`uploading ${sizeMb} MiB to the portal with tus…\n`);
-  const tusSeconds = await tusUpload(port, dto, fileHead, sizeMb);
-  clearInterval(tusSampler);
-  tusPeakRss = Math.max(tusPeakRss, rssMb(server.pid!));
+  const { result: tusSeconds, resting: tusRestingRss, peak: tusPeakRss } = await peakRssDuring(server.pid!, () => tusUpload(port, dto, fileHead, sizeMb));
   server.kill('SIGTERM');
 
   // ---- the bare baseline ---------------------------------------------------------
@@ -202,16 +208,8 @@ try {
   children.push(bare);
   const warmBare = await upload(barePort, '/', headers, prefix, fileHead, 8, suffix);
   void warmBare;
-  await new Promise((r) => setTimeout(r, 1000));
-  const bareRestingRss = rssMb(bare.pid!);
-  let barePeakRss = bareRestingRss;
-  const bareSampler = setInterval(() => {
-    barePeakRss = Math.max(barePeakRss, rssMb(bare.pid!));
-  }, 20);
   process.stderr.write(`uploading ${sizeMb} MiB to the bare server…\n`);
-  const baseline = await upload(barePort, '/', headers, prefix, fileHead, sizeMb, suffix);
-  clearInterval(bareSampler);
-  barePeakRss = Math.max(barePeakRss, rssMb(bare.pid!));
+  const { result: baseline, resting: bareRestingRss, peak: barePeakRss } = await peakRssDuring(bare.pid!, () => upload(barePort, '/', headers, prefix, fileHead, sizeMb, suffix));
   bare.kill('SIGTERM');
 
   const mbps = (s: number) => sizeMb / s;
