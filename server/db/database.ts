@@ -111,7 +111,9 @@ async function createPGliteApart(pgliteDir: string, startParams: string[] | unde
   const making = `${pgliteDir}.initdb`;
   rmSync(making, { recursive: true, force: true });
   try {
-    await promisify(execFile)(process.execPath, [INITDB_SCRIPT, making, JSON.stringify(startParams ?? null)], { timeout: 300_000 });
+    // Nothing of the server's environment (a MASTER_KEY, DATABASE_URL, NODE_OPTIONS) is
+    // handed to it: initdb needs none of it.
+    await promisify(execFile)(process.execPath, [INITDB_SCRIPT, making, JSON.stringify(startParams ?? null)], { timeout: 300_000, env: {} });
   } catch (err) {
     rmSync(making, { recursive: true, force: true });
     const { stderr } = err as { stderr?: string };
