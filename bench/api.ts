@@ -2,9 +2,10 @@
  * npm run bench -- api [seconds]   (default 10 per run)
  *
  * Load on the API in one run, beside a baseline from the same run:
- * 1. the real server, compiled and started as `npm start` starts it (a child process; needs `npm run build`; PGlite in DATA_DIR; PostgreSQL too when
- *    DATABASE_URL is set, in a fresh database created and dropped here), with one
- *    filed case and a reporter signed in through the embedded provider;
+ * 1. the real server, compiled and started as `npm start` starts it (a child process;
+ *    needs `npm run build`; PGlite in DATA_DIR; PostgreSQL too when DATABASE_URL is
+ *    set, in a fresh database created and dropped here), with one filed case and a
+ *    reporter signed in through the embedded provider;
  * 2. a bare Node HTTP server (also a child process) answering the same bytes.
  * autocannon drives `GET /api/private/case/my-case` (bearer token) and
  * `GET /api/public/site-look-and-feel/language/da` at 10, 100 and 200 connections

@@ -68,7 +68,6 @@ const viaTsx = ['--import', 'tsx', 'server/main.ts'];
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-startup-'));
 try {
   const firstStart = await timeStart(compiled, dataDir, serveEnv);
-  const first = firstStart.seconds;
   const times: Record<'compiled' | 'tsx', number[]> = { compiled: [], tsx: [] };
   const memory: Record<'compiled' | 'tsx', Memory[]> = { compiled: [], tsx: [] };
   for (let i = 0; i < runs; i++) {
@@ -90,7 +89,7 @@ try {
   const rows: [string, string][] = [
     ['node', process.version],
     ['compiled, as', serveScript],
-    ['first start (initdb)', `${first.toFixed(2)} s, idle RSS ${firstStart.memory.rssMb.toFixed(0)} MB, after the first pages ${(firstStart.memory.afterPagesMb ?? 0).toFixed(0)} MB`],
+    ['first start (initdb)', `${firstStart.seconds.toFixed(2)} s, idle RSS ${firstStart.memory.rssMb.toFixed(0)} MB, after the first pages ${(firstStart.memory.afterPagesMb ?? 0).toFixed(0)} MB`],
     ['restart, compiled', `${median(times.compiled).toFixed(2)} s (median of ${runs}: ${times.compiled.map((t) => t.toFixed(2)).join(', ')})`],
     ['restart, tsx', `${median(times.tsx).toFixed(2)} s (median of ${runs}: ${times.tsx.map((t) => t.toFixed(2)).join(', ')})`],
     ['compiled / tsx', (median(times.compiled) / median(times.tsx)).toFixed(2)],

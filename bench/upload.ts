@@ -2,8 +2,9 @@
  * npm run bench -- upload [MB]   (default 1024)
  *
  * One run, three measurements of the same bytes sent over HTTP from this process:
- * 1. POST /api/public/case/new/by-form on the real server, compiled and started as `npm start` starts it (a child process:
- *    multipart parsing, content sniffing, AES-256-GCM chunk encryption, disk);
+ * 1. POST /api/public/case/new/by-form on the real server, compiled and started as
+ *    `npm start` starts it (a child process: multipart parsing, content sniffing,
+ *    AES-256-GCM chunk encryption, disk; needs `npm run build`);
  * 2. the same file as a resumable (tus) upload on the same server, in 64 MiB PATCHes
  *    as the SPA sends them, then the case that takes it (the upload is read back
  *    once, decrypted, for the content check);

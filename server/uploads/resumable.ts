@@ -339,12 +339,12 @@ export class ResumableUploads {
         outBytes = 0;
         await writer.write(pieces);
       };
-      const sealChunk = (pieces: readonly Buffer[], bytes: number, final: boolean) => {
+      const sealChunk = (pieces: readonly Buffer[], final: boolean) => {
         for (const block of sealer.sealPieces(index++, pieces, final)) {
           out.push(block);
           outBytes += block.length;
         }
-        sealed += bytes;
+        sealed += pieces.reduce((n, p) => n + p.length, 0);
       };
       const save = async (at: number, tail: Buffer | null) => {
         await this.ctx.db
@@ -370,12 +370,12 @@ export class ResumableUploads {
           let at = 0;
           if (pendingBytes && pendingBytes + chunk.length >= FILE_CHUNK) {
             at = FILE_CHUNK - pendingBytes;
-            sealChunk([...pending, chunk.subarray(0, at)], FILE_CHUNK, sealed + FILE_CHUNK === length);
+            sealChunk([...pending, chunk.subarray(0, at)], sealed + FILE_CHUNK === length);
             pending = [];
             pendingBytes = 0;
           }
           while (chunk.length - at >= FILE_CHUNK) {
-            sealChunk([chunk.subarray(at, at + FILE_CHUNK)], FILE_CHUNK, sealed + FILE_CHUNK === length);
+            sealChunk([chunk.subarray(at, at + FILE_CHUNK)], sealed + FILE_CHUNK === length);
             at += FILE_CHUNK;
           }
           if (at < chunk.length) {
@@ -391,7 +391,7 @@ export class ResumableUploads {
           }
         }
         if (received === length && sealed < length) {
-          sealChunk(pending, pendingBytes, true);
+          sealChunk(pending, true);
           pending = [];
           pendingBytes = 0;
         }
