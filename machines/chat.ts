@@ -18,6 +18,9 @@
  *   continues the uploads where they stopped. A 401/403 of the reporter's sign-in is
  *   handed to the session (`reportUnauthorized`); one of the upload session (gone
  *   after 24 hours idle, or spent) only makes the next send start a new one.
+ * - Too many messages (429, the case's or the connection's budget:
+ *   docs/decisions/submission-abuse.md) is `composing.rateLimited`: the draft is kept
+ *   like any failure, and the server's Retry-After says how long to wait.
  * - The draft lives only in this actor's memory: never storage, never the URL.
  */
 import { assign, fromCallback, setup } from 'xstate';
@@ -48,6 +51,8 @@ export interface ChatContext {
   progress: FileProgress[];
   /** The upload session and the finished uploads the message will name, once all arrived. */
   uploads: { session: string; ids: string[] } | null;
+  /** After a 429: the server's Retry-After, in seconds; null otherwise. */
+  retryAfterSeconds: number | null;
 }
 
 export type ChatEvent =
@@ -59,10 +64,10 @@ export type ChatEvent =
   | { type: 'upload.progress'; index: number; loaded: number; total: number; bytesPerSecond?: number | null; secondsLeft?: number | null; retrying?: boolean }
   /** Every file arrived: the session and the upload ids, in the files' order. */
   | { type: 'upload.finished'; session: string; ids: string[] }
-  /** The uploads stopped: the HTTP status (0: no answer) and the error code, if any. */
-  | { type: 'upload.failed'; status: number; code?: string }
+  /** The uploads stopped: the HTTP status (0: no answer), the error code and a 429's Retry-After, if any. */
+  | { type: 'upload.failed'; status: number; code?: string; retryAfterSeconds?: number }
   /** The message call answered. */
-  | { type: 'post.done'; status: number; code?: string };
+  | { type: 'post.done'; status: number; code?: string; retryAfterSeconds?: number };
 
 export interface UploadFilesInput {
   files: DraftFile[];
@@ -78,6 +83,9 @@ export const LOST_UPLOAD_SESSION_CODES: readonly string[] = ['UPLOAD_SESSION_INV
 
 const hasDraftContent = (c: ChatContext) => c.text.trim().length > 0 || c.files.length > 0;
 const outcome = (event: ChatEvent) => (event.type === 'upload.failed' || event.type === 'post.done' ? event : null);
+
+/** A wait the reporter can be told; a minute when the server named none. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 60;
 
 export const chatMachine = setup({
   types: {} as { context: ChatContext; events: ChatEvent },
@@ -124,8 +132,15 @@ export const chatMachine = setup({
     assignUploads: assign({
       uploads: ({ context, event }) => (event.type === 'upload.finished' ? { session: event.session, ids: event.ids } : context.uploads),
     }),
-    clearDraft: assign({ text: '', files: [], progress: [], uploads: null }),
+    clearDraft: assign({ text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null }),
     resetProgress: assign({ progress: [], uploads: null }),
+    assignRetryAfter: assign({
+      retryAfterSeconds: ({ event }) => {
+        const seconds = outcome(event)?.retryAfterSeconds;
+        return seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : DEFAULT_RETRY_AFTER_SECONDS;
+      },
+    }),
+    clearRetryAfter: assign({ retryAfterSeconds: null }),
   },
   guards: {
     hasContent: ({ context }) => hasDraftContent(context),
@@ -137,11 +152,12 @@ export const chatMachine = setup({
       const e = outcome(event);
       return !!e && (e.status === 401 || e.status === 403);
     },
+    isRateLimited: ({ event }) => outcome(event)?.status === 429,
   },
 }).createMachine({
   id: 'chat',
   initial: 'composing',
-  context: { text: '', files: [], progress: [], uploads: null },
+  context: { text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null },
   states: {
     composing: {
       initial: 'editing',
@@ -155,6 +171,8 @@ export const chatMachine = setup({
         editing: {},
         /** The last send failed; the draft is intact and the error is shown. */
         failed: {},
+        /** Too many messages (429): the draft is intact, and the reporter is told how long to wait. */
+        rateLimited: { exit: 'clearRetryAfter' },
       },
     },
     sending: {
@@ -179,6 +197,7 @@ export const chatMachine = setup({
             'upload.failed': [
               { guard: 'hasLostUploadSession', target: '#chat.composing.failed', actions: ['resetProgress', 'forgetUploads'] },
               { guard: 'isUnauthorized', target: '#chat.composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
+              { guard: 'isRateLimited', target: '#chat.composing.rateLimited', actions: ['resetProgress', 'assignRetryAfter'] },
               { target: '#chat.composing.failed', actions: 'resetProgress' },
             ],
           },
@@ -195,6 +214,7 @@ export const chatMachine = setup({
               { guard: 'isSent', target: '#chat.composing.editing', actions: ['clearDraft', 'forgetUploads', 'focusComposer', 'reloadCase'] },
               { guard: 'hasLostUploadSession', target: '#chat.composing.failed', actions: ['resetProgress', 'forgetUploads'] },
               { guard: 'isUnauthorized', target: '#chat.composing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
+              { guard: 'isRateLimited', target: '#chat.composing.rateLimited', actions: ['resetProgress', 'assignRetryAfter'] },
               { target: '#chat.composing.failed', actions: 'resetProgress' },
             ],
           },

@@ -1,7 +1,8 @@
 /**
  * Where the SPA sends its calls when /config/config.json cannot be read (spec §7,
- * §8). The server's Content-Security-Policy allows this origin in `connect-src`
- * and `img-src`, so the fallback can actually work; both read it from here.
+ * §8): a development address, for the SPA served by something other than this
+ * portal. The portal's own Content-Security-Policy does not allow it (issue 36, 6a):
+ * the pages it sends carry their config inlined and same-origin.
  * Kept apart from schema.ts so that the landing page does not load valibot for it.
  */
 export const FALLBACK_API_BASE_URL = 'http://localhost:9000';

@@ -15,8 +15,10 @@ import { openDatabase } from './db/database.ts';
 import type { AppContext } from './context.ts';
 import { HttpError, errorBody } from './errors.ts';
 import { loadSecret } from './crypto/secrets.ts';
-import { loadMasterKey } from './crypto/master-key.ts';
+import { keyFileInDataDir, loadMasterKey } from './crypto/master-key.ts';
 import { CaseCrypto } from './crypto/case-crypto.ts';
+import { CaseKeys, caseKeysDir } from './crypto/case-keys.ts';
+import { hasLegacyWraps, migrateCaseKeys } from './crypto/case-key-migration.ts';
 import { Passwords } from './cases/passwords.ts';
 import { DiskFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
@@ -45,7 +47,8 @@ import { scrubbingStream } from './security/log-scrub.ts';
 import { registerCompression, registerSpa, runtimeConfig } from './spa.ts';
 import { attachCompanyCache } from './companies/cache.ts';
 import { attachCaseCache } from './cases/view-cache.ts';
-import { FALLBACK_API_BASE_URL } from '../machines/config.ts';
+import { drainEarlyAnswers } from './early-answer.ts';
+import { configureMetadataCheck } from './files/metadata-check.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -63,8 +66,6 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
-const FALLBACK_ORIGIN = new URL(FALLBACK_API_BASE_URL).origin;
-
 export const SECURITY_HEADERS: Record<string, string> = {
   // Inline *styles* are allowed because Radix and the company colours set style
   // attributes at run time; inline *script* never is, save the first paint's quick-exit
@@ -73,10 +74,12 @@ export const SECURITY_HEADERS: Record<string, string> = {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    // The SPA's config fallback (spec §7, §8) must be reachable, or it cannot work.
-    `img-src 'self' data: blob: ${FALLBACK_ORIGIN}`,
+    // No other origin, not even the SPA's config fallback (http://localhost:9000, spec
+    // §7, §8): a page this server sends has its config inlined and same-origin, and in
+    // a reporter's browser localhost is the reporter's own machine (issue 36, 6a).
+    "img-src 'self' data: blob:",
     "font-src 'self'",
-    `connect-src 'self' ${FALLBACK_ORIGIN}`,
+    "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
@@ -115,6 +118,7 @@ export interface BuildOptions {
 
 export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Promise<BuiltApp> {
   const config: ServerConfig = { ...given, filesDir: given.filesDir ?? path.join(given.dataDir, 'files') };
+  configureMetadataCheck(config.metadataCheck);
   // Log lines are written asynchronously (buffered, flushed on close), so a request
   // never waits for the terminal or the log collector.
   const logDestination = opts.logStream ? undefined : pino.destination({ dest: 1, sync: false });
@@ -187,7 +191,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
   let masterKey: Buffer;
   try {
-    masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
+    masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, keyFile: config.masterKeyFile, db: opened.db });
   } catch (err) {
     await opened.close();
     throw err;
@@ -210,6 +214,17 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     const tightened = tightenTree(root);
     if (tightened.files || tightened.folders) app.log.warn({ ...tightened, dir: path.basename(root) }, 'data folder: narrowed modes to 0600 files / 0700 folders');
   }
+  if (!config.masterKey && keyFileInDataDir({ dataDir: config.dataDir, keyFile: config.masterKeyFile })) {
+    app.log.warn('master key: it is in the data folder, so a copy of the folder (a backup, a stolen disk) opens every case; set MASTER_KEY or MASTER_KEY_FILE to keep it elsewhere (docs/operations.md, "The master key")');
+  }
+  const crypto = new CaseCrypto(masterKey);
+  const caseKeys = new CaseKeys(crypto, caseKeysDir(config.filesDir!));
+  await caseKeys.init();
+  const migrated = await migrateCaseKeys(opened.db, crypto, caseKeys);
+  if (migrated) app.log.info({ keys: migrated }, 'case keys: re-wrapped so that deleting a case destroys its key');
+  if (await hasLegacyWraps(opened.db)) {
+    app.log.warn('case keys: older wrappings under this master key may survive in the database files; run `npm run keys -- rotate-master` so that deleted cases stay deleted (docs/operations.md)');
+  }
   const ctx = {
     config,
     db: opened.db,
@@ -217,7 +232,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     pgliteDir: opened.pgliteDir,
     version: pkg.version,
     log: app.log,
-    crypto: new CaseCrypto(masterKey),
+    crypto,
+    caseKeys,
     passwords: new Passwords(pepper),
     files,
     adminToken,
@@ -250,6 +266,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     }
   }
 
+  // An answer before the body was read waits for the rest of it (up to a bound), so the client reads the answer.
+  drainEarlyAnswers(app);
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id);
     // A route may tighten a header (an SVG logo gets a sandboxing CSP); never loosen one.
@@ -299,7 +317,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   await app.register(fastifyMultipart, { throwFileSizeLimit: true });
   // Before the routes: the guards attach themselves to the routes as they appear.
   const guards = await registerAbuseGuards(app, ctx, masterKey);
-  const uploads = new ResumableUploads(ctx);
+  const uploads = new ResumableUploads(ctx, guards.clientOf);
   registerPublicRoutes(app, ctx, uploads);
   await registerUploadRoutes(app, ctx, uploads);
   registerHandlerRoutes(app, ctx);

@@ -8,12 +8,16 @@ export interface ServerConfig {
   dataDir: string;
   databaseUrl?: string;
   masterKey?: string;
+  /** Where the master key file is (made on first start when missing); DATA_DIR/master.key when not set. Keep it off the data volume (docs/operations.md). */
+  masterKeyFile?: string;
   /** Base64 of 32 bytes; otherwise generated into DATA_DIR/pepper. */
   passwordPepper?: string;
   /** Where encrypted files live; DATA_DIR/files when not set. */
   filesDir?: string;
   /** Largest accepted upload per file, in bytes (2 GB, spec §9). */
   maxFileBytes: number;
+  /** Byte quotas on uploads, tus and multipart alike (docs/operations.md "Upload quotas"). */
+  uploadQuota: UploadQuota;
   distDir: string;
   /** Public base URL of the portal when behind a proxy; otherwise derived per request. */
   publicUrl?: string;
@@ -33,6 +37,13 @@ export interface ServerConfig {
   submitRateLimit: RateBudget;
   /** Upload sessions (for a message's files) a signed-in reporter may open per case and window. */
   caseUploadSessionRateLimit: RateBudget;
+  /**
+   * A signed-in reporter's messages, comments on the record, approvals and identity or
+   * password changes per case and window (docs/decisions/submission-abuse.md).
+   */
+  caseWriteRateLimit: RateBudget;
+  /** Every state-changing private call (/api/private/) per client and window, counted before the token check. */
+  reporterClientRateLimit: RateBudget;
   /** Proof-of-work challenges handed out per client and window. */
   challengeRateLimit: RateBudget;
   /** Calls to the handlers' enrolment-link endpoints per client and window (docs/decisions/submission-abuse.md). */
@@ -46,6 +57,32 @@ export interface ServerConfig {
    * CIDRs); empty: none, the socket's own address is the client.
    */
   trustProxy: string[];
+  /** The child process that re-checks received files for hidden data (docs/decisions/metadata-removal.md). */
+  metadataCheck: MetadataCheckLimits;
+}
+
+export interface MetadataCheckLimits {
+  /** Wall time one file's check may take before its child is killed. */
+  timeoutMs: number;
+  /** Resident memory the child may reach before it is killed. */
+  memoryBytes: number;
+  /** Bytes the child may answer. */
+  maxOutputBytes: number;
+  /** Checks running at once. */
+  concurrency: number;
+  /** Checks waiting; past it a file is stored not checked. */
+  queue: number;
+}
+
+export interface UploadQuota {
+  /** Declared (tus) and received (multipart) bytes of one upload session or one multipart submission. */
+  sessionBytes: number;
+  /** Bytes one client (a keyed hash of its address) may upload in 24 hours. */
+  clientDailyBytes: number;
+  /** Bytes of files one case may hold: its report's, its messages' and its uploads in progress. */
+  caseBytes: number;
+  /** Free space on the file store below which uploads are refused (507). */
+  diskReserveBytes: number;
 }
 
 export interface RateBudget {
@@ -68,9 +105,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     dataDir: path.resolve(env.DATA_DIR ?? path.join(root, 'data')),
     databaseUrl: env.DATABASE_URL || undefined,
     masterKey: env.MASTER_KEY || undefined,
+    masterKeyFile: env.MASTER_KEY_FILE ? path.resolve(env.MASTER_KEY_FILE) : undefined,
     passwordPepper: env.PASSWORD_PEPPER || undefined,
     filesDir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : undefined,
     maxFileBytes: Number(env.MAX_FILE_BYTES ?? 2 * 1024 ** 3),
+    uploadQuota: {
+      sessionBytes: int(env.UPLOAD_SESSION_MAX_BYTES, 10 * 1024 ** 3, 'UPLOAD_SESSION_MAX_BYTES', 1),
+      clientDailyBytes: int(env.UPLOAD_CLIENT_DAILY_BYTES, 20 * 1024 ** 3, 'UPLOAD_CLIENT_DAILY_BYTES', 1),
+      caseBytes: int(env.UPLOAD_CASE_MAX_BYTES, 20 * 1024 ** 3, 'UPLOAD_CASE_MAX_BYTES', 1),
+      diskReserveBytes: int(env.UPLOAD_DISK_RESERVE_BYTES, 1024 ** 3, 'UPLOAD_DISK_RESERVE_BYTES'),
+    },
     distDir: path.resolve(env.DIST_DIR ?? path.join(root, 'dist')),
     publicUrl: env.PUBLIC_URL || undefined,
     seedDemo: env.SEED_DEMO !== 'false',
@@ -88,6 +132,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       max: int(env.CASE_UPLOAD_SESSION_RATE_LIMIT_MAX, 30, 'CASE_UPLOAD_SESSION_RATE_LIMIT_MAX', 1),
       windowSeconds: int(env.CASE_UPLOAD_SESSION_RATE_LIMIT_WINDOW_SECONDS, 3600, 'CASE_UPLOAD_SESSION_RATE_LIMIT_WINDOW_SECONDS', 1),
     },
+    caseWriteRateLimit: {
+      max: int(env.CASE_WRITE_RATE_LIMIT_MAX, 30, 'CASE_WRITE_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.CASE_WRITE_RATE_LIMIT_WINDOW_SECONDS, 600, 'CASE_WRITE_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    reporterClientRateLimit: {
+      max: int(env.REPORTER_RATE_LIMIT_MAX, 60, 'REPORTER_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.REPORTER_RATE_LIMIT_WINDOW_SECONDS, 600, 'REPORTER_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
     challengeRateLimit: {
       max: int(env.CHALLENGE_RATE_LIMIT_MAX, 120, 'CHALLENGE_RATE_LIMIT_MAX', 1),
       windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
@@ -99,5 +151,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
     powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),
     trustProxy: (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    metadataCheck: {
+      timeoutMs: int(env.METADATA_CHECK_TIMEOUT_MS, 10_000, 'METADATA_CHECK_TIMEOUT_MS', 100),
+      memoryBytes: int(env.METADATA_CHECK_MEMORY_MB, 256, 'METADATA_CHECK_MEMORY_MB', 64) * 1024 * 1024,
+      maxOutputBytes: 4096,
+      concurrency: int(env.METADATA_CHECK_CONCURRENCY, 2, 'METADATA_CHECK_CONCURRENCY', 1),
+      queue: int(env.METADATA_CHECK_QUEUE, 8, 'METADATA_CHECK_QUEUE'),
+    },
   };
 }

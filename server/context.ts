@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { CaseCrypto } from './crypto/case-crypto.ts';
+import type { CaseKeys } from './crypto/case-keys.ts';
 import type { Passwords } from './cases/passwords.ts';
 import type { FileStore } from './files/store.ts';
 import type { Clock } from './clock.ts';
@@ -23,6 +24,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Wraps case keys with the master key; seals fields and files. */
   crypto: CaseCrypto;
+  /** Cases' data keys, wrapped so that deleting a case destroys every way to open it (server/crypto/case-keys.ts). */
+  caseKeys: CaseKeys;
   /** Argon2id with the server's pepper: reporters' follow-account passwords. */
   passwords: Passwords;
   /** Encrypted file bytes (DATA_DIR/files by default). */

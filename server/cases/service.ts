@@ -14,6 +14,7 @@ import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
 import type { StagedFile } from './upload.ts';
+import { metadataView, storedMetadata, type MetadataCheckState } from '../files/metadata-check.ts';
 import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
 import { assertCheckValue, CHECK_ROW } from '../crypto/master-key.ts';
 import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
@@ -228,8 +229,10 @@ export interface FileView {
   size: number;
   mimeType: string;
   created: string;
-  /** Metadata kinds the server still found in this image or PDF ([] none); null: not checked (docs/decisions/metadata-removal.md). */
+  /** Metadata kinds the server still found in this image or PDF ([] none); null: not checked, or could not be (docs/decisions/metadata-removal.md). */
   metadataRemaining: string[] | null;
+  /** `checked`; `notChecked` (a type or size the server does not check); `couldNotCheck` (the check hit a limit: open with care). */
+  metadataCheck: MetadataCheckState;
 }
 
 export interface MessageView {
@@ -281,7 +284,7 @@ export interface CaseView {
 export type CaseRow = Selectable<ReportCaseTable>;
 
 export async function caseKey(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }): Promise<Buffer> {
-  return ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+  return ctx.caseKeys.unwrap(row.id, row.wrapped_key);
 }
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
@@ -347,7 +350,7 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
   const latest = versions.at(-1);
   const fileViews = files.map((f) => ({
     messageId: f.message_id,
-    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at), metadataRemaining: f.metadata_remaining ? (JSON.parse(f.metadata_remaining) as string[]) : null } satisfies FileView,
+    view: { id: f.id, name: ctx.crypto.open(key, id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8'), size: Number(f.size), mimeType: f.mime_type, created: iso(f.created_at), ...metadataView(f.metadata_remaining) } satisfies FileView,
   }));
   const history = events.map((e) => ({ status: e.status as CaseStatus, dateTime: iso(e.at) }));
   const received = history.find((e) => e.status === 'RECEIVED');
@@ -466,7 +469,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
     type: msg.type,
     createdByUserId: msg.createdBy,
     answerWanted: !!msg.answerWanted,
-    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), metadataRemaining: f.metadataRemaining })),
+    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mimeType: f.mimeType, created: now.toISOString(), ...metadataView(storedMetadata(f.metadataRemaining)) })),
   };
 }
 

@@ -12,15 +12,16 @@ import { LIMITS, cleanFileName, isAllowedFileName, ALLOWED_EXTENSIONS } from '..
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { ContentSniffer } from '../files/sniff.ts';
-import { MetadataCheck } from '../files/metadata-check.ts';
+import { MetadataCheck, type MetadataRemaining } from '../files/metadata-check.ts';
+import type { ByteBudget } from '../uploads/quotas.ts';
 
 export interface StagedFile {
   id: string;
   name: string;
   size: number;
   mimeType: string;
-  /** Metadata kinds still in the received file; null when not checked. */
-  metadataRemaining: string[] | null;
+  /** Metadata kinds still in the received file; null when not checked; COULD_NOT_CHECK when the check hit a limit. */
+  metadataRemaining: MetadataRemaining;
 }
 
 export interface ReceivedUpload {
@@ -51,7 +52,8 @@ function asClientError(err: unknown): unknown {
 export async function receiveUpload(
   ctx: AppContext,
   req: FastifyRequest,
-  opts: { jsonField: string; caseId: string; key: Uint8Array; maxFiles?: number },
+  /** `budget`: the byte quotas the files' bytes count against as they arrive (server/uploads/quotas.ts). */
+  opts: { jsonField: string; caseId: string; key: Uint8Array; maxFiles?: number; budget?: ByteBudget },
 ): Promise<ReceivedUpload> {
   if (!req.isMultipart()) {
     throw new HttpError(415, 'NOT_MULTIPART', `Send multipart/form-data with a "${opts.jsonField}" JSON part and up to ${LIMITS.maxFiles} "files" parts.`);
@@ -117,8 +119,10 @@ export async function receiveUpload(
       const encryptor = ctx.crypto.encryptFile(opts.key, id);
       written.push({ id });
       current = part.file;
+      // First in line: a file past a quota is cut at that byte, before anything of it is checked or sealed.
+      const metered = opts.budget ? [opts.budget.meter(field)] : [];
       try {
-        await ctx.files.putTemp(id, part.file, sniffer, check, encryptor);
+        await ctx.files.putTemp(id, part.file, ...metered, sniffer, check, encryptor);
       } catch (err) {
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
           throw new HttpError(413, 'FILE_TOO_LARGE', `"${name.slice(0, 100)}" is larger than ${ctx.config.maxFileBytes} bytes.`, field);
@@ -137,9 +141,14 @@ export async function receiveUpload(
     if (aborted) throw new HttpError(400, 'UPLOAD_ABORTED', 'The upload was aborted.');
     return { json, files };
   } catch (err) {
+    // No part is read after a refusal: a file cut mid-stream (a quota, its first bytes)
+    // would otherwise leave the parser waiting on it, holding the rest of the body that
+    // the answer's drain (server/early-answer.ts) or Node's own must read.
+    req.raw.unpipe();
     await discardStaged(ctx, written);
     throw asClientError(err);
   } finally {
     req.raw.off('close', onClose);
+    await opts.budget?.settle();
   }
 }

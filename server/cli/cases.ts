@@ -11,6 +11,7 @@ import path from 'node:path';
 import { hkdfSync } from 'node:crypto';
 import { openDatabase } from '../db/database.ts';
 import { DiskFileStore } from '../files/store.ts';
+import { CaseKeys, caseKeysDir } from '../crypto/case-keys.ts';
 import { loadSecret } from '../crypto/secrets.ts';
 import { purge, type PurgeResult } from '../retention/purge.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -70,8 +71,9 @@ async function direct(): Promise<PurgeResult> {
     const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
     const files = new DiskFileStore(config.filesDir ?? path.join(config.dataDir, 'files'));
     await files.init();
-    const log = { error: (_obj: object, msg: string) => process.stderr.write(`warning: ${msg}\n`) };
-    return await purge({ db: opened.db, files, log, recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)) }, new Date(), { dryRun });
+    const log = { error: (_obj: object, msg: string) => process.stderr.write(`warning: ${msg}\n`), warn: (_obj: object, msg: string) => process.stderr.write(`warning: ${msg}\n`) };
+    const caseKeys = new CaseKeys(null, caseKeysDir(config.filesDir ?? path.join(config.dataDir, 'files')));
+    return await purge({ db: opened.db, files, caseKeys, log, recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)) }, new Date(), { dryRun });
   } finally {
     await opened.close();
   }

@@ -41,7 +41,7 @@ const source = await openDatabase({ dataDir: config.dataDir });
 let dest: Awaited<ReturnType<typeof openDatabase>> | undefined;
 try {
   // The copy is only of use if the key that opens it is at hand.
-  await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: source.db });
+  await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, keyFile: config.masterKeyFile, db: source.db });
   dest = await openDatabase({ dataDir: config.dataDir, databaseUrl: target });
   const report = await copyDatabase(source.db, dest.db);
   const total = report.tables.reduce((n, t) => n + t.rows, 0);

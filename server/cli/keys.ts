@@ -15,7 +15,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../db/database.ts';
-import { KEY_FILE, NEXT_KEY_FILE, loadMasterKey, rotateMasterKey } from '../crypto/master-key.ts';
+import { loadMasterKey, masterKeyPath, nextKeyPath, rotateMasterKey } from '../crypto/master-key.ts';
+import { CaseCrypto } from '../crypto/case-crypto.ts';
+import { CaseKeys, caseKeysDir } from '../crypto/case-keys.ts';
 import { cliConfig, fail, parseCli, runningServer, usageError } from './common.ts';
 import { runningServers } from '../presence.ts';
 
@@ -58,14 +60,16 @@ if (others.length) {
   fail(`${others.length} server process(es) run on this database (${others.map((o) => `pid ${o.pid} on ${o.hostname}`).join(', ')}): stop every server process first`);
 }
 try {
-  const oldKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
+  const oldKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, keyFile: config.masterKeyFile, db: opened.db });
+  const shreds = new CaseKeys(new CaseCrypto(oldKey), caseKeysDir(config.filesDir ?? path.join(config.dataDir, 'files')));
   if (config.masterKey) {
-    const done = await rotateMasterKey(opened.db, oldKey, newKey);
+    const done = await rotateMasterKey(opened.db, oldKey, newKey, shreds);
     process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s).\nStart every server with MASTER_KEY set to the new key now.\n`);
   } else {
     // The new key is on disk before the commit, the old one replaced after it: a
     // crash in between is settled at the next start (settleKeyFile).
-    const next = path.join(config.dataDir, NEXT_KEY_FILE);
+    const keyFile = masterKeyPath({ dataDir: config.dataDir, keyFile: config.masterKeyFile });
+    const next = nextKeyPath(keyFile);
     const fd = openSync(next, 'wx', 0o600);
     try {
       writeSync(fd, newKey.toString('base64') + '\n');
@@ -75,13 +79,13 @@ try {
     }
     let done;
     try {
-      done = await rotateMasterKey(opened.db, oldKey, newKey);
+      done = await rotateMasterKey(opened.db, oldKey, newKey, shreds);
     } catch (err) {
       rmSync(next, { force: true });
       throw err;
     }
-    renameSync(next, path.join(config.dataDir, KEY_FILE));
-    process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s) under a new ${KEY_FILE}.\n`);
+    renameSync(next, keyFile);
+    process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s) under a new ${path.basename(keyFile)}.\n`);
   }
   process.stdout.write('Backups taken before now still need the old master key.\n');
 } catch (err) {

@@ -124,6 +124,24 @@ export class CaseCrypto {
     return open(this.masterKey, `wb:case-key:${caseId}`, wrapped);
   }
 
+  /**
+   * A case's data key wrapped so that it opens only while the case's shred key exists
+   * (server/crypto/case-keys.ts): the wrapping key is HKDF over the master key with the
+   * shred key as salt, so neither alone unwraps it.
+   */
+  wrapShreddable(caseId: string, key: Uint8Array, shred: Uint8Array): Buffer {
+    return seal(this.shreddableKek(caseId, shred), `wb:case-key2:${caseId}`, key);
+  }
+
+  unwrapShreddable(caseId: string, wrapped: Uint8Array, shred: Uint8Array): Buffer {
+    return open(this.shreddableKek(caseId, shred), `wb:case-key2:${caseId}`, wrapped);
+  }
+
+  private shreddableKek(caseId: string, shred: Uint8Array): Buffer {
+    if (shred.length !== 32) throw new Error('a shred key is 32 bytes');
+    return Buffer.from(hkdfSync('sha256', this.masterKey, shred, `wb:case-kek:${caseId}`, 32));
+  }
+
   /** Seals one column of one row; `column` names table and column (`report_case.details_enc`), `rowId` the row when it is not the case. */
   seal(key: Uint8Array, caseId: string, column: string, value: string | Uint8Array, rowId = ''): Buffer {
     return seal(key, `wb:${caseId}:${column}:${rowId}`, value);

@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CaseCrypto } from './case-crypto.ts';
+import { LEGACY_ROW } from './case-key-migration.ts';
 import { loadSecret } from './secrets.ts';
 import { WRAP_CONTEXT_ID, WRAP_NAME } from '../idp/keys.ts';
 import { HttpError } from '../errors.ts';
@@ -91,25 +92,69 @@ export function assertCheckValue(crypto: CaseCrypto, value: string | undefined):
   }
 }
 
+/** The master key file: MASTER_KEY_FILE, else DATA_DIR/master.key. */
+export function masterKeyPath(opts: { dataDir: string; keyFile?: string }): string {
+  return opts.keyFile ?? path.join(opts.dataDir, KEY_FILE);
+}
+
+/** The file a rotation writes the new key to before it commits. */
+export function nextKeyPath(keyFile: string): string {
+  return path.basename(keyFile) === KEY_FILE ? path.join(path.dirname(keyFile), NEXT_KEY_FILE) : `${keyFile}.next`;
+}
+
+/** Whether the master key file lies inside the data folder, where a copy of the folder takes it along. */
+export function keyFileInDataDir(opts: { dataDir: string; keyFile?: string }): boolean {
+  const rel = path.relative(path.resolve(opts.dataDir), path.resolve(masterKeyPath(opts)));
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
 /** Finishes or forgets a rotation of the key file that a crash interrupted. */
-export async function settleKeyFile(dataDir: string, db: Kysely<DB>): Promise<void> {
-  const next = path.join(dataDir, NEXT_KEY_FILE);
+export async function settleKeyFile(keyFile: string, db: Kysely<DB>): Promise<void> {
+  const next = nextKeyPath(keyFile);
   if (!existsSync(next)) return;
   const key = Buffer.from(readFileSync(next, 'utf8').trim(), 'base64');
-  if (key.length === 32 && (await fitsDatabase(db, new CaseCrypto(key))) === true) renameSync(next, path.join(dataDir, KEY_FILE));
+  if (key.length === 32 && (await fitsDatabase(db, new CaseCrypto(key))) === true) renameSync(next, keyFile);
   else rmSync(next, { force: true });
 }
 
 /** The master key for a server or a CLI: MASTER_KEY, else the key file (generated on first start), checked against the data. */
-export async function loadMasterKey(opts: { fromEnv?: string; dataDir: string; db: Kysely<DB> }): Promise<Buffer> {
-  if (!opts.fromEnv) await settleKeyFile(opts.dataDir, opts.db);
-  const key = loadSecret({ name: 'MASTER_KEY', fromEnv: opts.fromEnv, dataDir: opts.dataDir, file: KEY_FILE, bytes: 32 });
+export async function loadMasterKey(opts: { fromEnv?: string; dataDir: string; keyFile?: string; db: Kysely<DB> }): Promise<Buffer> {
+  const file = masterKeyPath(opts);
+  if (!opts.fromEnv) await settleKeyFile(file, opts.db);
+  const key = loadSecret({ name: 'MASTER_KEY', fromEnv: opts.fromEnv, dataDir: path.dirname(file), file: path.basename(file), bytes: 32 });
   await verifyMasterKey(opts.db, new CaseCrypto(key));
   return key;
 }
 
+/** Where rotation finds each case's shred key (server/crypto/case-keys.ts). */
+export interface ShredKeys {
+  shredOf(caseId: string): Promise<Buffer | null>;
+}
+
+/**
+ * A case key's wrapping under `to`: shreddable when the case still has its shred key,
+ * under the master key alone when it was never migrated (a rotation before the first
+ * start of this version); null when it opens under neither (its case was being
+ * deleted: nothing can open it, and nothing should).
+ */
+async function rewrap(from: CaseCrypto, to: CaseCrypto, shreds: ShredKeys, caseId: string, wrapped: Uint8Array): Promise<Buffer | null> {
+  const shred = await shreds.shredOf(caseId);
+  if (shred) {
+    try {
+      return to.wrapShreddable(caseId, from.unwrapShreddable(caseId, wrapped, shred), shred);
+    } catch {
+      // not shreddable yet: the legacy wrapping below
+    }
+  }
+  try {
+    return to.wrapCaseKey(caseId, from.unwrapCaseKey(caseId, wrapped));
+  } catch {
+    return null;
+  }
+}
+
 /** Re-wraps every data key from `oldKey` to `newKey`, in one transaction. */
-export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Buffer): Promise<{ cases: number; secrets: number }> {
+export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Buffer, shreds: ShredKeys): Promise<{ cases: number; secrets: number }> {
   if (oldKey.equals(newKey)) throw new Error('the new master key is the current one');
   const from = new CaseCrypto(oldKey);
   const to = new CaseCrypto(newKey);
@@ -124,8 +169,8 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
       if (after !== null) q = q.where('id', '>', after);
       const rows = await q.execute();
       for (const r of rows) {
-        const wrapped = to.wrapCaseKey(r.id, from.unwrapCaseKey(r.id, r.wrapped_key));
-        await trx.updateTable('report_case').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
+        const wrapped = await rewrap(from, to, shreds, r.id, r.wrapped_key);
+        if (wrapped) await trx.updateTable('report_case').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
       }
       cases += rows.length;
       if (rows.length < BATCH) break;
@@ -136,8 +181,8 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
     // A reporter's session for a message holds its case's key (migration 0135): one row each.
     const sessions = await trx.selectFrom('upload_session').select(['id', 'case_id', 'wrapped_key']).execute();
     for (const r of sessions) {
-      const wrapped = to.wrapCaseKey(r.case_id, from.unwrapCaseKey(r.case_id, r.wrapped_key));
-      await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
+      const wrapped = await rewrap(from, to, shreds, r.case_id, r.wrapped_key);
+      if (wrapped) await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
     }
 
     const secrets = await trx.selectFrom('idp_secret').select(['name', 'wrapped']).execute();
@@ -156,6 +201,8 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
       await trx.updateTable('handler_account').set({ totp_secret_enc: sealed }).where('id', '=', h.id).execute();
     }
 
+    // What dead pages still hold under the old key opens nothing once that key is gone.
+    await trx.deleteFrom('meta').where('key', '=', LEGACY_ROW).execute();
     await trx
       .insertInto('meta')
       .values({ key: CHECK_ROW, value: to.checkValue() })

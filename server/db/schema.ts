@@ -303,6 +303,7 @@ export interface DB {
   pow_spent: PowSpentTable;
   upload_session: UploadSessionTable;
   file_upload: FileUploadTable;
+  upload_quota: UploadQuotaTable;
 }
 
 export type { Generated };
@@ -325,12 +326,21 @@ export interface UploadSessionTable {
   case_id: string;
   wrapped_key: Bytes;
   created_at: Timestamp;
-  /** Last upload activity; the sweep removes sessions idle for 24 hours. */
+  /** When the session was made; no longer moved by activity (the sweep goes by `created_at`, migration 0150). */
   touched_at: Timestamp;
   /** When a case (or, bound, a message) took its uploads; a session does that once. */
   used_at: Timestamp | null;
   /** A signed-in reporter's session: the case its uploads may join as a message's files (migration 0135); null for a case still to come. */
   bound_case_id: string | null;
+  /** The company whose host made the session; used at no other (migration 0150). Null: made before, refused. */
+  company_id: string | null;
+}
+
+/** Bytes a client (keyed hash of its address) uploaded in the window ending `reset_at` (migration 0150). */
+export interface UploadQuotaTable {
+  key: string;
+  bytes: BigIntColumn;
+  reset_at: Timestamp;
 }
 
 /** One file received with tus (docs/decisions/resumable-uploads.md). */

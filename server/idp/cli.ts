@@ -45,7 +45,7 @@ async function main(argv: string[]) {
   }
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
-    const masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, db: opened.db });
+    const masterKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, keyFile: config.masterKeyFile, db: opened.db });
     const keys = new IdpKeys({ db: opened.db, crypto: new CaseCrypto(masterKey) } as AppContext);
     await keys.load();
     const kid = await keys.rotateSigningKey();

@@ -3,12 +3,15 @@
  * in all seven languages) and what may go into them. A reporter's mail says only
  * that there is news, with the company's name and the portal's address: never the
  * case number, a status, a message or any report text, because the mailbox may be
- * read by the person reported on. A handler's mail names the case number and a
- * deadline, nothing else.
+ * read by the person reported on. A handler's mail names no case at all (issue 36,
+ * finding 5): the case number is the reporter's sign-in name, and with a short
+ * password most of the login, so it must not travel through a mail system. It says
+ * what happened (and a deadline's date) and links to the workspace, where the handler
+ * signs in and sees which case it is.
  */
 import { readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
-import { LANGUAGES, formatCaseNumber, type Language } from '../../machines/schema.ts';
+import { LANGUAGES, type Language } from '../../machines/schema.ts';
 import type { ServerConfig } from '../config.ts';
 import type { OutgoingMail } from './transport.ts';
 
@@ -69,8 +72,13 @@ export function reporterNewsMail(lang: Language, to: string, company: MailCompan
 
 export type HandlerMailKind = 'newCase' | 'newMessage';
 
-export function handlerCaseMail(kind: HandlerMailKind, lang: Language, to: string, caseNumber: string, portal: string): OutgoingMail {
-  const values = { caseNumber: formatCaseNumber(caseNumber), portal };
+/** Where a handler's mail sends them: the workspace's inbox (signed out, its sign-in). */
+export function workspaceUrl(portal: string): string {
+  return `${portal}/handler/cases`;
+}
+
+export function handlerCaseMail(kind: HandlerMailKind, lang: Language, to: string, portal: string): OutgoingMail {
+  const values = { workspace: workspaceUrl(portal), portal };
   return { to, subject: t(lang, `handler.${kind}.subject`, values), text: withFooter(lang, t(lang, `handler.${kind}.body`, values), portal) };
 }
 
@@ -82,8 +90,8 @@ export function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-export function deadlineMail(stage: DeadlineStage, deadline: Deadline, lang: Language, to: string, caseNumber: string, due: Date, portal: string): OutgoingMail {
-  const values = { caseNumber: formatCaseNumber(caseNumber), date: isoDate(due), deadline: t(lang, `handler.deadline.${deadline}`), portal };
+export function deadlineMail(stage: DeadlineStage, deadline: Deadline, lang: Language, to: string, due: Date, portal: string): OutgoingMail {
+  const values = { date: isoDate(due), deadline: t(lang, `handler.deadline.${deadline}`), workspace: workspaceUrl(portal), portal };
   return {
     to,
     subject: t(lang, `handler.deadline.${stage}.subject`, values),

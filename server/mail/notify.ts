@@ -53,11 +53,11 @@ export async function onCaseEvent(ctx: AppContext, trx: Db, caseId: string, even
   if (!ctx.mailer.enabled) return;
   const row = await trx
     .selectFrom('report_case')
-    .select(['id', 'company_id', 'case_number', 'protection_officer_id', 'wrapped_key', 'whistleblower_enc', 'language_enc'])
+    .select(['id', 'company_id', 'protection_officer_id', 'wrapped_key', 'whistleblower_enc', 'language_enc'])
     .where('id', '=', caseId)
     .executeTakeFirst();
   if (!row) return;
-  const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+  const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
   const company = await companyForMail(trx, row.company_id);
   const portal = portalUrl(ctx.config, company);
   const now = ctx.clock.now();
@@ -86,7 +86,7 @@ export async function onCaseEvent(ctx: AppContext, trx: Db, caseId: string, even
       caseId: row.id,
       key,
       coalesceKey: `${kind}:${row.id}:${h.id}`,
-      mail: handlerCaseMail(kind, companyLanguage, h.email, row.case_number, portal),
+      mail: handlerCaseMail(kind, companyLanguage, h.email, portal),
       dueAt: event === 'created' ? now : new Date(now.getTime() + ctx.config.mailBatchMs),
     });
   }

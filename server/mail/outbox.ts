@@ -77,7 +77,7 @@ export async function sendDueMail(ctx: AppContext, now: Date): Promise<number> {
     for (const row of rows) {
       let mail: OutgoingMail;
       try {
-        const key = ctx.crypto.unwrapCaseKey(row.case_id, row.wrapped_key);
+        const key = await ctx.caseKeys.unwrap(row.case_id, row.wrapped_key);
         mail = ctx.crypto.openJson<OutgoingMail>(key, row.case_id, OUTBOX_COLUMN, row.message_enc, row.id);
       } catch {
         ctx.log.error({ mail: row.id }, 'mail: cannot open a queued mail; dropped');

@@ -24,7 +24,6 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
     .selectFrom('report_case as c')
     .select((eb) => [
       'c.id',
-      'c.case_number',
       'c.company_id',
       'c.protection_officer_id',
       'c.wrapped_key',
@@ -54,9 +53,9 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
         if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return;
         const company = await companyForMail(trx, row.company_id);
         const portal = portalUrl(ctx.config, company);
-        const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+        const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
         for (const h of await handlersOfCase(trx, row)) {
-          const mail = deadlineMail(stage, deadline, asLanguage(company.defaultLanguage, 'en'), h.email, row.case_number, clock.due, portal);
+          const mail = deadlineMail(stage, deadline, asLanguage(company.defaultLanguage, 'en'), h.email, clock.due, portal);
           if (await queueMail(ctx, trx, { caseId: row.id, key, coalesceKey: `${reminder}:${row.id}:${clock.due.toISOString()}:${h.id}`, mail, dueAt: now })) queued++;
         }
       });

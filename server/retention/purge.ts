@@ -11,12 +11,18 @@
  * the only copy of its key is gone.
  */
 import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Job } from '../jobs/runner.ts';
 import { retentionOf, scheduledDeletion, type DeletionReason } from './policy.ts';
 
 /** What purging needs: the database, the file store, the log and the deletion records' key (the CLI builds it without a server). */
-export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey' | 'endSignIns'> & { log: { error(obj: object, msg: string): void } };
+export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey' | 'endSignIns'> & {
+  caseKeys: Pick<AppContext['caseKeys'], 'destroy' | 'listOlderThan'>;
+  log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** `now` for the sweep of orphaned case keys (the server's clock; a test may move it). */
+  clock?: AppContext['clock'];
+};
 
 export interface DueCase {
   caseId: string;
@@ -105,6 +111,10 @@ export async function deleteCase(ctx: PurgeContext, caseId: string, reason: Dele
     return { files: files.map((f) => f.storage_key), uploads: uploads.map((u) => u.id) };
   });
   if (!storageKeys) return false;
+  // The only thing that opens the wrapped data key, which the database may keep in
+  // dead pages and its write-ahead log: once it is gone, so is the case
+  // (server/crypto/case-keys.ts). A crash before this line leaves it to the sweep.
+  await ctx.caseKeys.destroy(caseId);
   for (const key of storageKeys.files) {
     try {
       await ctx.files.delete(key);
@@ -133,7 +143,55 @@ export async function purge(ctx: PurgeContext, now: Date, opts: { dryRun?: boole
   for (const c of due) {
     if (opts.dryRun || (await deleteCase(ctx, c.caseId, c.reason, now))) done.push(c);
   }
+  if (!opts.dryRun) {
+    const swept = await sweepCaseKeys(ctx, now);
+    if (done.length || swept) await reclaimSpace(ctx);
+  }
   return { dryRun: !!opts.dryRun, cases: done.map(({ caseId: _id, ...rest }) => rest) };
+}
+
+/**
+ * A shred key whose case id no row names any more is removed: a case deleted by a
+ * process that stopped before removing its key, an upload session that never became
+ * a case. Only keys older than an upload session can live, so that a case being
+ * created (its key written, its row not yet committed) is never touched.
+ */
+export const ORPHAN_KEY_AGE_MS = 2 * 24 * 60 * 60_000;
+
+export async function sweepCaseKeys(ctx: PurgeContext, now: Date): Promise<number> {
+  const candidates = await ctx.caseKeys.listOlderThan(ORPHAN_KEY_AGE_MS, now.getTime());
+  let removed = 0;
+  for (let i = 0; i < candidates.length; i += 500) {
+    const batch = candidates.slice(i, i + 500);
+    const [cases, sessions] = await Promise.all([
+      ctx.db.selectFrom('report_case').select('id').where('id', 'in', batch).execute(),
+      ctx.db.selectFrom('upload_session').select('case_id').where('case_id', 'in', batch).execute(),
+    ]);
+    const named = new Set([...cases.map((r) => r.id), ...sessions.map((r) => r.case_id)]);
+    for (const id of batch) {
+      if (named.has(id)) continue;
+      await ctx.caseKeys.destroy(id);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Gives the deleted rows' space back where the engine allows: VACUUM frees the dead
+ * tuples for reuse, CHECKPOINT lets the write-ahead log segments that held them be
+ * recycled. Neither promises that the bytes are overwritten; the destroyed key is what
+ * makes them useless. On PostgreSQL, CHECKPOINT needs the pg_checkpoint role (or
+ * superuser): without it the purge still stands, and the log says so.
+ */
+async function reclaimSpace(ctx: PurgeContext): Promise<void> {
+  for (const statement of ['VACUUM', 'CHECKPOINT']) {
+    try {
+      await sql.raw(statement).execute(ctx.db);
+    } catch (err) {
+      ctx.log.warn({ err: { message: (err as Error).message } }, `retention: ${statement} after the purge did not run`);
+    }
+  }
 }
 
 export const RETENTION_JOB = 'retention';

@@ -208,7 +208,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
-    const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
+    const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
     const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
     try {
       const dto = parseJsonPartAs(handlerMessageSchema, upload.json, 'messageDto');

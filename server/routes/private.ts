@@ -79,7 +79,8 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   });
 
   // An upload session for the files of one message of the token's case. No
-  // proof-of-work (the reporter is signed in); a budget per case instead.
+  // proof-of-work (the reporter is signed in); a budget per case instead (and the
+  // per-client budget every state-changing private call shares, server/security/abuse.ts).
   app.post(CASE_UPLOAD_SESSIONS_PATH, async (req, reply) => {
     const { row } = await reporterCase(req);
     await guards.perCase('upload-session', row.id, req, reply);
@@ -88,12 +89,16 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.post(`${BASE}/messages/new`, async (req, reply) => {
     const { reporter, row } = await reporterCase(req);
+    // Counted before a byte of the body is read: a refused message costs no parsing of its files.
+    await guards.perCase('case-write', row.id, req, reply);
     // Only a session bound to this very case: checked before a byte of the body is read.
     const session = req.headers[UPLOAD_SESSION_HEADER] === undefined ? null : await uploads.session(req.headers[UPLOAD_SESSION_HEADER]);
     if (session) assertSessionFor(session, row.id);
     if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
-    const key = ctx.crypto.unwrapCaseKey(row.id, row.wrapped_key);
-    const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key });
+    const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
+    // The message's files count against the case's quota, with its earlier files and uploads.
+    const budget = uploads.quotas.budget(req, { caseId: row.id, sessionId: session?.id ?? null });
+    const upload = await receiveUpload(ctx, req, { jsonField: 'messageDto', caseId: row.id, key, budget });
     try {
       const dto = parseJsonPartAs(messageDtoSchema, upload.json, 'messageDto');
       if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
@@ -117,6 +122,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.put(`${BASE}/approve`, async (req, reply) => {
     const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
     const { sha256 } = parseOr400(approveSchema, req.body ?? {}, 'body');
     await approveRecord(ctx, row, sha256);
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
@@ -130,6 +136,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   const updateIdentity = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
     const dto = parseOr400(whistleblowerUpdateSchema, req.body ?? {}, 'whistleblowerDto');
     const whistleblower = await updateWhistleblower(ctx, row, dto, requestLanguage(req));
     return reply.headers(noStore).send({ whistleblower });
@@ -140,6 +147,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.put(`${BASE}/password/request-update`, async (req, reply) => {
     const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
     await requestPasswordChange(ctx, row.id);
     // Every sign-in of this case ends, so the next one asks for the new password.
     await identity.endSessionsOf(row.id);
@@ -148,6 +156,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
 
   app.post(`${BASE}/comments`, async (req, reply) => {
     const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
     const { comment } = parseOr400(commentDtoSchema, req.body ?? {}, 'body');
     return reply.status(201).headers(noStore).send(await addComment(ctx, row, comment));
   });

@@ -15,7 +15,7 @@ import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
 import { LIMITS } from '../../machines/schema.ts';
-import { UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
+import { UPLOAD_SESSION_HEADER, assertSessionCompany, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 
 
 /** Names the database may be asked about: logo file names and officer ids (a NUL byte would upset PostgreSQL). */
@@ -114,10 +114,15 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const session = req.headers[UPLOAD_SESSION_HEADER] === undefined ? null : await uploads.session(req.headers[UPLOAD_SESSION_HEADER]);
     // A reporter's session for a message of an existing case never makes a new case.
     if (session) assertSessionFor(session, null);
+    // Made at another company's portal: no case here, not even with its uploads' key.
+    if (session) assertSessionCompany(session, company.id);
     if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
     const caseId = session?.caseId ?? randomUUID();
-    const { key, wrapped } = session ? { key: session.key, wrapped: session.wrappedKey } : ctx.crypto.newCaseKey(caseId);
-    const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key });
+    const { key, wrapped } = session ? { key: session.key, wrapped: session.wrappedKey } : await ctx.caseKeys.create(caseId);
+    // A refused submission leaves no key behind (the session's key belongs to the session).
+    return withKeyDroppedOnFailure(ctx, session ? null : caseId, async () => {
+    const budget = uploads.quotas.budget(req, { caseId, sessionId: session?.id ?? null });
+    const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key, budget });
     try {
       const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
       if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
@@ -150,6 +155,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       await discardStaged(ctx, upload.files);
       throw err;
     }
+    });
   });
 
   const oral = (type: SubmissionType, what: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -157,8 +163,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', `Send ${what} as a JSON object.`);
     const dto: OralSubmissionDto = parseOr400(submissionByPhoneDtoSchema, req.body, what);
     const caseId = randomUUID();
-    const { key, wrapped } = ctx.crypto.newCaseKey(caseId);
-    const created = await createCase(ctx, {
+    const { key, wrapped } = await ctx.caseKeys.create(caseId);
+    const created = await withKeyDroppedOnFailure(ctx, caseId, () => createCase(ctx, {
       company,
       caseId,
       key,
@@ -172,9 +178,19 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       follow: true,
       password: dto.caseAccount.password,
       language: requestLanguage(req),
-    });
+    }));
     return reply.status(201).send({ caseDto: created });
   };
   app.post('/api/public/case/new/by-phone', oral('PHONE', 'submissionByPhoneDto'));
   app.post('/api/public/case/new/by-meeting', oral('MEETING', 'submissionByMeetingDto'));
+}
+
+/** Runs the creation of case `caseId`; when it fails, the key made for it is removed (null: the key is not this call's to remove). */
+async function withKeyDroppedOnFailure<T>(ctx: AppContext, caseId: string | null, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if (caseId) await ctx.caseKeys.destroy(caseId);
+    throw err;
+  }
 }

@@ -8,8 +8,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
-import { requireCompany } from '../companies/service.ts';
-import { TUS_VERSION, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
+import { companyByHost, requireCompany } from '../companies/service.ts';
+import { TUS_VERSION, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionCompany, type ResumableUploads } from '../uploads/resumable.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,9 +25,23 @@ const header = (req: FastifyRequest, name: string) => {
 
 export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
   app.post(UPLOAD_SESSIONS_PATH, async (req, reply) => {
-    await requireCompany(ctx.db, req);
-    return reply.status(201).header('cache-control', 'no-store').send(await uploads.createSession());
+    const company = await requireCompany(ctx.db, req);
+    return reply.status(201).header('cache-control', 'no-store').send(await uploads.createSession(company));
   });
+
+  /**
+   * The session of a tus call, used at its own company only. As for a reporter's
+   * token (server/idp/tokens.ts): `X-Company-Host` must name the session's company;
+   * without it, a `Host` naming another company is refused and one naming none
+   * (a bare address, a proxy) passes, the session still being its company's.
+   */
+  const sessionOf = async (req: FastifyRequest) => {
+    const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+    const named = header(req, 'x-company-host')?.trim();
+    const company = await companyByHost(ctx.db, named || (req.headers.host ?? ''));
+    if (named || company) assertSessionCompany(session, company?.id ?? null);
+    return session;
+  };
 
   // Requests streaming into an upload end (and save their offset) before the app closes.
   app.addHook('preClose', async () => uploads.stop());
@@ -55,18 +69,18 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
     const config = { tusUpload: true };
 
     tus.post(UPLOADS_PATH, { config }, async (req, reply) => {
-      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const session = await sessionOf(req);
       const { id } = await uploads.create(session, {
         length: header(req, 'upload-length'),
         deferLength: header(req, 'upload-defer-length'),
         metadata: header(req, 'upload-metadata'),
-      });
+      }, uploads.quotas.clientOf(req));
       // Relative, so it holds behind any proxy; tus clients resolve it against the endpoint.
       return reply.status(201).header('location', `${UPLOADS_PATH}/${id}`).header('upload-offset', '0').send();
     });
 
     tus.head<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
-      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const session = await sessionOf(req);
       const state = await uploads.state(session, req.params.id);
       return reply
         .status(200)
@@ -77,13 +91,13 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
     });
 
     tus.patch<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
-      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const session = await sessionOf(req);
       const state = await uploads.append(session, req.params.id, header(req, 'upload-offset'), req.raw);
       return reply.status(204).header('upload-offset', String(state.offset)).send();
     });
 
     tus.delete<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
-      const session = await uploads.session(header(req, UPLOAD_SESSION_HEADER));
+      const session = await sessionOf(req);
       await uploads.terminate(session, req.params.id);
       return reply.status(204).send();
     });

@@ -8,6 +8,10 @@
  * - handing out challenges has a budget of its own;
  * - a signed-in reporter's upload sessions (for a message's files) have a budget per
  *   case, counted after the bearer token named the case (`perCase`);
+ * - so do a reporter's messages, comments, approvals and identity or password changes,
+ *   which share one (`case-write`); every state-changing private call also counts
+ *   against a budget per client, before the token is looked at, so a script cannot
+ *   spread itself over many cases or try tokens for free;
  * - so do the handlers' enrolment-link endpoints (/api/handler/enrolment/…), which
  *   anyone who guesses at links could call;
  * - state-changing calls anywhere under /api/ refuse cross-site requests.
@@ -28,6 +32,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const CHALLENGE_PATH = '/api/public/pow/challenge';
 export const ENROLMENT_PREFIX = '/api/handler/enrolment/';
+export const PRIVATE_PREFIX = '/api/private/';
 
 const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toUpperCase());
 /**
@@ -70,13 +75,17 @@ export function isCrossSite(ctx: AppContext, req: FastifyRequest): boolean {
   return !host || !ownHosts(ctx, req).has(host);
 }
 
+export type CaseBucket = 'upload-session' | 'case-write';
+
 export interface AbuseGuards {
   pow: ProofOfWork;
   /**
    * Counts one call against case `caseId`'s budget `bucket` (429 `RATE_LIMITED` with
    * Retry-After when spent). For calls a bearer token authorised: run after the check.
    */
-  perCase(bucket: 'upload-session', caseId: string, req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  perCase(bucket: CaseBucket, caseId: string, req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** The keyed hash of the request's address that tells clients apart (never the address): the upload quotas' client. */
+  clientOf(req: FastifyRequest): string;
 }
 
 /** Must run before the routes are registered: it attaches the guards as routes appear. */
@@ -100,7 +109,9 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
         ? { bucket: 'challenge', ...config.challengeRateLimit }
         : route.url.startsWith(ENROLMENT_PREFIX)
           ? { bucket: 'enrol', ...config.enrolRateLimit }
-          : null;
+          : route.url.startsWith(PRIVATE_PREFIX) && methodsOf(route).some((m) => STATE_CHANGING.has(m))
+            ? { bucket: 'reporter', ...config.reporterClientRateLimit }
+            : null;
     if (!budget) return;
     route.config = {
       ...(route.config ?? {}),
@@ -132,22 +143,27 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
   // Per case, not per address: the reporter is known, and may move between networks.
   // The key is a keyed hash of the case id, as addresses are for the other budgets.
   const caseKey = (bucket: string, caseId: string) => `${bucket}:${createHmac('sha256', addressKey).update(`case:${caseId}`).digest('base64url')}`;
-  const caseLimiters = {
-    'upload-session': app.createRateLimit({
-      max: config.caseUploadSessionRateLimit.max,
-      timeWindow: config.caseUploadSessionRateLimit.windowSeconds * 1000,
-      keyGenerator: (req: FastifyRequest) => caseKey('case-upload', (req as FastifyRequest & { rateCase?: string }).rateCase ?? ''),
-    }),
+  const caseLimiter = (prefix: string, budget: { max: number; windowSeconds: number }) =>
+    app.createRateLimit({
+      max: budget.max,
+      timeWindow: budget.windowSeconds * 1000,
+      keyGenerator: (req: FastifyRequest) => caseKey(prefix, (req as FastifyRequest & { rateCase?: string }).rateCase ?? ''),
+    });
+  const caseLimiters: Record<CaseBucket, { limit: ReturnType<typeof caseLimiter>; what: string }> = {
+    'upload-session': { limit: caseLimiter('case-upload', config.caseUploadSessionRateLimit), what: 'upload sessions' },
+    'case-write': { limit: caseLimiter('case-write', config.caseWriteRateLimit), what: 'messages and changes' },
   };
   const perCase: AbuseGuards['perCase'] = async (bucket, caseId, req, reply) => {
     (req as FastifyRequest & { rateCase?: string }).rateCase = caseId;
-    const r = await caseLimiters[bucket](req);
+    const { limit, what } = caseLimiters[bucket];
+    const r = await limit(req);
     if (!r.isAllowed && r.isExceeded) {
       const seconds = Math.max(1, Math.ceil(r.ttl / 1000));
       reply.header('retry-after', String(seconds));
-      throw new HttpError(429, 'RATE_LIMITED', `Too many upload sessions for this case. Try again in ${seconds} seconds.`);
+      throw new HttpError(429, 'RATE_LIMITED', `Too many ${what} for this case. Try again in ${seconds} seconds.`);
     }
   };
 
-  return { pow, perCase };
+  const clientOf = (req: FastifyRequest) => createHmac('sha256', addressKey).update(normalizeIP(req.ip)).digest('base64url');
+  return { pow, perCase, clientOf };
 }

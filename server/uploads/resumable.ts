@@ -19,8 +19,13 @@
  *   are taken back when they open (`reconcile`), so no chunk is ever sealed twice.
  * - A finished upload is checked like a multipart file (type sniffing, metadata
  *   check) by reading it back decrypted; one that fails is deleted.
- * - Uploads join a case only in the transaction that creates it (`claim`); an
- *   abandoned session and its uploads are swept after 24 hours (`uploadSweepJob`).
+ * - Uploads join a case only in the transaction that creates it (`claim`). A session
+ *   and its uploads are swept 24 hours after it was made, whatever its activity, and
+ *   an upload that received no bytes for an hour sooner (`uploadSweepJob`).
+ * - Limits hold under parallel requests: an upload is created in a transaction that
+ *   holds the session's row, so the count of five and the byte quotas
+ *   (server/uploads/quotas.ts, declared lengths) are checked against what is there.
+ * - A session is used only at the company whose host made it.
  * - A signed-in reporter's session is bound to their case (`createCaseSession`): it
  *   holds that case's id and key, and its uploads join only a message of that case,
  *   in the message's transaction; never a new case, never another case.
@@ -40,13 +45,19 @@ import { ContentSniffer } from '../files/sniff.ts';
 import { MetadataCheck } from '../files/metadata-check.ts';
 import type { StagedFile } from '../cases/upload.ts';
 import type { Job } from '../jobs/runner.ts';
+import { UploadQuotas } from './quotas.ts';
+import type { FastifyRequest } from 'fastify';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../src/api/uploads.ts';
 
 export const TUS_VERSION = '1.0.0';
 // The addresses and header the SPA uses too: one wire contract (src/api/uploads.ts).
 export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER };
-/** An upload (and its session) untouched this long is abandoned. */
+/** A session (with its uploads) lives this long after it was made, however busy it is. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+/** An unfinished upload that received no bytes this long is stalled and removed. */
+export const STALLED_AFTER_MS = 60 * 60 * 1000;
+/** A request still receiving bytes says so this often, so a slow upload is not taken for a stalled one. */
+const ALIVE_EVERY_MS = 5 * 60 * 1000;
 /** How often, in received bytes, a streaming request saves its offset. */
 const CHECKPOINT_BYTES = 8 * 1024 * 1024;
 const WRITE_BUFFER = 1024 * 1024;
@@ -62,6 +73,8 @@ export interface UploadSession {
   usedAt: Date | null;
   /** The existing case whose message may take the uploads; null: a case still to come. */
   boundCaseId: string | null;
+  /** The company whose host made the session; null for a session made before migration 0150. */
+  companyId: string | null;
 }
 
 export interface UploadState {
@@ -93,19 +106,26 @@ export class ResumableUploads {
   /** Requests streaming into an upload in this process, so a newer one (or a stop) can end them. */
   private readonly active = new Map<string, { abort(): void; done: Promise<void> }>();
 
-  constructor(private readonly ctx: AppContext) {}
+  readonly quotas: UploadQuotas;
+
+  constructor(
+    private readonly ctx: AppContext,
+    clientOf: (req: FastifyRequest) => string,
+  ) {
+    this.quotas = new UploadQuotas(ctx, clientOf);
+  }
 
   // ---- sessions --------------------------------------------------------------
 
-  async createSession(): Promise<{ uploadSession: string; expiresAt: string }> {
+  async createSession(company: { id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
     const id = randomUUID();
     const caseId = randomUUID();
     const secret = randomBytes(32);
-    const { wrapped } = this.ctx.crypto.newCaseKey(caseId);
+    const { wrapped } = await this.ctx.caseKeys.create(caseId);
     const now = this.ctx.clock.now();
     await this.ctx.db
       .insertInto('upload_session')
-      .values({ id, secret_hash: hashSecret(secret), case_id: caseId, wrapped_key: wrapped, created_at: now, touched_at: now, used_at: null })
+      .values({ id, secret_hash: hashSecret(secret), case_id: caseId, wrapped_key: wrapped, company_id: company.id, created_at: now, touched_at: now, used_at: null })
       .execute();
     return { uploadSession: `${id}.${secret.toString('base64url')}`, expiresAt: new Date(now.getTime() + ABANDONED_AFTER_MS).toISOString() };
   }
@@ -114,7 +134,7 @@ export class ResumableUploads {
    * A session bound to the signed-in reporter's existing case: its uploads are sealed
    * with that case's key (the row's wrapping, copied) and may join only a message of it.
    */
-  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array }): Promise<{ uploadSession: string; expiresAt: string }> {
+  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array; company_id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
     const id = randomUUID();
     const secret = randomBytes(32);
     const now = this.ctx.clock.now();
@@ -126,6 +146,7 @@ export class ResumableUploads {
         case_id: reportCase.id,
         wrapped_key: Buffer.from(reportCase.wrapped_key),
         bound_case_id: reportCase.id,
+        company_id: reportCase.company_id,
         created_at: now,
         touched_at: now,
         used_at: null,
@@ -134,7 +155,7 @@ export class ResumableUploads {
     return { uploadSession: `${id}.${secret.toString('base64url')}`, expiresAt: new Date(now.getTime() + ABANDONED_AFTER_MS).toISOString() };
   }
 
-  /** The session a `X-Upload-Session` value names; 401 when it names none (or an abandoned one). */
+  /** The session a `X-Upload-Session` value names; 401 when it names none (or one made over 24 hours ago). */
   async session(token: unknown): Promise<UploadSession> {
     const refuse = () => new HttpError(401, 'UPLOAD_SESSION_INVALID', `Send the upload session from POST ${UPLOAD_SESSIONS_PATH} in X-Upload-Session.`);
     if (typeof token !== 'string') throw refuse();
@@ -142,26 +163,27 @@ export class ResumableUploads {
     if (!id || !UUID.test(id) || !secret64 || rest.length || !/^[A-Za-z0-9_-]{43}$/.test(secret64)) throw refuse();
     const row = await this.ctx.db.selectFrom('upload_session').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || !timingSafeEqual(Buffer.from(row.secret_hash), hashSecret(Buffer.from(secret64, 'base64url')))) throw refuse();
-    if (new Date(row.touched_at).getTime() < this.ctx.clock.now().getTime() - ABANDONED_AFTER_MS) throw refuse();
+    if (new Date(row.created_at).getTime() < this.ctx.clock.now().getTime() - ABANDONED_AFTER_MS) throw refuse();
     const wrappedKey = Buffer.from(row.wrapped_key);
     return {
       id: row.id,
       caseId: row.case_id,
-      key: this.ctx.crypto.unwrapCaseKey(row.case_id, wrappedKey),
+      key: await this.ctx.caseKeys.unwrap(row.case_id, wrappedKey),
       wrappedKey,
       usedAt: row.used_at ? new Date(row.used_at) : null,
       boundCaseId: row.bound_case_id,
+      companyId: row.company_id,
     };
-  }
-
-  private async touch(session: UploadSession) {
-    await this.ctx.db.updateTable('upload_session').set({ touched_at: this.ctx.clock.now() }).where('id', '=', session.id).execute();
   }
 
   // ---- tus calls ---------------------------------------------------------------
 
-  /** POST (creation): a new upload of `Upload-Length` bytes named by the `filename` metadata. */
-  async create(session: UploadSession, headers: { length?: string; deferLength?: string; metadata?: string }): Promise<{ id: string; state: UploadState }> {
+  /**
+   * POST (creation): a new upload of `Upload-Length` bytes named by the `filename`
+   * metadata, for the client `client` (a keyed hash of its address). The declared
+   * length counts against every byte quota at once.
+   */
+  async create(session: UploadSession, headers: { length?: string; deferLength?: string; metadata?: string }, client: string): Promise<{ id: string; state: UploadState }> {
     if (session.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
     if (headers.deferLength !== undefined) throw new HttpError(400, 'UPLOAD_LENGTH_REQUIRED', 'Declare Upload-Length when creating an upload (creation-defer-length is not offered).', 'Upload-Length');
     const length = parseLength(headers.length, 'Upload-Length');
@@ -170,17 +192,33 @@ export class ResumableUploads {
     if (!name) throw new HttpError(400, 'FILE_NAME_REQUIRED', 'Name the file in Upload-Metadata (filename).', 'filename');
     if (!isAllowedFileName(name)) throw new HttpError(415, 'FORBIDDEN_FILE_TYPE', `"${name.slice(0, 100)}" is not an allowed file; allowed are ${ALLOWED_EXTENSIONS.join(', ')}.`, 'filename');
     if (length > this.ctx.config.maxFileBytes) throw new HttpError(413, 'FILE_TOO_LARGE', `"${name.slice(0, 100)}" is larger than ${this.ctx.config.maxFileBytes} bytes.`, 'Upload-Length');
-    const count = await this.ctx.db.selectFrom('file_upload').select((eb) => eb.fn.countAll().as('n')).where('session_id', '=', session.id).executeTakeFirstOrThrow();
-    if (Number(count.n) >= LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'files');
+    await this.quotas.assertDisk(length, 'Upload-Length');
 
     const id = randomUUID();
     const sealer = this.ctx.crypto.chunkSealer(session.key, id);
     // An empty file is complete at once: its one (empty) chunk is the final one.
     const first = length === 0 ? Buffer.concat([sealer.header, sealer.seal(0, Buffer.alloc(0), true)]) : sealer.header;
-    await this.ctx.files.createUpload(id, first);
     const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db
+    // With the session's row locked, parallel creations on one session take turns:
+    // the count and the sums read here are what the insert adds to (read-then-write
+    // without the lock let 40 parallel requests put 29 to 50 uploads in one session).
+    await this.ctx.db.transaction().execute(async (trx) => {
+      const locked = await trx.selectFrom('upload_session').select('used_at').where('id', '=', session.id).forUpdate().executeTakeFirst();
+      if (!locked) throw new HttpError(401, 'UPLOAD_SESSION_INVALID', `Send the upload session from POST ${UPLOAD_SESSIONS_PATH} in X-Upload-Session.`);
+      if (locked.used_at) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
+      // The sessions of one existing case take turns too, for the case's quota.
+      if (session.boundCaseId) await trx.selectFrom('report_case').select('id').where('id', '=', session.boundCaseId).forNoKeyUpdate().execute();
+      const held = await trx
+        .selectFrom('file_upload')
+        .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<string | null>('length').as('bytes')])
+        .where('session_id', '=', session.id)
+        .executeTakeFirstOrThrow();
+      if (Number(held.n) >= LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'files');
+      this.quotas.assertSession(Number(held.bytes ?? 0) + length, 'Upload-Length');
+      this.quotas.assertCase((await this.quotas.caseBytes(trx, session.caseId)) + length, 'Upload-Length');
+      // Last, so a refusal above costs the client nothing; undone with the transaction.
+      await this.quotas.chargeClient(trx, client, length, 'Upload-Length');
+      await trx
         .insertInto('file_upload')
         .values({
           id,
@@ -196,11 +234,15 @@ export class ResumableUploads {
           updated_at: now,
         })
         .execute();
+    });
+    // After the row: an object on disk that no row knows is only ever a crash's leftover (the sweep's).
+    try {
+      await this.ctx.files.createUpload(id, first);
     } catch (err) {
+      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
       await this.ctx.files.discardUpload(id);
       throw err;
     }
-    await this.touch(session);
     if (length === 0) await this.verify(session, id);
     return { id, state: { offset: 0, length } };
   }
@@ -312,7 +354,6 @@ export class ResumableUploads {
         if (!row.mime_type) await this.verify(session, id);
         return { offset, length };
       }
-      await this.touch(session);
 
       // Received but not sealed yet: fewer than FILE_CHUNK bytes, kept as the pieces of
       // the request's reads they arrived in (Node sizes each read to its bytes, so a
@@ -330,10 +371,14 @@ export class ResumableUploads {
       const writer = await this.ctx.files.openUpload(id, FILE_HEADER + index * FILE_BLOCK);
       let received = offset;
       let saved = sealed;
+      let savedAt = this.ctx.clock.now().getTime();
+      let aliveAt = received;
       let out: Buffer[] = [];
       let outBytes = 0;
-      const flush = async () => {
+      const flush = async (checkDisk = true) => {
         if (!outBytes) return;
+        // Refused before the disk fills (the bytes received so far are kept).
+        if (checkDisk) await this.quotas.assertDisk(outBytes);
         const pieces = out;
         out = [];
         outBytes = 0;
@@ -388,6 +433,13 @@ export class ResumableUploads {
             await writer.sync();
             await save(sealed, null);
             saved = sealed;
+            savedAt = this.ctx.clock.now().getTime();
+            aliveAt = received;
+          } else if (received > aliveAt && this.ctx.clock.now().getTime() - savedAt >= ALIVE_EVERY_MS) {
+            // Bytes are arriving, too slowly for a checkpoint: not stalled.
+            await this.ctx.db.updateTable('file_upload').set({ updated_at: this.ctx.clock.now() }).where('id', '=', id).execute();
+            savedAt = this.ctx.clock.now().getTime();
+            aliveAt = received;
           }
         }
         if (received === length && sealed < length) {
@@ -399,13 +451,15 @@ export class ResumableUploads {
         failure = err;
       }
       try {
-        await flush();
+        // What was sealed is written whatever the disk check says: the reserve has room
+        // for one buffer, and the saved offset must match the chunks on disk.
+        await flush(false);
         await writer.sync();
       } finally {
         await writer.close();
       }
-      await save(received, pendingBytes ? Buffer.concat(pending, pendingBytes) : null);
-      await this.touch(session);
+      // A request that brought no bytes leaves the upload as it was: it does not make a stalled upload look alive.
+      if (received > offset) await save(received, pendingBytes ? Buffer.concat(pending, pendingBytes) : null);
       if (failure) {
         if (failure instanceof HttpError && failure.code === 'FILE_CONTENT_MISMATCH') {
           await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
@@ -509,12 +563,27 @@ export function assertSessionFor(session: UploadSession, forCase: string | null)
 }
 
 /**
- * Removes sessions idle for 24 hours with their uploads (anonymous ones and a
- * reporter's for a message alike), and upload objects no row knows.
+ * A session is used at the company whose host made it (403 `UPLOAD_SESSION_FOREIGN`
+ * at another's, as a reporter's token is): an upload session made at one company's
+ * portal neither uploads nor makes a case at another's. `companyId` null: the request
+ * names no company.
  */
-export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessions: number; files: number }> {
+export function assertSessionCompany(session: UploadSession, companyId: string | null): void {
+  if (session.companyId === null || session.companyId !== companyId) {
+    throw new HttpError(403, 'UPLOAD_SESSION_FOREIGN', "This upload session belongs to another company's portal.", UPLOAD_SESSION_HEADER);
+  }
+}
+
+/**
+ * Removes sessions made 24 hours ago with their uploads (anonymous ones and a
+ * reporter's for a message alike), however recently bytes came: activity does not
+ * buy time, so one session holds disk space for a day at most. An unfinished upload
+ * that received no bytes for an hour goes sooner (a finished one waits for its case).
+ * Then upload objects no row knows.
+ */
+export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessions: number; files: number; stalled: number }> {
   const cutoff = new Date(now.getTime() - ABANDONED_AFTER_MS);
-  const stale = await ctx.db.selectFrom('upload_session').select('id').where('touched_at', '<', cutoff).execute();
+  const stale = await ctx.db.selectFrom('upload_session').select('id').where('created_at', '<', cutoff).execute();
   let files = 0;
   if (stale.length) {
     const ids = stale.map((s) => s.id);
@@ -525,8 +594,20 @@ export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessio
       files++;
     }
   }
-  // Objects left by a crash between writing a file and recording it.
-  const objects = (await ctx.files.listUploads()).filter((o) => o.mtimeMs < cutoff.getTime());
+  const stalledCutoff = new Date(now.getTime() - STALLED_AFTER_MS);
+  const stalled = await ctx.db
+    .deleteFrom('file_upload')
+    .where('updated_at', '<', stalledCutoff)
+    .where((eb) => eb('offset', '<', eb.ref('length')))
+    .returning('id')
+    .execute();
+  for (const u of stalled) {
+    await ctx.files.discardUpload(u.id);
+    files++;
+  }
+  // Objects no row knows: a crash between removing a row and its object. (An upload's
+  // row is written before its object, and a claimed one is known by its case_file.)
+  const objects = (await ctx.files.listUploads()).filter((o) => o.mtimeMs < stalledCutoff.getTime());
   if (objects.length) {
     const keys = objects.map((o) => o.key);
     const known = new Set([
@@ -539,14 +620,15 @@ export async function sweepUploads(ctx: AppContext, now: Date): Promise<{ sessio
       files++;
     }
   }
-  return { sessions: stale.length, files };
+  return { sessions: stale.length, files, stalled: stalled.length };
 }
 
 export const uploadSweepJob: Job = {
   name: 'upload-sweep',
-  intervalMs: 60 * 60 * 1000,
+  // Often enough that a stalled upload's space comes back soon after its hour.
+  intervalMs: 15 * 60 * 1000,
   async run(ctx, now) {
     const swept = await sweepUploads(ctx, now);
-    if (swept.sessions || swept.files) ctx.log.info(swept, 'uploads: removed abandoned uploads');
+    if (swept.sessions || swept.files) ctx.log.info(swept, 'uploads: removed expired and stalled uploads');
   },
 };

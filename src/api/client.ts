@@ -11,11 +11,14 @@ export type ApiStatus = number | 'no status';
 export class ApiError extends Error {
   readonly status: ApiStatus;
   readonly code?: string;
-  constructor(status: ApiStatus, message: string, code?: string) {
+  /** A 429's Retry-After in seconds, when the server sent one. */
+  readonly retryAfterSeconds?: number;
+  constructor(status: ApiStatus, message: string, code?: string, retryAfterSeconds?: number) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -94,7 +97,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch {
       // not JSON: keep the generic message
     }
-    throw new ApiError(res.status, message, code);
+    const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
+    throw new ApiError(res.status, message, code, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }
 
   async function json<T>(path: string, req?: RequestOptions): Promise<T> {

@@ -26,8 +26,9 @@ import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
+import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 
-interface FileView {
+interface FileView extends FileMetadataView {
   id: string;
   name: string;
   size: number;
@@ -192,7 +193,10 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
             {view.files
               .filter((f) => !view.messages.some((m) => m.files.some((mf) => mf.id === f.id)))
               .map((f) => (
-                <li key={f.id}>{fileLink(f)}</li>
+                <li key={f.id}>
+                  {fileLink(f)}
+                  <FileMetadata file={f} />
+                </li>
               ))}
           </ul>
         )}
@@ -266,7 +270,10 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
               {m.files.length > 0 && (
                 <ul className={styles.list}>
                   {m.files.map((f) => (
-                    <li key={f.id}>{fileLink(f)}</li>
+                    <li key={f.id}>
+                      {fileLink(f)}
+                      <FileMetadata file={f} />
+                    </li>
                   ))}
                 </ul>
               )}

@@ -8,7 +8,7 @@
  * JPEG, PNG and WebP (no library rewrites those without decoding the image).
  */
 import exifr from 'exifr';
-import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, PDFHexString } from 'pdf-lib';
+import { PDFContext, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, PDFHexString, decodePDFRawStream } from 'pdf-lib';
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 
 export const FINDING_KINDS = [
@@ -49,6 +49,30 @@ export interface Cleaned {
 }
 
 export class CannotClean extends Error {}
+
+/**
+ * A file that would make a parser inflate more than its limits allow (a "flate bomb":
+ * a 2 KB PDF whose object stream, compressed twice, inflates to gigabytes). It is a
+ * CannotClean, so the SPA treats it as a file it could not clean; the server records
+ * it as "could not be checked" rather than as clean.
+ */
+export class ScanLimitExceeded extends CannotClean {}
+
+/** How much one file may make the parsers produce (docs/decisions/metadata-removal.md "Limits"). */
+export interface ScanLimits {
+  /** Bytes that all decoded PDF streams, or all zip entries, of one file may add up to. */
+  maxInflatedBytes: number;
+  /** Filters one PDF stream may chain (FlateDecode inside FlateDecode inside …). */
+  maxFilterDepth: number;
+  /** Entries one zip (OOXML, ODF) may hold. */
+  maxZipEntries: number;
+}
+
+/**
+ * The reporter's device: generous, since an Office file may hold large pictures and a
+ * bomb there only slows the reporter's own worker. The server's child passes tighter ones.
+ */
+export const DEVICE_SCAN_LIMITS: ScanLimits = { maxInflatedBytes: 512 * 1024 * 1024, maxFilterDepth: 4, maxZipEntries: 20_000 };
 
 // ---- format -----------------------------------------------------------------------
 
@@ -129,7 +153,7 @@ async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[
   const out: Finding[] = [];
   let data: Record<string, unknown> | undefined;
   try {
-    data = (await exifr.parse(b, {
+    data = (await exifr.parse(format === 'png' ? withoutIccp(b) : b, {
       tiff: true,
       ifd0: true,
       exif: true,
@@ -251,6 +275,16 @@ function pngChunks(b: Uint8Array): Chunk[] {
   return out;
 }
 
+/**
+ * exifr inflates a PNG's iCCP colour profile with node:zlib, unbounded, even with `icc`
+ * off (on Node only: the server's child). The profile holds no metadata we report.
+ */
+function withoutIccp(b: Uint8Array): Uint8Array {
+  const chunks = pngChunks(b);
+  if (!chunks.some((c) => c.type === 'iCCP')) return b;
+  return concat([b.subarray(0, 8), ...chunks.filter((c) => c.type !== 'iCCP').map((c) => b.subarray(c.start, c.end))]);
+}
+
 export function stripPng(b: Uint8Array): Uint8Array {
   const chunks = pngChunks(b);
   if (chunks.every((c) => PNG_KEEP.has(c.type))) return b;
@@ -316,6 +350,77 @@ function pdfText(o: unknown): string | undefined {
   return undefined;
 }
 
+interface InflateBudget {
+  left: number;
+  maxDepth: number;
+  exceeded: boolean;
+}
+
+// One budget for every PDF being read at the moment: pdf-lib decodes object and
+// cross-reference streams inside PDFDocument.load, with no hook per document. Loads that
+// overlap (the SPA's worker may read two files at once) share it, which only makes it stricter.
+let budget: InflateBudget | null = null;
+let budgetUsers = 0;
+let guardInstalled = false;
+
+/**
+ * pdf-lib has no size or nesting option for its decoders, and exports none of them; all
+ * its filters (Flate, LZW, ASCII85, ASCIIHex, RunLength) grow their output through
+ * DecodeStream's ensureBuffer. A decoder made through the public decodePDFRawStream shows
+ * that shared prototype, and the guard wrapped around ensureBuffer refuses to grow past
+ * the budget or to decode through more filters than allowed, before the memory is taken.
+ */
+function installInflateGuard(): void {
+  if (guardInstalled) return;
+  // ASCIIHexDecode: its decoder reads nothing when made (Flate's reads its header).
+  const probe = decodePDFRawStream(PDFRawStream.of(PDFContext.create().obj({ Filter: 'ASCIIHexDecode' }), new Uint8Array(0)));
+  const proto = Object.getPrototypeOf(Object.getPrototypeOf(probe)) as { ensureBuffer?: (this: DecoderLike, requested: number) => Uint8Array };
+  const ensure = proto.ensureBuffer;
+  // Fail closed: a pdf-lib that no longer has this shape reads no PDF unguarded.
+  if (typeof ensure !== 'function') throw new ScanLimitExceeded('pdf-lib changed: no DecodeStream.ensureBuffer to guard');
+  guardInstalled = true;
+  proto.ensureBuffer = function (this: DecoderLike, requested: number) {
+    const b = budget;
+    const have = this.buffer?.byteLength ?? 0;
+    if (b && requested > have) {
+      // Charged at what ensureBuffer will allocate (it doubles), not at what was asked.
+      let size = this.minBufferLength ?? 512;
+      while (size < requested) size *= 2;
+      b.left -= size - have;
+      let depth = 0;
+      for (let s: DecoderLike | undefined = this; s && Object.prototype.isPrototypeOf.call(proto, s); s = s.stream) depth++;
+      if (b.left < 0 || depth > b.maxDepth) {
+        b.exceeded = true;
+        throw new ScanLimitExceeded('PDF stream inflates past the limit');
+      }
+    }
+    return ensure.call(this, requested);
+  };
+}
+
+interface DecoderLike {
+  buffer?: Uint8Array;
+  minBufferLength?: number;
+  /** The stream this one decodes (another decoder when filters are chained). */
+  stream?: DecoderLike;
+}
+
+/** Runs a PDF read under the inflate budget; pdf-lib skips objects it cannot parse, so a refused stream is found here, not by a throw. */
+async function withInflateBudget<T>(limits: ScanLimits, read: () => Promise<T>): Promise<T> {
+  installInflateGuard();
+  if (budgetUsers++ === 0) budget = { left: limits.maxInflatedBytes, maxDepth: limits.maxFilterDepth, exceeded: false };
+  const mine = budget!;
+  try {
+    const out = await read();
+    if (mine.exceeded) throw new ScanLimitExceeded('PDF stream inflates past the limit');
+    return out;
+  } catch (e) {
+    throw mine.exceeded ? new ScanLimitExceeded('PDF stream inflates past the limit') : e;
+  } finally {
+    if (--budgetUsers === 0) budget = null;
+  }
+}
+
 async function loadPdf(b: Uint8Array): Promise<PDFDocument> {
   return PDFDocument.load(b, { updateMetadata: false, ignoreEncryption: false, throwOnInvalidObject: false });
 }
@@ -324,7 +429,11 @@ function isMetadataStream(o: unknown): boolean {
   return o instanceof PDFStream && o.dict.get(PDFName.of('Type')) === PDFName.of('Metadata');
 }
 
-async function inspectPdf(b: Uint8Array): Promise<Finding[]> {
+function inspectPdf(b: Uint8Array, limits: ScanLimits): Promise<Finding[]> {
+  return withInflateBudget(limits, () => readPdf(b));
+}
+
+async function readPdf(b: Uint8Array): Promise<Finding[]> {
   const out: Finding[] = [];
   const doc = await loadPdf(b);
   const info = doc.context.lookup(doc.context.trailerInfo.Info);
@@ -364,8 +473,12 @@ function safeDecode(s: PDFRawStream): string {
   }
 }
 
-async function cleanPdf(b: Uint8Array): Promise<Cleaned> {
-  const found = await inspectPdf(b);
+function cleanPdf(b: Uint8Array, limits: ScanLimits): Promise<Cleaned> {
+  return withInflateBudget(limits, () => rewritePdf(b));
+}
+
+async function rewritePdf(b: Uint8Array): Promise<Cleaned> {
+  const found = await readPdf(b);
   const doc = await loadPdf(b);
   const ctx = doc.context;
   const infoRef = ctx.trailerInfo.Info;
@@ -394,10 +507,24 @@ async function cleanPdf(b: Uint8Array): Promise<Cleaned> {
 
 const xmlText = (xml: string, tag: string) => new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(xml)?.[1];
 
-function unzip(b: Uint8Array): Record<string, Uint8Array> {
+/**
+ * fflate allocates each entry at the size its header declares and never writes past it,
+ * so capping the declared sizes (fflate's filter) caps the memory; an entry that lies
+ * about its size costs time only, which the server's child bounds by its time limit.
+ */
+function unzip(b: Uint8Array, limits: ScanLimits): Record<string, Uint8Array> {
+  let entries = 0;
+  let total = 0;
   try {
-    return unzipSync(b);
-  } catch {
+    return unzipSync(b, {
+      filter: (f) => {
+        total += f.originalSize;
+        if (++entries > limits.maxZipEntries || total > limits.maxInflatedBytes) throw new ScanLimitExceeded('zip inflates past the limit');
+        return true;
+      },
+    });
+  } catch (e) {
+    if (e instanceof ScanLimitExceeded) throw e;
     throw new CannotClean('broken zip');
   }
 }
@@ -515,7 +642,8 @@ function rezip(files: Record<string, Uint8Array>, odf: boolean): Uint8Array {
 
 // ---- entry points --------------------------------------------------------------------
 
-export async function inspectFile(bytes: Uint8Array): Promise<Inspection> {
+/** What is there; throws ScanLimitExceeded for a file that inflates past `limits` (other unreadable files: format null). */
+export async function inspectFile(bytes: Uint8Array, limits: ScanLimits = DEVICE_SCAN_LIMITS): Promise<Inspection> {
   const format = detectFormat(bytes);
   switch (format) {
     case 'jpeg':
@@ -525,16 +653,18 @@ export async function inspectFile(bytes: Uint8Array): Promise<Inspection> {
       return { format, findings: await inspectImage(bytes, format) };
     case 'pdf':
       try {
-        return { format, findings: await inspectPdf(bytes) };
-      } catch {
+        return { format, findings: await inspectPdf(bytes, limits) };
+      } catch (e) {
+        if (e instanceof ScanLimitExceeded) throw e;
         return { format: null, findings: [] };
       }
     case 'ooxml':
     case 'odf': {
       let files: Record<string, Uint8Array>;
       try {
-        files = unzip(bytes);
-      } catch {
+        files = unzip(bytes, limits);
+      } catch (e) {
+        if (e instanceof ScanLimitExceeded) throw e;
         return { format: null, findings: [] };
       }
       if (format === 'ooxml' && !files['[Content_Types].xml']) return { format: null, findings: [] };
@@ -546,8 +676,8 @@ export async function inspectFile(bytes: Uint8Array): Promise<Inspection> {
 }
 
 /** Removes what `inspectFile` finds; throws CannotClean where that is not possible (HEIC, encrypted PDF, broken files). */
-export async function cleanFile(bytes: Uint8Array): Promise<Cleaned> {
-  const before = await inspectFile(bytes);
+export async function cleanFile(bytes: Uint8Array, limits: ScanLimits = DEVICE_SCAN_LIMITS): Promise<Cleaned> {
+  const before = await inspectFile(bytes, limits);
   const kinds = sortKinds(before.findings.map((f) => f.kind));
   switch (before.format) {
     case 'jpeg':
@@ -558,14 +688,15 @@ export async function cleanFile(bytes: Uint8Array): Promise<Cleaned> {
       return { bytes: stripWebp(bytes), removed: kinds };
     case 'pdf':
       try {
-        return await cleanPdf(bytes);
+        return await cleanPdf(bytes, limits);
       } catch (e) {
+        if (e instanceof ScanLimitExceeded) throw e;
         throw new CannotClean(`PDF: ${(e as Error).message}`);
       }
     case 'ooxml':
-      return { bytes: rezip(cleanOoxml(unzip(bytes)), false), removed: kinds };
+      return { bytes: rezip(cleanOoxml(unzip(bytes, limits)), false), removed: kinds };
     case 'odf':
-      return { bytes: rezip(cleanOdf(unzip(bytes)), true), removed: kinds };
+      return { bytes: rezip(cleanOdf(unzip(bytes, limits)), true), removed: kinds };
     default:
       throw new CannotClean(`cannot rewrite ${before.format ?? 'this type'}`);
   }

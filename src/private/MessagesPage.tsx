@@ -123,6 +123,9 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   useEffect(() => checks.setIdentified(identified), [checks, identified]);
   const sending = useSelector(composer, (s) => s.matches('sending'));
   const failed = useSelector(composer, (s) => s.matches({ composing: 'failed' }));
+  // Too many messages (429): the chart keeps the draft and the server's wait.
+  const rateLimited = useSelector(composer, (s) => s.matches({ composing: 'rateLimited' }));
+  const waitMinutes = useSelector(composer, (s) => Math.max(1, Math.ceil((s.context.retryAfterSeconds ?? 60) / 60)));
   const progress = useSelector(composer, (s) => s.context.progress);
   const posting = useSelector(composer, (s) => s.matches({ sending: 'posting' }));
   const canSend = useSelector(composer, (s) => s.can({ type: 'message.send' })) && active;
@@ -151,7 +154,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
         rows={3}
         // Read-only, not disabled, while sending: a disabled field would drop the focus.
         readOnly={sending}
-        aria-describedby={`${ids.counter}${failed ? ` ${ids.error}` : ''}`}
+        aria-describedby={`${ids.counter}${failed || rateLimited ? ` ${ids.error}` : ''}`}
         onChange={(e) => composer.send({ type: 'text.change', text: e.currentTarget.value })}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -193,6 +196,11 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
       {failed && (
         <p id={ids.error} role="alert" className={pages.error}>
           {t('private.messages.failed')}
+        </p>
+      )}
+      {rateLimited && (
+        <p id={ids.error} role="alert" className={pages.error} data-testid="chat-rate-limited">
+          {t('private.messages.rateLimited', { minutes: waitMinutes })}
         </p>
       )}
       <div className={styles.composerRow}>

@@ -339,7 +339,12 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
   const memory = newUploadMemory();
   // The upload client comes after the messages page's first screen, long before a send.
   void loadResumable().catch(() => undefined);
-  const failure = (err: unknown): ChatEvent => ({ type: 'upload.failed', status: statusOf(err), code: err instanceof ApiError ? err.code : undefined });
+  const failure = (err: unknown): ChatEvent => ({
+    type: 'upload.failed',
+    status: statusOf(err),
+    code: err instanceof ApiError ? err.code : undefined,
+    retryAfterSeconds: err instanceof ApiError ? err.retryAfterSeconds : undefined,
+  });
   return {
     actors: {
       uploadFiles: fromCallback<ChatEvent, UploadFilesInput>(({ input, sendBack }) => {
@@ -372,7 +377,8 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
           if (Array.isArray(result)) return sendBack({ type: 'upload.finished', session, ids: result });
           // The session went (24 hours idle) or was spent: sendFiles forgot it.
           if (!memory.session) return sendBack({ type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' });
-          sendBack({ type: 'upload.failed', status: result && 'rateLimited' in result ? 429 : result && 'refusedFile' in result ? 415 : 0 });
+          if (result && 'rateLimited' in result) return sendBack({ type: 'upload.failed', status: 429, retryAfterSeconds: result.rateLimited.retryAfterSeconds });
+          sendBack({ type: 'upload.failed', status: result && 'refusedFile' in result ? 415 : 0 });
         })();
         return () => {
           // A cancel stops the uploads; once they all arrived they are the message's to take.
@@ -393,7 +399,10 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
           .then(
             (res) => sendBack({ type: 'post.done', status: res.status }),
             (err: unknown) => {
-              if (!abort.signal.aborted) sendBack({ type: 'post.done', status: statusOf(err), code: err instanceof ApiError ? err.code : undefined });
+              if (!abort.signal.aborted) {
+                const e = err instanceof ApiError ? err : undefined;
+                sendBack({ type: 'post.done', status: statusOf(err), code: e?.code, retryAfterSeconds: e?.retryAfterSeconds });
+              }
             },
           );
         return () => abort.abort();

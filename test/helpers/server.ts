@@ -44,6 +44,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
     submitRateLimit: { max: 100_000, windowSeconds: 3600 },
     challengeRateLimit: { max: 100_000, windowSeconds: 3600 },
     enrolRateLimit: { max: 100_000, windowSeconds: 3600 },
+    caseWriteRateLimit: { max: 100_000, windowSeconds: 3600 },
+    reporterClientRateLimit: { max: 100_000, windowSeconds: 3600 },
     powDifficulty: 4,
     ...overrides,
   };

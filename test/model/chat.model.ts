@@ -1,4 +1,4 @@
-/** Model of the chat composer: blank, real and over-long text; one and six files; every upload and post outcome. */
+/** Model of the chat composer: blank, real and over-long text; one and six files; every upload and post outcome, 429 included. */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { chatMachine } from '../../machines/chat.ts';
 import type { MachineModel } from './harness.ts';
@@ -20,9 +20,13 @@ export const chatEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'upload.failed', status: 401, code: 'UNAUTHORIZED' },
   { type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' },
   { type: 'upload.failed', status: 0 },
+  // The case's or the connection's budget (an upload session refused), with and without a Retry-After.
+  { type: 'upload.failed', status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 125 },
+  { type: 'upload.failed', status: 429 },
   { type: 'post.done', status: 201 },
   { type: 'post.done', status: 401, code: 'UNAUTHORIZED' },
   { type: 'post.done', status: 409, code: 'UPLOAD_SESSION_USED' },
+  { type: 'post.done', status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 300 },
   { type: 'post.done', status: 500 },
 ];
 
@@ -37,5 +41,6 @@ export default {
       f: s.context.files.length,
       p: s.context.progress.some((p: { retrying: boolean }) => p.retrying) ? 'retrying' : s.context.progress.some((p: { loaded: number }) => p.loaded > 0),
       u: !!s.context.uploads,
+      r: s.context.retryAfterSeconds,
     }),
 } satisfies MachineModel;

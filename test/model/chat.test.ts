@@ -25,6 +25,9 @@ describe('chat composer model', () => {
       expect(s.context.text.length).toBeLessThanOrEqual(200);
       expect(s.context.files.length).toBeLessThanOrEqual(5);
       if (!s.matches('sending')) expect(s.context.progress).toEqual([]);
+      // Told how long to wait exactly while refused for too many messages.
+      expect(s.context.retryAfterSeconds !== null).toBe(s.matches({ composing: 'rateLimited' }));
+      if (s.matches({ composing: 'rateLimited' })) expect(s.context.retryAfterSeconds).toBeGreaterThan(0);
       if (s.matches('sending')) expect(s.context.progress).toHaveLength(s.context.files.length);
       // The message is posted only once every file arrived, naming their uploads.
       if (s.matches({ sending: 'posting' }) && s.context.files.length) expect(s.context.uploads?.ids).toBeTruthy();
@@ -51,7 +54,7 @@ describe('chat composer model', () => {
         expect(s.matches({ sending: 'posting' })).toBe(true);
         expect(h.inputs.get('postMessage')!.at(-1) as PostMessageInput).toEqual({ message: prev.context.text.trim(), uploads: { session: 'S', ids: ['u1'] } });
       }
-      const outcome = step.event.type === 'post.done' || step.event.type === 'upload.failed' ? (step.event as unknown as { type: string; status: number; code?: string }) : null;
+      const outcome = step.event.type === 'post.done' || step.event.type === 'upload.failed' ? (step.event as unknown as { type: string; status: number; code?: string; retryAfterSeconds?: number }) : null;
       if (outcome && prev.matches('sending') && (outcome.type === 'post.done' ? prev.matches({ sending: 'posting' }) : prev.matches({ sending: 'uploading' }))) {
         if (outcome.status === 201) {
           expect(s.context.text).toBe('');
@@ -61,7 +64,13 @@ describe('chat composer model', () => {
           // a failed send keeps the draft
           expect(s.context.text).toBe(prev.context.text);
           expect(s.context.files).toEqual(prev.context.files);
-          expect(s.matches({ composing: 'failed' })).toBe(true);
+          if (outcome.status === 429) {
+            // Too many messages: kept like a failure, with the server's wait (a minute when it named none).
+            expect(s.matches({ composing: 'rateLimited' })).toBe(true);
+            expect(s.context.retryAfterSeconds).toBe(outcome.retryAfterSeconds ?? 60);
+          } else {
+            expect(s.matches({ composing: 'failed' })).toBe(true);
+          }
           // Only the reporter's sign-in goes to the session; a lost upload session is forgotten.
           expect(h.actionLog.at(-1) === 'reportUnauthorized').toBe(outcome.code === 'UNAUTHORIZED');
           expect(h.actionLog.at(-1) === 'forgetUploads').toBe(outcome.code?.startsWith('UPLOAD_SESSION') ?? false);

@@ -101,12 +101,23 @@ export async function countRows(server: TestServer) {
   return { cases: await n('report_case'), files: await n('case_file'), accounts: await n('case_account'), events: await n('case_status_event'), messages: await n('case_message') };
 }
 
-/** The file store holds exactly `n` final files and no temporaries. */
+/** The file store holds exactly `n` final files and no temporaries (case keys are counted by expectCaseKeys). */
 export function expectStoredFiles(server: TestServer, n: number) {
   const root = server.ctx.config.filesDir!;
-  const all = listFiles(root).map((f) => path.relative(root, f));
+  const all = listFiles(root)
+    .map((f) => path.relative(root, f))
+    .filter((f) => !f.startsWith(`keys${path.sep}`));
   expect(all.filter((f) => f.startsWith(`tmp${path.sep}`))).toEqual([]);
   expect(all.length).toBe(n);
+}
+
+/** One key file per case or upload session's case, and none for a submission that was refused (server/crypto/case-keys.ts). */
+export async function expectCaseKeys(server: TestServer) {
+  const root = path.join(server.ctx.config.filesDir!, 'keys');
+  const onDisk = listFiles(root).map((f) => path.basename(f)).sort();
+  const cases = await server.ctx.db.selectFrom('report_case').select('id').execute();
+  const sessions = await server.ctx.db.selectFrom('upload_session').select('case_id').execute();
+  expect(onDisk).toEqual([...new Set([...cases.map((r) => r.id), ...sessions.map((r) => r.case_id)])].sort());
 }
 
 export function expectError(res: { status: number; data: any }, status: number, code: string, field?: string) {

@@ -160,7 +160,7 @@ describe('the master key', () => {
 
     // Committed, then the crash: the database is under the next key, the file not yet renamed.
     const next = randomBytes(32);
-    await rotateMasterKey(s1.ctx.db, oldKey, next);
+    await rotateMasterKey(s1.ctx.db, oldKey, next, s1.ctx.caseKeys);
     await s1.stop();
     writeFileSync(path.join(first.dataDir, 'master.key.next'), next.toString('base64') + '\n', { mode: 0o600 });
     const s2 = await restart(first);
@@ -174,7 +174,7 @@ describe('the master key', () => {
     const s = await start();
     const officer = (await addCompany(s.ctx.db, { hosts: ['acme.test'] })).officerIds[0]!;
     const before = await s.ctx.db.selectFrom('report_case').select('id').execute();
-    await rotateMasterKey(s.ctx.db, Buffer.from(keyFile(s), 'base64'), randomBytes(32));
+    await rotateMasterKey(s.ctx.db, Buffer.from(keyFile(s), 'base64'), randomBytes(32), s.ctx.caseKeys);
     const res = await call(s, 'POST', '/api/public/case/new/by-form', { host: 'acme.test', body: form('caseDto', caseDto(officer), [{ name: 'a.txt', bytes: 'x' }]) });
     expect(res.status).toBe(503);
     expect(res.data.error.code).toBe('RESTART_NEEDED');

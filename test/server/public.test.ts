@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../machines/schema.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany, PNG_BYTES, SVG_BYTES } from './fixtures/company.ts';
-import { call, caseDto, countRows, expectError, expectStoredFiles, form, oralDto, PDF, PNG, solveChallenge } from './api.ts';
+import { call, caseDto, countRows, expectCaseKeys, expectError, expectStoredFiles, form, oralDto, PDF, PNG, solveChallenge } from './api.ts';
 
 let server: TestServer;
 let officers: string[];
@@ -155,6 +155,7 @@ describe('new case by form', () => {
       ['text/plain', Buffer.byteLength('plain text notes, æøå')],
     ]);
     expectStoredFiles(server, after.files);
+    await expectCaseKeys(server);
   });
 
   it('takes caseDto as a field with Content-Type: application/json (curl -F "caseDto=…;type=application/json")', async () => {
@@ -169,6 +170,7 @@ describe('new case by form', () => {
     expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers, body: raw('{"broken":') }), 400, 'BAD_JSON');
     expect(await countRows(server)).toEqual(before);
     expectStoredFiles(server, before.files);
+    await expectCaseKeys(server);
   });
 
   it('takes the parts in any order, caseDto as a file part, and no files at all', async () => {

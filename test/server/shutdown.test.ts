@@ -102,7 +102,7 @@ async function leftovers(dataDir: string, databaseUrl?: string) {
   try {
     const count = async (t: 'report_case' | 'case_file') => Number((await opened.db.selectFrom(t).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const all = listFiles(path.join(dataDir, 'files')).map((f) => path.relative(path.join(dataDir, 'files'), f));
-    return { cases: await count('report_case'), fileRows: await count('case_file'), temporaries: all.filter((f) => f.startsWith('tmp')), stored: all.filter((f) => !f.startsWith('tmp')) };
+    return { cases: await count('report_case'), fileRows: await count('case_file'), temporaries: all.filter((f) => f.startsWith('tmp')), stored: all.filter((f) => !f.startsWith('tmp') && !f.startsWith('keys')) };
   } finally {
     await opened.close();
   }

@@ -35,11 +35,23 @@ describe('mail catalogues', () => {
     }
   });
 
-  it('handler mails name the case number grouped by four and the deadline date', () => {
-    expect(handlerCaseMail('newCase', 'en', 'h@example.org', '1234567890123456', 'https://p').subject).toBe('New case 1234 5678 9012 3456');
-    const d = deadlineMail('passed', 'feedback', 'en', 'h@example.org', '1234567890123456', new Date('2027-02-08T10:00:00Z'), 'https://p');
-    expect(d.subject).toBe('Case 1234 5678 9012 3456: deadline passed on 2027-02-08');
+  it('handler mails name no case, only what happened, a deadline date and the workspace', () => {
+    const m = handlerCaseMail('newCase', 'en', 'h@example.org', 'https://p');
+    expect(m.subject).toBe('A new case is waiting');
+    expect(m.text).toContain('https://p/handler/cases');
+    const d = deadlineMail('passed', 'feedback', 'en', 'h@example.org', new Date('2027-02-08T10:00:00Z'), 'https://p');
+    expect(d.subject).toBe('A deadline passed on 2027-02-08');
     expect(d.text).toContain('feedback to the reporter');
+    expect(d.text).toContain('https://p/handler/cases');
+  });
+
+  it('the handler texts have no place for a case number', () => {
+    for (const lang of LANGUAGES) {
+      const cat = MAIL_CATALOGUES[lang];
+      for (const key of Object.keys(cat).filter((k) => k.startsWith('handler.'))) {
+        expect([...args(parse(cat[key]!))].every((a) => ['workspace', 'portal', 'date', 'deadline'].includes(a)), `${lang} ${key}`).toBe(true);
+      }
+    }
   });
 
   it('the portal address comes from PUBLIC_URL or the company host', () => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import exifr from 'exifr';
 import { PDFDocument } from 'pdf-lib';
 import { strFromU8, unzipSync } from 'fflate';
-import { cleanFile, inspectFile, CannotClean, type FindingKind } from '../../src/metadata/scan.ts';
-import { SECRET, docxWithAuthor, jpegWithExif, odtWithAuthor, pdfWithAuthor, pngWithText, webpWithExif } from '../fixtures/metadata-files.ts';
+import { cleanFile, inspectFile, CannotClean, ScanLimitExceeded, type FindingKind } from '../../src/metadata/scan.ts';
+import { SECRET, docxWithAuthor, flateBombPdf, jpegWithExif, odtWithAuthor, pdfWithAuthor, pngWithText, webpWithExif } from '../fixtures/metadata-files.ts';
 
 const kinds = async (b: Uint8Array) => new Set((await inspectFile(b)).findings.map((f) => f.kind));
 const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
@@ -110,5 +110,31 @@ describe('what cannot be checked', () => {
     const txt = new TextEncoder().encode('plain words');
     expect(await inspectFile(txt)).toEqual({ format: null, findings: [] });
     await expect(cleanFile(txt)).rejects.toBeInstanceOf(CannotClean);
+  });
+});
+
+describe('inflation limits (issue 36, finding 1)', () => {
+  const tight = { maxInflatedBytes: 64 * 1024 * 1024, maxFilterDepth: 3, maxZipEntries: 10_000 };
+
+  it('ends the 2 KB and 8 KB flate-bomb PDFs within a second on the server child\'s limits, refuses to clean them, and stops them on the device\'s too', async () => {
+    for (const streams of [1, 4]) {
+      const bomb = await flateBombPdf(streams);
+      const t0 = Date.now();
+      await expect(inspectFile(bomb, tight)).rejects.toBeInstanceOf(ScanLimitExceeded);
+      expect(Date.now() - t0).toBeLessThan(1000);
+      await expect(cleanFile(bomb, tight)).rejects.toBeInstanceOf(CannotClean);
+    }
+    await expect(inspectFile(await flateBombPdf(1))).rejects.toBeInstanceOf(ScanLimitExceeded);
+    // The budget is per read: a normal PDF after a bomb is read as before.
+    const again = await kinds(await pdfWithAuthor());
+    expect(again.has('author') && again.has('software')).toBe(true);
+  }, 60_000);
+
+  it('caps chained filters and zip entries by count and declared size', async () => {
+    const docx = docxWithAuthor();
+    await expect(inspectFile(docx, { ...tight, maxZipEntries: 2 })).rejects.toBeInstanceOf(ScanLimitExceeded);
+    await expect(inspectFile(docx, { ...tight, maxInflatedBytes: 100 })).rejects.toBeInstanceOf(ScanLimitExceeded);
+    expect((await inspectFile(docx, tight)).format).toBe('ooxml');
+    await expect(inspectFile(await flateBombPdf(1), { ...tight, maxInflatedBytes: 2 ** 40, maxFilterDepth: 1 })).rejects.toBeInstanceOf(ScanLimitExceeded);
   });
 });

@@ -92,12 +92,12 @@ describe('file content: one magic-byte rule for the browser and the server', () 
 });
 
 describe('config fallback (spec §7, §8)', () => {
-  it("the page's connect-src and img-src allow the fallback address, so the fallback can work", () => {
+  it("the server's policy does not allow the development fallback address: a page it sends is same-origin (issue 36, 6a)", () => {
     const csp = SECURITY_HEADERS['content-security-policy']!;
     const directive = (name: string) => csp.split(';').map((d) => d.trim().split(/\s+/)).find((d) => d[0] === name)!.slice(1);
     const origin = new URL(FALLBACK_API_BASE_URL).origin;
-    expect(directive('connect-src')).toContain(origin);
-    expect(directive('img-src')).toContain(origin);
-    expect(directive('connect-src')).toContain("'self'");
+    expect(csp).not.toContain(origin);
+    expect(directive('connect-src')).toEqual(["'self'"]);
+    expect(directive('img-src')).toEqual(["'self'", 'data:', 'blob:']);
   });
 });
