@@ -86,7 +86,7 @@ describe('copying the embedded database', () => {
       expect(rows.report_case).toBe(1);
       expect(rows.case_file).toBe(1);
       expect(rows.oidc_payload).toBeGreaterThan(0);
-      expect(rows.meta).toBe(1); // the master key's check value
+      expect(rows.meta).toBe(2); // the master key's check value, and that the case keys are shreddable (docs/decisions/deletion.md)
       // A second copy into the same database is refused: it is no longer empty.
       await expect(copyDatabase(from.db, to.db)).rejects.toThrow(CopyRefused);
     } finally {
