@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { precompress } from './scripts/precompress.ts';
 import { precompiledMessages } from './scripts/precompileMessages.ts';
-import { groupedRoutesFile, manifestFile, type SpaPage } from './src/api/boot.ts';
+import { groupedRoutesFile, manifestFile, type SpaPage } from './core/boot.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -121,7 +121,7 @@ export interface ReportDraft {
   termsAccepted: boolean;
 }
 
-/** A solved proof-of-work challenge (src/api/pow.ts): opaque to the machine, sent with the report. */
+/** A solved proof-of-work challenge (core/pow.ts): opaque to the machine, sent with the report. */
 export interface SubmissionProof {
   challenge: string;
   nonce: string;

@@ -121,7 +121,7 @@ export interface SessionContext {
 }
 
 export interface SessionInput {
-  /** The case the page's head read with a token check that answered 200 (src/api/earlyRead.ts). */
+  /** The case the page's head read with a token check that answered 200 (core/earlyRead.ts). */
   caseInHand?: PrivateCase | null;
 }
 

@@ -16,7 +16,7 @@ import { IntlMessageFormat } from 'intl-messageformat';
 import type { Plugin } from 'vite';
 import { LANGUAGES, type Language } from '../machines/languages.ts';
 import { isSimpleMessage, toBcp47, type Message } from '../src/i18n/message.ts';
-import { CATALOGUES_DIR } from '../src/api/boot.ts';
+import { CATALOGUES_DIR } from '../core/boot.ts';
 
 /** A catalogue file of the SPA: src/i18n/<area>/<language>.json. */
 const CATALOGUE = /\/src\/i18n\/([a-z]+)\/([a-z]{2})\.json$/;

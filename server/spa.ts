@@ -12,7 +12,7 @@
  *   inline JSON (`<script type="application/json">`, never executed, so the CSP
  *   needs no 'unsafe-inline'), `modulepreload` for the route's chunks and its
  *   catalogues, and the logo preloaded. The SPA reads the JSON instead of
- *   fetching (src/api/boot.ts) and fetches as before when it is absent.
+ *   fetching (core/boot.ts) and fetches as before when it is absent.
  */
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
@@ -29,9 +29,9 @@ import { companyByHost, requestHost, type Company } from './companies/service.ts
 import { lookAndFeelResponse } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
-import { EARLY_READ_EXCLUDED_PATH } from '../src/api/earlyRead.ts';
-import { EARLY_READ_JS } from '../src/api/earlyReadScript.ts';
-import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../src/api/boot.ts';
+import { EARLY_READ_EXCLUDED_PATH } from '../core/earlyRead.ts';
+import { EARLY_READ_JS } from '../core/earlyReadScript.ts';
+import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../core/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
 
 /**
@@ -47,7 +47,7 @@ const hashSource = (js: string) => `'sha256-${createHash('sha256').update(js).di
 export const FIRST_PAINT_GATE_SOURCE = hashSource(FIRST_PAINT_GATE_JS);
 
 /**
- * A private page's first reads, started from its head (src/api/earlyRead.ts,
+ * A private page's first reads, started from its head (core/earlyRead.ts,
  * docs/decisions/private-early-read.md), allowed by its hash like the gate.
  */
 export const EARLY_READ_SOURCE = hashSource(EARLY_READ_JS);

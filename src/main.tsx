@@ -15,7 +15,7 @@ import { initialLanguage } from './app/language.ts';
 import { loadCatalogue, loadProvidedCatalogues, provideCatalogues } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 import { adoptFirstPaint } from './app/firstPaint.ts';
-import { readBootData } from './api/boot.ts';
+import { readBootData } from '../core/boot.ts';
 import { yieldToMain } from './app/yieldToMain.ts';
 
 async function start() {

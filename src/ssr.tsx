@@ -21,7 +21,7 @@ import { createActor, waitFor } from 'xstate';
 import { assignInlineVars } from '@vanilla-extract/dynamic';
 import { createApiClient } from './api/client.ts';
 import { apiBaseUrlOf } from './api/config.ts';
-import { BootStore, type BootData } from './api/boot.ts';
+import { BootStore, type BootData } from '../core/boot.ts';
 import { createAppRouter } from './app/router.tsx';
 import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
 import { themeVarsFor } from './app/Theme.tsx';

@@ -5,7 +5,7 @@
  * `{"limit":true}` (the file would inflate past the limits). The parent enforces time,
  * memory and output; these limits make a bomb end in milliseconds rather than at them.
  */
-import type { ScanLimits } from '../../src/metadata/scan.ts';
+import type { ScanLimits } from '../../core/metadata/scan.ts';
 
 /** Per file: object and cross-reference streams of a real PDF are far smaller. */
 const SERVER_SCAN_LIMITS: ScanLimits = { maxInflatedBytes: 64 * 1024 * 1024, maxFilterDepth: 3, maxZipEntries: 10_000 };
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     parts.push(chunk);
   }
   const bytes = new Uint8Array(Buffer.concat(parts));
-  const { detectFormat, inspectFile, sortKinds, ScanLimitExceeded } = await import('../../src/metadata/scan.ts');
+  const { detectFormat, inspectFile, sortKinds, ScanLimitExceeded } = await import('../../core/metadata/scan.ts');
   let answer: { kinds: string[] | null } | { limit: true };
   if (!FORMATS.has(detectFormat(bytes) ?? '')) answer = { kinds: null };
   else {

@@ -27,7 +27,7 @@ import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type
 import { TokenVerifier } from './tokens.ts';
 import { sweepExpiredAccounts } from './expiry.ts';
 import { ProofOfWork } from '../security/pow.ts';
-import type { PowChallenge } from '../../src/api/pow.ts';
+import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';

@@ -10,7 +10,7 @@
  */
 import type { Language } from '../../machines/schema.ts';
 import { LANGUAGE_NAMES } from '../../machines/languages.ts';
-import type { PowChallenge } from '../../src/api/pow.ts';
+import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 
 export interface PageFrame {

@@ -11,9 +11,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { HttpError } from '../errors.ts';
-import { leadingZeroBits, type PowChallenge } from '../../src/api/pow.ts';
+import { leadingZeroBits, type PowChallenge } from '../../core/pow.ts';
 
-export { POW_HEADER } from '../../src/api/pow.ts';
+export { POW_HEADER } from '../../core/pow.ts';
 
 const VERSION = 'v1';
 const NONCE = /^[0-9a-z]{1,24}$/;

@@ -47,10 +47,10 @@ import type { StagedFile } from '../cases/upload.ts';
 import type { Job } from '../jobs/runner.ts';
 import { UploadQuotas } from './quotas.ts';
 import type { FastifyRequest } from 'fastify';
-import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../src/api/uploads.ts';
+import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
 
 export const TUS_VERSION = '1.0.0';
-// The addresses and header the SPA uses too: one wire contract (src/api/uploads.ts).
+// The addresses and header the SPA uses too: one wire contract (core/uploads.ts).
 export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER };
 /** A session (with its uploads) lives this long after it was made, however busy it is. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,9 @@
 /**
  * Runtime configuration (spec §3, §7): the copy the server inlined into index.html
- * (src/api/boot.ts), else /config/config.json; if neither is readable, fall back to
+ * (core/boot.ts), else /config/config.json; if neither is readable, fall back to
  * the local backend address.
  */
-import { readBootData, type BootData } from './boot.ts';
+import { readBootData, type BootData } from '../../core/boot.ts';
 import { FALLBACK_API_BASE_URL, apiBaseUrlOf } from '../../machines/config.ts';
 
 export { FALLBACK_API_BASE_URL, apiBaseUrlOf };

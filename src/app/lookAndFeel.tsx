@@ -14,7 +14,7 @@ import {
 } from '../../machines/lookAndFeel.ts';
 import type { ApiClient } from '../api/client.ts';
 import { getCompanyInfo, getLookAndFeel } from '../api/public.ts';
-import { BootStore } from '../api/boot.ts';
+import { BootStore } from '../../core/boot.ts';
 import { isLanguage, loadCatalogue, type Language } from '../i18n/index.ts';
 import { storeLanguage } from './language.ts';
 

@@ -4,7 +4,7 @@
  * Worker while the reporter types. A proof still fresh is handed back as it is.
  */
 import type { ApiClient } from '../api/client.ts';
-import type { PowChallenge, PowProof } from '../api/pow.ts';
+import type { PowChallenge, PowProof } from '../../core/pow.ts';
 
 /** A proof closer than this to its expiry is replaced rather than sent. */
 const FRESH_FOR_MS = 10 * 60 * 1000;

@@ -16,7 +16,7 @@
  * (src/forms/proof.ts); one that would expire in flight is replaced first.
  */
 import type { ApiClient } from '../api/client.ts';
-import { POW_HEADER, proofHeader } from '../api/pow.ts';
+import { POW_HEADER, proofHeader } from '../../core/pow.ts';
 import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
 import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';

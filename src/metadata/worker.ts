@@ -3,7 +3,7 @@
  * page's thread, and nothing leaves the device. One request at a time per message;
  * answers carry the request's id.
  */
-import { cleanFile, detectFormat, inspectFile, type Finding } from './scan.ts';
+import { cleanFile, detectFormat, inspectFile, type Finding } from '../../core/metadata/scan.ts';
 
 /** Larger files are not read whole into memory; they are named uncheckable. */
 const MAX_CHECK_BYTES = 512 * 1024 * 1024;

@@ -16,7 +16,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
 import { ApiError, createApiClient } from '../api/client.ts';
 import type { RuntimeConfig } from '../api/config.ts';
-import { MY_CASE_PATH, storedUserKey, takeCaseInHand, takeEarlyRead } from '../api/earlyRead.ts';
+import { MY_CASE_PATH, storedUserKey, takeCaseInHand, takeEarlyRead } from '../../core/earlyRead.ts';
 import { toBcp47, type Language } from '../i18n/index.ts';
 import type {
   CheckResult,
@@ -193,7 +193,7 @@ export function sessionImplementations(
   // anything else is read again).
   let early: Promise<LoadCaseResult> | undefined | null; // null: taken
   // The answer the page's head script asked for before the scripts ran
-  // (src/api/earlyRead.ts) is looked at once, by the first check.
+  // (core/earlyRead.ts) is looked at once, by the first check.
   let headLookedAt = false;
   const answerOf = async (res: Response): Promise<LoadCaseResult> => {
     const data = (await res.json()) as PrivateCase;

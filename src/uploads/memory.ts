@@ -5,7 +5,7 @@
  * `loadResumable`, after the first screen and before any send can need it, so it is
  * not among the scripts the first paint waits for (docs/decisions/performance.md).
  */
-export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../api/uploads.ts';
+export { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
 
 /**
  * What one failed send leaves for its next try, so sending again after the retries

@@ -11,10 +11,10 @@
  */
 import { Upload, type DetailedError } from 'tus-js-client';
 import type { ApiClient } from '../api/client.ts';
-import { POW_HEADER, proofHeader, type PowProof } from '../api/pow.ts';
+import { POW_HEADER, proofHeader, type PowProof } from '../../core/pow.ts';
 import type { ReportFile, SubmitOutcome, UploadProgressEvent } from '../../machines/report.ts';
 import { createRateMeter } from './rate.ts';
-import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../api/uploads.ts';
+import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
 import { forgetUploads, newUploadMemory, type UploadMemory } from './memory.ts';
 
 /**

@@ -20,10 +20,10 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Compiles the server when build/ is missing or older than server/, machines/ or the parsers it runs (src/metadata) (npm test has just built it). */
+/** Compiles the server when build/ is missing or older than server/, machines/ or the ground floor it shares with the SPA (core) (npm test has just built it). */
 export function ensureServerBuild(): void {
   const built = existsSync(SERVER_ENTRY) ? statSync(SERVER_ENTRY).mtimeMs : 0;
-  if (built >= Math.max(...['server', 'machines', 'src/metadata'].map((d) => newestSource(path.join(ROOT, d))))) return;
+  if (built >= Math.max(...['server', 'machines', 'core'].map((d) => newestSource(path.join(ROOT, d))))) return;
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-server.mjs')], { cwd: ROOT, stdio: 'inherit' });
 }
 

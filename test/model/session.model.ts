@@ -46,7 +46,7 @@ export default {
 } satisfies MachineModel;
 
 /**
- * The same chart started with the head's answers in hand (src/api/earlyRead.ts): it
+ * The same chart started with the head's answers in hand (core/earlyRead.ts): it
  * begins signed in with the case, and walks on from there like the other.
  */
 export const sessionWithCaseInHand = {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, countRows, expectError, form, oralDto, solveChallenge } from './api.ts';
-import { isSolution, leadingZeroBits, POW_HEADER, proofHeader, solve, type PowChallenge } from '../../src/api/pow.ts';
+import { isSolution, leadingZeroBits, POW_HEADER, proofHeader, solve, type PowChallenge } from '../../core/pow.ts';
 import { ProofOfWork } from '../../server/security/pow.ts';
 
 const HOST = 'acme.test';

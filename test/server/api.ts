@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import { POW_HEADER, proofHeader, solve, type PowChallenge } from '../../src/api/pow.ts';
+import { POW_HEADER, proofHeader, solve, type PowChallenge } from '../../core/pow.ts';
 
 /** Fetches a challenge and solves it, as a scripted client does (docs/api.md): the `X-Proof-Of-Work` header. */
 export async function solveChallenge(server: { url: string }, headers: Record<string, string> = {}): Promise<Record<string, string>> {

@@ -11,7 +11,7 @@ import { importCompany, validateBundle } from '../../server/companies/service.ts
 import { createHash } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { companyFixture } from './fixtures/company.ts';
-import { EARLY_READ_JS } from '../../src/api/earlyReadScript.ts';
+import { EARLY_READ_JS } from '../../core/earlyReadScript.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.join(root, 'dist');

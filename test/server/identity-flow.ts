@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { call, caseDto, form, oralDto } from './api.ts';
-import { solve } from '../../src/api/pow.ts';
+import { solve } from '../../core/pow.ts';
 
 export const MOUNT = '/idp/realms/whistleblower';
 /** Sent with every request, so a test can show it is stored nowhere. */

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { cleanFile } from '../../src/metadata/scan.ts';
+import { cleanFile } from '../../core/metadata/scan.ts';
 import { jpegWithExif, pdfWithAuthor } from '../fixtures/metadata-files.ts';
 
 let server: TestServer;

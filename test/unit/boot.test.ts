@@ -1,10 +1,10 @@
 /**
- * The SPA's first-paint data (src/api/boot.ts): read from the page when the server
+ * The SPA's first-paint data (core/boot.ts): read from the page when the server
  * inlined it, handed out once and only for the language asked for; without it the
  * SPA fetches as before.
  */
 import { describe, expect, it } from 'vitest';
-import { BootStore, readBootData } from '../../src/api/boot.ts';
+import { BootStore, readBootData } from '../../core/boot.ts';
 import { loadRuntimeConfig } from '../../src/api/config.ts';
 import { DEFAULT_LOOK_AND_FEEL } from '../../machines/lookAndFeel.ts';
 

@@ -1,14 +1,14 @@
 /**
  * A private page's head script starts the case read (which also verifies the token,
- * spec §4 Session) before the SPA's scripts have loaded (src/api/earlyRead.ts). It must find the session exactly
+ * spec §4 Session) before the SPA's scripts have loaded (core/earlyRead.ts). It must find the session exactly
  * where oidc-client-ts keeps it, call the address the API client would, and do
  * nothing at all when there is no usable session.
  */
 import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import { EARLY_READ_GLOBAL, takeCaseInHand, takeEarlyRead, type EarlyRead } from '../../src/api/earlyRead.ts';
-import { EARLY_READ_JS } from '../../src/api/earlyReadScript.ts';
+import { EARLY_READ_GLOBAL, takeCaseInHand, takeEarlyRead, type EarlyRead } from '../../core/earlyRead.ts';
+import { EARLY_READ_JS } from '../../core/earlyReadScript.ts';
 import { apiBaseUrlOf } from '../../machines/config.ts';
 
 class MemoryStorage implements Storage {

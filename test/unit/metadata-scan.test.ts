@@ -1,5 +1,5 @@
 /**
- * Finding and removing hidden data (src/metadata/scan.ts), checked with real parsers
+ * Finding and removing hidden data (core/metadata/scan.ts), checked with real parsers
  * on files made in the test: what the reporter is told is what the file holds, and
  * after cleaning neither the parsers nor a byte search find any of it.
  */
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import exifr from 'exifr';
 import { PDFDocument } from 'pdf-lib';
 import { strFromU8, unzipSync } from 'fflate';
-import { cleanFile, inspectFile, CannotClean, ScanLimitExceeded, type FindingKind } from '../../src/metadata/scan.ts';
+import { cleanFile, inspectFile, CannotClean, ScanLimitExceeded, type FindingKind } from '../../core/metadata/scan.ts';
 import { SECRET, docxWithAuthor, flateBombPdf, jpegWithExif, odtWithAuthor, pdfWithAuthor, pngWithText, webpWithExif } from '../fixtures/metadata-files.ts';
 
 const kinds = async (b: Uint8Array) => new Set((await inspectFile(b)).findings.map((f) => f.kind));

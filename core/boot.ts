@@ -6,8 +6,8 @@
  * reads it instead of fetching; without it (the Vite dev server, an old page) it
  * fetches as before.
  */
-import type { CompanyInfo, LookAndFeel } from '../../machines/lookAndFeel.ts';
-import type { Language } from '../../machines/languages.ts';
+import type { CompanyInfo, LookAndFeel } from '../machines/lookAndFeel.ts';
+import type { Language } from '../machines/languages.ts';
 
 export interface BootData {
   config?: { api?: { protocol?: string; host?: string; port?: number | string }; version?: string; idSettings?: { authority: string; realm: string; clientId: string } };

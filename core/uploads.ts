@@ -1,6 +1,6 @@
 /**
  * The resumable uploads' addresses and session header: one wire contract for the SPA
- * (src/uploads/) and the server (server/uploads/resumable.ts), as src/api/pow.ts is
+ * (src/uploads/) and the server (server/uploads/resumable.ts), as core/pow.ts is
  * for the proof-of-work header.
  */
 export const UPLOAD_SESSIONS_PATH = '/api/public/upload-sessions';
