@@ -1,0 +1,30 @@
+/**
+ * The envelope module (issue 37, docs/decisions/blind-server.md): what the reporter's
+ * browser, the handlers' browsers, the server (sealing on arrival) and scripted clients
+ * all use to seal and open case content and keys.
+ *
+ * Ground floor: imports nothing from src/, server/, machines/, React or Node; only
+ * WebCrypto (`globalThis.crypto.subtle`) and hash-wasm (Argon2id in WebAssembly). No
+ * primitive is written here. test/unit/core-crypto-*.test.ts prove the formats, the
+ * server compatibility and every refusal.
+ *
+ * - field.ts    sealed fields (`1 ‖ nonce ‖ ct ‖ tag`), byte-compatible with the server
+ * - file.ts     the STREAM file format: TransformStreams and a chunk sealer
+ * - box.ts      sealed boxes to ECDH P-256 public keys, key ids
+ * - kdf.ts      Argon2id / PBKDF2 and the choice between them
+ * - reporter.ts reporter key and verifier; the data key wrapped to the reporter
+ * - handler.ts  handler key pairs, their sealed private keys, recovery codes
+ * - keylog.ts   the signed, hash-chained key log and its verification
+ * - errors.ts   EnvelopeError and its reasons
+ * - bytes.ts    UTF-8, base64, hex
+ */
+export * from './bytes.ts';
+export * from './errors.ts';
+export { NONCE_BYTES, TAG_BYTES } from './aead.ts';
+export * from './field.ts';
+export * from './file.ts';
+export * from './box.ts';
+export * from './kdf.ts';
+export * from './reporter.ts';
+export * from './handler.ts';
+export * from './keylog.ts';
