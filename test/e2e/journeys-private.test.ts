@@ -176,7 +176,9 @@ describe('chat journeys from the model', () => {
         `reach ${row.states.reached}/${row.states.total} states; left to the model tests: ${row.transitions.missed.join(', ')}`,
     );
     expect(row.transitions.missed).toEqual(coverageOf(chatModel, walkable).transitions.missed);
-    for (const missed of row.transitions.missed) expect(missed).toMatch(/post\.done\[[123]\]|upload\.failed|message\.cancel|upload\.progress/);
+    // post.done[4] is the budget's 429: this suite's server has budgets no journey meets;
+    // test/e2e/message-limit.test.ts walks it against a server with a small one.
+    for (const missed of row.transitions.missed) expect(missed).toMatch(/post\.done\[[1234]\]|upload\.failed|message\.cancel|upload\.progress/);
   });
 
   for (const journey of journeys) {

@@ -51,7 +51,8 @@ beforeAll(async () => {
   await made.stop();
   child = await startChildServer({
     dataDir,
-    env: { POW_DIFFICULTY: '4', SUBMIT_RATE_LIMIT_MAX: '1000', CHALLENGE_RATE_LIMIT_MAX: '1000', BACKGROUND_JOBS: 'false' },
+    // On PostgreSQL (CI's second pass) the database the account was made in.
+    env: { DATABASE_URL: made.config.databaseUrl ?? '', POW_DIFFICULTY: '4', SUBMIT_RATE_LIMIT_MAX: '1000', CHALLENGE_RATE_LIMIT_MAX: '1000', BACKGROUND_JOBS: 'false' },
   });
   server = { url: child.url, port: child.port } as TestServer;
 });
