@@ -1,16 +1,9 @@
 // core/crypto sealed boxes: a data key wrapped to an ECDH P-256 public key.
 import { describe, expect, it } from 'vitest';
+import { refusal } from './core-crypto.kit.ts';
 import { EnvelopeError, keyId, makeDataKey, makeHandlerKeys, openSealedBox, sealToPublicKey, toHex, type WrapInfo } from '../../core/crypto/index.ts';
 import { createHash } from 'node:crypto';
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EnvelopeError);
-  return (err as EnvelopeError).reason;
-}
 
 describe('core sealed boxes', () => {
   it('keyId is hex SHA-256 of the SPKI', async () => {

@@ -1,6 +1,7 @@
 // core/crypto derivations: reporter keys and verifier, the data key wrapped to the
 // reporter, handler key pairs sealed under a password or a recovery code.
 import { describe, expect, it, vi } from 'vitest';
+import { refusal } from './core-crypto.kit.ts';
 import {
   ARGON2ID_DEFAULT,
   EnvelopeError,
@@ -25,14 +26,6 @@ import {
   type Kdf,
 } from '../../core/crypto/index.ts';
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EnvelopeError);
-  return (err as EnvelopeError).reason;
-}
 
 // Cheap parameters for the tests that are not about cost (the floor is turned off for them).
 const FAST_ARGON: Kdf = { name: 'argon2id-v1', m: 64, t: 1, p: 1 };

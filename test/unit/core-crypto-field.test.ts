@@ -3,17 +3,10 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { refusal } from './core-crypto.kit.ts';
 import { EnvelopeError, fieldContext, fromBase64, fromHex, fromUtf8, importFieldKey, makeDataKey, openField, openFieldText, sealField, toBase64, toHex, utf8 } from '../../core/crypto/index.ts';
 import { open as serverOpen, seal as serverSeal, CaseCrypto } from '../../server/crypto/case-crypto.ts';
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EnvelopeError);
-  return (err as EnvelopeError).reason;
-}
 
 describe('core sealed fields', () => {
   it('fieldContext is the server’s context string', () => {

@@ -4,6 +4,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { refusal } from './core-crypto.kit.ts';
 import {
   EnvelopeError,
   FILE_BLOCK,
@@ -55,14 +56,6 @@ function expectSame(actual: Uint8Array, expected: Uint8Array) {
   expect(Buffer.from(actual.buffer, actual.byteOffset, actual.length).equals(Buffer.from(expected.buffer, expected.byteOffset, expected.length))).toBe(true);
 }
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EnvelopeError);
-  return (err as EnvelopeError).reason;
-}
 
 async function nodeThrough(t: FileEncryptor | FileDecryptor, pieces: Uint8Array[]): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
