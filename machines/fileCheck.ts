@@ -12,6 +12,8 @@
  *   copy in `found.cleaned`, the original everywhere else; a send waits for them.
  * - A file the checker cannot read (`uncheckable`) or cannot rewrite
  *   (`found.cleaningFailed`) is named as such; nothing is pretended.
+ * - `removed` is what the cleaner answered it removed, per file (read again from the
+ *   cleaned bytes); the view names exactly those kinds, and `remaining` if any.
  * - Effects (`inspectFile`, `cleanFile`) are supplied with `.provide()`.
  */
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
@@ -24,7 +26,7 @@ export interface CheckedFile {
 }
 
 export interface FileFinding {
-  /** location, device, serialNumber, author, company, editingTime, dates, software, thumbnail, comments, revisionIds, title, otherMetadata */
+  /** One of core/metadata/scan.ts's FINDING_KINDS (location, author, manager, comments, changeDates, xmp, …). */
   kind: string;
   detail?: string;
 }
@@ -37,7 +39,10 @@ export interface InspectResult {
 
 export interface CleanResult {
   file: CheckedFile;
+  /** The kinds the cleaning removed: read again from the cleaned copy, not assumed. */
   removed: string[];
+  /** The kinds still in the cleaned copy (normally none). */
+  remaining?: string[];
 }
 
 export interface FileCheckInput {
@@ -49,6 +54,7 @@ export interface FileCheckContext extends FileCheckInput {
   findings: FileFinding[];
   cleaned: CheckedFile | null;
   removed: string[];
+  remaining: string[];
 }
 
 export type FileCheckEvent =
@@ -69,7 +75,7 @@ export const fileCheckMachine = setup({
   },
   actions: {
     assignFindings: assign({ findings: (_, params: { result: InspectResult }) => params.result.findings }),
-    assignCleaned: assign((_, params: { result: CleanResult }) => ({ cleaned: params.result.file, removed: params.result.removed })),
+    assignCleaned: assign((_, params: { result: CleanResult }) => ({ cleaned: params.result.file, removed: params.result.removed, remaining: params.result.remaining ?? [] })),
     assignIdentified: assign({
       identified: ({ context, event }) => (event.type === 'identity.change' ? event.identified : context.identified),
     }),
@@ -82,7 +88,7 @@ export const fileCheckMachine = setup({
   },
 }).createMachine({
   id: 'fileCheck',
-  context: ({ input }) => ({ ...input, findings: [], cleaned: null, removed: [] }),
+  context: ({ input }) => ({ ...input, findings: [], cleaned: null, removed: [], remaining: [] }),
   initial: 'checking',
   on: {
     'identity.change': { actions: 'assignIdentified' },

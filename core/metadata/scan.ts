@@ -16,14 +16,26 @@ export const FINDING_KINDS = [
   'device',
   'serialNumber',
   'author',
+  'lastModifiedBy',
+  'manager',
   'company',
   'editingTime',
+  'created',
+  'modified',
   'dates',
   'software',
   'thumbnail',
   'comments',
+  'commentAuthors',
+  'commentDates',
+  'trackedChanges',
+  'changeAuthors',
+  'changeDates',
   'revisionIds',
   'title',
+  'description',
+  'xmp',
+  'pngText',
   'otherMetadata',
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
@@ -44,8 +56,13 @@ export interface Inspection {
 
 export interface Cleaned {
   bytes: Uint8Array;
-  /** What the cleaning removed (kinds, in FINDING_KINDS order). */
+  /**
+   * What the cleaning removed (kinds, in FINDING_KINDS order): the kinds found in the
+   * original and no longer found in the cleaned bytes. The form names these, and only these.
+   */
   removed: FindingKind[];
+  /** Kinds still found in the cleaned bytes (normally none); the form names them too. */
+  remaining: FindingKind[];
 }
 
 export class CannotClean extends Error {}
@@ -102,7 +119,10 @@ const short = (s: unknown, max = 60) => {
 function push(out: Finding[], kind: FindingKind, ...value: [unknown?]) {
   const d = value.length === 0 ? undefined : short(value[0]);
   if (value.length > 0 && !d) return;
-  if (out.some((f) => f.kind === kind && f.detail === d)) return;
+  if (out.some((f) => f.kind === kind && (f.detail === d || !d))) return;
+  // A value says more than the bare kind: it takes the bare one's place.
+  const bare = out.findIndex((f) => f.kind === kind && !f.detail);
+  if (bare >= 0) out.splice(bare, 1);
   out.push(d ? { kind, detail: d } : { kind });
 }
 
@@ -118,6 +138,7 @@ const EXIF_KIND: Record<string, FindingKind> = {
   Model: 'device',
   LensMake: 'device',
   LensModel: 'device',
+  HostComputer: 'device',
   BodySerialNumber: 'serialNumber',
   LensSerialNumber: 'serialNumber',
   SerialNumber: 'serialNumber',
@@ -134,26 +155,52 @@ const EXIF_KIND: Record<string, FindingKind> = {
   Software: 'software',
   CreatorTool: 'software',
   ProcessingSoftware: 'software',
-  HostComputer: 'device',
-  DateTimeOriginal: 'dates',
-  CreateDate: 'dates',
-  ModifyDate: 'dates',
-  DateCreated: 'dates',
+  Producer: 'software',
+  DateTimeOriginal: 'created',
+  CreateDate: 'created',
+  DateTimeDigitized: 'created',
+  DateCreated: 'created',
+  DigitalCreationDate: 'created',
+  ModifyDate: 'modified',
+  DateTime: 'modified',
+  MetadataDate: 'modified',
   UserComment: 'comments',
   XPComment: 'comments',
-  ImageDescription: 'comments',
-  description: 'comments',
-  Caption: 'comments',
+  ImageDescription: 'description',
+  description: 'description',
+  Caption: 'description',
+  XPSubject: 'description',
+  XPKeywords: 'description',
+  Keywords: 'description',
+  subject: 'description',
   XPTitle: 'title',
   title: 'title',
   ObjectName: 'title',
+  Headline: 'title',
 };
 
-async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[]> {
-  const out: Finding[] = [];
-  let data: Record<string, unknown> | undefined;
+/** PNG text keywords (tEXt, zTXt, iTXt) as the PNG spec and exiftool name them. */
+const PNG_KEYWORD_KIND: Record<string, FindingKind> = {
+  Author: 'author',
+  Copyright: 'author',
+  Title: 'title',
+  Description: 'description',
+  Comment: 'comments',
+  Software: 'software',
+  Source: 'device',
+  'Creation Time': 'created',
+  'date:create': 'created',
+  'date:modify': 'modified',
+  'date:timestamp': 'dates',
+  'XML:com.adobe.xmp': 'xmp',
+};
+
+const exifDetail = (v: unknown) =>
+  v instanceof Date ? v.toISOString().slice(0, 16).replace('T', ' ') : typeof v === 'object' ? ((v as { value?: unknown }).value ?? JSON.stringify(v)) : v;
+
+async function readExif(b: Uint8Array, format: FileFormat): Promise<Record<string, unknown> | undefined> {
   try {
-    data = (await exifr.parse(format === 'png' ? withoutIccp(b) : b, {
+    return (await exifr.parse(format === 'png' ? withoutIccp(b) : b, {
       tiff: true,
       ifd0: true,
       exif: true,
@@ -174,8 +221,27 @@ async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[
       silentErrors: true,
     } as never)) as Record<string, unknown> | undefined;
   } catch {
-    data = undefined;
+    return undefined;
   }
+}
+
+/** What an XMP packet says, in kinds (it is named as `xmp` besides). */
+function inspectXmp(out: Finding[], xml: string): void {
+  push(out, 'xmp');
+  const creator = /<dc:creator>[\s\S]*?<rdf:li[^>]*>([^<]+)</.exec(xml)?.[1];
+  if (creator) push(out, 'author', creator);
+  const attrOrElem = (name: string) => new RegExp(`${name}(?:>|=")([^<"]+)`).exec(xml)?.[1];
+  const tool = attrOrElem('xmp:CreatorTool') ?? attrOrElem('pdf:Producer');
+  if (tool) push(out, 'software', tool);
+  if (attrOrElem('xmp:CreateDate')) push(out, 'created');
+  if (attrOrElem('xmp:ModifyDate') || attrOrElem('xmp:MetadataDate')) push(out, 'modified');
+  if (/<dc:title>/.test(xml)) push(out, 'title');
+  if (/<dc:description>|<dc:subject>|pdf:Keywords/.test(xml)) push(out, 'description');
+}
+
+async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const data = await readExif(b, format);
   if (data) {
     if (typeof data.latitude === 'number' && typeof data.longitude === 'number') {
       push(out, 'location', `${data.latitude.toFixed(5)}, ${data.longitude.toFixed(5)}`);
@@ -185,20 +251,46 @@ async function inspectImage(b: Uint8Array, format: FileFormat): Promise<Finding[
     for (const [k, v] of Object.entries(data)) {
       const kind = EXIF_KIND[k];
       if (!kind || v === undefined || v === null || v === '') continue;
-      const detail = v instanceof Date ? v.toISOString().slice(0, 16).replace('T', ' ') : typeof v === 'object' ? (v as { value?: unknown }).value ?? JSON.stringify(v) : v;
-      push(out, kind, detail);
+      if (kind === 'created' || kind === 'modified') push(out, kind);
+      else push(out, kind, exifDetail(v));
     }
     // exifr merges IFD1 into the output; a thumbnail has its own offset/length tags.
     if ('ThumbnailOffset' in data || 'ThumbnailLength' in data || 'JPEGInterchangeFormat' in data) push(out, 'thumbnail');
   }
-  if (format === 'jpeg' && jpegSegments(b).some((s) => s.marker === 0xfe)) push(out, 'comments');
-  if (format === 'png') {
-    for (const c of pngChunks(b)) if (PNG_TEXT.has(c.type)) push(out, c.type === 'tIME' ? 'dates' : 'otherMetadata');
+  const known = out.length;
+  if (format === 'jpeg') {
+    for (const s of jpegSegments(b)) {
+      if (s.marker === 0xfe) push(out, 'comments', ascii(b, s.start + 4, Math.min(s.end, s.start + 64)));
+      else if (s.marker === 0xe1 && ascii(b, s.start + 4, s.start + 33) === 'http://ns.adobe.com/xap/1.0/\0') inspectXmp(out, strFromU8(b.subarray(s.start + 33, s.end)));
+      else if (s.marker === 0xed) {
+        // IPTC (APP13): named by what exifr read from it, if anything.
+        if (known === 0) push(out, 'otherMetadata');
+      } else if (s.marker === 0xe1) continue; // EXIF: read above
+      else if (s.marker === 0xe2 ? ascii(b, s.start + 4, s.start + 15) !== 'ICC_PROFILE' : s.marker >= 0xe3 && s.marker <= 0xef && s.marker !== 0xee) push(out, 'otherMetadata');
+    }
   }
-  if (format === 'webp' && webpChunks(b).some((c) => c.id === 'EXIF' || c.id === 'XMP ')) push(out, 'otherMetadata');
-  if (format === 'jpeg' && jpegSegments(b).some((s) => s.marker === 0xed || (s.marker >= 0xe3 && s.marker <= 0xef && s.marker !== 0xee))) push(out, 'otherMetadata');
-  // The generic line only when nothing more specific was named.
-  return out.some((f) => f.kind !== 'otherMetadata') ? out.filter((f) => f.kind !== 'otherMetadata') : out;
+  if (format === 'png') {
+    for (const c of pngChunks(b)) {
+      if (c.type === 'tIME') push(out, 'modified');
+      else if (c.type === 'eXIf') {
+        if (known === 0) push(out, 'otherMetadata');
+      } else if (c.type === 'tEXt' || c.type === 'zTXt' || c.type === 'iTXt') {
+        const t = pngText(b, c);
+        const kind = PNG_KEYWORD_KIND[t.keyword] ?? 'pngText';
+        if (kind === 'xmp') inspectXmp(out, t.text ?? '');
+        else if (kind === 'created' || kind === 'modified') push(out, kind);
+        else if (t.text !== undefined) push(out, kind, kind === 'pngText' ? `${t.keyword}: ${t.text}` : t.text);
+        else push(out, kind);
+      } else if (!PNG_KEEP.has(c.type)) push(out, 'otherMetadata');
+    }
+  }
+  if (format === 'webp') {
+    for (const c of webpChunks(b)) {
+      if (c.id === 'XMP ') inspectXmp(out, strFromU8(b.subarray(c.start + 8, c.end)));
+      else if (c.id === 'EXIF' && known === 0) push(out, 'otherMetadata');
+    }
+  }
+  return out;
 }
 
 // ---- JPEG -------------------------------------------------------------------------------
@@ -249,7 +341,6 @@ export function stripJpeg(b: Uint8Array): Uint8Array {
 
 // ---- PNG -------------------------------------------------------------------------------
 
-const PNG_TEXT = new Set(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME']);
 /** Chunks that carry the picture (or its colour); everything else is dropped. */
 const PNG_KEEP = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'pHYs', 'bKGD', 'acTL', 'fcTL', 'fdAT', 'cICP', 'mDCV', 'cLLI']);
 
@@ -273,6 +364,24 @@ function pngChunks(b: Uint8Array): Chunk[] {
     if (type === 'IEND') break;
   }
   return out;
+}
+
+/**
+ * A text chunk's keyword, and its text when it is stored uncompressed (tEXt, or iTXt
+ * without compression); a compressed text is named by its keyword alone, never inflated.
+ */
+function pngText(b: Uint8Array, c: Chunk): { keyword: string; text?: string } {
+  const data = b.subarray(c.start + 8, c.end - 4);
+  const nul = data.indexOf(0);
+  if (nul < 0) return { keyword: ascii(data, 0, Math.min(data.length, 79)) };
+  const keyword = ascii(data, 0, nul);
+  if (c.type === 'tEXt') return { keyword, text: ascii(data, nul + 1, Math.min(data.length, nul + 1 + 4096)) };
+  if (c.type === 'iTXt' && data[nul + 1] === 0) {
+    let at = nul + 3;
+    for (let n = 0; n < 2 && at < data.length; n++) at = data.indexOf(0, at) + 1 || data.length; // language, translated keyword
+    return { keyword, text: strFromU8(data.subarray(at)) };
+  }
+  return { keyword };
 }
 
 /**
@@ -336,12 +445,14 @@ const PDF_INFO_KIND: Record<string, FindingKind> = {
   Creator: 'software',
   Producer: 'software',
   Title: 'title',
-  Subject: 'title',
-  Keywords: 'title',
-  CreationDate: 'dates',
-  ModDate: 'dates',
+  Subject: 'description',
+  Keywords: 'description',
+  CreationDate: 'created',
+  ModDate: 'modified',
+  SourceModified: 'modified',
   Company: 'company',
-  SourceModified: 'dates',
+  Manager: 'manager',
+  LastModifiedBy: 'lastModifiedBy',
 };
 
 function pdfText(o: unknown): string | undefined {
@@ -442,33 +553,38 @@ async function readPdf(b: Uint8Array): Promise<Finding[]> {
       const text = pdfText(v);
       if (text === undefined || text.trim() === '') continue;
       const key = k.decodeText();
-      if (/Date$/.test(key)) push(out, 'dates');
-      else push(out, PDF_INFO_KIND[key] ?? 'otherMetadata', text);
+      const kind = PDF_INFO_KIND[key] ?? (/Date$/.test(key) ? 'dates' : 'otherMetadata');
+      if (kind === 'created' || kind === 'modified' || kind === 'dates') push(out, kind);
+      else push(out, kind, text);
     }
   }
   for (const [, obj] of doc.context.enumerateIndirectObjects()) {
     if (isMetadataStream(obj)) {
-      const xml = obj instanceof PDFRawStream ? safeDecode(obj) : '';
-      const creator = /<dc:creator>[\s\S]*?<rdf:li[^>]*>([^<]+)</.exec(xml)?.[1];
-      if (creator) push(out, 'author', creator);
-      const tool = /xmp:CreatorTool(?:>|=")([^<"]+)/.exec(xml)?.[1];
-      if (tool) push(out, 'software', tool);
-      push(out, 'otherMetadata', 'XMP');
-    } else if (obj instanceof PDFDict && obj.get(PDFName.of('Subtype')) instanceof PDFName && obj.get(PDFName.of('T'))) {
-      // An annotation's /T is its author (comments, highlights).
+      inspectXmp(out, obj instanceof PDFRawStream ? safeDecode(obj) : '');
+    } else if (isAnnotation(obj)) {
+      // An annotation's /T is its author (comments, highlights), /M and /CreationDate its dates.
       const who = pdfText(obj.get(PDFName.of('T')));
-      if (who) push(out, 'comments', who);
+      if (who) push(out, 'commentAuthors', who);
+      if (pdfText(obj.get(PDFName.of('M'))) || pdfText(obj.get(PDFName.of('CreationDate')))) push(out, 'commentDates');
     }
   }
   return out;
 }
 
+function isAnnotation(o: unknown): o is PDFDict {
+  if (!(o instanceof PDFDict) || !(o.get(PDFName.of('Subtype')) instanceof PDFName)) return false;
+  return o.get(PDFName.of('Type')) === PDFName.of('Annot') || o.has(PDFName.of('Rect'));
+}
+
 function safeDecode(s: PDFRawStream): string {
   try {
     const filter = s.dict.get(PDFName.of('Filter'));
-    if (filter) return '';
-    return strFromU8(s.getContents(), true);
-  } catch {
+    if (!filter) return strFromU8(s.getContents());
+    // A compressed packet: decoded under the inflate budget (the guard above).
+    if (filter === PDFName.of('FlateDecode')) return strFromU8(decodePDFRawStream(s).decode());
+    return '';
+  } catch (e) {
+    if (e instanceof ScanLimitExceeded) throw e;
     return '';
   }
 }
@@ -492,7 +608,11 @@ async function rewritePdf(b: Uint8Array): Promise<Cleaned> {
     else if (obj instanceof PDFDict) {
       obj.delete(PDFName.of('Metadata'));
       obj.delete(PDFName.of('PieceInfo'));
-      if (obj.get(PDFName.of('Subtype')) instanceof PDFName && obj.get(PDFName.of('T'))) obj.set(PDFName.of('T'), PDFString.of(''));
+      if (isAnnotation(obj)) {
+        if (obj.get(PDFName.of('T'))) obj.set(PDFName.of('T'), PDFString.of(''));
+        obj.delete(PDFName.of('M'));
+        obj.delete(PDFName.of('CreationDate'));
+      }
       // Old Info dictionaries of earlier revisions, no longer referenced.
       if (obj.has(PDFName.of('Author')) || obj.has(PDFName.of('Producer')) || obj.has(PDFName.of('Creator'))) {
         if (!obj.has(PDFName.of('Type'))) ctx.delete(ref);
@@ -500,12 +620,13 @@ async function rewritePdf(b: Uint8Array): Promise<Cleaned> {
     }
   }
   const bytes = await doc.save({ useObjectStreams: false, updateFieldAppearances: false });
-  return { bytes, removed: sortKinds(found.map((f) => f.kind)) };
+  return compare(found, await readPdf(bytes), bytes);
 }
 
 // ---- OOXML and ODF (zip) ------------------------------------------------------------
 
 const xmlText = (xml: string, tag: string) => new RegExp(`<${tag}[^>]*>([^<]*)</${tag}>`).exec(xml)?.[1];
+const xmlUnescape = (s: string | undefined) => s?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 
 /**
  * fflate allocates each entry at the size its header declares and never writes past it,
@@ -529,32 +650,107 @@ function unzip(b: Uint8Array, limits: ScanLimits): Record<string, Uint8Array> {
   }
 }
 
-function inspectOoxml(files: Record<string, Uint8Array>): Finding[] {
+/** The DOS date every entry of a cleaned zip carries (1980-01-01, the earliest a zip can say; Word writes it too). */
+const ZIP_EPOCH_DOS_DATE = (0 << 9) | (1 << 5) | 1;
+
+/**
+ * Whether any entry of the zip's central directory carries a real modification time
+ * (when the file was saved, on the author's clock). Read from the directory itself:
+ * fflate does not report entry times.
+ */
+function zipHasEntryDates(b: Uint8Array): boolean {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let eocd = -1;
+  for (let i = b.length - 22; i >= Math.max(0, b.length - 22 - 65_535); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return false;
+  const count = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  for (let n = 0; n < count && at + 46 <= b.length; n++) {
+    if (view.getUint32(at, true) !== 0x02014b50) return false;
+    if (view.getUint16(at + 14, true) !== ZIP_EPOCH_DOS_DATE || view.getUint16(at + 12, true) !== 0) return true;
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return false;
+}
+
+/** Word's comment parts: removed whole, with their relationships and content types. */
+const WORD_COMMENT_PARTS = /^word\/(comments|commentsExtended|commentsIds|commentsExtensible|people)\.xml$/;
+/** The parts of a Word document that hold text, comment marks and tracked changes. */
+const WORD_TEXT_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|glossary\/document)\.xml$/;
+/** Tracked changes in WordprocessingML (ISO/IEC 29500-1 §17.13.5). */
+const TRACKED_CHANGE = /<w:(ins|del|moveFrom|moveTo|moveFromRangeStart|moveToRangeStart|cellIns|cellDel|cellMerge|numberingChange|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|tblPrExChange|customXmlInsRangeStart|customXmlDelRangeStart|customXmlMoveFromRangeStart|customXmlMoveToRangeStart)\b[^>]*>/g;
+
+function inspectOoxml(files: Record<string, Uint8Array>, bytes: Uint8Array): Finding[] {
   const out: Finding[] = [];
   const text = (name: string) => (files[name] ? strFromU8(files[name]!) : '');
   const core = text('docProps/core.xml');
   const app = text('docProps/app.xml');
-  push(out, 'author', xmlText(core, 'dc:creator'));
-  push(out, 'author', xmlText(core, 'cp:lastModifiedBy'));
-  push(out, 'title', xmlText(core, 'dc:title'));
-  push(out, 'company', xmlText(app, 'Company'));
-  push(out, 'company', xmlText(app, 'Manager'));
+  const prop = (xml: string, tag: string) => xmlUnescape(xmlText(xml, tag));
+  push(out, 'author', prop(core, 'dc:creator'));
+  push(out, 'lastModifiedBy', prop(core, 'cp:lastModifiedBy'));
+  push(out, 'manager', prop(app, 'Manager'));
+  push(out, 'company', prop(app, 'Company'));
   const total = xmlText(app, 'TotalTime');
   if (total && total !== '0') push(out, 'editingTime', `${total} min`);
-  push(out, 'software', xmlText(app, 'Application'));
-  if (xmlText(core, 'dcterms:created') || xmlText(core, 'dcterms:modified')) push(out, 'dates');
+  if (xmlText(core, 'dcterms:created')) push(out, 'created');
+  if (xmlText(core, 'dcterms:modified') || zipHasEntryDates(bytes)) push(out, 'modified');
+  if (xmlText(core, 'cp:lastPrinted')) push(out, 'dates');
+  push(out, 'software', prop(app, 'Application'));
+  push(out, 'software', prop(app, 'AppVersion'));
+  push(out, 'title', prop(core, 'dc:title'));
+  for (const tag of ['dc:subject', 'cp:keywords', 'dc:description', 'cp:category']) push(out, 'description', prop(core, tag));
+  if (xmlText(core, 'cp:revision')) push(out, 'revisionIds');
+  for (const tag of ['cp:contentStatus', 'dc:identifier', 'cp:version']) push(out, 'otherMetadata', prop(core, tag));
+  for (const tag of ['Template', 'HyperlinkBase']) push(out, 'otherMetadata', prop(app, tag));
   if (files['docProps/custom.xml'] && /<property /.test(text('docProps/custom.xml'))) push(out, 'otherMetadata');
+  const comments = Object.keys(files).some((n) => WORD_COMMENT_PARTS.test(n) && n !== 'word/people.xml');
   for (const name of Object.keys(files)) {
     if (/^docProps\/thumbnail\./.test(name)) push(out, 'thumbnail');
-    if (!name.endsWith('.xml')) continue;
-    if (/^(word|xl|ppt)\//.test(name)) {
-      const xml = text(name);
-      for (const m of xml.matchAll(/\bw:author="([^"]+)"/g)) push(out, /comments/.test(name) ? 'comments' : 'author', m[1]);
-      if (/comments/.test(name)) for (const m of xml.matchAll(/<author>([^<]+)<\/author>/g)) push(out, 'comments', m[1]);
-      for (const m of xml.matchAll(/<p:cmAuthor [^>]*name="([^"]+)"/g)) push(out, 'comments', m[1]);
-      for (const m of xml.matchAll(/<(?:\w+:)?person [^>]*displayName="([^"]+)"/g)) push(out, 'comments', m[1]);
-      if (/\bw:rsid\w*="/.test(xml)) push(out, 'revisionIds');
+    if (!name.endsWith('.xml') || !/^(word|xl|ppt)\//.test(name)) continue;
+    const xml = text(name);
+    if (WORD_COMMENT_PARTS.test(name)) {
+      if (name === 'word/comments.xml') {
+        for (const m of xml.matchAll(/<w:comment\b[^>]*>([\s\S]*?)<\/w:comment>/g)) push(out, 'comments', xmlUnescape(m[1]!.replace(/<[^>]+>/g, ' ')));
+        if (/<w:comment\b/.test(xml)) push(out, 'comments');
+      }
+      for (const m of xml.matchAll(/\bw(?:15)?:author="([^"]+)"/g)) push(out, comments ? 'commentAuthors' : 'changeAuthors', xmlUnescape(m[1]));
+      if (/\bw:date="|\bw16cex:dateUtc="/.test(xml)) push(out, 'commentDates');
+      continue;
     }
+    if (/^word\//.test(name)) {
+      if (/<w:comment(?:RangeStart|Reference)\b/.test(xml)) push(out, 'comments');
+      for (const m of xml.matchAll(TRACKED_CHANGE)) {
+        push(out, 'trackedChanges');
+        const who = /\bw:author="([^"]*)"/.exec(m[0])?.[1];
+        if (who) push(out, 'changeAuthors', xmlUnescape(who));
+        if (/\bw:date="/.test(m[0])) push(out, 'changeDates');
+      }
+      if (/\bw:rsid\w*="|<w1[45]:docId\b/.test(xml)) push(out, 'revisionIds');
+      continue;
+    }
+    // Excel: legacy comments (authors, text), threaded comments (text, date), persons.
+    if (/^xl\/comments\d*\.xml$/.test(name)) {
+      for (const m of xml.matchAll(/<author>([^<]+)<\/author>/g)) push(out, 'commentAuthors', xmlUnescape(m[1]));
+      if (/<t\b[^>]*>[^<]+<\/t>/.test(xml)) push(out, 'comments');
+    }
+    if (/^xl\/threadedComments\//.test(name)) {
+      if (/<text>[^<]+<\/text>/.test(xml)) push(out, 'comments');
+      if (/\bdT="/.test(xml)) push(out, 'commentDates');
+    }
+    // PowerPoint: comments (text, date) and their authors, old and modern.
+    if (/^ppt\/comments\//.test(name)) {
+      if (/<p:text>[^<]+<\/p:text>|<a:t>[^<]+<\/a:t>/.test(xml)) push(out, 'comments');
+      if (/<p:cm\b[^>]*\bdt="|<\w+:cm\b[^>]*\bcreated="(?!1980-01-01)/.test(xml)) push(out, 'commentDates');
+    }
+    for (const m of xml.matchAll(/<p:cmAuthor [^>]*name="([^"]+)"/g)) push(out, 'commentAuthors', xmlUnescape(m[1]));
+    for (const m of xml.matchAll(/<\w+:author [^>]*name="([^"]+)"/g)) push(out, 'commentAuthors', xmlUnescape(m[1]));
+    for (const m of xml.matchAll(/<(?:\w+:)?person [^>]*displayName="([^"]+)"/g)) push(out, 'commentAuthors', xmlUnescape(m[1]));
+    if (/\bw:rsid\w*="/.test(xml)) push(out, 'revisionIds');
   }
   return out;
 }
@@ -566,48 +762,114 @@ const EMPTY_APP =
 const EMPTY_CUSTOM =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"/>';
 
+/**
+ * Accepts every tracked change of a WordprocessingML part, as Word's "Accept All" does:
+ * insertions and moved-to text stay without their marks, deletions and moved-from text
+ * go, old formatting and property records go (the current ones stay), and the marks
+ * on paragraphs, rows and cells go. Comment anchors are removed with the comments.
+ */
+function acceptWordChanges(xml: string): string {
+  const open = (tag: string) => `<w:${tag}\\b(?:[^>]*[^/>])?>`;
+  return (
+    xml
+      // Self-closing marks: a paragraph mark, row or cell inserted/deleted, a move range, an old numbering.
+      .replace(/<w:(ins|del|moveFrom|moveTo|cellIns|cellDel|cellMerge|numberingChange|moveFromRangeStart|moveFromRangeEnd|moveToRangeStart|moveToRangeEnd|customXml(?:Ins|Del|MoveFrom|MoveTo)Range(?:Start|End))\b[^>]*\/>/g, '')
+      // Deleted and moved-away content, with its marks.
+      .replace(new RegExp(`${open('del')}[\\s\\S]*?</w:del>`, 'g'), '')
+      .replace(new RegExp(`${open('moveFrom')}[\\s\\S]*?</w:moveFrom>`, 'g'), '')
+      // Inserted and moved-here content stays, without the marks.
+      .replace(new RegExp(`${open('(?:ins|moveTo)')}|</w:(?:ins|moveTo)>`, 'g'), '')
+      // The properties before a formatting change.
+      .replace(/<w:(rPr|pPr|sectPr|tblPr|trPr|tcPr|tblGrid|tblPrEx)Change\b(?:[^>]*[^/>])?>[\s\S]*?<\/w:\1Change>/g, '')
+      .replace(/<w:(rPr|pPr|sectPr|tblPr|trPr|tcPr|tblGrid|tblPrEx)Change\b[^>]*\/>/g, '')
+      // Comment anchors (the comments part itself is removed).
+      .replace(/<w:comment(?:RangeStart|RangeEnd|Reference)\b[^>]*\/>/g, '')
+      // Whatever still names a person or a time.
+      .replace(/\s(?:w|w15|w16du|w16cex):(?:author|date|dateUtc|initials)="[^"]*"/g, '')
+  );
+}
+
 function cleanOoxml(files: Record<string, Uint8Array>): Record<string, Uint8Array> {
   const out: Record<string, Uint8Array> = {};
+  const dropped = Object.keys(files).filter((n) => WORD_COMMENT_PARTS.test(n) || /^word\/_rels\/(comments|commentsExtended|commentsIds|commentsExtensible|people)\.xml\.rels$/.test(n) || /^docProps\/thumbnail\./.test(n));
+  const droppedTarget = (target: string) => dropped.some((n) => n.endsWith(`/${target.replace(/^\/?(word\/)?/, '')}`) || n === target.replace(/^\//, ''));
   for (const [name, data] of Object.entries(files)) {
-    if (/^docProps\/thumbnail\./.test(name)) continue;
+    if (dropped.includes(name)) continue;
     if (name === 'docProps/core.xml') out[name] = strToU8(EMPTY_CORE);
     else if (name === 'docProps/app.xml') out[name] = strToU8(EMPTY_APP);
     else if (name === 'docProps/custom.xml') out[name] = strToU8(EMPTY_CUSTOM);
-    else if (name === '_rels/.rels') out[name] = strToU8(strFromU8(data).replace(/<Relationship [^>]*Target="\/?docProps\/thumbnail\.[^"]*"[^>]*\/>/g, ''));
-    else if (name.endsWith('.xml') && /^(word|xl|ppt)\//.test(name)) {
-      let xml = strFromU8(data);
-      xml = xml
+    else if (name === '[Content_Types].xml') {
+      out[name] = strToU8(strFromU8(data).replace(/<Override [^>]*PartName="([^"]+)"[^>]*\/>/g, (m, part: string) => (dropped.includes(part.replace(/^\//, '')) ? '' : m)));
+    } else if (name.endsWith('.rels')) {
+      out[name] = strToU8(
+        strFromU8(data).replace(/<Relationship [^>]*Target="([^"]+)"[^>]*\/>/g, (m, target: string) => (!/TargetMode="External"/.test(m) && droppedTarget(target) ? '' : m)),
+      );
+    } else if (name.endsWith('.xml') && /^word\//.test(name)) {
+      let xml = strFromU8(data)
         .replace(/\s+w:rsid\w*="[^"]*"/g, '')
         .replace(/<w:rsids>[\s\S]*?<\/w:rsids>/g, '')
-        .replace(/\bw:author="[^"]*"/g, 'w:author=""')
-        .replace(/\bw:initials="[^"]*"/g, 'w:initials=""')
+        .replace(/<w1[45]:docId\b[^>]*\/>/g, '');
+      if (WORD_TEXT_PART.test(name) || name === 'word/settings.xml') xml = acceptWordChanges(xml);
+      out[name] = strToU8(xml);
+    } else if (name.endsWith('.xml') && /^(xl|ppt)\//.test(name)) {
+      let xml = strFromU8(data)
+        .replace(/\s+w:rsid\w*="[^"]*"/g, '')
         .replace(/<author>[^<]*<\/author>/g, '<author></author>')
         .replace(/(<p:cmAuthor [^>]*)name="[^"]*"/g, '$1name=""')
         .replace(/(<p:cmAuthor [^>]*)initials="[^"]*"/g, '$1initials=""')
+        .replace(/(<\w+:author [^>]*)name="[^"]*"/g, '$1name=""')
+        .replace(/(<\w+:author [^>]*)initials="[^"]*"/g, '$1initials=""')
+        .replace(/(<\w+:author [^>]*)userId="[^"]*"/g, '$1userId=""')
         .replace(/(<(?:\w+:)?person [^>]*)displayName="[^"]*"/g, '$1displayName=""')
-        .replace(/(<(?:\w+:)?person [^>]*)userId="[^"]*"/g, '$1userId=""')
-        .replace(/(<w15:presenceInfo [^>]*)w15:userId="[^"]*"/g, '$1w15:userId=""');
+        .replace(/(<(?:\w+:)?person [^>]*)userId="[^"]*"/g, '$1userId=""');
+      // Comment texts and dates: blanked, so the parts and the cells' or slides' references stay valid.
+      if (/^xl\/comments\d*\.xml$/.test(name)) xml = xml.replace(/(<t\b[^>]*>)[^<]*(<\/t>)/g, '$1$2');
+      if (/^xl\/threadedComments\//.test(name)) xml = xml.replace(/<text>[^<]*<\/text>/g, '<text></text>').replace(/\sdT="[^"]*"/g, '');
+      if (/^ppt\/comments\//.test(name)) {
+        xml = xml
+          .replace(/<p:text>[^<]*<\/p:text>/g, '<p:text></p:text>')
+          .replace(/(<a:t>)[^<]*(<\/a:t>)/g, '$1$2')
+          .replace(/(<p:cm\b[^>]*)\sdt="[^"]*"/g, '$1')
+          .replace(/(<\w+:cm\b[^>]*\bcreated=")[^"]*"/g, (_, head: string) => `${head}1980-01-01T00:00:00.000"`);
+      }
       out[name] = strToU8(xml);
     } else out[name] = data;
   }
   return out;
 }
 
-function inspectOdf(files: Record<string, Uint8Array>): Finding[] {
+function inspectOdf(files: Record<string, Uint8Array>, bytes: Uint8Array): Finding[] {
   const out: Finding[] = [];
   const meta = files['meta.xml'] ? strFromU8(files['meta.xml']) : '';
-  push(out, 'author', xmlText(meta, 'meta:initial-creator'));
-  push(out, 'author', xmlText(meta, 'dc:creator'));
-  push(out, 'title', xmlText(meta, 'dc:title'));
-  push(out, 'software', xmlText(meta, 'meta:generator'));
+  push(out, 'author', xmlUnescape(xmlText(meta, 'meta:initial-creator')));
+  // ODF's dc:creator is whoever saved it last.
+  push(out, 'lastModifiedBy', xmlUnescape(xmlText(meta, 'dc:creator')));
+  push(out, 'author', xmlUnescape(xmlText(meta, 'meta:printed-by')));
+  push(out, 'title', xmlUnescape(xmlText(meta, 'dc:title')));
+  push(out, 'description', xmlUnescape(xmlText(meta, 'dc:subject')));
+  push(out, 'description', xmlUnescape(xmlText(meta, 'dc:description')));
+  push(out, 'software', xmlUnescape(xmlText(meta, 'meta:generator')));
   const cycles = xmlText(meta, 'meta:editing-duration');
   if (cycles) push(out, 'editingTime', cycles);
-  if (xmlText(meta, 'meta:creation-date') || xmlText(meta, 'dc:date')) push(out, 'dates');
+  if (xmlText(meta, 'meta:creation-date')) push(out, 'created');
+  if (xmlText(meta, 'dc:date') || zipHasEntryDates(bytes)) push(out, 'modified');
+  if (xmlText(meta, 'meta:print-date')) push(out, 'dates');
+  if (xmlText(meta, 'meta:editing-cycles')) push(out, 'revisionIds');
   if (/<meta:user-defined/.test(meta)) push(out, 'otherMetadata');
   if (Object.keys(files).some((n) => n.startsWith('Thumbnails/'))) push(out, 'thumbnail');
-  const content = files['content.xml'] ? strFromU8(files['content.xml']) : '';
-  for (const m of content.matchAll(/<office:annotation\b[\s\S]*?<dc:creator>([^<]*)<\/dc:creator>/g)) push(out, 'comments', m[1]);
-  for (const m of content.matchAll(/<office:change-info>[\s\S]*?<dc:creator>([^<]*)<\/dc:creator>/g)) push(out, 'author', m[1]);
+  for (const part of ['content.xml', 'styles.xml']) {
+    const content = files[part] ? strFromU8(files[part]) : '';
+    for (const m of content.matchAll(/<office:annotation\b[\s\S]*?<\/office:annotation>/g)) {
+      const who = xmlText(m[0], 'dc:creator');
+      if (who) push(out, 'commentAuthors', xmlUnescape(who));
+      if (xmlText(m[0], 'dc:date')) push(out, 'commentDates');
+    }
+    for (const m of content.matchAll(/<office:change-info>[\s\S]*?<\/office:change-info>/g)) {
+      const who = xmlText(m[0], 'dc:creator');
+      if (who) push(out, 'changeAuthors', xmlUnescape(who));
+      if (xmlText(m[0], 'dc:date')) push(out, 'changeDates');
+    }
+  }
   return out;
 }
 
@@ -634,10 +896,24 @@ function cleanOdf(files: Record<string, Uint8Array>): Record<string, Uint8Array>
 
 function rezip(files: Record<string, Uint8Array>, odf: boolean): Uint8Array {
   const z: Zippable = {};
+  // Every entry dated 1980-01-01 00:00 (local time, as zip dates are): not when it was cleaned or saved.
+  const mtime = new Date(1980, 0, 1, 0, 0, 0);
   // ODF: "mimetype" first and stored, as the format requires.
-  if (odf && files.mimetype) z.mimetype = [files.mimetype, { level: 0 }];
-  for (const [name, data] of Object.entries(files)) if (!(odf && name === 'mimetype')) z[name] = [data, { level: 6 }];
-  return zipSync(z);
+  if (odf && files.mimetype) z.mimetype = [files.mimetype, { level: 0, mtime }];
+  for (const [name, data] of Object.entries(files)) if (!(odf && name === 'mimetype')) z[name] = [data, { level: 6, mtime }];
+  return zipSync(z, { mtime });
+}
+
+/**
+ * The cleaner's answer, from what was found before and what is found in the cleaned
+ * bytes: `removed` is exactly what is no longer there, `remaining` what still is.
+ * A cleaning that removed nothing it found is no cleaning.
+ */
+function compare(before: Finding[], after: Finding[], bytes: Uint8Array): Cleaned {
+  const still = new Set(after.map((f) => f.kind));
+  const removed = sortKinds(before.map((f) => f.kind).filter((k) => !still.has(k)));
+  if (removed.length === 0 && before.length > 0) throw new CannotClean('nothing found could be removed');
+  return { bytes, removed, remaining: sortKinds(still) };
 }
 
 // ---- entry points --------------------------------------------------------------------
@@ -668,38 +944,50 @@ export async function inspectFile(bytes: Uint8Array, limits: ScanLimits = DEVICE
         return { format: null, findings: [] };
       }
       if (format === 'ooxml' && !files['[Content_Types].xml']) return { format: null, findings: [] };
-      return { format, findings: format === 'odf' ? inspectOdf(files) : inspectOoxml(files) };
+      return { format, findings: format === 'odf' ? inspectOdf(files, bytes) : inspectOoxml(files, bytes) };
     }
     default:
       return { format: null, findings: [] };
   }
 }
 
-/** Removes what `inspectFile` finds; throws CannotClean where that is not possible (HEIC, encrypted PDF, broken files). */
+/**
+ * Removes what `inspectFile` finds; throws CannotClean where that is not possible (HEIC,
+ * encrypted PDF, broken files) or where nothing found could be removed. The kinds it
+ * answers are read again from the cleaned bytes, so the reporter is told what really
+ * left the file (`removed`) and what did not (`remaining`).
+ */
 export async function cleanFile(bytes: Uint8Array, limits: ScanLimits = DEVICE_SCAN_LIMITS): Promise<Cleaned> {
   const before = await inspectFile(bytes, limits);
-  const kinds = sortKinds(before.findings.map((f) => f.kind));
+  let cleaned: Uint8Array;
   switch (before.format) {
     case 'jpeg':
-      return { bytes: stripJpeg(bytes), removed: kinds };
+      cleaned = stripJpeg(bytes);
+      break;
     case 'png':
-      return { bytes: stripPng(bytes), removed: kinds };
+      cleaned = stripPng(bytes);
+      break;
     case 'webp':
-      return { bytes: stripWebp(bytes), removed: kinds };
+      cleaned = stripWebp(bytes);
+      break;
     case 'pdf':
       try {
         return await cleanPdf(bytes, limits);
       } catch (e) {
-        if (e instanceof ScanLimitExceeded) throw e;
+        if (e instanceof ScanLimitExceeded || e instanceof CannotClean) throw e;
         throw new CannotClean(`PDF: ${(e as Error).message}`);
       }
     case 'ooxml':
-      return { bytes: rezip(cleanOoxml(unzip(bytes, limits)), false), removed: kinds };
+      cleaned = rezip(cleanOoxml(unzip(bytes, limits)), false);
+      break;
     case 'odf':
-      return { bytes: rezip(cleanOdf(unzip(bytes, limits)), true), removed: kinds };
+      cleaned = rezip(cleanOdf(unzip(bytes, limits)), true);
+      break;
     default:
       throw new CannotClean(`cannot rewrite ${before.format ?? 'this type'}`);
   }
+  const after = await inspectFile(cleaned, limits);
+  return compare(before.findings, after.findings, cleaned);
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -38,6 +38,11 @@ export function FileCheckStatus({ actor, name }: { actor: FileCheckActor; name: 
         <p className={kept ? styles.warning : styles.done} data-testid="metadata-outcome">
           {kept ? t('metadata.keptOriginal') : t('metadata.removed', { list: list(s.context.removed) })}
         </p>
+        {!kept && s.context.remaining.length > 0 && (
+          <p className={styles.warning} data-testid="metadata-remaining">
+            {t('metadata.remaining', { list: list(s.context.remaining) })}
+          </p>
+        )}
         <p className={styles.hint}>{t('metadata.whyKeep')}</p>
         {kept ? (
           <button type="button" className={styles.choice} onClick={() => actor.send({ type: 'original.remove' })}>

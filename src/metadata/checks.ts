@@ -40,7 +40,7 @@ function createWorkerClient() {
     async clean(file: File): Promise<CleanResult> {
       const a = await call('clean', file);
       if (!a.ok || a.op !== 'clean') throw new Error(a.ok ? 'unexpected answer' : a.error);
-      return { file: new File([a.bytes], file.name, { type: file.type, lastModified: Date.now() }), removed: a.removed };
+      return { file: new File([a.bytes], file.name, { type: file.type, lastModified: Date.now() }), removed: a.removed, remaining: a.remaining };
     },
     stop() {
       worker?.terminate();

@@ -11,7 +11,7 @@ const MAX_CHECK_BYTES = 512 * 1024 * 1024;
 export type WorkerRequest = { id: number; op: 'inspect' | 'clean'; file: Blob };
 export type WorkerAnswer =
   | { id: number; ok: true; op: 'inspect'; checkable: boolean; findings: Finding[] }
-  | { id: number; ok: true; op: 'clean'; bytes: ArrayBuffer; removed: string[] }
+  | { id: number; ok: true; op: 'clean'; bytes: ArrayBuffer; removed: string[]; remaining: string[] }
   | { id: number; ok: false; error: string };
 
 const scope = self as unknown as {
@@ -34,7 +34,7 @@ async function handle({ id, op, file }: WorkerRequest): Promise<void> {
     }
     const cleaned = await cleanFile(bytes);
     const out = cleaned.bytes.slice().buffer as ArrayBuffer;
-    scope.postMessage({ id, ok: true, op, bytes: out, removed: cleaned.removed }, [out]);
+    scope.postMessage({ id, ok: true, op, bytes: out, removed: cleaned.removed, remaining: cleaned.remaining }, [out]);
   } catch (e) {
     scope.postMessage({ id, ok: false, error: (e as Error).message || 'failed' });
   }

@@ -4,12 +4,15 @@
  * with an author (Info and XMP) and a docx with author and company are added to the
  * online form; the form says, per file, what it found and removed; the case arrives
  * and the stored files, read back decrypted through the handler API, hold none of it
- * (checked with exifr, pdf-lib and fflate). An identified reporter may keep an
- * original; an anonymous one cannot.
+ * (checked with exifr, pdf-lib and fflate). A docx after review (comments, tracked
+ * changes, author, last saver, manager, company): the form names each kind the cleaner
+ * removed, in words, and exiftool and a zip listing of the stored file find none of them
+ * (issue 42, item 5). An identified reporter may keep an original; an anonymous one cannot.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import exifr from 'exifr';
 import { PDFDocument, PDFName } from 'pdf-lib';
@@ -17,7 +20,8 @@ import { strFromU8, unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { SECRET, docxWithAuthor, jpegWithExif, pdfWithAuthor } from '../fixtures/metadata-files.ts';
+import { SECRET, docxWithAuthor, docxWithReview, jpegWithExif, pdfWithAuthor } from '../fixtures/metadata-files.ts';
+import { cleanFile } from '../../core/metadata/scan.ts';
 import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 
 const read = (area: string) =>
@@ -25,6 +29,10 @@ const read = (area: string) =>
 const en = { ...read('common'), ...read('forms'), ...read('private'), ...read('metadata') };
 const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]));
 const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// exiftool (Debian's libimage-exiftool-perl and libarchive-zip-perl; .ci/run installs them).
+const hasExiftool = spawnSync('exiftool', ['-ver']).status === 0;
+if (!hasExiftool && process.env.CI) throw new Error('exiftool is required in CI (.ci/run installs libimage-exiftool-perl)');
 
 let browser: Browser;
 let portal: Portal;
@@ -154,6 +162,69 @@ describe('hidden data removed before upload', () => {
     expect(text).not.toContain(SECRET.company);
     expect(strFromU8(parts['docProps/app.xml']!)).not.toMatch(/TotalTime|Company/);
     expect(text).toContain('Invoices are paid twice.');
+  });
+
+  it('a docx with comments, tracked changes, author, manager and company: the form names each removed kind in words, and exiftool and a zip listing of the stored file find none of them', async () => {
+    const { page } = await openForm();
+    const original = docxWithReview();
+    await fillAnonymous(page);
+    await attach(page, [{ name: 'review.docx', bytes: original }]);
+
+    // The words are the cleaner's own answer for this file, nothing more and nothing less.
+    const { removed } = await cleanFile(original);
+    const named = ['author', 'lastModifiedBy', 'manager', 'company', 'created', 'modified', 'comments', 'commentAuthors', 'commentDates', 'trackedChanges', 'changeAuthors', 'changeDates'];
+    expect(removed).toEqual(expect.arrayContaining(named));
+    const line = await outcome(page, 'review.docx');
+    // Joined by the page's own Intl (the browser's ICU), in the page's language.
+    const list = await page.evaluate(
+      (labels) => new Intl.ListFormat(document.documentElement.lang, { type: 'conjunction' }).format(labels),
+      removed.map((k) => en[`metadata.kind.${k}`]!),
+    );
+    expect(line).toBe(msg('metadata.removed', { list }));
+    for (const k of named) expect(line).toContain(en[`metadata.kind.${k}`]);
+    expect(en['metadata.kind.manager']).not.toBe(en['metadata.kind.company']);
+    // What was found, with the values the reporter would recognise: the manager as manager.
+    const item = (await fileItem(page, 'review.docx').textContent())!;
+    expect(item).toContain(`${en['metadata.kind.manager']}: ${SECRET.manager}`);
+    expect(item).toContain(`${en['metadata.kind.company']}: ${SECRET.company}`);
+    expect(item).toContain(`${en['metadata.kind.commentAuthors']}: ${SECRET.commenter}`);
+    expect(item).toContain(`${en['metadata.kind.changeAuthors']}: ${SECRET.changer}`);
+    expect(await fileItem(page, 'review.docx').getByTestId('metadata-remaining').count()).toBe(0);
+    expect(await axeViolations(page), 'documents step with a reviewed docx').toEqual([]);
+
+    const c = await sendAndFindCase(page);
+    const file = (c.files as { id: string; name: string }[]).find((f) => f.name === 'review.docx')!;
+    const bytes = await stored(c.caseNumber, file.id);
+
+    // The zip listing: no comment parts, no author or date on anything, the changes accepted.
+    const parts = unzipSync(bytes);
+    expect(Object.keys(parts).filter((n) => /comments|people|thumbnail/i.test(n))).toEqual([]);
+    const text = Object.values(parts).map((b) => strFromU8(b)).join('\n');
+    expect(text).not.toMatch(/w:author=|w:date=|w:initials=|<w:ins\b|<w:del\b|w:rPrChange|w:pPrChange|commentReference|commentRange/);
+    for (const secret of [SECRET.author, SECRET.lastModifiedBy, SECRET.manager, SECRET.company, SECRET.commenter, SECRET.commentText, SECRET.changer, SECRET.deletedText, '2026-05']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('Invoices are paid twice.');
+    expect(text).toContain('The second payment goes to a private account.');
+
+    // exiftool, on the file as the handler downloads it.
+    if (!hasExiftool) {
+      console.warn('metadata.test.ts: exiftool is not installed; its reading of the stored docx was SKIPPED');
+      return;
+    }
+    const read = (name: string, b: Uint8Array) => {
+      const f = path.join(tmp, name);
+      writeFileSync(f, b);
+      return execFileSync('exiftool', ['-G1', '-a', '-u', '-s', f], { encoding: 'utf8' });
+    };
+    const before = read('review-original.docx', original);
+    expect(before).toContain(SECRET.manager); // exiftool can read docx properties here
+    const after = read('review-stored.docx', bytes);
+    expect(after).not.toMatch(/\[(XML|XMP-\w+)\]/);
+    for (const secret of [SECRET.author, SECRET.lastModifiedBy, SECRET.manager, SECRET.company, '2026:05']) expect(after).not.toContain(secret);
+    const zipDates = [...after.matchAll(/ZipModifyDate\s*: (.*)/g)].map((m) => m[1]);
+    expect(zipDates.length).toBeGreaterThan(0);
+    expect(new Set(zipDates)).toEqual(new Set(['1980:01:01 00:00:00']));
   });
 
   it('an identified reporter may keep the original; going anonymous again switches back to the cleaned copy', async () => {

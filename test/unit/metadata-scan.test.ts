@@ -4,11 +4,14 @@
  * after cleaning neither the parsers nor a byte search find any of it.
  */
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import exifr from 'exifr';
 import { PDFDocument } from 'pdf-lib';
-import { strFromU8, unzipSync } from 'fflate';
-import { cleanFile, inspectFile, CannotClean, ScanLimitExceeded, type FindingKind } from '../../core/metadata/scan.ts';
-import { SECRET, docxWithAuthor, flateBombPdf, jpegWithExif, odtWithAuthor, pdfWithAuthor, pngWithText, webpWithExif } from '../fixtures/metadata-files.ts';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { cleanFile, inspectFile, CannotClean, FINDING_KINDS, ScanLimitExceeded, type FindingKind } from '../../core/metadata/scan.ts';
+import { SECRET, docxWithAuthor, docxWithReview, flateBombPdf, jpegWithExif, odtWithAuthor, pdfWithAuthor, pngWithText, pngWithTextChunks, webpWithExif } from '../fixtures/metadata-files.ts';
+import { LANGUAGES } from '../../machines/languages.ts';
 
 const kinds = async (b: Uint8Array) => new Set((await inspectFile(b)).findings.map((f) => f.kind));
 const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
@@ -22,7 +25,7 @@ describe('JPEG', () => {
     const found = await inspectFile(jpeg);
     expect(found.format).toBe('jpeg');
     const k = new Set(found.findings.map((f) => f.kind));
-    for (const want of ['location', 'device', 'serialNumber', 'author', 'software', 'dates', 'comments'] satisfies FindingKind[]) expect(k).toContain(want);
+    for (const want of ['location', 'device', 'serialNumber', 'author', 'software', 'created', 'comments'] satisfies FindingKind[]) expect(k).toContain(want);
     expect(found.findings.find((f) => f.kind === 'device' && f.detail === SECRET.model)).toBeTruthy();
 
     const cleaned = await cleanFile(jpeg);
@@ -71,10 +74,79 @@ describe('Office Open XML and ODF', () => {
     expect((await inspectFile(cleaned.bytes)).findings).toEqual([]);
   });
 
+  it('docx after review: comments, tracked changes, author, last saver, manager and company are each named as what they are, and removed', async () => {
+    const docx = docxWithReview();
+    const found = await inspectFile(docx);
+    const detail = (k: FindingKind) => found.findings.filter((f) => f.kind === k).map((f) => f.detail);
+    expect(detail('author')).toEqual([SECRET.author]);
+    expect(detail('lastModifiedBy')).toEqual([SECRET.lastModifiedBy]);
+    // The Manager field is a manager, not a company name.
+    expect(detail('manager')).toEqual([SECRET.manager]);
+    expect(detail('company')).toEqual([SECRET.company]);
+    expect(detail('comments')).toEqual([SECRET.commentText]);
+    expect(detail('commentAuthors')).toEqual([SECRET.commenter]);
+    expect(detail('changeAuthors')).toEqual([SECRET.changer]);
+    const all: FindingKind[] = ['author', 'lastModifiedBy', 'manager', 'company', 'editingTime', 'created', 'modified', 'software', 'comments', 'commentAuthors', 'commentDates', 'trackedChanges', 'changeAuthors', 'changeDates', 'revisionIds', 'title'];
+    expect(new Set(found.findings.map((f) => f.kind))).toEqual(new Set(all));
+
+    const cleaned = await cleanFile(docx);
+    expect(cleaned.removed).toEqual(FINDING_KINDS.filter((k) => all.includes(k)));
+    expect(cleaned.remaining).toEqual([]);
+    const parts = unzipSync(cleaned.bytes);
+    expect(Object.keys(parts).filter((n) => /comments|people/.test(n))).toEqual([]);
+    const doc = strFromU8(parts['word/document.xml']!);
+    // Tracked changes accepted: the insertion's text stays without its mark, the deletion's text is gone.
+    expect(doc).toContain('The second payment goes to a private account.');
+    expect(doc).not.toContain(SECRET.deletedText);
+    expect(doc).not.toMatch(/<w:(ins|del|rPrChange|pPrChange|commentRangeStart|commentRangeEnd|commentReference)\b|w:author|w:date/);
+    expect(doc).toContain('<w:b/>');
+    expect(strFromU8(parts['[Content_Types].xml']!)).not.toMatch(/comments|people/);
+    expect(strFromU8(parts['word/_rels/document.xml.rels']!)).not.toMatch(/comments|people/);
+    expect((await inspectFile(cleaned.bytes)).findings).toEqual([]);
+  });
+
+  it('xlsx and pptx: comment texts, authors and dates are blanked in place, the parts stay valid', async () => {
+    // Entries dated as Word dates them, so only the comments are found.
+    const undated = new Date(1980, 0, 1);
+    const xlsx = zipSync({
+      '[Content_Types].xml': strToU8('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+      'xl/comments1.xml': strToU8(`<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors><author>${SECRET.commenter}</author></authors><commentList><comment ref="A1" authorId="0"><text><r><t>${SECRET.commentText}</t></r></text></comment></commentList></comments>`),
+      'xl/threadedComments/threadedComment1.xml': strToU8(`<ThreadedComments xmlns="http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"><threadedComment ref="A1" dT="2026-05-04T10:11:12.00" personId="{1}" id="{2}"><text>${SECRET.commentText}</text></threadedComment></ThreadedComments>`),
+      'xl/persons/person.xml': strToU8(`<personList xmlns="http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"><person displayName="${SECRET.commenter}" id="{1}" userId="kim@nordlys.example" providerId="AD"/></personList>`),
+    }, { mtime: undated });
+    const pptx = zipSync({
+      '[Content_Types].xml': strToU8('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+      'ppt/commentAuthors.xml': strToU8(`<p:cmAuthorLst xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cmAuthor id="0" name="${SECRET.commenter}" initials="KC" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>`),
+      'ppt/comments/comment1.xml': strToU8(`<p:cmLst xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cm authorId="0" dt="2026-05-04T10:11:12.000" idx="1"><p:pos x="10" y="10"/><p:text>${SECRET.commentText}</p:text></p:cm></p:cmLst>`),
+    }, { mtime: undated });
+    for (const file of [xlsx, pptx]) {
+      const kinds = new Set((await inspectFile(file)).findings.map((f) => f.kind));
+      for (const k of ['comments', 'commentAuthors', 'commentDates'] satisfies FindingKind[]) expect(kinds).toContain(k);
+      const cleaned = await cleanFile(file);
+      expect(cleaned.removed).toEqual(['comments', 'commentAuthors', 'commentDates']);
+      const text = allText(cleaned.bytes);
+      expect(text).not.toContain(SECRET.commenter);
+      expect(text).not.toContain(SECRET.commentText);
+      expect(text).not.toContain('2026-05-04');
+      expect(text).not.toContain('kim@');
+      expect((await inspectFile(cleaned.bytes)).findings).toEqual([]);
+    }
+  });
+
+  it('every kind has its own words in all seven languages, and a manager is not called a company', () => {
+    for (const lang of LANGUAGES) {
+      const cat = JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/metadata/${lang}.json`), 'utf8')) as Record<string, string>;
+      const labels = FINDING_KINDS.map((k) => cat[`metadata.kind.${k}`]);
+      expect(labels.every((l) => typeof l === 'string' && l.length > 0), lang).toBe(true);
+      expect(new Set(labels).size, `${lang}: two kinds share a label`).toBe(FINDING_KINDS.length);
+      expect(cat['metadata.remaining'], lang).toContain('{list}');
+    }
+  });
+
   it('odt: creator, editing time, generator, thumbnail and annotation author; mimetype stays first and stored', async () => {
     const odt = odtWithAuthor();
     const k = await kinds(odt);
-    for (const want of ['author', 'editingTime', 'software', 'thumbnail', 'comments'] satisfies FindingKind[]) expect(k).toContain(want);
+    for (const want of ['author', 'lastModifiedBy', 'editingTime', 'software', 'thumbnail', 'commentAuthors', 'commentDates'] satisfies FindingKind[]) expect(k).toContain(want);
     const cleaned = await cleanFile(odt);
     expect(latin1(cleaned.bytes.subarray(30, 38))).toBe('mimetype');
     expect(allText(cleaned.bytes)).not.toContain(SECRET.author);
@@ -84,6 +156,23 @@ describe('Office Open XML and ODF', () => {
 });
 
 describe('PNG and WebP', () => {
+  it('PNG: the author, the comment (tEXt), the software (iTXt), the XMP packet and tIME are each named, and all removed', async () => {
+    const png = pngWithTextChunks();
+    const found = await inspectFile(png);
+    expect(found.findings).toEqual(expect.arrayContaining([
+      { kind: 'author', detail: SECRET.author },
+      { kind: 'comments', detail: SECRET.comment },
+      { kind: 'software', detail: SECRET.software },
+      { kind: 'xmp' },
+      { kind: 'modified' },
+    ]));
+    const cleaned = await cleanFile(png);
+    expect(cleaned.removed).toEqual(['author', 'created', 'modified', 'software', 'comments', 'xmp']);
+    expect(cleaned.remaining).toEqual([]);
+    const s = latin1(cleaned.bytes);
+    for (const gone of ['tEXt', 'iTXt', 'tIME', 'xmpmeta', SECRET.author, SECRET.software]) expect(s).not.toContain(gone);
+  });
+
   it('PNG text chunks are named and dropped; the picture chunks stay', async () => {
     const png = pngWithText();
     expect((await inspectFile(png)).findings.length).toBeGreaterThan(0);
