@@ -54,6 +54,21 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
         },
       },
+      {
+        test: {
+          // Clients and checkers nobody here wrote (openid-client, tus-js-client, swagger-parser,
+          // Redocly) run against the real server: what a third party sees, not what our helpers assume.
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+          isolate: false,
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

@@ -4,7 +4,8 @@
  * Every route handler's promise is tracked (an onRoute hook wraps handlers before
  * routes are registered), so the database closes only after the last handler has
  * finished, including an upload's clean-up after its connection was cut. On shutdown
- * the server stops accepting connections, answers 503 to new requests on open ones,
+ * the server stops accepting connections, answers 503 (with the product's error body
+ * and Retry-After; a tus HEAD 423) to new requests on open ones,
  * ends connections that never sent a request, lets running requests finish within
  * the grace period, then closes what is left.
  */
@@ -12,7 +13,20 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './context.ts';
+import { HttpError } from './errors.ts';
 import { migrations } from './db/migrations/index.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The status this route answers while the server stops (503 when unset). */
+    drainingStatus?: number;
+    /** Answered as usual while the server stops (/readyz, which then reports `accepting: failed`). */
+    servesWhileDraining?: boolean;
+  }
+}
+
+/** Seconds a client is told to wait before trying again during a stop: about a restart's time. */
+export const DRAINING_RETRY_AFTER_S = 5;
 
 export type Check = 'ok' | 'failed';
 
@@ -50,6 +64,23 @@ export class Lifecycle {
     app.server.on('request', (req: { socket: Socket }) => withoutRequest.delete(req.socket));
     app.addHook('preClose', async () => {
       for (const socket of withoutRequest) socket.destroy();
+    });
+  }
+
+  /**
+   * Requests that arrive while the server stops (on a connection still open, before
+   * the listener closes) are refused with the product's error body and Retry-After,
+   * through the app's error handler and each route's own hooks (a tus answer keeps
+   * Tus-Resumable), instead of Fastify's bare 503 (buildApp turns that off with
+   * `return503OnClosing: false`). A route may name another status: a tus HEAD says 423,
+   * the one refusal of HEAD tus-js-client retries instead of starting from zero.
+   */
+  refuseWhileDraining(app: FastifyInstance): void {
+    app.addHook('onRequest', async (req, reply) => {
+      if (!this.draining || req.routeOptions.config?.servesWhileDraining) return;
+      reply.header('retry-after', String(DRAINING_RETRY_AFTER_S));
+      const status = req.routeOptions.config?.drainingStatus ?? 503;
+      throw new HttpError(status, 'SHUTTING_DOWN', `This server is restarting; try again in ${DRAINING_RETRY_AFTER_S} seconds.`);
     });
   }
 

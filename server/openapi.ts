@@ -11,8 +11,10 @@ import type { GenericSchema } from 'valibot';
 import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
+import { keyAnchorSchema } from './routes/keys.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
+import { ANSWERS, ANSWER_SCHEMAS, type AnswerName } from './openapi-answers.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH } from './uploads/resumable.ts';
 
 /**
@@ -24,7 +26,7 @@ type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin' | 'uplo
 type Tag = 'public' | 'private' | 'handler' | 'admin' | 'operations';
 
 export interface Operation {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD' | 'DELETE' | 'OPTIONS';
   /** Fastify's form (`:param`). */
   path: string;
   tag: Tag;
@@ -57,6 +59,7 @@ export const SCHEMAS = {
   adminHandler: handlerSchema,
   adminCompanyImport: importSchema,
   adminPurge: purgeSchema,
+  adminKeyAnchor: keyAnchorSchema,
   handlerEnrolmentStart: enrolStartSchema,
   handlerEnrolmentFinish: enrolFinishSchema,
   handlerSignIn: signInSchema,
@@ -83,6 +86,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/api/public/case/protection-officer/:poUuid/logo', tag: 'public', summary: "A protection officer's logo", auth: 'none', ok: [200, 'image'] },
   { method: 'POST', path: '/api/public/case/new/by-form', tag: 'public', summary: 'Report online, with up to five files (sent in the body, or finished resumable uploads named in caseDto.uploads)', auth: 'none', pow: true, headers: [TUS.session(false)], body: { schema: 'caseDto', multipart: { part: 'caseDto' } }, ok: [201, '{ caseDto } with the new case number'] },
   { method: 'POST', path: UPLOAD_SESSIONS_PATH, tag: 'public', summary: 'An upload session for resumable (tus) uploads of one report', auth: 'none', pow: true, ok: [201, '{ uploadSession, expiresAt }'] },
+  { method: 'OPTIONS', path: UPLOADS_PATH, tag: 'public', summary: 'tus: the server\'s version, extensions and largest file (Tus-Version, Tus-Extension, Tus-Max-Size)', auth: 'none', ok: [204, 'Tus-Version, Tus-Extension, Tus-Max-Size'] },
   { method: 'POST', path: UPLOADS_PATH, tag: 'public', summary: 'tus creation: a new resumable upload of one file', auth: 'uploadSession', headers: [TUS.resumable, TUS.length, TUS.metadata], ok: [201, 'Location of the upload; Upload-Offset 0'] },
   { method: 'HEAD', path: `${UPLOADS_PATH}/:id`, tag: 'public', summary: 'tus: how far an upload is', auth: 'uploadSession', headers: [TUS.resumable], ok: [200, 'Upload-Offset and Upload-Length'] },
   { method: 'PATCH', path: `${UPLOADS_PATH}/:id`, tag: 'public', summary: 'tus: append bytes at the upload\'s offset', auth: 'uploadSession', headers: [TUS.resumable, TUS.offset], octets: 'application/offset+octet-stream', ok: [204, 'the new Upload-Offset'] },
@@ -116,6 +120,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber/record/:version/approved`, tag: 'handler', summary: 'Download an approved version of the record of an oral report', auth: 'handler', ok: [200, 'text/plain attachment; X-Record-SHA256, X-Record-Approved-At'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/messages`, tag: 'handler', summary: 'Send the reporter a message, with up to five files', auth: 'handler', body: { schema: 'handlerMessageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
   { method: 'POST', path: '/api/admin/handlers', tag: 'admin', summary: 'Create a handler account (loopback only)', auth: 'admin', body: { schema: 'adminHandler' }, ok: [201, '{ id, token, companyId, name }'] },
+  { method: 'GET', path: '/api/public/key-log', tag: 'public', summary: "The company's trust anchor and signed key log, to check before sealing (docs/decisions/blind-server.md)", auth: 'none', ok: [200, '{ anchor, entries }'] },
+  { method: 'POST', path: `${H}/key-log`, tag: 'handler', summary: 'Append an entry a certifier signed to the key log', auth: 'handler', ok: [201, '{ seq, hash }'] },
+  { method: 'PUT', path: '/api/admin/companies/:company/key-anchor', tag: 'admin', summary: "Set the company's recovery public key, once (loopback only)", auth: 'admin', body: { schema: 'adminKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'POST', path: '/api/admin/cases/purge', tag: 'admin', summary: 'Delete the cases due for deletion, or list them with dryRun (loopback only)', auth: 'admin', body: { schema: 'adminPurge' }, ok: [200, '{ dryRun, cases }'] },
   { method: 'POST', path: '/api/admin/companies', tag: 'admin', summary: 'Create or replace a company from its file (loopback only)', auth: 'admin', body: { schema: 'adminCompanyImport' }, ok: [200, 'what was imported'] },
   { method: 'POST', path: '/api/admin/identity/rotate-signing-key', tag: 'admin', summary: "Rotate the identity provider's signing key (loopback only)", auth: 'admin', ok: [201, '{ kid }'] },
@@ -125,6 +132,24 @@ export const OPERATIONS: Operation[] = [
 export function bodySchema(name: keyof typeof SCHEMAS): JsonSchema {
   const { $schema: _dialect, ...schema } = toJsonSchema(SCHEMAS[name], { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' });
   return schema;
+}
+
+/** An answer's valibot schema as JSON Schema 2020-12: the output side (what the server sends). */
+export function answerSchema(name: AnswerName): JsonSchema {
+  const { $schema: _dialect, ...schema } = toJsonSchema(ANSWER_SCHEMAS[name], { target: 'draft-2020-12', typeMode: 'output', errorMode: 'ignore' });
+  return schema;
+}
+
+/** The success answers of an operation (server/openapi-answers.ts): a schema for every body. */
+function successAnswers(op: Operation): Record<string, unknown> {
+  const answer = ANSWERS[`${op.method} ${op.path}`];
+  const content = answer?.json
+    ? { 'application/json': { schema: { $ref: `#/components/schemas/${answer.json}` } } }
+    : answer?.media
+      ? Object.fromEntries(answer.media.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
+      : undefined;
+  const one = { description: op.ok[1], ...(content ? { content } : {}) };
+  return Object.fromEntries([op.ok[0], ...(answer?.also ?? [])].map((status) => [String(status), one]));
 }
 
 /** Each auth kind's alternatives (any one of them will do). */
@@ -159,22 +184,55 @@ export function openApiDocument(version: string): Record<string, unknown> {
       summary: op.summary,
       ...(params.length || company.length || pow.length || extra.length ? { parameters: [...params, ...company, ...pow, ...extra] } : {}),
       ...(body ? { requestBody: body } : {}),
-      ...(op.auth === 'none' ? {} : { security: SECURITY[op.auth].map((scheme) => ({ [scheme]: [] })) }),
+      // `[]` says "no caller needed" in so many words; left out, it would mean "whatever the document's default is".
+      security: op.auth === 'none' ? [] : SECURITY[op.auth].map((scheme) => ({ [scheme]: [] })),
       responses: {
-        [String(op.ok[0])]: { description: op.ok[1] },
+        ...successAnswers(op),
         '4XX': { description: 'Refused; the body names the error code (docs/api.md "Errors")', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     };
   }
   const schemas: Record<string, unknown> = Object.fromEntries(Object.keys(SCHEMAS).map((name) => [name, bodySchema(name as keyof typeof SCHEMAS)]));
+  for (const name of Object.keys(ANSWER_SCHEMAS) as AnswerName[]) schemas[name] = answerSchema(name);
   schemas.Error = {
     type: 'object',
     required: ['error'],
-    properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } } } },
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string', description: 'What is wrong, in plain English; a 400 VALIDATION names every bad field' },
+          field: { type: 'string', description: 'The (first) field refused, as a dotted path inside the body' },
+          fields: {
+            type: 'array',
+            description: 'A 400 VALIDATION: every bad field once, in the order found (docs/api.md "Validation errors")',
+            items: {
+              type: 'object',
+              required: ['field', 'message', 'rule'],
+              properties: {
+                field: { type: 'string', description: 'Dotted path inside the body ("" for the body itself)' },
+                message: { type: 'string', description: 'The rule broken, in plain English ("is required")' },
+                rule: { type: 'string', description: 'The rule as a validation.* catalogue key (src/i18n/common), to say it in the reporter\'s language' },
+              },
+            },
+          },
+        },
+      },
+    },
   };
   return {
     openapi: '3.1.0',
-    info: { title: 'Whistleblower portal API', version, description: 'See docs/api.md. The company is chosen by the host name (X-Company-Host or Host).' },
+    info: {
+      title: 'Whistleblower portal API',
+      version,
+      description: 'See docs/api.md. The company is chosen by the host name (X-Company-Host or Host).',
+      // The project grants no licence (package.json is private): said so, rather than left out.
+      license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Every company host serves the same API at its own origin (docs/decisions/tenant-resolution.md).
+    servers: [{ url: '{origin}', description: "A company's host: the origin the portal is reached at", variables: { origin: { default: 'http://localhost:9000' } } }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags: [
       { name: 'public', description: 'Reporting, no sign-in' },

@@ -29,6 +29,16 @@ export const MOUNT = '/idp/realms/whistleblower';
 export const CLIENT_ID = 'whistleblower-app';
 export const RESOURCE_PATH = '/api/private';
 export const RESOURCE_SCOPE = 'case';
+/**
+ * What the one access token may carry. It is also the token a standard client
+ * presents at userinfo (`/me` below), so `openid` belongs to it: its `scope` claim and
+ * the token answer's `scope` say what was granted (RFC 6749 §5.1), where they said ""
+ * (oidc-provider puts on a resource's token only the scopes that resource lists).
+ * Never `offline_access`: the SPA asks for it, but every refresh token ends with the
+ * sign-in session and with sign-out (`expiresWithSession`), which is no offline access,
+ * and oidc-provider drops it from a request without `prompt=consent` anyway.
+ */
+export const RESOURCE_SCOPES = `openid ${RESOURCE_SCOPE}`;
 /** The SPA's sign-in callback (src/private/services.ts `CALLBACK_PATH`): the one registered redirect URI. */
 export const CALLBACK_PATH = '/private/callback';
 
@@ -36,6 +46,13 @@ export interface ProviderHooks {
   /** Renders oidc-provider's own pages (sign-out, errors) in the reporter's language. */
   logoutSource(ctx: KoaCtx, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: KoaCtx): Promise<void>;
+  /** `/session/end` with no sign-in to end: our page, which goes on to where the client asked (no inline script). */
+  nothingToSignOut(ctx: KoaCtx, form: string): Promise<void>;
+  /**
+   * The claims userinfo answers for one of our access tokens (a JWT for this issuer's
+   * private API), or undefined when it is not one that the private API would accept.
+   */
+  userinfo(token: string, issuer: string): Promise<{ sub: string } | undefined>;
   /** The reporter confirmed sign-out: end what the session alone would leave alive. */
   signedOut(caseId: string): Promise<void>;
   renderError(ctx: KoaCtx, out: Record<string, string>, error: unknown): Promise<void>;
@@ -81,7 +98,9 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
     responseTypes: ['code'],
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // Our one client is public: it may revoke its own tokens, and anything else is
+      // quietly not revoked (RFC 7009 §2.2 answers 200 either way).
+      revocation: { enabled: true, allowedPolicy: async (_ctx: KoaCtx, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
       rpInitiatedLogout: { enabled: true, logoutSource: hooks.logoutSource, postLogoutSuccessSource: hooks.postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
@@ -93,7 +112,7 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
             throw new oidcErrors.InvalidTarget();
           }
           return {
-            scope: RESOURCE_SCOPE,
+            scope: RESOURCE_SCOPES,
             audience: resource,
             accessTokenTTL: settings.accessTokenTtl,
             accessTokenFormat: 'jwt',
@@ -150,7 +169,7 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
         grant = new kctx.oidc.provider.Grant({ clientId, accountId: kctx.oidc.session.accountId });
       }
       grant.addOIDCScope('openid offline_access');
-      grant.addResourceScope(resource, RESOURCE_SCOPE);
+      grant.addResourceScope(resource, RESOURCE_SCOPES);
       await grant.save();
       return grant;
     },
@@ -198,6 +217,37 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
     }
   });
 
+  // Userinfo (OpenID Connect Core §5.3), listed in discovery. oidc-provider's own
+  // answers only opaque tokens without an audience, and a client here gets exactly
+  // one access token: the JWT for the private API. That token, checked as the private
+  // API checks it (issuer, signature, audience, type, case, token generation) and
+  // granted `openid`, gets the claims; anything else goes on to the provider, which
+  // refuses it with its own `invalid_token` and WWW-Authenticate challenge.
+  provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
+    if (kctx.path !== '/me' || (kctx.method !== 'GET' && kctx.method !== 'POST')) return next();
+    const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(String(kctx.get('authorization') ?? '').trim());
+    const claims = m ? await hooks.userinfo(m[1]!, issuer) : undefined;
+    if (!claims) return next();
+    kctx.status = 200;
+    kctx.type = 'application/json; charset=utf-8';
+    kctx.body = claims;
+  });
+
+  // `/session/end` without a sign-in: oidc-provider would send its stock page ("Submitting
+  // Callback", English, an inline script the CSP refuses); ours says so in the company's
+  // language and goes on through the same form (logout.js, same origin).
+  provider.use(async (kctx: KoaCtx, next: () => Promise<void>) => {
+    // The stock page adds its inline script's hash to our CSP: ours keeps the policy as it was.
+    const csp = kctx.response.get('content-security-policy');
+    await next();
+    if (kctx.oidc?.route !== 'end_session' || kctx.status !== 200 || kctx.oidc.session?.accountId) return;
+    if (csp) kctx.set('content-security-policy', csp);
+    const secret = kctx.oidc.session?.state?.secret;
+    if (typeof secret !== 'string') return;
+    const action = kctx.oidc.urlFor('end_session_confirm');
+    await hooks.nothingToSignOut(kctx, `<form id="op.logoutForm" method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(secret)}"/></form>`);
+  });
+
   // Sign-out is confirmed here (RP-initiated logout's confirm step). Awaited before the
   // answer leaves, so the reporter's old access tokens are dead by the time the
   // browser is back on `/`.
@@ -217,6 +267,10 @@ export function createProvider(ctx: AppContext, issuer: string, keys: KeySet, se
   // Not a log line can carry who a reporter is: the provider's events are not logged with request data.
   provider.on('server_error', (_kctx: KoaCtx, err: Error) => ctx.log.error({ err: { message: err.message, stack: err.stack } }, 'identity provider error'));
   return provider;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -131,6 +131,50 @@ export class TokenVerifier {
       if (typeof payload.sub !== 'string' || !isUuid(payload.sub)) throw unauthorized();
       claims = { caseId: payload.sub, caseNumber: payload.case_number, companyId: payload.company, generation: payload.gen };
     }
+    const sub = await this.currentCase(claims);
+    // currentCase has made sure of both.
+    const caseNumber = claims.caseNumber as string;
+    const companyId = claims.companyId as string;
+
+    // The company the page names must be the token's own.
+    const named = req.headers['x-company-host'];
+    const namedHost = (Array.isArray(named) ? named[0] : named)?.trim();
+    if (namedHost) {
+      const company = await companyByHost(this.identity.ctx.db, namedHost);
+      if (!company || company.id !== companyId) throw new HttpError(403, 'FORBIDDEN', 'This case belongs to another company.');
+    } else {
+      const company = await companyByHost(this.identity.ctx.db, req.host ?? '');
+      if (company && company.id !== companyId) throw new HttpError(403, 'FORBIDDEN', 'This case belongs to another company.');
+    }
+    bindCompany(req, companyId);
+    return { caseId: sub, caseNumber, companyId };
+  }
+
+  /**
+   * Userinfo's check (provider.ts `/me`): an access token of exactly this issuer, which
+   * the private API would accept, granted `openid` (OpenID Connect Core §5.3). Its claims
+   * are `sub` alone, as in the ID token; undefined for any other token.
+   */
+  async userinfo(token: string, issuer: string): Promise<{ sub: string } | undefined> {
+    let payload: JWTPayload;
+    try {
+      if (decodeJwt(token).iss !== issuer) return undefined;
+      payload = await this.verifyJwt(token, issuer);
+    } catch {
+      return undefined;
+    }
+    if (typeof payload.scope !== 'string' || !payload.scope.split(' ').includes('openid')) return undefined;
+    if (typeof payload.sub !== 'string' || !isUuid(payload.sub)) return undefined;
+    try {
+      return { sub: await this.currentCase({ caseId: payload.sub, caseNumber: payload.case_number, companyId: payload.company, generation: payload.gen }) };
+    } catch (err) {
+      if (err instanceof HttpError) return undefined;
+      throw err;
+    }
+  }
+
+  /** The case a token's claims name, if it still exists and the token is of its account's current generation; else 401. */
+  private async currentCase(claims: { caseId?: unknown; caseNumber: unknown; companyId: unknown; generation?: unknown }): Promise<string> {
     const { caseId, caseNumber, companyId } = claims;
     if (typeof caseNumber !== 'string' || !/^\d{16}$/.test(caseNumber) || typeof companyId !== 'string') throw unauthorized();
 
@@ -152,19 +196,6 @@ export class TokenVerifier {
     if (!row) throw unauthorized();
     // Signed out (or the password change asked for) since this token was issued.
     if (typeof caseId === 'string' && claims.generation !== row.token_generation) throw unauthorized();
-    const sub = row.id;
-
-    // The company the page names must be the token's own.
-    const named = req.headers['x-company-host'];
-    const namedHost = (Array.isArray(named) ? named[0] : named)?.trim();
-    if (namedHost) {
-      const company = await companyByHost(this.identity.ctx.db, namedHost);
-      if (!company || company.id !== companyId) throw new HttpError(403, 'FORBIDDEN', 'This case belongs to another company.');
-    } else {
-      const company = await companyByHost(this.identity.ctx.db, req.host ?? '');
-      if (company && company.id !== companyId) throw new HttpError(403, 'FORBIDDEN', 'This case belongs to another company.');
-    }
-    bindCompany(req, companyId);
-    return { caseId: sub, caseNumber, companyId };
+    return row.id;
   }
 }

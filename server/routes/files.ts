@@ -8,6 +8,16 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { openCaseFile } from '../cases/service.ts';
 
+/**
+ * The route options of every download (a case file, an approved record): sent as it
+ * is, with its Content-Length, whatever the client accepts. @fastify/compress asks
+ * mime-db before our COMPRESSIBLE_TYPES can say no, and mime-db calls
+ * application/octet-stream compressible: a 200 MB file went out Brotli-compressed,
+ * chunked, 1.8 times slower, with no total for a progress bar (issue 42, item 3).
+ * Case files are mostly compressed formats already.
+ */
+export const DOWNLOAD_ROUTE = { compress: false } as const;
+
 /** `attachment; filename="…"; filename*=UTF-8''…` with the ASCII fallback stripped of anything unsafe. */
 export function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\;]/g, '_') || 'file';

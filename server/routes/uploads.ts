@@ -5,6 +5,7 @@
  * tus calls are authorised by the session's secret instead, so a resumed upload does
  * not pay a proof-of-work for every retry.
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -16,6 +17,24 @@ declare module 'fastify' {
     /** A tus call: authorised by its upload session, not by a proof-of-work (server/security/abuse.ts). */
     tusUpload?: boolean;
   }
+}
+
+/** What a tus client may learn from OPTIONS: only what is really offered (docs/decisions/resumable-uploads.md). */
+export const TUS_EXTENSIONS = ['creation', 'termination'] as const;
+
+/**
+ * tus core: a client that cannot send PATCH or DELETE (an old proxy, a restricted
+ * HTTP stack, tus-js-client's `overridePatchMethod`) sends POST with
+ * `X-HTTP-Method-Override`, and the server MUST treat the request as that method.
+ * Done before routing (app.ts `rewriteUrl`), so the method's route and every hook
+ * (cross-site check, content type, connection close on a refused PATCH) see the
+ * real one; only on the upload addresses, where no POST route of its own exists.
+ */
+export function applyTusMethodOverride(raw: IncomingMessage, url: string): void {
+  if (raw.method !== 'POST' || !url.startsWith(`${UPLOADS_PATH}/`)) return;
+  const given = raw.headers['x-http-method-override'];
+  const method = (Array.isArray(given) ? given[0] : given)?.trim().toUpperCase();
+  if (method && /^[A-Z]{1,20}$/.test(method)) raw.method = method;
 }
 
 const header = (req: FastifyRequest, name: string) => {
@@ -57,6 +76,8 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
       return payload;
     });
     tus.addHook('onRequest', async (req, reply) => {
+      // tus core: OPTIONS is how a client learns the version, so it is the one call sent without it.
+      if (req.method === 'OPTIONS') return;
       if (header(req, 'tus-resumable') !== TUS_VERSION) {
         reply.header('tus-version', TUS_VERSION);
         throw new HttpError(412, 'TUS_VERSION_UNSUPPORTED', `Send Tus-Resumable: ${TUS_VERSION}.`, 'Tus-Resumable');
@@ -67,6 +88,15 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
       }
     });
     const config = { tusUpload: true };
+
+    tus.options(UPLOADS_PATH, { config }, async (_req, reply) =>
+      reply
+        .status(204)
+        .header('tus-version', TUS_VERSION)
+        .header('tus-extension', TUS_EXTENSIONS.join(','))
+        .header('tus-max-size', String(ctx.config.maxFileBytes))
+        .send(),
+    );
 
     tus.post(UPLOADS_PATH, { config }, async (req, reply) => {
       const session = await sessionOf(req);
@@ -79,7 +109,10 @@ export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext
       return reply.status(201).header('location', `${UPLOADS_PATH}/${id}`).header('upload-offset', '0').send();
     });
 
-    tus.head<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config }, async (req, reply) => {
+    // During a graceful stop, 423 rather than 503: tus-js-client retries a HEAD answered
+    // 423 but takes any other refusal of HEAD for a lost upload and starts again from
+    // byte 0 (lib/upload.js `_resumeUpload`); a 503 to PATCH or POST it does retry.
+    tus.head<{ Params: { id: string } }>(`${UPLOADS_PATH}/:id`, { config: { ...config, drainingStatus: 423 } }, async (req, reply) => {
       const session = await sessionOf(req);
       const state = await uploads.state(session, req.params.id);
       return reply

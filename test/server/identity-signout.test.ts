@@ -78,3 +78,33 @@ describe('ending a sign-in ends its access tokens', () => {
     expect((await myCase(o)).status).toBe(200);
   });
 });
+
+describe('sign-out when nobody is signed in', () => {
+  // A link to /session/end from elsewhere, a second tab, an expired session: oidc-provider's
+  // stock answer was an English "Submitting Callback" page with an inline script (issue 42).
+  for (const [host, lang, heading] of [
+    ['localhost', 'da', 'Du er logget ud'],
+    ['group.localhost', 'en', 'You are logged out'],
+  ] as const) {
+    it(`${host}: the portal's own page in the company's language (${lang}), no inline script, and it goes on to the registered page`, async () => {
+      const b = new Browser(server, host);
+      const q = new URLSearchParams({ post_logout_redirect_uri: `${b.origin}/`, client_id: 'whistleblower-app' });
+      const page = await b.get(`${MOUNT}/session/end?${q}`);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('Submitting Callback');
+      expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+      expect(page.text).toContain(`<html lang="${lang}">`);
+      expect(page.text).toContain(`<h1>${heading}</h1>`);
+      expect(page.text).toContain(`src="${MOUNT}/assets/logout.js"`);
+      expect(page.text).toContain('<link rel="stylesheet" href="/idp/realms/whistleblower/assets/idp.css">');
+      // The policy is the portal's, with no hash let in for a script.
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('sha256-');
+      expect(page.headers['cache-control']).toBe('no-store');
+      const out = await b.postForm(formAction(page.text), { xsrf: /name="xsrf" value="([^"]+)"/.exec(page.text)![1]!, logout: 'yes' });
+      expect(out.status).toBe(303);
+      expect(out.headers.location).toBe(`${b.origin}/`);
+    });
+  }
+});

@@ -1,0 +1,253 @@
+/**
+ * What each call under /api answers on success, for the OpenAPI description
+ * (server/openapi.ts). The answers are built by hand (buildCaseView, …) and have no
+ * validator of their own, so their shapes are written here as valibot schemas and
+ * converted the same way as the request bodies: one dialect, one converter.
+ * test/conformance/openapi.test.ts runs a full journey and checks every 2xx answer
+ * against the schema the served description gives for it, so a shape that drifts
+ * from the code fails there. Fields are required when every answer carries them.
+ */
+import * as v from 'valibot';
+import type { GenericSchema } from 'valibot';
+
+const when = v.string(); // an ISO 8601 instant
+const nullableString = v.nullable(v.string());
+
+const caseFile = v.object({
+  id: v.string(),
+  name: v.string(),
+  size: v.number(),
+  mimeType: v.string(),
+  created: when,
+  metadataRemaining: v.array(v.string()),
+  metadataCheck: v.string(),
+});
+
+const message = v.object({
+  id: v.string(),
+  message: v.string(),
+  time: when,
+  type: v.string(),
+  createdByUserId: v.string(),
+  answerWanted: v.boolean(),
+  files: v.array(caseFile),
+});
+
+const officer = v.object({
+  id: v.string(),
+  name: v.string(),
+  jobTitle: v.optional(nullableString),
+  company: v.optional(nullableString),
+  phone: v.optional(nullableString),
+  email: v.optional(nullableString),
+  customerRelation: v.optional(v.string()),
+  logoUrl: v.optional(nullableString),
+});
+
+const statusAt = v.object({ status: v.string(), dateTime: when });
+
+const whistleblower = v.object({
+  name: nullableString,
+  email: nullableString,
+  phone: nullableString,
+  phoneCountryCode: nullableString,
+  notification: v.boolean(),
+});
+
+const report = v.nullable(
+  v.object({
+    text: v.string(),
+    updatedAt: when,
+    version: v.number(),
+    sha256: v.string(),
+    versions: v.array(v.object({ version: v.number(), sha256: v.string(), createdAt: when, approvedAt: v.nullable(when), text: v.string() })),
+  }),
+);
+
+const comment = v.object({ comment: v.string(), created: when });
+
+/** A case as its reporter sees it (docs/architecture.md "Wire shapes"). */
+const caseView = v.object({
+  caseNumber: v.string(),
+  status: v.string(),
+  description: nullableString,
+  violation: nullableString,
+  repeatedViolations: v.nullable(v.boolean()),
+  created: when,
+  receivedDate: v.nullable(when),
+  submission: v.object({ type: v.string() }),
+  creationChannel: v.string(),
+  approvedAt: v.nullable(when),
+  pendingWhistleblowerAction: v.boolean(),
+  protectionOfficer: v.nullable(officer),
+  whistleblowerRelation: nullableString,
+  reportedPersons: v.array(v.object({ name: v.optional(nullableString), jobTitle: v.optional(nullableString), phoneOrEmail: v.optional(nullableString) })),
+  reportedUnit: v.nullable(v.looseObject({})),
+  subsidiary: v.nullable(v.looseObject({})),
+  caseAccount: v.object({ follow: v.boolean() }),
+  files: v.array(caseFile),
+  messages: v.array(message),
+  events: v.array(statusAt),
+  caseStatusHistory: v.array(statusAt),
+  whistleblower: v.nullable(whistleblower),
+  report,
+  comments: v.array(comment),
+  scheduledDeletion: v.nullable(when),
+});
+
+const deadline = v.nullable(v.object({ kind: v.string(), due: when }));
+
+/** A case as a handler sees it: the reporter's view, the next legal deadline and the audit trail. */
+const handlerCaseView = v.object({
+  ...caseView.entries,
+  deadline,
+  audit: v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) })),
+});
+
+const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });
+const uploadSession = v.object({ uploadSession: v.string(), expiresAt: when });
+const handlerIdentity = v.object({ id: v.string(), name: v.string(), email: v.optional(nullableString), companyId: v.string(), companyName: v.optional(v.string()), officers: v.optional(v.array(v.string())) });
+const handlerSession = v.object({ handler: handlerIdentity, idleTimeoutMs: v.number() });
+
+const languageEntry = v.object({ languageCode: v.string(), languageName: v.string() });
+
+/** Component schemas of the answers, by the name each gets in the description. */
+export const ANSWER_SCHEMAS = {
+  OpenApiDocument: v.object({ openapi: v.string(), info: v.record(v.string(), v.unknown()), paths: v.record(v.string(), v.unknown()) }),
+  PowChallenge: v.object({ challenge: v.string(), difficulty: v.number(), expiresAt: when }),
+  CompanyInfo: v.object({ protectionOfficers: v.array(officer), subsidiaries: v.array(v.unknown()) }),
+  LookAndFeel: v.object({ languageCode: v.string(), languageName: v.string(), logoFileName: v.optional(nullableString), supportLanguages: v.array(languageEntry) }),
+  NewCase: newCase,
+  UploadSession: uploadSession,
+  TokenCheck: v.object({ valid: v.literal(true), caseNumber: v.string() }),
+  Case: caseView,
+  Messages: v.array(message),
+  MessageSent: v.object({ message }),
+  Comment: comment,
+  WhistleblowerUpdated: v.object({ whistleblower }),
+  PasswordChangeAsked: v.object({ mustChangePassword: v.literal(true) }),
+  EnrolmentStarted: v.object({ name: v.string(), email: nullableString, companyName: v.string(), secret: v.string(), uri: v.string() }),
+  EnrolmentFinished: v.object({ recoveryCodes: v.array(v.string()) }),
+  HandlerSession: handlerSession,
+  Handler: v.object({ id: v.string(), name: v.string(), companyId: v.string() }),
+  HandlerCases: v.object({
+    cases: v.array(
+      v.object({
+        caseNumber: v.string(),
+        status: v.string(),
+        created: when,
+        submission: v.object({ type: v.string() }),
+        creationChannel: v.string(),
+        protectionOfficerId: nullableString,
+        receivedDate: v.nullable(when),
+        pendingWhistleblowerAction: v.boolean(),
+        approvedAt: v.nullable(when),
+        unreadMessages: v.number(),
+        deadline,
+        scheduledDeletion: v.nullable(when),
+      }),
+    ),
+  }),
+  HandlerCase: handlerCaseView,
+  HandlerCreated: v.object({
+    id: v.string(),
+    token: nullableString,
+    companyId: v.string(),
+    name: v.string(),
+    email: nullableString,
+    officers: v.array(v.string()),
+    hosts: v.array(v.string()),
+    enrolmentCode: nullableString,
+    enrolmentExpiresAt: v.nullable(when),
+  }),
+  Purge: v.object({ dryRun: v.boolean(), cases: v.array(v.unknown()) }),
+  KeyAnchor: v.object({ ecdhSpki: v.string(), ecdsaSpki: v.string(), fingerprint: v.string() }),
+  KeyLog: v.object({
+    anchor: v.nullable(v.object({ ecdhSpki: v.string(), ecdsaSpki: v.string(), fingerprint: v.string() })),
+    entries: v.array(
+      v.object({
+        seq: v.number(),
+        handlerId: v.string(),
+        ecdhSpki: v.string(),
+        ecdsaSpki: v.string(),
+        officerIds: v.array(v.string()),
+        addedAt: v.string(),
+        action: v.picklist(['add', 'remove']),
+        prevHash: v.string(),
+        certifierKeyId: v.string(),
+        signature: v.string(),
+      }),
+    ),
+  }),
+  KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
+  CompanyImported: v.object({ id: v.string(), created: v.boolean() }),
+  SigningKey: v.object({ kid: v.string() }),
+} satisfies Record<string, GenericSchema>;
+
+export type AnswerName = keyof typeof ANSWER_SCHEMAS;
+
+/**
+ * A success answer: JSON of a named schema, or bytes of the listed media types; an
+ * operation that is not here answers without a body (204, HEAD, OPTIONS).
+ * `also`: further success statuses with the same body (an import that replaces: 200).
+ */
+export interface Answer {
+  json?: AnswerName;
+  media?: string[];
+  also?: number[];
+  /** Headers only, though the status is not 204. */
+  bodiless?: true;
+}
+
+const IMAGE = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp', 'image/gif'];
+const FILE = ['application/octet-stream'];
+const RECORD = ['text/plain'];
+
+/** By `METHOD path` as in OPERATIONS (Fastify's `:param` form). */
+export const ANSWERS: Record<string, Answer> = {
+  'GET /api/openapi.json': { json: 'OpenApiDocument' },
+  'GET /api/public/pow/challenge': { json: 'PowChallenge' },
+  'GET /api/public/case/company-info': { json: 'CompanyInfo' },
+  'GET /api/public/site-look-and-feel/language/:languageCode': { json: 'LookAndFeel' },
+  'GET /api/public/site-look-and-feel/logo/:logoFileName': { media: IMAGE },
+  'GET /api/public/case/protection-officer/:poUuid/logo': { media: IMAGE },
+  'POST /api/public/case/new/by-form': { json: 'NewCase' },
+  'POST /api/public/case/new/by-phone': { json: 'NewCase' },
+  'POST /api/public/case/new/by-meeting': { json: 'NewCase' },
+  'POST /api/public/upload-sessions': { json: 'UploadSession' },
+  'GET /api/private/case/token/verify': { json: 'TokenCheck' },
+  'GET /api/private/case/my-case': { json: 'Case' },
+  'GET /api/private/case/messages': { json: 'Messages' },
+  'POST /api/private/case/messages/new': { json: 'MessageSent' },
+  'POST /api/private/case/upload-sessions': { json: 'UploadSession' },
+  'PUT /api/private/case/approve': { json: 'Case' },
+  'GET /api/private/case/record/:version/approved': { media: RECORD },
+  'POST /api/private/case/whistleblower/update': { json: 'WhistleblowerUpdated' },
+  'PUT /api/private/case/whistleblower/update': { json: 'WhistleblowerUpdated' },
+  'PUT /api/private/case/password/request-update': { json: 'PasswordChangeAsked' },
+  'POST /api/private/case/comments': { json: 'Comment' },
+  'GET /api/private/case/files/:fileId': { media: FILE },
+  'POST /api/handler/enrolment/start': { json: 'EnrolmentStarted' },
+  'POST /api/handler/enrolment/finish': { json: 'EnrolmentFinished' },
+  'POST /api/handler/session': { json: 'HandlerSession' },
+  'GET /api/handler/session': { json: 'HandlerSession' },
+  'POST /api/handler/session/refresh': { json: 'HandlerSession' },
+  'GET /api/handler/me': { json: 'Handler' },
+  'GET /api/handler/cases': { json: 'HandlerCases' },
+  'GET /api/handler/cases/:caseNumber': { json: 'HandlerCase' },
+  'GET /api/handler/cases/:caseNumber/files/:fileId': { media: FILE },
+  'PUT /api/handler/cases/:caseNumber/status': { json: 'HandlerCase' },
+  'PUT /api/handler/cases/:caseNumber/report': { json: 'HandlerCase' },
+  'GET /api/handler/cases/:caseNumber/record/:version/approved': { media: RECORD },
+  'POST /api/handler/cases/:caseNumber/messages': { json: 'MessageSent' },
+  'POST /api/admin/handlers': { json: 'HandlerCreated' },
+  'POST /api/admin/cases/purge': { json: 'Purge' },
+  'GET /api/public/key-log': { json: 'KeyLog' },
+  'POST /api/handler/key-log': { json: 'KeyLogAppended' },
+  'PUT /api/admin/companies/:company/key-anchor': { json: 'KeyAnchor' },
+  // 201 for a new company, 200 for one replaced.
+  'POST /api/admin/companies': { json: 'CompanyImported', also: [201] },
+  // tus creation: the answer is its Location and Upload-Offset headers.
+  'POST /api/public/uploads': { bodiless: true },
+  'POST /api/admin/identity/rotate-signing-key': { json: 'SigningKey' },
+};
