@@ -59,6 +59,17 @@ export interface ServerConfig {
   trustProxy: string[];
   /** The child process that re-checks received files for hidden data (docs/decisions/metadata-removal.md). */
   metadataCheck: MetadataCheckLimits;
+  /** `GET /metrics` on a port of its own (docs/operations.md "Metrics"); off unless METRICS_PORT is set. */
+  metrics?: MetricsSettings;
+}
+
+export interface MetricsSettings {
+  /** The metrics listener's port; undefined: no metrics at all. 0: any free port (tests). */
+  port?: number;
+  /** Its interface: 127.0.0.1 unless METRICS_HOST names another (a private one the scraper reaches). */
+  host: string;
+  /** Base64 of 32 bytes (METRICS_TOKEN); otherwise generated into DATA_DIR/metrics.token. */
+  token?: string;
 }
 
 export interface MetadataCheckLimits {
@@ -151,6 +162,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
     powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),
     trustProxy: (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    metrics: {
+      port: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT', 1) : undefined,
+      host: env.METRICS_HOST || '127.0.0.1',
+      token: env.METRICS_TOKEN || undefined,
+    },
     metadataCheck: {
       timeoutMs: int(env.METADATA_CHECK_TIMEOUT_MS, 10_000, 'METADATA_CHECK_TIMEOUT_MS', 100),
       memoryBytes: int(env.METADATA_CHECK_MEMORY_MB, 256, 'METADATA_CHECK_MEMORY_MB', 64) * 1024 * 1024,

@@ -8,6 +8,7 @@ import type { FileStore } from './files/store.ts';
 import type { Clock } from './clock.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/transport.ts';
+import type { Metrics } from './metrics.ts';
 
 /**
  * What every route module gets: configuration and the shared services. Each
@@ -42,4 +43,6 @@ export interface AppContext {
   recordKey: Buffer;
   /** Ends every stored sign-in of a case (the provider's sealed rows), inside the caller's transaction; set once the provider is up. */
   endSignIns?: (db: Database, caseId: string) => Promise<void>;
+  /** This app's Prometheus registry (server/metrics.ts); undefined unless METRICS_PORT is set. */
+  metrics?: Metrics;
 }

@@ -121,6 +121,7 @@ export async function receiveUpload(
       current = part.file;
       // First in line: a file past a quota is cut at that byte, before anything of it is checked or sealed.
       const metered = opts.budget ? [opts.budget.meter(field)] : [];
+      const receiving = ctx.metrics?.uploadStarted('multipart');
       try {
         await ctx.files.putTemp(id, part.file, ...metered, sniffer, check, encryptor);
       } catch (err) {
@@ -130,6 +131,8 @@ export async function receiveUpload(
         throw err;
       } finally {
         current = undefined;
+        receiving?.();
+        ctx.metrics?.uploadBytes('multipart', encryptor.plainBytes);
       }
       if (part.file.truncated) throw new HttpError(413, 'FILE_TOO_LARGE', `"${name.slice(0, 100)}" is larger than ${ctx.config.maxFileBytes} bytes.`, field);
       const mimeType = sniffer.verdict();

@@ -126,6 +126,7 @@ export class HandlerAuth {
     let secondOk = false;
     if (row && passwordOk && !attempt.blocked) secondOk = await this.checkSecondFactor(row, code);
     if (!row || !passwordOk || !secondOk || attempt.blocked) {
+      this.ctx.metrics?.signInFailed('handler', company.id);
       await this.throttle.failure(attempt);
       return null;
     }

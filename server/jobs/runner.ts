@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
+import type { JobOutcome } from '../metrics.ts';
 
 export interface Job {
   /** Unique per app; also names the advisory lock. */
@@ -37,6 +38,7 @@ export class JobRunner {
   add(job: Job): void {
     if (this.jobs.has(job.name)) throw new Error(`job ${job.name} is already registered`);
     this.jobs.set(job.name, job);
+    this.ctx.metrics?.jobKnown(job.name);
   }
 
   /** Starts every job's timer; the first run comes after `firstDelayMs` (small, so start-up stays quick). */
@@ -70,23 +72,37 @@ export class JobRunner {
 
   private async runLocked(job: Job): Promise<boolean> {
     if (this.stopped) return false;
+    // Counted once per round, by the job's name only (server/metrics.ts).
+    const started = performance.now();
+    let counted = false;
+    const count = (outcome: JobOutcome) => {
+      if (counted) return;
+      counted = true;
+      this.ctx.metrics?.jobRun(job.name, outcome, (performance.now() - started) / 1000);
+    };
     try {
       if (this.ctx.dbKind !== 'postgres') {
         await job.run(this.ctx, this.ctx.clock.now());
+        count('ok');
         return true;
       }
       const key = lockKey(job.name);
       return await this.ctx.db.connection().execute(async (conn) => {
         const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}::bigint) as locked`.execute(conn);
-        if (!rows[0]?.locked) return false;
+        if (!rows[0]?.locked) {
+          count('skipped');
+          return false;
+        }
         try {
           await job.run(this.ctx, this.ctx.clock.now());
+          count('ok');
           return true;
         } finally {
           await sql`select pg_advisory_unlock(${key}::bigint)`.execute(conn);
         }
       });
     } catch (err) {
+      count('failed');
       // A failed round is tried again at the next interval; the message only, no data.
       this.ctx.log.error({ job: job.name, err: { message: (err as Error).message } }, 'background job failed');
       return false;

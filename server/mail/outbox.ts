@@ -81,6 +81,7 @@ export async function sendDueMail(ctx: AppContext, now: Date): Promise<number> {
         mail = ctx.crypto.openJson<OutgoingMail>(key, row.case_id, OUTBOX_COLUMN, row.message_enc, row.id);
       } catch {
         ctx.log.error({ mail: row.id }, 'mail: cannot open a queued mail; dropped');
+        ctx.metrics?.mailFailed('unreadable');
         await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
         continue;
       }
@@ -93,9 +94,11 @@ export async function sendDueMail(ctx: AppContext, now: Date): Promise<number> {
         const permanent = responseCode >= 500 && responseCode < 600;
         if (permanent || now.getTime() - new Date(row.created_at).getTime() > GIVE_UP_AFTER_MS) {
           ctx.log.warn({ mail: row.id, attempts, reason }, 'mail: given up');
+          ctx.metrics?.mailFailed('given_up');
           await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
           continue;
         }
+        ctx.metrics?.mailFailed('retry');
         await ctx.db
           .updateTable('mail_outbox')
           .set({ attempts, last_error: reason, due_at: new Date(now.getTime() + backoffMs(attempts)) })
@@ -108,6 +111,7 @@ export async function sendDueMail(ctx: AppContext, now: Date): Promise<number> {
         continue;
       }
       await ctx.db.deleteFrom('mail_outbox').where('id', '=', row.id).execute();
+      ctx.metrics?.mailSent();
       sent++;
     }
     if (rows.length < BATCH) return sent;

@@ -138,7 +138,10 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
     route.onRequest = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), check] as RouteOptions['onRequest'];
   });
 
-  app.get(CHALLENGE_PATH, async (_req, reply) => reply.header('cache-control', 'no-store').send(pow.issue()));
+  app.get(CHALLENGE_PATH, async (_req, reply) => {
+    ctx.metrics?.submissionChallenge();
+    return reply.header('cache-control', 'no-store').send(pow.issue());
+  });
 
   // Per case, not per address: the reporter is known, and may move between networks.
   // The key is a keyed hash of the case id, as addresses are for the other budgets.

@@ -404,9 +404,11 @@ export class ResumableUploads {
       const ext = fileExtension(this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'));
       const headWanted = offset === 0 && !isTextExtension(ext) && Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? Math.min(FILE_HEAD_BYTES, length) : 0;
       let failure: unknown;
+      const receiving = this.ctx.metrics?.uploadStarted('tus');
       try {
         for await (const chunk of body as AsyncIterable<Buffer>) {
           if (received + chunk.length > length) throw new HttpError(400, 'UPLOAD_TOO_LONG', `The body goes beyond Upload-Length (${length}).`, 'Upload-Length');
+          this.ctx.metrics?.uploadBytes('tus', chunk.length);
           if (headWanted && received < headWanted && received + chunk.length >= headWanted) {
             const head = Buffer.concat([...pending, chunk]).subarray(0, headWanted);
             if (!headMatches(ext as AllowedExtension, head)) throw new HttpError(415, 'FILE_CONTENT_MISMATCH', `The content of this upload is not a .${ext} file.`, 'filename');
@@ -449,6 +451,8 @@ export class ResumableUploads {
         }
       } catch (err) {
         failure = err;
+      } finally {
+        receiving?.();
       }
       try {
         // What was sealed is written whatever the disk check says: the reserve has room
