@@ -12,6 +12,23 @@ export type Json<T> = ColumnType<T, string, string>;
 /** bigint: node-postgres reads it as a string. */
 export type BigIntColumn = ColumnType<string | number, number, number>;
 
+/** The public half of a company's recovery key: the key log's trust anchor (migration 0160). */
+export interface CompanyKeyAnchorTable {
+  company_id: string;
+  ecdh_spki: Uint8Array;
+  ecdsa_spki: Uint8Array;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+/** One signed entry of a company's key log, as the certifier's browser sent it (canonical JSON). */
+export interface KeyLogEntryTable {
+  company_id: string;
+  seq: number;
+  entry: string;
+  hash: string;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -304,6 +321,8 @@ export interface DB {
   upload_session: UploadSessionTable;
   file_upload: FileUploadTable;
   upload_quota: UploadQuotaTable;
+  company_key_anchor: CompanyKeyAnchorTable;
+  key_log_entry: KeyLogEntryTable;
 }
 
 export type { Generated };

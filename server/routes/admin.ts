@@ -23,7 +23,8 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-function guard(ctx: AppContext, req: FastifyRequest) {
+/** The admin API's one check (loopback, not proxied, the token), shared by every admin route. */
+export function adminGuard(ctx: AppContext, req: FastifyRequest) {
   // Loopback is no credential: a local reverse proxy makes every request arrive over it.
   // A proxied request (it names a client) is not a CLI on this host, and gets nothing;
   // every other request needs the token, wherever it comes from.
@@ -55,7 +56,7 @@ export async function findCompany(ctx: AppContext, nameOrHost: string) {
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post('/api/admin/handlers', async (req, reply) => {
-    guard(ctx, req);
+    adminGuard(ctx, req);
     const body = parseOr400(handlerSchema, req.body ?? {}, 'body');
     const company = await findCompany(ctx, body.company);
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the host name or id "${body.company}".`, 'company');
@@ -86,13 +87,13 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // `npm run cases -- purge [--dry-run]` while the server holds the database.
   app.post('/api/admin/cases/purge', async (req) => {
-    guard(ctx, req);
+    adminGuard(ctx, req);
     const { dryRun } = parseOr400(purgeSchema, req.body ?? {}, 'body');
     return purge(ctx, ctx.clock.now(), { dryRun });
   });
 
   app.post('/api/admin/companies', { bodyLimit: 32 * 1024 * 1024 }, async (req, reply) => {
-    guard(ctx, req);
+    adminGuard(ctx, req);
     const body = parseOr400(importSchema, req.body ?? {}, 'body');
     const assets: Record<string, AssetBytes> = {};
     for (const [p, a] of Object.entries(body.assets)) assets[p] = { contentType: a.contentType, bytes: Buffer.from(a.base64, 'base64') };

@@ -18,6 +18,7 @@ import * as m0130 from './0130_resumable_uploads.ts';
 import * as m0135 from './0135_private_upload_sessions.ts';
 import * as m0140 from './0140_case_change_notify.ts';
 import * as m0150 from './0150_upload_limits.ts';
+import * as m0160 from './0160_key_log.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0135_private_upload_sessions': m0135,
   '0140_case_change_notify': m0140,
   '0150_upload_limits': m0150,
+  '0160_key_log': m0160,
 };

@@ -1,0 +1,44 @@
+/**
+ * The key log's routes (docs/decisions/blind-server.md, "Key authenticity";
+ * server/keys/key-log.ts):
+ * - `GET /api/public/key-log`: the company's trust anchor and every entry, for the
+ *   reporter's browser to check before it seals a case;
+ * - `POST /api/handler/key-log`: a signed-in handler appends an entry a certifier's
+ *   browser signed;
+ * - `PUT /api/admin/companies/:company/key-anchor`: the operator sets a company's
+ *   recovery public key once (a browser made the pair; its private half never came here).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import * as v from 'valibot';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { requireCompany } from '../companies/service.ts';
+import type { HandlerIdentity } from '../handlers/cases.ts';
+import { appendKeyLogEntry, readKeyLog, setKeyAnchor } from '../keys/key-log.ts';
+import { adminGuard, findCompany } from './admin.ts';
+import { parseOr400 } from './parse.ts';
+
+const spki = v.pipe(v.string(), v.maxLength(512), v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64'));
+export const keyAnchorSchema = v.object({ ecdhSpki: spki, ecdsaSpki: spki });
+
+export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who: (req: FastifyRequest) => Promise<HandlerIdentity>) {
+  app.get('/api/public/key-log', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    // Always the log as it is now: a cached copy could hide a removal.
+    return reply.header('cache-control', 'no-store').send(await readKeyLog(ctx, company.id));
+  });
+
+  app.post('/api/handler/key-log', { bodyLimit: 16 * 1024 }, async (req, reply) => {
+    const h = await who(req);
+    if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send the signed entry as a JSON object.');
+    return reply.status(201).send(await appendKeyLogEntry(ctx, h.company_id, req.body));
+  });
+
+  app.put<{ Params: { company: string } }>('/api/admin/companies/:company/key-anchor', async (req, reply) => {
+    adminGuard(ctx, req);
+    const body = parseOr400(keyAnchorSchema, req.body ?? {}, 'body');
+    const company = await findCompany(ctx, req.params.company);
+    if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the host name or id "${req.params.company}".`, 'company');
+    return reply.status(201).send(await setKeyAnchor(ctx, company.id, body));
+  });
+}
