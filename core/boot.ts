@@ -76,10 +76,17 @@ export class BootStore {
   private companyInfoTaken = false;
   constructor(readonly data: BootData | null = readBootData()) {}
 
-  /** The inlined look and feel if it is for `language`. */
-  takeLookAndFeel(language: Language): LookAndFeel | null {
+  /**
+   * The inlined look and feel if it is for `language`, or, with `orDefault`, if it is
+   * the company's default-language answer and the company does not offer `language`
+   * (what the API would answer with `?orDefault=true`).
+   */
+  takeLookAndFeel(language: Language, orDefault = false): LookAndFeel | null {
     const laf = this.data?.lookAndFeel;
-    if (this.lookAndFeelTaken || !laf || this.data?.language !== language || laf.languageCode !== language) return null;
+    if (this.lookAndFeelTaken || !laf) return null;
+    const forLanguage = this.data?.language === language && laf.languageCode === language;
+    const forDefault = orDefault && laf.languageCode === laf.defaultLanguage && Array.isArray(laf.availableLanguages) && !laf.availableLanguages.includes(language);
+    if (!forLanguage && !forDefault) return null;
     this.lookAndFeelTaken = true;
     return laf;
   }

@@ -27,3 +27,12 @@ export function apiBaseUrlOf(file: { api?: { protocol?: string; host?: string; p
  * too (server/spa.ts), so that page never shows its picture on the way out.
  */
 export const QUICK_EXIT_FLAG = 'quick-exit';
+
+/**
+ * The sessionStorage key under which the success dialog's "Log in to your case" hands
+ * the case number just shown to the embedded provider's sign-in page on the same
+ * origin (src/app/signinHandover.ts, server/idp/assets/signin.js;
+ * docs/decisions/signin-handover.md). Removed when the form is sent, after 15 minutes,
+ * by a quick exit, and with the tab.
+ */
+export const SIGNIN_HANDOVER_KEY = 'signin-case-number';

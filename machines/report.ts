@@ -28,12 +28,15 @@
  *   `sending` waits for one only when it is not (`provingWork`). A proof is spent by
  *   one attempt, whatever its outcome.
  * - A refusal for too many submissions (`rateLimited`) keeps the draft, like a failure.
+ * - A request that never reached the server (`failed.offline`) is told apart from a
+ *   refusal: the form is complete, only the connection is missing.
  */
 import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as v from 'valibot';
 import {
   descriptionSchema,
   keepAllowedFiles,
+  type RejectedFile,
   passwordSchema,
   reportedPersonSchema,
   requiredText,
@@ -98,6 +101,11 @@ export interface WhistleblowerInput {
   email: string;
   phone: string;
   phoneCountryCode: string;
+  /**
+   * Spec §5: the phone's validity comes from the phone input (the digits its country's
+   * format expects); a number the input finds impossible keeps the identity invalid.
+   */
+  phoneValid: boolean;
   notification: boolean;
 }
 
@@ -133,8 +141,13 @@ export interface RateLimited {
   rateLimited: { retryAfterSeconds: number };
 }
 
-/** What the submit actor resolves with: the new case, a rate-limit refusal, one refused file, or null for any other failure. */
-export type SubmitOutcome = SuccessData | RateLimited | RefusedFile | null;
+/** The submit actor's answer when the request never reached the server (offline, connection lost): the draft is complete and kept. */
+export interface NetworkFailure {
+  networkFailure: true;
+}
+
+/** What the submit actor resolves with: the new case, a rate-limit refusal, one refused file, a network failure, or null for any other failure. */
+export type SubmitOutcome = SuccessData | RateLimited | RefusedFile | NetworkFailure | null;
 
 /** What the server answered for a new case (spec §3 "Success data"). */
 export interface SuccessData {
@@ -165,6 +178,8 @@ export interface ReportContext {
   draft: ReportDraft;
   /** Files dropped by the last `files.add` (not allowed, or beyond five): for a notice. */
   droppedFiles: number;
+  /** The same files, each with its reason (too many, type not allowed, too large): the notice names each. */
+  rejectedFiles: RejectedFile[];
   /** Names of the files whose content did not fit their type: refused at once, by name. */
   refusedFiles: string[];
   /** A typed person was offered to "Add person" with fields still missing: name them. */
@@ -224,7 +239,7 @@ export type ReportEvent =
   | { type: 'file.remove'; index: number }
   | { type: 'identity.choose'; value: IdentityChoice }
   | { type: 'identity.change'; field: 'name' | 'email'; value: string }
-  | { type: 'phone.change'; phone: string; countryCode: string }
+  | { type: 'phone.change'; phone: string; countryCode: string; isValid: boolean }
   | { type: 'notification.toggle'; value: boolean }
   | { type: 'follow.choose'; value: boolean }
   | { type: 'password.change'; value: string }
@@ -266,6 +281,7 @@ function isPersonInputEmpty(p: PersonInput): boolean {
 
 /** The identity as it goes on the wire, or null while it is not a valid one. */
 export function whistleblowerPayload(w: WhistleblowerInput) {
+  if (w.phone && !w.phoneValid) return null;
   const result = v.safeParse(whistleblowerSchema, {
     name: w.name,
     email: w.email,
@@ -351,6 +367,9 @@ export function isSuccessData(x: SubmitResult): x is SuccessData {
 export function isRefusedFile(x: SubmitResult): x is RefusedFile {
   return x !== null && 'refusedFile' in x;
 }
+export function isNetworkFailure(x: SubmitResult): x is NetworkFailure {
+  return x !== null && 'networkFailure' in x;
+}
 
 // ---- context -------------------------------------------------------------------------
 
@@ -360,6 +379,7 @@ const emptyWhistleblower = (): WhistleblowerInput => ({
   email: '',
   phone: '',
   phoneCountryCode: '',
+  phoneValid: true,
   notification: false,
 });
 
@@ -432,8 +452,11 @@ const reportSetup = setup({
     copyCaseNumber: (_, _params: { caseNumber: string }) => {},
     /** Leaves the form for the front page (supplied by the view). */
     goToFrontPage: () => {},
-    /** Starts sign-in at /private/status (supplied by the view). */
-    goToLogin: () => {},
+    /**
+     * Starts sign-in at /private/status (supplied by the view), with the case number
+     * just shown: the view hands it to the sign-in page (docs/decisions/signin-handover.md).
+     */
+    goToLogin: (_, _params: { caseNumber: string }) => {},
     /** Company info could not be loaded: spec §8 sends the reporter to /something-went-wrong. */
     goToErrorPage: () => {},
     assignCompany: assign({
@@ -443,6 +466,7 @@ const reportSetup = setup({
     resetDraft: assign(({ context }) => ({
       draft: emptyDraft(context.channel, context.company),
       droppedFiles: 0,
+      rejectedFiles: [],
       refusedFiles: [],
       personIncomplete: false,
       progress: [],
@@ -517,11 +541,12 @@ const reportSetup = setup({
     addFiles: assign(({ context, event }) => {
       const e = event as Ev<'files.add'>;
       const kept = keepAllowedFiles(context.draft.files, e.files, e.samples);
-      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped, refusedFiles: kept.refused };
+      return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped, rejectedFiles: kept.rejected, refusedFiles: kept.refused };
     }),
     removeFile: assign(({ context, event }) => ({
       draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== (event as Ev<'file.remove'>).index) },
       droppedFiles: 0,
+      rejectedFiles: [],
       refusedFiles: [],
     })),
     /** The server refused one file: it leaves the draft, everything else stays, and the dialog names it. */
@@ -529,6 +554,7 @@ const reportSetup = setup({
       draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== params.refused.index) },
       refusedFiles: [params.refused.name],
       droppedFiles: 0,
+      rejectedFiles: [],
     })),
     assignIdentityChoice: assign({
       draft: ({ context, event }) => ({ ...context.draft, identity: (event as Ev<'identity.choose'>).value }),
@@ -547,7 +573,7 @@ const reportSetup = setup({
         const e = event as Ev<'phone.change'>;
         return {
           ...context.draft,
-          whistleblower: { ...context.draft.whistleblower, phone: e.phone, phoneCountryCode: e.countryCode },
+          whistleblower: { ...context.draft.whistleblower, phone: e.phone, phoneCountryCode: e.countryCode, phoneValid: e.isValid },
         };
       },
     }),
@@ -642,6 +668,7 @@ const reportSetup = setup({
     hasResponse: (_, params: { outcome: SubmitOutcome }) => isSuccessData(params.outcome),
     isRateLimited: (_, params: { outcome: SubmitOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
     isFileRefused: (_, params: { outcome: SubmitOutcome }) => isRefusedFile(params.outcome),
+    isNetworkFailure: (_, params: { outcome: SubmitOutcome }) => isNetworkFailure(params.outcome),
     hasProof: ({ context }) => context.proof !== null,
   },
 });
@@ -707,6 +734,11 @@ export function createReportMachine(channel: ReportChannel) {
       } as const)
     : {};
 
+  const login = {
+    type: 'goToLogin',
+    params: ({ context }: { context: ReportContext }) => ({ caseNumber: context.response?.caseDto.caseNumber ?? '' }),
+  } as const;
+
   const copy = {
     type: 'copyCaseNumber',
     params: ({ context }: { context: ReportContext }) => ({ caseNumber: context.response?.caseDto.caseNumber ?? '' }),
@@ -719,6 +751,7 @@ export function createReportMachine(channel: ReportChannel) {
       company: input?.company ?? noCompany,
       draft: emptyDraft(channel, input?.company ?? noCompany),
       droppedFiles: 0,
+      rejectedFiles: [],
       refusedFiles: [],
       personIncomplete: false,
       progress: [],
@@ -902,6 +935,10 @@ export function createReportMachine(channel: ReportChannel) {
                     params: ({ event }) => ({ refused: (event.output as RefusedFile).refusedFile }),
                   },
                 },
+                {
+                  guard: { type: 'isNetworkFailure', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.failed.offline',
+                },
                 { target: '#' + id + '.failed' },
               ],
               onError: { target: '#' + id + '.failed' },
@@ -914,7 +951,8 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['successDialog'],
         initial: 'showing',
         on: {
-          'login.start': { target: 'editing', actions: ['resetDraft', 'goToLogin'] },
+          // The number goes with the effect before the draft (and the answer) is reset.
+          'login.start': { target: 'editing', actions: [login, 'resetDraft'] },
           // Copying again restarts the 2-second hint.
           'caseNumber.copy': { target: '.copied', reenter: true, actions: copy },
         },
@@ -947,6 +985,8 @@ export function createReportMachine(channel: ReportChannel) {
           incomplete: {},
           /** The server refused one file for its content: it is named and left out, the rest is kept. */
           fileRefused: { tags: ['fileRefused'] },
+          /** The request never reached the server (offline): the form is complete, the report is kept; try again when connected. */
+          offline: { tags: ['networkFailure'] },
         },
       },
       // Too many submissions from this connection (429): the draft is kept, the dialog says how long to wait.

@@ -205,32 +205,39 @@ export interface FileSample {
   complete: boolean;
 }
 
+/** Why a chosen file was not added: beyond the five, a type not allowed, over 2 GB. */
+export type FileRejection = 'tooMany' | 'type' | 'tooLarge';
+export interface RejectedFile {
+  name: string;
+  reason: FileRejection;
+}
+
 /**
- * Keeps the first five allowed files; extras are ignored (spec §5). With samples
- * (same order as `added`), a file whose content does not fit its name is refused
- * by name at once, as the server would refuse it.
+ * Keeps the first five allowed files (spec §5); the others are not added, and each
+ * is named with its reason (`rejected`, in the order chosen): beyond the five, a
+ * type not allowed, or larger than 2 GB. With samples (same order as `added`), a
+ * file whose content does not fit its name is refused by name at once (`refused`),
+ * as the server would refuse it. `dropped` counts `rejected`.
  */
-export function keepAllowedFiles<F extends { name: string; type?: string }>(
+export function keepAllowedFiles<F extends { name: string; type?: string; size?: number }>(
   existing: readonly F[],
   added: readonly F[],
   samples?: readonly (FileSample | undefined)[],
 ) {
   const refused: string[] = [];
-  const allowed = added.filter((f, i) => {
-    if (!isAllowedFile(f)) return false;
+  const rejected: RejectedFile[] = [];
+  const kept: F[] = [];
+  let room = Math.max(0, LIMITS.maxFiles - existing.length);
+  added.forEach((f, i) => {
+    if (!isAllowedFile(f)) return rejected.push({ name: f.name, reason: 'type' });
+    if (typeof f.size === 'number' && f.size > LIMITS.maxFileBytes) return rejected.push({ name: f.name, reason: 'tooLarge' });
     const sample = samples?.[i];
-    if (sample && !contentMatches(f.name, sample.bytes, sample.complete)) {
-      refused.push(f.name);
-      return false;
-    }
-    return true;
+    if (sample && !contentMatches(f.name, sample.bytes, sample.complete)) return refused.push(f.name);
+    if (room === 0) return rejected.push({ name: f.name, reason: 'tooMany' });
+    room--;
+    kept.push(f);
   });
-  const room = Math.max(0, LIMITS.maxFiles - existing.length);
-  return {
-    files: [...existing, ...allowed.slice(0, room)],
-    dropped: added.length - refused.length - Math.min(room, allowed.length),
-    refused,
-  };
+  return { files: [...existing, ...kept], dropped: rejected.length, refused, rejected };
 }
 
 // ---- single values ---------------------------------------------------------
@@ -418,6 +425,76 @@ export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): { field?: s
   if (!issue) return { message: 'validation.invalid' };
   const path = v.getDotPath(issue) ?? undefined;
   return { field: path ?? undefined, message: issue.message };
+}
+
+// ---- the rules in words, for API answers (docs/api.md "Validation errors") -----------
+
+/** One bad field of a refused request: its dotted path, the rule in plain English, and the rule's catalogue key. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+  /** The `validation.*` catalogue key of the rule (src/i18n/common), so a client can say it in the reporter's language. */
+  rule: string;
+}
+
+const chars = (n: unknown) => `${String(n)} characters`;
+/**
+ * What each rule above means, in the API's words: the schemas name their rules by
+ * catalogue key (the forms translate them); this table is the one place those keys
+ * are put into English for a client. `field` names the field a whole-object rule is about.
+ */
+export const RULE_WORDS: Record<string, { words: (issue: v.BaseIssue<unknown>) => string; field?: string }> = {
+  'validation.required': { words: () => 'is required' },
+  'validation.email': { words: () => 'must be a valid e-mail address (at most 254 characters)' },
+  'validation.phone': { words: () => 'must be a phone number in international form: + and 8 to 15 digits, without spaces' },
+  'validation.phoneDanish': { words: () => 'must be a Danish number written +45 and 8 digits' },
+  'validation.phoneOrEmail': { words: () => 'must be a valid e-mail address or a phone number such as +4512345678' },
+  'validation.passwordMin': { words: () => `must contain at least ${chars(LIMITS.passwordMin)}` },
+  'validation.passwordTooShort': { words: (i) => `must contain at least ${chars(i.requirement)}` },
+  'validation.descriptionTooLong': { words: () => `must be ${chars(LIMITS.descriptionMax)} or less` },
+  'validation.chatTooLong': { words: () => `must be ${chars(LIMITS.chatMax)} or less` },
+  'validation.tooLong': { words: (i) => (typeof i.requirement === 'number' ? `must be ${chars(i.requirement)} or less` : 'is too long') },
+  'validation.reportRelated': { words: () => 'must name at least one reported person, or the reported unit', field: 'reportedPersons' },
+  'validation.notificationNeedsFollow': { words: () => 'must be true when whistleblower.notification is true: e-mail notifications need a followed case', field: 'caseAccount.follow' },
+  'validation.invalid': { words: () => 'is not valid' },
+};
+
+/** Valibot's own wording ("Invalid type: …") for a rule that names no key, without echoing the value sent. */
+function defaultWords(issue: v.BaseIssue<unknown>): { message: string; rule: string } {
+  const many = Array.isArray(issue.input);
+  if (issue.kind === 'schema') {
+    if (issue.input === undefined) return { message: 'is required', rule: 'validation.required' };
+    if (issue.type === 'picklist' || issue.type === 'enum' || issue.type === 'literal' || issue.type === 'variant') {
+      return { message: `must be one of: ${String(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}`, rule: 'validation.invalid' };
+    }
+    return { message: `must be ${/^[A-Z]/.test(issue.expected ?? '') ? 'an ' : 'a '}${(issue.expected ?? 'other value').toLowerCase()}`, rule: 'validation.invalid' };
+  }
+  if (issue.type === 'max_length' || issue.type === 'max_size') return { message: many ? `must have at most ${String(issue.requirement)} items` : `must be ${chars(issue.requirement)} or less`, rule: 'validation.tooLong' };
+  if (issue.type === 'min_length') return { message: many ? `must have at least ${String(issue.requirement)} items` : `must contain at least ${chars(issue.requirement)}`, rule: 'validation.invalid' };
+  if (issue.type === 'non_empty') return { message: 'is required', rule: 'validation.required' };
+  if (issue.type === 'uuid') return { message: 'must be a UUID', rule: 'validation.invalid' };
+  if (issue.type === 'email') return { message: 'must be a valid e-mail address', rule: 'validation.email' };
+  return { message: 'is not valid', rule: 'validation.invalid' };
+}
+
+/**
+ * Every bad field of a refused value, once each (its first broken rule), in plain
+ * English: `{ field, message, rule }`. A message that is neither a catalogue key nor
+ * valibot's default ("must be a lower-case hex SHA-256") is already words and is kept.
+ */
+export function fieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const known = RULE_WORDS[issue.message];
+    const field = v.getDotPath(issue) ?? known?.field ?? '';
+    if (seen.has(field)) continue;
+    seen.add(field);
+    if (known) out.push({ field, message: known.words(issue), rule: issue.message });
+    else if (issue.message.startsWith('Invalid ') || issue.message.startsWith('validation.')) out.push({ field, ...defaultWords(issue) });
+    else out.push({ field, message: issue.message, rule: 'validation.invalid' });
+  }
+  return out;
 }
 
 // ---- the record's versions (docs/decisions/record-versions.md) ---------------------------

@@ -23,7 +23,7 @@ import { Passwords } from './cases/passwords.ts';
 import { DiskFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
-import { registerUploadRoutes } from './routes/uploads.ts';
+import { applyTusMethodOverride, registerUploadRoutes } from './routes/uploads.ts';
 import { ResumableUploads, uploadSweepJob } from './uploads/resumable.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
@@ -49,6 +49,7 @@ import { attachCompanyCache } from './companies/cache.ts';
 import { attachCaseCache } from './cases/view-cache.ts';
 import { drainEarlyAnswers } from './early-answer.ts';
 import { configureMetadataCheck } from './files/metadata-check.ts';
+import { registerMetrics, type MetricsListener } from './metrics.ts';
 
 /** The demo companies imported on first start (SEED_DEMO=false turns it off). */
 export const SEED_DIR = path.join(import.meta.dirname, 'seed');
@@ -103,6 +104,8 @@ export interface BuiltApp {
   lifecycle: Lifecycle;
   /** Every route as registered (method, url): for the API description's test and the fuzz test. */
   routes: { method: string; url: string }[];
+  /** GET /metrics on its own port (server/metrics.ts); undefined unless METRICS_PORT is set. */
+  metrics?: MetricsListener;
 }
 
 export interface BuildOptions {
@@ -148,7 +151,14 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     bodyLimit: 1024 * 1024,
     // One spelling of every path before routing: `/%61pi` is `/api` for the router,
     // every hook and the SPA fallback alike (normalizePath).
-    rewriteUrl: (req) => normalizePath(req.url ?? '/'),
+    // The tus method override is applied here too: this is the one hook before routing.
+    rewriteUrl: (req) => {
+      const url = normalizePath(req.url ?? '/');
+      applyTusMethodOverride(req, url);
+      return url;
+    },
+    // Requests during a stop get the product's answer (Lifecycle.refuseWhileDraining), not Fastify's bare 503.
+    return503OnClosing: false,
     // A URL the router cannot decode (`/api/%zz`): the product's error body, not Fastify's.
     frameworkErrors: (_err, _req, reply) => {
       void (reply as unknown as FastifyReply).status(400).send(errorBody('BAD_URL', 'The address is not valid.'));
@@ -165,6 +175,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   // First, so every route registered below is tracked for a graceful shutdown.
   const lifecycle = new Lifecycle();
   lifecycle.trackHandlers(app);
+  lifecycle.refuseWhileDraining(app);
   lifecycle.endQuietConnectionsOnClose(app);
   const routes: BuiltApp['routes'] = [];
   app.addHook('onRoute', (r) => {
@@ -241,6 +252,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     mailer,
     recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)),
   } as Omit<AppContext, 'jobs'> as AppContext;
+  // Before the jobs and every route: each is counted from the start (docs/decisions/metrics.md).
+  const metrics = registerMetrics(app, ctx);
   ctx.jobs = new JobRunner(ctx);
   ctx.jobs.add(mailJob);
   ctx.jobs.add(deadlineJob);
@@ -281,7 +294,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
     if (err instanceof HttpError) {
-      return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field));
+      return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field, err.fields));
     }
     const status = (err as FastifyError).statusCode;
     // PostgreSQL's data exceptions (class 22: a malformed uuid, a NUL byte, a number out
@@ -328,7 +341,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   registerPrivateRoutes(app, ctx, identity, uploads, guards);
 
   // For a load balancer: 200 only while this process can serve (docs/operations.md).
-  app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {
+  app.get('/readyz', { logLevel: 'warn', config: { servesWhileDraining: true } }, async (_req, reply) => {
     const checks = await lifecycle.readiness(ctx, () => identity.currentKeys.signing.length > 0 && identity.currentKeys.cookies.length > 0);
     const ready = Object.values(checks).every((c) => c === 'ok');
     reply.header('cache-control', 'no-store').status(ready ? 200 : 503);
@@ -352,7 +365,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   if (config.jobs) ctx.jobs.start();
-  return { app, ctx, lifecycle, routes };
+  return { app, ctx, lifecycle, routes, metrics };
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;

@@ -3,12 +3,16 @@
  * 4xx status (DESIGN.md §4). Route code throws HttpError; the app's error handler
  * turns anything else a client can cause into a 4xx and keeps 5xx for real faults.
  */
+import type { FieldIssue } from '../machines/schema.ts';
+
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** A 400 `VALIDATION`: every bad field (server/routes/parse.ts). */
+    readonly fields?: readonly FieldIssue[],
   ) {
     super(message);
   }
@@ -18,9 +22,11 @@ export const badRequest = (code: string, message: string, field?: string) => new
 export const notFound = (code: string, message: string) => new HttpError(404, code, message);
 
 export interface ErrorBody {
-  error: { code: string; message: string; field?: string };
+  error: { code: string; message: string; field?: string; fields?: FieldIssue[] };
 }
 
-export function errorBody(code: string, message: string, field?: string): ErrorBody {
-  return { error: field ? { code, message, field } : { code, message } };
+export function errorBody(code: string, message: string, field?: string, fields?: readonly FieldIssue[]): ErrorBody {
+  const error: ErrorBody['error'] = field ? { code, message, field } : { code, message };
+  if (fields?.length) error.fields = fields.map((f) => ({ ...f }));
+  return { error };
 }

@@ -202,17 +202,24 @@ export function companyInfoResponse(company: Company) {
 }
 
 /**
- * The language the SPA will ask for when it has no stored choice: the first
- * supported browser language, else Danish (src/app/language.ts `initialLanguage`).
- * Browsers send `Accept-Language` in `navigator.languages` order.
+ * The language the SPA will show when it has no stored choice (src/app/language.ts
+ * `firstLanguage`): the first supported browser language if the company offers it,
+ * else the company's default language (spec §1 "otherwise the site default"); Danish
+ * without a company. Browsers send `Accept-Language` in `navigator.languages` order.
  */
-export function browserLanguage(acceptLanguage: string | undefined): Language {
+export function browserLanguage(acceptLanguage: string | undefined, company?: { languages: readonly string[]; defaultLanguage: string } | null): Language {
+  let asked: Language | null = null;
   for (const part of (acceptLanguage ?? '').split(',')) {
     const base = (part.split(';')[0] ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
     const mapped = base === 'sv' ? 'se' : base === 'nb' || base === 'nn' ? 'no' : base;
-    if ((LANGUAGES as readonly string[]).includes(mapped)) return mapped as Language;
+    if ((LANGUAGES as readonly string[]).includes(mapped)) {
+      asked = mapped as Language;
+      break;
+    }
   }
-  return DEFAULT_LANGUAGE;
+  if (!company) return asked ?? DEFAULT_LANGUAGE;
+  if (asked && company.languages.includes(asked)) return asked;
+  return (LANGUAGES as readonly string[]).includes(company.defaultLanguage) ? (company.defaultLanguage as Language) : (asked ?? DEFAULT_LANGUAGE);
 }
 
 interface ManifestChunk {
@@ -333,6 +340,8 @@ export interface RenderInput {
    * the page then preloads the catalogue's chunk instead.
    */
   catalogue?: (key: string) => object | null;
+  /** A private page's words until its script runs ("Opening your case…"), in the page's language. */
+  opening?: string;
 }
 
 /** What src/ssr.tsx gives (kept in step by hand: the bundle is loaded at run time). */
@@ -382,7 +391,7 @@ export function bootData(company: Company | null, language: Language, config: Re
  * index.html for one host, language and route, and the CSP sources (hashes) of the
  * inline scripts it wrote, which its response must allow.
  */
-export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null }: RenderInput): { html: string; scriptSources: string[] } {
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null, opening }: RenderInput): { html: string; scriptSources: string[] } {
   // A company whose settings the API cannot answer (it then answers 500) gets no
   // inline copy: the SPA fetches and meets the same failure as without inlining.
   const boot: BootInput & { catalogues?: Record<string, unknown> } = bootData(company, language, config);
@@ -414,6 +423,12 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
     scriptSources.push(EARLY_READ_SOURCE);
   }
   out = out.replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${firstPaint?.themeStyle ? ` style="${escapeAttr(firstPaint.themeStyle)}"` : ''}`);
+  if (opening && !firstPaint) {
+    // A private page has no picture: until its script runs (seconds on a slow phone,
+    // right after the password) it says what is happening instead of a blank screen.
+    // React's first render replaces it.
+    out = out.replace('<div id="root"></div>', `<div id="root"><p role="status" class="wb-opening">${escapeAttr(opening)}</p></div>`);
+  }
   if (firstPaint) {
     out = out.replace(
       '<div id="root"></div>',
@@ -687,7 +702,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       // The path's own page once it has been read; until then (or in a build without it) index.html.
       const own = ownPages.get(spaPageFor(pathname));
       const spa = own?.html ? own : built;
-      const language = browserLanguage(req.headers['accept-language']);
+      const language = browserLanguage(req.headers['accept-language'], company?.settings);
       const config = runtimeConfig(ctx, req);
       const key = `${req.protocol}|${req.host}|${language}|${pathname}`;
       let rep = company ? rendered.get(company)?.get(key) : undefined;
@@ -700,7 +715,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         let page!: ReturnType<typeof renderIndex>;
         let made!: Representation;
         for (const inline of CATALOGUE_CHOICES) {
-          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null) });
+          const opening = isPrivatePath(pathname) ? ((spa.catalogue(`common/${language}`) as Record<string, unknown> | null)?.['page.openingCase'] as string | undefined) : undefined;
+          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening });
           const compressed = representation(candidate.html, quality);
           if (!made || (compressed.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) [page, made] = [candidate, compressed];
           if ((made.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) break;

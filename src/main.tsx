@@ -11,7 +11,7 @@ import { loadRuntimeConfig } from './api/config.ts';
 import { createApiClient } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
 import { AppServicesProvider, browserLookAndFeelMachine } from './app/lookAndFeel.tsx';
-import { initialLanguage } from './app/language.ts';
+import { firstLanguage, preferredLanguage } from './app/language.ts';
 import { loadCatalogue, loadProvidedCatalogues, provideCatalogues } from './i18n/index.ts';
 import { continueQuickExit, onQuickExit } from './app/quickExit.ts';
 import { adoptFirstPaint } from './app/firstPaint.ts';
@@ -26,7 +26,8 @@ async function start() {
   window.addEventListener('pageshow', (e) => {
     if (e.persisted) continueQuickExit();
   });
-  const language = initialLanguage();
+  // Spec §1: the reporter's language if the company offers it, else the company's default.
+  const { language, followDefault } = firstLanguage(preferredLanguage(), readBootData());
   // The route's catalogues in the page's language came with the page.
   provideCatalogues(readBootData()?.catalogues);
   // Fetch the first catalogue while the config is read.
@@ -45,7 +46,7 @@ async function start() {
   const appRouter = router;
   // One actor for the app's lifetime, made here rather than in a component so the
   // routes' guards have it before the first render.
-  const lookAndFeel = createActor(browserLookAndFeelMachine(api), { input: { language } }).start();
+  const lookAndFeel = createActor(browserLookAndFeelMachine(api, undefined, { followDefault }), { input: { language } }).start();
   appRouter.update({ ...appRouter.options, context: { ...appRouter.options.context, lookAndFeel } });
   await yieldToMain();
   // The route (guards, loaders, its lazy chunks) is resolved before the first render,

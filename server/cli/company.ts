@@ -4,8 +4,10 @@
  *
  * Imports (creates or replaces, by id) a company from its JSON file and the images
  * it names (server/companies/format.ts). A bad file gets an error that names the
- * field. With a server running on this data folder the import goes through it
- * (loopback admin API); otherwise the database is opened directly.
+ * field; a text using a synonym the glossary forbids gets a warning on stderr
+ * (docs/i18n-glossary.md), and the file still goes in. With a server running on
+ * this data folder the import goes through it (loopback admin API); otherwise the
+ * database is opened directly.
  */
 import { openDatabase } from '../db/database.ts';
 import { CompanyFileError, importCompany, readCompanyBundle, type CompanyBundle } from '../companies/service.ts';
@@ -35,6 +37,9 @@ try {
   if (err instanceof CompanyFileError) fail(`${file}: field ${err.field}: ${err.message.slice(err.field.length + 2)}`);
   throw err;
 }
+
+// Warnings, not errors: the file is valid, and the operator is told which text says what.
+for (const w of bundle.warnings ?? []) process.stderr.write(`warning: ${file}: field ${w.field}: ${w.message}\n`);
 
 if (command === 'validate') {
   process.stdout.write(`${file}: valid company "${bundle.company.id}" (${bundle.company.hosts.join(', ')})\n`);

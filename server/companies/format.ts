@@ -18,6 +18,7 @@
  */
 import * as v from 'valibot';
 import { INTERNATIONAL_PHONE, LANGUAGES, type Language } from '../../machines/schema.ts';
+import { vocabularyWarnings, type VocabularyWarning } from './vocabulary.ts';
 
 export { LANGUAGES, type Language };
 
@@ -376,7 +377,12 @@ export function checkCompany(c: CompanyFile): Problem | null {
   return null;
 }
 
-export type ParseResult = { ok: true; company: CompanyFile } | { ok: false; field: string; message: string };
+/**
+ * A valid file may still say something the portal would not: a company text using a
+ * synonym the glossary forbids (server/companies/vocabulary.ts). Warnings name the
+ * text by its dotted path and the word; they never refuse the file.
+ */
+export type ParseResult = { ok: true; company: CompanyFile; warnings: VocabularyWarning[] } | { ok: false; field: string; message: string };
 
 /** Validates a parsed JSON value as a company file. The error names the field by its dotted path. */
 export function parseCompanyFile(json: unknown): ParseResult {
@@ -389,7 +395,7 @@ export function parseCompanyFile(json: unknown): ParseResult {
     return { ok: false, field: v.getDotPath(issue) ?? '(file)', message: issue.message };
   }
   const problem = checkCompany(result.output);
-  return problem ? { ok: false, ...problem } : { ok: true, company: result.output };
+  return problem ? { ok: false, ...problem } : { ok: true, company: result.output, warnings: vocabularyWarnings(result.output) };
 }
 
 // ---- the wire: GET /api/public/site-look-and-feel/language/{code} ----------

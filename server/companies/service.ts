@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { HttpError } from '../errors.ts';
 import { parseCompanyFile, type CompanyFile, type CompanyAsset, LOGO_CONTENT_TYPES } from './format.ts';
+import type { VocabularyWarning } from './vocabulary.ts';
 import { bindCompany } from '../logging.ts';
 import { companyCacheOf } from './cache.ts';
 
@@ -21,6 +22,8 @@ export interface AssetBytes {
 export interface CompanyBundle {
   company: CompanyFile;
   assets: Record<string, AssetBytes>;
+  /** Company texts using a synonym the glossary forbids: told, never refused (format.ts). */
+  warnings?: VocabularyWarning[];
 }
 
 export class CompanyFileError extends Error {
@@ -54,7 +57,7 @@ export function validateBundle(json: unknown, assets: Record<string, AssetBytes>
       throw new CompanyFileError(field, `file "${asset.file}" is not a ${asset.contentType} image`);
     }
   }
-  return { company: parsed.company, assets };
+  return { company: parsed.company, assets, warnings: parsed.warnings };
 }
 
 /** The image's bytes must be what the file says, because the server sends them with that type. */

@@ -19,11 +19,11 @@ import { companyByHost, type Company } from '../companies/service.ts';
 import { CASE_NUMBER, LANGUAGES, LIMITS, normalizeCaseNumber, type Language } from '../../machines/schema.ts';
 import { PayloadCrypto, destroyAccountPayloads, sweepExpiredPayloads } from './adapter.ts';
 import { IdpKeys, type KeySet } from './keys.ts';
-import { CLIENT_ID, MOUNT, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
+import { CLIENT_ID, MOUNT, RESOURCE_SCOPES, createProvider, isUuid, resourceFor, type KoaCtx } from './provider.ts';
 import { identitySettings, type IdentitySettings } from './settings.ts';
 import { SigninThrottle, type Attempt } from './throttle.ts';
 import { acceptLanguageTags, htmlLang, pickLanguage, translator } from './i18n.ts';
-import { errorPage, loggedOutPage, logoutPage, newPasswordPage, signInPage, type PageFrame } from './pages.ts';
+import { errorPage, loggedOutPage, logoutPage, newPasswordPage, nothingToSignOutPage, signInPage, type PageFrame } from './pages.ts';
 import { TokenVerifier } from './tokens.ts';
 import { sweepExpiredAccounts } from './expiry.ts';
 import { ProofOfWork } from '../security/pow.ts';
@@ -43,9 +43,10 @@ const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8
 const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
 const PASSWORD_JS = readFileSync(new URL('./assets/password.js', import.meta.url), 'utf8');
 const SIGNIN_JS = readFileSync(new URL('./assets/signin.js', import.meta.url), 'utf8');
+const QUICK_EXIT_JS = readFileSync(new URL('./assets/quick-exit.js', import.meta.url), 'utf8');
 const SIGNIN_POW_WORKER_JS = readFileSync(new URL('./assets/signin-pow.worker.js', import.meta.url), 'utf8');
 /**
- * The SHA-256 of @noble/hashes (the module the SPA's worker uses, src/api/pow.ts),
+ * The SHA-256 of @noble/hashes (the module the SPA's worker uses, core/pow.ts),
  * served from our origin as the ES modules it ships, for the sign-in page's worker.
  */
 const NOBLE_DIR = path.dirname(createRequire(import.meta.url).resolve('@noble/hashes/sha2.js'));
@@ -166,6 +167,8 @@ export class IdentityService {
         return logoutPage(f, form.replace(/action="([^"?]*)"/, `action="$1?ui_locales=${htmlLang(f.lang)}"`), !!auto);
       }),
       postLogoutSuccessSource: (kctx) => this.renderKoa(kctx, 200, async (f) => loggedOutPage(f)),
+      nothingToSignOut: (kctx, form) => this.renderKoa(kctx, 200, async (f) => nothingToSignOutPage(f, form)),
+      userinfo: (token, iss) => this.verifier.userinfo(token, iss),
       signedOut: (caseId) => this.endSessionsOf(caseId),
       renderError: async (kctx, out) => {
         const status = kctx.status && kctx.status >= 400 ? kctx.status : 400;
@@ -226,6 +229,7 @@ export class IdentityService {
     if (attempt.delayMs > 0) await sleep(attempt.delayMs);
     const ok = row ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
     if (!ok || attempt.blocked || !row) {
+      this.ctx.metrics?.signInFailed('reporter', company.id);
       return { refused: true, pausedMs: await this.throttle.failure(attempt) };
     }
     await this.throttle.success(attempt);
@@ -236,6 +240,7 @@ export class IdentityService {
   /** A challenge for the sign-in form while the company sees a burst of failed sign-ins; none otherwise. */
   async signInChallenge(company: Company): Promise<PowChallenge | undefined> {
     if (!this.signinPow.enabled || !(await this.throttle.isBurst(company.id))) return undefined;
+    this.ctx.metrics?.signInPowDemanded(company.id);
     return this.signinPow.issue();
   }
 
@@ -333,6 +338,7 @@ export class IdentityService {
     app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(LOGOUT_JS));
     app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PASSWORD_JS));
     app.get(`${MOUNT}/assets/signin.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_JS));
+    app.get(`${MOUNT}/assets/quick-exit.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(QUICK_EXIT_JS));
     app.get(`${MOUNT}/assets/signin-pow.worker.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_POW_WORKER_JS));
     app.get<{ Params: { file: string } }>(`${MOUNT}/assets/noble/:file`, async (req, reply) => {
       const js = NOBLE_MODULES.get(req.params.file);
@@ -468,7 +474,7 @@ export class IdentityService {
       const accountId = details.session?.accountId;
       const grant = new provider.Grant({ accountId, clientId: CLIENT_ID });
       grant.addOIDCScope('openid offline_access');
-      grant.addResourceScope(resourceFor(new URL(provider.issuer).origin), 'case');
+      grant.addResourceScope(resourceFor(new URL(provider.issuer).origin), RESOURCE_SCOPES);
       const grantId = await grant.save();
       const to = await provider.interactionResult(req.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
       void reply.redirect(to, 303);

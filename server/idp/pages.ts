@@ -12,6 +12,10 @@ import type { Language } from '../../machines/schema.ts';
 import { LANGUAGE_NAMES } from '../../machines/languages.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
+import { QUICK_EXIT_FLAG, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
+
+/** The portal's blank page a quick exit goes through (server/routes/leave.ts). */
+const LEAVE_PATH = '/leave';
 
 export interface PageFrame {
   lang: Language;
@@ -46,7 +50,16 @@ export function esc(s: string): string {
  */
 const NO_FAVICON = '<link rel="icon" href="data:,">';
 
-function frame(f: PageFrame, title: string, body: string, opts: { script?: string } = {}): string {
+/**
+ * "Leave quickly" and Alt+Q on the sign-in and new-password pages too, where the case
+ * number and password are typed (docs/decisions/quick-exit.md). quick-exit.js does what the
+ * SPA does; without script the button's form goes to the portal's /leave.
+ */
+function quickExitButton(f: PageFrame): string {
+  return `<form class="quick-exit" method="get" action="${LEAVE_PATH}" data-flag="${QUICK_EXIT_FLAG}"><button type="submit" aria-keyshortcuts="Alt+Q">${esc(f.t('page.quickExit'))}</button></form>`;
+}
+
+function frame(f: PageFrame, title: string, body: string, opts: { script?: string; quickExit?: boolean } = {}): string {
   const company = f.company?.name ?? '';
   const logo = f.company?.logoFileName
     ? `<a class="logo" href="/"><img src="/api/public/site-look-and-feel/logo/${encodeURIComponent(f.company.logoFileName)}" alt="${esc(f.t('page.logoAlt', { company }))}"></a>`
@@ -61,10 +74,10 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
 ${NO_FAVICON}
 <link rel="stylesheet" href="${f.base}/assets/idp.css">
 <link rel="stylesheet" href="${f.base}/assets/theme.css">
-${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}</head>
+${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}${opts.quickExit ? `<script src="${f.base}/assets/quick-exit.js" defer></script>\n` : ''}</head>
 <body>
 <a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
-<header class="bar">${logo}${languageSwitch(f)}</header>
+<header class="bar">${logo}${languageSwitch(f)}${opts.quickExit ? quickExitButton(f) : ''}</header>
 <main id="main" tabindex="-1">
 <div class="card">
 ${body}
@@ -115,13 +128,15 @@ export function signInPage(f: PageFrame, action: string, error?: string, opts: S
     : '';
   const body = `<h1>${esc(t('signin.heading'))}</h1>
 <p>${esc(t('signin.intro'))}</p>
-${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs}>
+${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs} data-handover="${SIGNIN_HANDOVER_KEY}" data-filled="${esc(t('signin.caseNumber.filled'))}" data-opening="${esc(t('signin.opening'))}">
 ${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: !kept, value: kept })}
 ${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error, autofocus: !!kept })}
 ${powFields}<button type="submit">${esc(t('signin.submit'))}</button>
+<p class="hint" id="signin-status" role="status"></p>
 </form>
 <p class="home"><a href="/">${esc(t('page.home'))}</a></p>`;
-  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body, pow ? { script: 'signin.js' } : {});
+  // signin.js always: the case number handed over from the success dialog, "Opening your case…" on submit, and the proof when asked.
+  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body, { script: 'signin.js', quickExit: true });
 }
 
 export function newPasswordPage(f: PageFrame, action: string, error?: string): string {
@@ -134,7 +149,7 @@ ${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.n
 ${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error })}
 <button type="submit">${esc(t('password.submit'))}</button>
 </form>`;
-  return frame(f, t('password.heading'), body, { script: 'password.js' });
+  return frame(f, t('password.heading'), body, { script: 'password.js', quickExit: true });
 }
 
 /** oidc-provider hands over its hidden logout form (`op.logoutForm`); our script submits it with logout=yes. */
@@ -148,6 +163,22 @@ ${form}
 <button class="secondary" type="submit" form="op.logoutForm">${esc(t('logout.cancel'))}</button>
 </div>`;
   return frame(f, t('logout.heading'), body, autoConfirm ? { script: 'logout.js' } : {});
+}
+
+/**
+ * `/session/end` when nobody is signed in: nothing to confirm, so logout.js sends the
+ * provider's form on at once (to where the client asked to land); without script the
+ * button does.
+ */
+export function nothingToSignOutPage(f: PageFrame, form: string): string {
+  const t = f.t;
+  const body = `<h1>${esc(t('logout.done.heading'))}</h1>
+<p>${esc(t('logout.done.text'))}</p>
+${form}
+<div class="actions">
+<button id="logout-yes" type="submit" form="op.logoutForm" value="yes" name="logout">${esc(t('logout.continue'))}</button>
+</div>`;
+  return frame(f, t('logout.done.heading'), body, { script: 'logout.js' });
 }
 
 export function loggedOutPage(f: PageFrame): string {

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
 import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
+import { registerKeyLogRoutes } from './keys.ts';
 import { HttpError } from '../errors.ts';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { handlerByToken } from '../handlers/accounts.ts';
@@ -16,7 +17,7 @@ import { companyByHost, requestHost, requireCompany } from '../companies/service
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
-import { isUuid, sendCaseFile } from './files.ts';
+import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { bindCompany } from '../logging.ts';
@@ -95,6 +96,7 @@ async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   const auth = new HandlerAuth(ctx);
   const who = (req: FastifyRequest) => authenticate(ctx, auth, req);
+  registerKeyLogRoutes(app, ctx, who);
   const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
@@ -161,7 +163,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     return handlerCaseView(ctx, h, row);
   });
 
-  app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', async (req, reply) => {
+  app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
@@ -196,7 +198,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     return handlerCaseView(ctx, h, fresh);
   });
 
-  app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', async (req, reply) => {
+  app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', DOWNLOAD_ROUTE, async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const doc = await approvedRecordDocument(ctx, row, versionNumber(req.params.version));

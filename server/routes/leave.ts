@@ -1,8 +1,9 @@
 /**
  * "Leave quickly" (docs/decisions/quick-exit.md): the blank page the SPA replaces
  * itself with, and its script. The page names nothing (no title, no company, no
- * text); when the company set `quickExitUrl`, the script drops the portal's forward
- * history entries and replaces this page with that address. Arriving here with
+ * text); the script drops the portal's forward history entries and replaces this
+ * page with the company's `quickExitUrl`, or with about:blank when it set none (the
+ * address bar then names nothing; docs/decisions/quick-exit.md). Arriving here with
  * Back or Forward shows the blank page and goes nowhere.
  */
 import type { FastifyInstance } from 'fastify';
@@ -27,10 +28,11 @@ export const LEAVE_SCRIPT = `(function () {
   var nav = performance.getEntriesByType('navigation')[0];
   if (nav && nav.type === 'back_forward') return;
   // A push removes every forward entry (the portal pages after this one), then
-  // the company's address, if any, takes this pushed entry's place.
+  // the company's address takes this pushed entry's place; without one, a blank
+  // about:blank, so the address bar no longer names the portal either.
   history.pushState(null, '', location.href);
   var to = document.documentElement.getAttribute('data-to');
-  if (to) location.replace(to);
+  location.replace(to || 'about:blank');
 })();
 `;
 

@@ -3,15 +3,21 @@
  * field. Every route parses through here, so every refusal reads the same.
  */
 import * as v from 'valibot';
-import { firstIssue } from '../../machines/schema.ts';
+import { fieldIssues } from '../../machines/schema.ts';
 import { HttpError } from '../errors.ts';
 
-/** Valibot output or a 400 naming the field (`prefix.path`). */
+/**
+ * Valibot output or a 400 `VALIDATION` that lists every bad field in words
+ * (docs/api.md "Validation errors"): `message` says them all, `fields` has one entry
+ * per field (`{ field, message, rule }`), and `field` is the first, as before.
+ */
 export function parseOr400<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const r = v.safeParse(schema, input);
   if (r.success) return r.output;
-  const { field, message } = firstIssue(r.issues);
-  throw new HttpError(400, 'VALIDATION', `${what}${field ? `.${field}` : ''} is not valid: ${message}`, field);
+  const fields = fieldIssues(r.issues);
+  const said = fields.map((f) => `${f.field ? `${what}.${f.field}` : what} ${f.message}`);
+  const message = said.length === 1 ? `${said[0]}.` : `${said.length} fields are not valid: ${said.join('; ')}.`;
+  throw new HttpError(400, 'VALIDATION', message, fields[0]?.field || undefined, fields);
 }
 
 /** A multipart JSON part (`caseDto`, `messageDto`), or a 400 when it is missing or not JSON. */

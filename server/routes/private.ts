@@ -23,7 +23,7 @@ import { approveSchema, sendRecordDocument, versionNumber } from './record.ts';
 import type { IdentityService } from '../idp/index.ts';
 import type { Reporter } from '../idp/tokens.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
-import { sendCaseFile } from './files.ts';
+import { DOWNLOAD_ROUTE, sendCaseFile } from './files.ts';
 import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
@@ -129,7 +129,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     return reply.headers(noStore).send(await buildCaseView(ctx, fresh));
   });
 
-  app.get<{ Params: { version: string } }>(`${BASE}/record/:version/approved`, async (req, reply) => {
+  app.get<{ Params: { version: string } }>(`${BASE}/record/:version/approved`, DOWNLOAD_ROUTE, async (req, reply) => {
     const { row } = await reporterCase(req);
     return sendRecordDocument(reply, await approvedRecordDocument(ctx, row, versionNumber(req.params.version)));
   });
@@ -161,7 +161,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     return reply.status(201).headers(noStore).send(await addComment(ctx, row, comment));
   });
 
-  app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, async (req, reply) => {
+  app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, DOWNLOAD_ROUTE, async (req, reply) => {
     const { row } = await reporterCase(req);
     return sendCaseFile(ctx, reply, row, req.params.fileId);
   });

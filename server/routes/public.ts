@@ -92,7 +92,9 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const company = await requireCompany(ctx.db, req);
     const orDefault = req.query.orDefault === 'true';
     const { languageCode } = req.params;
-    const rep = publicBody(company, `look-and-feel ${languageCode} ${orDefault}`, () => lookAndFeelResponse(company.settings, languageCode, company.settings.logoFileName, { orDefault }));
+    // Kept under the language answered, so `?orDefault=true` with made-up codes keeps one answer, not one per code.
+    const code = orDefault && !(company.settings.languages as readonly string[]).includes(languageCode) ? company.settings.defaultLanguage : languageCode;
+    const rep = publicBody(company, `look-and-feel ${code}`, () => lookAndFeelResponse(company.settings, code, company.settings.logoFileName));
     if (!rep) throw new HttpError(404, 'UNKNOWN_LANGUAGE', `This company does not offer the language "${languageCode.slice(0, 20)}".`, 'languageCode');
     return sendRepresentation(req, reply, rep, JSON_TYPE);
   });

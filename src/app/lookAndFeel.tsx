@@ -23,18 +23,28 @@ export type LookAndFeelActor = ActorRefFrom<typeof lookAndFeelMachine>;
 /**
  * The machine with the real fetches and storage. The first look and feel and the
  * company info come from the page itself when the server inlined them.
+ * `followDefault`: the reporter has no preference of their own (no stored choice, no
+ * supported browser language) and the page said nothing about the company, so the
+ * first answer's `defaultLanguage` is the language to show (spec §1 "otherwise the
+ * site default"), and is fetched when the answer came in another one.
  */
-export function browserLookAndFeelMachine(api: ApiClient, boot: BootStore = new BootStore()) {
+export function browserLookAndFeelMachine(api: ApiClient, boot: BootStore = new BootStore(), opts: { followDefault?: boolean } = {}) {
+  let followDefault = opts.followDefault === true;
   return lookAndFeelMachine.provide({
     actors: {
       fetchLookAndFeel: fromPromise(
         async ({ input, signal }: { input: { language: Language; orDefault: boolean }; signal: AbortSignal }) => {
+          const follow = followDefault && input.orDefault;
+          followDefault = false;
           // Load the language's catalogue alongside, so switching never flashes a fallback.
-          const inlined = boot.takeLookAndFeel(input.language);
-          const [lookAndFeel] = await Promise.all([
+          const inlined = boot.takeLookAndFeel(input.language, input.orDefault);
+          let [lookAndFeel] = await Promise.all([
             inlined ?? getLookAndFeel(api, input.language, signal, input.orDefault),
             loadCatalogue('common', input.language).catch(() => null),
           ]);
+          if (follow && isLanguage(lookAndFeel.defaultLanguage) && lookAndFeel.defaultLanguage !== lookAndFeel.languageCode) {
+            lookAndFeel = await getLookAndFeel(api, lookAndFeel.defaultLanguage, signal, true);
+          }
           // The company answered in its default language: make sure that catalogue is there too.
           if (isLanguage(lookAndFeel.languageCode) && lookAndFeel.languageCode !== input.language) {
             await loadCatalogue('common', lookAndFeel.languageCode).catch(() => null);

@@ -19,3 +19,21 @@ export function FormLoading() {
   );
 }
 
+
+/**
+ * The private area's first moments (issue 42): a tap on "Log in" or a return from the
+ * sign-in page says at once what is happening, while the area's code and catalogue
+ * load on a slow phone. Shown by the router (pendingMs 0) and by the layout while
+ * the session is checked.
+ */
+export function PrivateLoading() {
+  const t = useT();
+  const returning = typeof window !== 'undefined' && window.location.pathname === '/private/callback';
+  return (
+    <Page>
+      <p className={styles.loading} role="status" aria-busy="true" data-testid="private-loading">
+        {t(returning ? 'page.openingCase' : 'page.openingSignIn')}
+      </p>
+    </Page>
+  );
+}

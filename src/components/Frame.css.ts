@@ -53,8 +53,9 @@ export const logo = style({
   objectFit: 'contain',
   objectPosition: 'left center',
   display: 'block',
-  // Room for "Leave quickly" and the menu button on a small phone.
-  '@media': { 'screen and (max-width: 479.98px)': { maxWidth: 110 } },
+  // Room for "Leave quickly" and the menu button on a small phone; never wider than
+  // its link, which gives way (a fixed 110 px drew the logo under "Leave quickly" at 320 px).
+  '@media': { 'screen and (max-width: 479.98px)': { maxWidth: 'min(110px, 100%)' } },
 });
 
 export const wideOnly = style({ '@media': { [NARROW]: { display: 'none !important' } } });

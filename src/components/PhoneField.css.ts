@@ -6,6 +6,8 @@ export const phone = style({ display: 'flex', gap: 6, alignItems: 'stretch' });
 globalStyle(`${phone} .react-international-phone-input`, {
   font: 'inherit',
   flex: 1,
+  // A flex item is as wide as its content by default: let the number field shrink instead.
+  minWidth: 0,
   padding: '10px 12px',
   minHeight: 44,
   border: `1px solid ${vars.color.border}`,
@@ -33,7 +35,9 @@ globalStyle(`${phone} .react-international-phone-country-selector-dropdown`, {
   top: '100%',
   left: 0,
   maxHeight: 240,
-  width: 300,
+  // Never past a 320 px screen's edge (it opened 24 px beyond it, and the page scrolled sideways).
+  width: 'min(300px, calc(100vw - 56px))',
+  boxSizing: 'border-box',
   overflowY: 'auto',
   margin: 0,
   padding: 4,

@@ -93,6 +93,11 @@ export function PhoneField(props: {
         value={initial}
         flags={FLAGS}
         countries={countries}
+        // The dial code cannot be deleted: digits typed into an emptied field are read in
+        // the selected country (20304050 → +45 20 30 40 50, not Egypt's +20). Another
+        // country is chosen with the selector, or by pasting a number with its + code (a
+        // typed "+" cannot replace the code).
+        forceDialCode
         onBlur={props.onBlur}
         onChange={(phone, meta) => {
           const value = phoneValue(phone, meta.country.dialCode);

@@ -16,15 +16,16 @@ export const DEFAULT_PHONE_COUNTRY: Record<Language, string> = {
 };
 
 /**
- * The country the phone field starts with: the company's own (the phone code of its
- * default language: +45 for a Danish company), else the display language's.
+ * The country the phone field starts with (spec §5: a default country per language):
+ * the company's phone code for the display language, else the language's own
+ * (DEFAULT_PHONE_COUNTRY). Not the company's default language's: a Norwegian group
+ * whose default is English would start every language at +44.
  */
 export function companyPhoneCountry(
   laf: { phoneCodes?: Partial<Record<string, string>>; defaultLanguage?: string } | null | undefined,
   lang: Language,
 ): string {
-  const own = laf?.defaultLanguage ? laf.phoneCodes?.[laf.defaultLanguage] : undefined;
-  return (own ?? laf?.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase();
+  return (laf?.phoneCodes?.[lang] ?? DEFAULT_PHONE_COUNTRY[lang]).toLowerCase();
 }
 
 /**

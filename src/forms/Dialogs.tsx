@@ -81,6 +81,9 @@ export function ReportDialogs() {
   const rateLimited = useSelector(actor, (s) => s.hasTag('rateLimitDialog'));
   const waitMinutes = useSelector(actor, (s) => Math.max(1, Math.ceil((s.context.retryAfterSeconds ?? 60) / 60)));
   const refusedFile = useSelector(actor, (s) => (s.hasTag('fileRefused') ? (s.context.refusedFiles[0] ?? '') : null));
+  // No answer at all: offline when the browser says so, else the portal did not answer.
+  const noAnswer = useSelector(actor, (s) => s.hasTag('networkFailure'));
+  const offline = noAnswer && typeof navigator !== 'undefined' && navigator.onLine === false;
   const firstInvalid = useSelector(actor, (s) => s.context.firstInvalidStep);
   return (
     <>
@@ -117,11 +120,17 @@ export function ReportDialogs() {
           </>
         )}
       </ReportDialog>
-      <ReportDialog open={failure} alert title={t('dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
+      <ReportDialog open={failure} alert title={t(offline ? 'forms.failure.offline.title' : 'dialog.failure.title')} onEscape={{ type: 'dialog.close' }}>
         {() => (
           <>
             <Dialog.Description>
-              {refusedFile !== null ? t('forms.failure.fileRefused', { name: refusedFile }) : t('dialog.failure.text')}
+              {refusedFile !== null
+                ? t('forms.failure.fileRefused', { name: refusedFile })
+                : offline
+                  ? t('forms.failure.offline.text')
+                  : noAnswer
+                    ? t('forms.failure.unreachable.text')
+                    : t('dialog.failure.text')}
             </Dialog.Description>
             <div className={styles.actions}>
               <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>

@@ -51,7 +51,7 @@ export function Documents() {
   const actor = useReport();
   const checks = useFileChecks();
   const files = useSelector(actor, (s) => s.context.draft.files);
-  const dropped = useSelector(actor, (s) => s.context.droppedFiles);
+  const rejected = useSelector(actor, (s) => s.context.rejectedFiles);
   const refused = useSelector(actor, (s) => s.context.refusedFiles);
   const progress = useSelector(actor, (s) => (s.hasTag('busy') ? s.context.progress : null));
   const canAdd = useSelector(actor, (s) => s.can({ type: 'files.add', files: [] }));
@@ -109,10 +109,18 @@ export function Documents() {
           {t('forms.documents.choose')}
         </button>
       </div>
-      {dropped > 0 && (
-        <p className={styles.notice} role="status">
-          {t('forms.documents.dropped', { count: dropped, max: LIMITS.maxFiles })}
-        </p>
+      {rejected.length > 0 && (
+        // Each file not added, and why (spec §5 ignores extras silently; a refused
+        // `.exe` told "only 5 files are kept" does not know what happened to it).
+        <div className={styles.notice} role="status">
+          <ul className={styles.rejectedFiles} aria-label={t('forms.documents.rejected.list')}>
+            {rejected.map((r, i) => (
+              <li key={`${r.name}-${i}`} data-reason={r.reason}>
+                {t(`forms.documents.rejected.${r.reason}`, { name: r.name, max: LIMITS.maxFiles })}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {refused.length > 0 && (
         <p className={styles.notice} role="alert">

@@ -58,9 +58,9 @@ export const passwordToggle = style({
   borderRadius: vars.radius.small,
   color: vars.color.link,
   cursor: 'pointer',
-  flex: '0 1 auto',
-  maxWidth: '45%',
-  overflowWrap: 'anywhere',
+  // Its words stay whole ("Vis adgangskode", not "adgangsko / de"): the field beside it shrinks instead.
+  flex: '0 0 auto',
+  whiteSpace: 'nowrap',
 });
 export const notice = style({
   background: vars.color.warning,
@@ -153,6 +153,9 @@ export const fileName = style({ minWidth: 0, overflowWrap: 'anywhere' });
 
 export const sendRow = style({ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 16, marginTop: 16 });
 export const busy = style({ color: vars.color.textMuted });
+/** Beside Send while sending: the status, then one bar for all the files, the width of the row. */
+export const sendingStatus = style({ display: 'flex', flexDirection: 'column', gap: 6, flex: '1 1 240px', minWidth: 0 });
+export const sendingBar = style({ width: '100%', height: 8 });
 
 export const caseNumber = style({
   fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
@@ -166,3 +169,6 @@ export const copied = style({ color: vars.color.text, fontWeight: 600 });
 
 export const strength = style({ display: 'flex', alignItems: 'center', gap: 8, fontSize: '0.875rem' });
 export const strengthBar = style({ width: 120, height: 6 });
+
+/** The files not added, one a line with its reason; a long file name wraps (issue 42). */
+export const rejectedFiles = style({ margin: 0, paddingLeft: 18, overflowWrap: 'anywhere' });

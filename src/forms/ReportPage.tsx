@@ -25,6 +25,8 @@ import {
   type SubmitReportInput,
 } from '../../machines/report.ts';
 import { submitReport } from './submit.ts';
+import { loadRuntimeConfig } from '../api/config.ts';
+import { handOverCaseNumber } from '../app/signinHandover.ts';
 import { loadResumable, newUploadMemory } from '../uploads/memory.ts';
 import { solveProofOfWork } from './proof.ts';
 import { ReportContext, useReport } from './context.ts';
@@ -92,7 +94,14 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
             void navigator.clipboard?.writeText(params.caseNumber).catch(() => {});
           },
           goToFrontPage: () => void navigate({ to: '/' }),
-          goToLogin: () => void navigate({ to: LOGIN_PATH as '/' }),
+          // The number just shown goes to the provider's sign-in page on this origin, in
+          // this tab's sessionStorage only (src/app/signinHandover.ts); then sign-in.
+          goToLogin: (_, params: { caseNumber: string }) => {
+            void loadRuntimeConfig()
+              .then((config) => handOverCaseNumber(params.caseNumber, config.idSettings?.authority))
+              .catch(() => false)
+              .finally(() => void navigate({ to: LOGIN_PATH as '/' }));
+          },
           goToErrorPage: () => void navigate({ to: '/something-went-wrong', replace: true }),
         },
       });

@@ -7,7 +7,9 @@ import { useId, useState, type ReactNode } from 'react';
 import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useSelector } from '@xstate/react';
 import * as v from 'valibot';
-import { useLanguage, useT, type TFunction } from '../i18n/index.ts';
+import { toBcp47, useLanguage, useT, type TFunction } from '../i18n/index.ts';
+import { formatBytes } from '../i18n/bytes.ts';
+import { formatDuration } from '../i18n/duration.ts';
 import { useApi, useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { Icon } from '../components/Icon.tsx';
 import {
@@ -596,7 +598,9 @@ function IdentityPhone({ phone, country }: { phone: typeof phoneModule.current; 
   const attempted = useAttempted();
   // Like name and e-mail: the phone's error shows once the field was left, or after Send.
   const [phoneLeft, setPhoneLeft] = useState(false);
-  const phoneIssue = w.phone ? firstMessage(internationalPhoneSchema, w.phone) : undefined;
+  // Spec §5: validity comes from the input (the digits its country expects); the shared
+  // rule names the Danish form first.
+  const phoneIssue = w.phone ? (firstMessage(internationalPhoneSchema, w.phone) ?? (w.phoneValid ? undefined : 'validation.phone')) : undefined;
   const showPhoneIssue = phoneIssue && (attempted || phoneLeft);
   return (
     <div className={styles.field}>
@@ -615,7 +619,7 @@ function IdentityPhone({ phone, country }: { phone: typeof phoneModule.current; 
           countryLabel={t('forms.identity.country')}
           language={lang}
           onBlur={() => setPhoneLeft(true)}
-          onChange={(value, countryCode) => actor.send({ type: 'phone.change', phone: value, countryCode })}
+          onChange={(value, countryCode, isValid) => actor.send({ type: 'phone.change', phone: value, countryCode, isValid })}
         />
       )}
       <ErrorText id={`${phoneId}-error`} message={showPhoneIssue ? phoneIssue : undefined} t={t} />
@@ -716,13 +720,64 @@ function FollowReportStep() {
             {t('forms.send.needs', { steps: needs.map((n) => t(`forms.send.needs.${n}`)).join(', ') })}
           </p>
         )}
-        {sending && (
-          <span className={styles.busy} role="status">
-            {t('forms.sending')}
-          </span>
-        )}
+        {sending && <SendingStatus />}
       </div>
     </>
+  );
+}
+
+/**
+ * Beside Send while the report goes: "Sending your report…" (announced once, politely)
+ * and, when files go with it, one bar for all of them with the speed and time left,
+ * where the reporter's eyes are after pressing Send. The files' own bars stay in the
+ * documents step, far above on a phone.
+ */
+export function SendingStatus() {
+  const t = useT('forms');
+  const locale = toBcp47(useLanguage());
+  const progress = useSelector(useReport(), (s) => s.context.progress);
+  const loaded = progress.reduce((n, p) => n + p.loaded, 0);
+  const total = progress.reduce((n, p) => n + p.total, 0);
+  const current = progress.find((p) => p.loaded < p.total);
+  const retrying = progress.some((p) => p.retrying);
+  const percent = total > 0 ? Math.floor((loaded / total) * 100) : 0;
+  const speed = current?.bytesPerSecond ?? null;
+  const secondsLeft = speed && speed > 0 ? Math.ceil((total - loaded) / speed) : null;
+  return (
+    <div className={styles.sendingStatus} data-testid="sending-status">
+      <span className={styles.busy} role="status">
+        {t('forms.sending')}
+      </span>
+      {total > 0 && (
+        <>
+          <progress
+            className={styles.sendingBar}
+            max={total}
+            value={loaded}
+            aria-label={t('forms.sending')}
+            aria-valuetext={t('forms.sending.progress', { percent })}
+          />
+          <span className={styles.busy}>
+            {t('forms.sending.progress', { percent })}
+            {retrying ? (
+              <>
+                {' · '}
+                {t('upload.stalled')}
+              </>
+            ) : (
+              speed !== null &&
+              secondsLeft !== null &&
+              loaded < total && (
+                <>
+                  {' · '}
+                  {t('upload.rate', { speed: formatBytes(speed, locale, t), time: formatDuration(secondsLeft, locale) })}
+                </>
+              )
+            )}
+          </span>
+        </>
+      )}
+    </div>
   );
 }
 

@@ -17,7 +17,7 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
-import type { SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import type { NetworkFailure, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
 import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';
 
@@ -30,6 +30,14 @@ const ENDPOINTS = {
 function isSuccess(x: unknown): x is SuccessData {
   const dto = (x as SuccessData | null)?.caseDto;
   return typeof dto?.caseNumber === 'string' && dto.caseNumber.length > 0;
+}
+
+/** The request never reached the server: the machine says "offline, your report is kept", not "complete the form". */
+export const NETWORK_FAILURE: NetworkFailure = { networkFailure: true };
+
+/** A request that threw: a network failure unless it was cancelled. */
+function thrown(signal?: AbortSignal): SubmitOutcome {
+  return signal?.aborted ? null : NETWORK_FAILURE;
 }
 
 function rateLimited(retryAfter: string | null): SubmitOutcome {
@@ -64,7 +72,8 @@ export async function submitReport(
   try {
     proof = await solveProofOfWork(api, given, signal);
   } catch {
-    return null;
+    // The challenge could not be fetched: offline, most likely, when the browser says so.
+    return typeof navigator !== 'undefined' && navigator.onLine === false ? thrown(signal) : null;
   }
   const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) };
   if (language) headers['accept-language'] = language;
@@ -82,10 +91,10 @@ export async function submitReport(
       });
       if (res.status === 429) return rateLimited(res.headers.get('retry-after'));
       if (!res.ok) return null;
-      const answer: unknown = await res.json();
+      const answer: unknown = await res.json().catch(() => null);
       return isSuccess(answer) ? answer : null;
     } catch {
-      return null;
+      return thrown(signal);
     }
   }
 
@@ -147,7 +156,8 @@ export async function submitReport(
         resolve(null);
       }
     };
-    xhr.onerror = () => resolve(null);
+    // No answer at all: the connection, not the form.
+    xhr.onerror = () => resolve(signal?.aborted ? null : NETWORK_FAILURE);
     xhr.onabort = () => resolve(null);
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     xhr.send(form);

@@ -146,3 +146,7 @@ export const phone = style({
   whiteSpace: 'nowrap',
   color: vars.color.primary,
 });
+
+/** The status page's timeline (spec §4 timeline descriptions): one entry a line, oldest first. */
+export const timeline = style({ listStyle: 'none', margin: 0, padding: 0, display: 'grid', gap: 10 });
+export const timelineEntry = style({ display: 'flex', flexDirection: 'column', gap: 2, borderLeft: `4px solid ${vars.color.primary}`, paddingLeft: 12, overflowWrap: 'break-word' });

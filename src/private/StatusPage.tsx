@@ -1,8 +1,10 @@
 /**
  * /private/status (spec §2, §4 Progress display): title with the case number, the
  * yellow banner while an answer is wanted, the four-step progress, the "will be
- * initiated" warning, the confirmation and feedback blocks, and the directive's
- * clocks (acknowledgement in 7 days, feedback in 3 months).
+ * initiated" warning, the current status in the spec's labels (a phone case waiting
+ * for its call is a "draft"), the timeline with §4's descriptions, the confirmation
+ * and feedback blocks, and the directive's clocks (acknowledgement in 7 days, feedback
+ * in 3 months).
  */
 import { useState, type ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
@@ -16,12 +18,14 @@ import { useCase, usePrivateArea } from './context.tsx';
 import {
   PROGRESS_STEPS,
   countedEvents,
+  currentStatus,
   hasConfirmation,
   isAwaitingInitiation,
   legalClocks,
   messagesOfType,
   progressFill,
   receivedEvents,
+  timelineEntries,
   type Clock,
 } from './caseView.ts';
 import * as styles from './Pages.css.ts';
@@ -41,6 +45,8 @@ export function StatusPage() {
   const confirmationMessage = messagesOfType(c, 'CONFIRMATION')[0];
   const feedback = messagesOfType(c, 'FEEDBACK');
   const clocks = legalClocks(c);
+  const status = currentStatus(events);
+  const timeline = timelineEntries(events);
 
   return (
     <>
@@ -64,6 +70,11 @@ export function StatusPage() {
         <h2 id="progress-heading" className={styles.cardTitle}>
           {t('private.status.progress.title')}
         </h2>
+        {status && (
+          <p data-testid="case-status" data-status={status}>
+            {t('private.status.current', { status: t(`private.status.step.${status}`) })}
+          </p>
+        )}
         <div
           className={styles.progressTrack}
           role="progressbar"
@@ -92,6 +103,25 @@ export function StatusPage() {
           })}
         </ol>
       </section>
+
+      {timeline.length > 0 && (
+        <section className={card} aria-labelledby="timeline-heading">
+          <h2 id="timeline-heading" className={styles.cardTitle}>
+            {t('private.status.timeline.title')}
+          </h2>
+          <ol className={styles.timeline} data-testid="timeline">
+            {timeline.map((entry, i) => (
+              <li key={`${entry.key}-${i}`} className={styles.timelineEntry} data-timeline={entry.key}>
+                <span>
+                  <strong>{t(`private.status.timeline.name.${entry.key}`)}</strong>
+                  <span className={styles.muted}> {formatReceiptDate(entry.dateTime)}</span>
+                </span>
+                <span>{t(`private.status.timeline.text.${entry.key}`)}</span>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
 
       <section className={card} aria-labelledby="clocks-heading">
         <h2 id="clocks-heading" className={styles.cardTitle}>

@@ -24,6 +24,37 @@ export function isAwaitingInitiation(events: readonly StatusEvent[]): boolean {
   return events.length === 1 && events[0]!.status === 'PENDING_WHISTLEBLOWER_CONTACT';
 }
 
+/**
+ * The case's current status (its last event), labelled in the spec's words (§4:
+ * draft, received, being investigated, under completion, closed); null without events.
+ */
+export function currentStatus(events: readonly StatusEvent[]): StatusEvent['status'] | null {
+  return events.length ? events[events.length - 1]!.status : null;
+}
+
+/** A timeline entry (spec §4 timeline descriptions), keyed by its catalogue name. */
+export type TimelineKey = StatusEvent['status'] | 'INITIAL_ASSESSMENT';
+export interface TimelineEntry {
+  key: TimelineKey;
+  dateTime: string;
+}
+
+/**
+ * The timeline, oldest first: one entry per status event, described as spec §4 does
+ * (draft, confirmation received, initial assessment, follow-up, under completion,
+ * closed). Receipt starts the initial assessment: a RECEIVED event gives both
+ * "confirmation received" and "initial assessment", on the same date
+ * (docs/decisions/reporter-spec-deviations.md).
+ */
+export function timelineEntries(events: readonly StatusEvent[]): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  for (const e of events) {
+    out.push({ key: e.status, dateTime: e.dateTime });
+    if (e.status === 'RECEIVED') out.push({ key: 'INITIAL_ASSESSMENT', dateTime: e.dateTime });
+  }
+  return out;
+}
+
 export function receivedEvents(events: readonly StatusEvent[]): StatusEvent[] {
   return events.filter((e) => e.status === 'RECEIVED');
 }

@@ -9,6 +9,7 @@
 import { createFileRoute, redirect } from '@tanstack/react-router';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { PrivateLayout } from '../private/Layout.tsx';
+import { PrivateLoading } from '../components/FormLoading.tsx';
 
 export const Route = createFileRoute('/private')({
   beforeLoad: async ({ location, context }) => {
@@ -21,6 +22,10 @@ export const Route = createFileRoute('/private')({
   },
   loader: () => loadRuntimeConfig(),
   staleTime: Infinity,
+  // "Opening the login…" at once after a tap on Log in, while the area's code loads.
+  pendingComponent: PrivateLoading,
+  pendingMs: 0,
+  pendingMinMs: 0,
   component: PrivateRoute,
 });
 

@@ -34,3 +34,6 @@ export const visuallyHidden = style({
   whiteSpace: 'nowrap',
   border: 0,
 });
+
+/** A private page's words before its script runs (server/spa.ts `opening`): readable, not a corner of small print. */
+globalStyle('#root > .wb-opening', { margin: 0, padding: '40px 24px', fontSize: '1.125rem', textAlign: 'center' });

@@ -105,7 +105,8 @@ export async function uploadFiles(
       forgetUploads(memory);
       memory.session = session;
     } catch {
-      return null;
+      // No answer: the connection is gone (not a refusal); a cancel is not a failure to name.
+      return signal?.aborted ? null : { networkFailure: true };
     }
   }
   const ids = await sendFiles(api, session, files, (p) => reportProgress({ type: 'upload.progress', ...p }), signal, memory);

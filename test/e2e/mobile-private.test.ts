@@ -189,7 +189,7 @@ describe('the private area on a phone', () => {
     await page.goto(portal.url('localhost', '/private/status'));
     await page.waitForSelector('#caseNumber');
     for (const id of ['caseNumber', 'password']) expect((await page.locator(`#${id}`).boundingBox())!.height, id).toBeGreaterThanOrEqual(48);
-    expect((await page.locator('button[type="submit"]').boundingBox())!.height).toBeGreaterThanOrEqual(48);
+    expect((await page.locator('main button[type="submit"]').boundingBox())!.height).toBeGreaterThanOrEqual(48);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 
     // The switch: the same page in German.

@@ -319,10 +319,14 @@ describe('private area', () => {
     await page.getByLabel(/^E-mail$/).fill('ada@example.com');
     // A phone that is too short is refused too (validity from the phone input).
     const phone = page.getByLabel(/^Phone$/);
-    expect(await phone.inputValue()).toMatch(/^\+45/); // the company's country (a Danish company), in English too
+    expect(await phone.inputValue()).toMatch(/^\+44/); // spec §5: the display language's country (English: GB)
     await phone.click();
-    await phone.press('End');
-    await phone.pressSequentially('1234');
+    await phone.press('Control+A');
+    // Pasted with its code: the input takes Denmark (a typed + cannot replace the selected country's code).
+    await phone.evaluate((el: HTMLInputElement) => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(el, '+451234');
+      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste', data: '+451234' }));
+    });
     await page.getByRole('button', { name: msg('private.info.save') }).click();
     await page.getByText(msg('private.info.phoneInvalid')).waitFor();
     expect((await handlerCase(caseNumber)).whistleblower).toBeNull();

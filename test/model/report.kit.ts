@@ -129,7 +129,7 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     ...either('identity', ['reveal', 'anonymous'], d.identity).map((value) => ({ type: 'identity.choose', value })),
     { type: 'identity.change', field: 'name', value: now('identity') ? 'Ida Jensen' : w.name },
     { type: 'identity.change', field: 'email', value: now('identity') ? 'ida@example.com' : w.email },
-    { type: 'phone.change', phone: now('identity') ? '+4512345678' : w.phone, countryCode: now('identity') ? 'dk' : w.phoneCountryCode },
+    { type: 'phone.change', phone: now('identity') ? '+4512345678' : w.phone, countryCode: now('identity') ? 'dk' : w.phoneCountryCode, isValid: now('identity') ? true : w.phoneValid },
     ...(now('identity') || now('followReport') ? [true, false] : [w.notification]).map((value) => ({ type: 'notification.toggle', value })),
     // Oral and meeting follow from the start: a password typed early opens Send with steps still invalid.
     { type: 'password.change', value: now('followReport') || (termsOpen && c.channel !== 'online') ? 'secret' : d.password },
@@ -143,6 +143,7 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.done.actor.submitReport', output: null },
     // The server refused one file for its content: it names the file.
     { type: 'xstate.done.actor.submitReport', output: { refusedFile: { index: 0, name: 'a.pdf' } } },
+    { type: 'xstate.done.actor.submitReport', output: { networkFailure: true } },
     { type: 'xstate.error.actor.submitReport', error: new Error('network') },
     { type: 'xstate.done.actor.submitReport', output: RATE_LIMITED },
     { type: 'xstate.done.actor.solveProofOfWork', output: PROOF },

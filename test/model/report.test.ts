@@ -127,6 +127,12 @@ function checkInvariants(channel: ReportChannel, prev: AnyMachineSnapshot, event
     expect(c.refusedFiles).toEqual([refused.name]);
     expect(next.hasTag('fileRefused')).toBe(true);
   }
+  // A request that never reached the server is told apart: the draft (complete) is kept, no file is dropped.
+  if (next.matches({ failed: 'offline' }) && !prev.matches('failed')) {
+    expect(d).toEqual(ctx(prev).draft);
+    expect(next.hasTag('networkFailure')).toBe(true);
+    expect(firstInvalidStep(c)).toBeNull();
+  }
   // A rate-limit refusal keeps the draft too; success holds the server's answer.
   if (next.matches('rateLimited')) expect(d).toEqual(ctx(prev).draft);
   if (next.matches('succeeded')) expect(c.response?.caseDto.caseNumber).toMatch(/^\d{16}$/);
@@ -155,7 +161,7 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
   it('walks enough paths to reach every step state, dialog and outcome', () => {
     const reached = new Set<string>();
     for (const p of paths) for (const st of p.steps) for (const n of st.state._nodes) reached.add(n.id);
-    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
+    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'failed.offline', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
       expect(reached, id).toContain(`${channel}Report.${id}`);
     }
     if (channel === 'online') {
@@ -203,7 +209,7 @@ function run(channel: ReportChannel, company: CompanyInfo, submit: (input: Submi
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
       goToFrontPage: () => void navigations.push('/'),
-      goToLogin: () => void navigations.push('/private/status'),
+      goToLogin: (_, params: { caseNumber: string }) => void navigations.push(`/private/status (${params.caseNumber})`),
       goToErrorPage: () => void navigations.push('/something-went-wrong'),
     },
   });
@@ -316,9 +322,15 @@ describe('report machines as actors', () => {
     expect(valid().identity).toBe(false);
     send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
     expect(valid().identity).toBe(true);
-    send({ type: 'phone.change', phone: '+45123', countryCode: 'dk' });
+    send({ type: 'phone.change', phone: '+45123', countryCode: 'dk', isValid: false });
     expect(valid().identity).toBe(false);
-    send({ type: 'phone.change', phone: '+4512345678', countryCode: 'dk' });
+    send({ type: 'phone.change', phone: '+4512345678', countryCode: 'dk', isValid: true });
+    expect(valid().identity).toBe(true);
+    // Spec §5: validity comes from the phone input. "+1 (234) 567-8" has the shape of
+    // E.164 but not the digits a US number needs: the input says so, and so does the step.
+    send({ type: 'phone.change', phone: '+12345678', countryCode: 'us', isValid: false });
+    expect(valid().identity).toBe(false);
+    send({ type: 'phone.change', phone: '', countryCode: 'dk', isValid: false });
     expect(valid().identity).toBe(true);
     // Company needs a unit; a typed (not yet added) complete person counts.
     send({ type: 'concerns.choose', value: 'company' });
@@ -474,6 +486,23 @@ describe('report machines as actors', () => {
     expect(actor.getSnapshot().context.response).toBeNull();
   });
 
+  it('a request that never reached the server (offline) is its own outcome: not "complete the form", the draft kept', async () => {
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => ({ networkFailure: true }));
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    const draft = actor.getSnapshot().context.draft;
+    actor.send({ type: 'report.submit' });
+    await tick();
+    const s = actor.getSnapshot();
+    expect(s.matches({ failed: 'offline' })).toBe(true);
+    expect(s.hasTag('networkFailure')).toBe(true);
+    expect(s.hasTag('failureDialog')).toBe(true);
+    expect(s.context.draft).toEqual(draft);
+    actor.send({ type: 'dialog.close' });
+    expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+    expect(actor.getSnapshot().context.draft).toEqual(draft);
+  });
+
   it('a null answer shows the failure dialog and keeps the draft; closing it returns to the form', async () => {
     const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => null);
     await tick();
@@ -606,7 +635,9 @@ describe('report machines as actors', () => {
       });
       expect(actor.getSnapshot().matches('succeeded')).toBe(true);
       actor.send({ type: 'login.start' });
-      expect(navigations).toEqual(['/private/status']);
+      // The effect gets the number just shown, before the draft and the answer are reset.
+      expect(navigations).toEqual([`/private/status (${SUCCESS.caseDto.caseNumber})`]);
+      expect(actor.getSnapshot().context.response).toBeNull();
       expect(actor.getSnapshot().context.draft.whistleblowerRelation).toBe('');
     }
   });

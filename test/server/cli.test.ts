@@ -131,6 +131,28 @@ describe('npm run company', () => {
     expect((await call(server, 'GET', '/api/public/case/company-info', { host: 'newco.test' })).status).toBe(200);
   });
 
+  it('warns, naming the text and the word, when a company text uses a synonym the glossary forbids, and still imports (issue 42)', async () => {
+    const dir = path.join(tmp, 'wordco');
+    mkdirSync(dir);
+    const f = companyFixture({ id: 'wordco', hosts: ['wordco.test'], languages: ['da', 'en'] });
+    f.file.lookAndFeel.en!.siteFrontPage.paragraph = 'Send a complaint to the whistleblowing officer.';
+    for (const [p, a] of Object.entries(f.assets)) writeFileSync(path.join(dir, p), a.bytes);
+    const file = path.join(dir, 'company.json');
+    writeFileSync(file, JSON.stringify(f.file, null, 2));
+    const checked = await run('company', ['validate', file]);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('valid company "wordco"');
+    const warnings = checked.stderr.trim().split('\n');
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: .*company\.json: field lookAndFeel\.en\.siteFrontPage\.paragraph: uses "whistleblowing officer"/),
+      expect.stringMatching(/^warning: .*company\.json: field lookAndFeel\.en\.siteFrontPage\.paragraph: uses "complaint"/),
+    ]);
+    const imported = await run('company', ['import', file, '--url', server.url]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('created company "wordco"');
+    expect(imported.stderr).toContain('uses "complaint"');
+  });
+
   it('names the field of a bad file and exits 1', async () => {
     const dir = path.join(tmp, 'badco');
     mkdirSync(dir);

@@ -92,6 +92,27 @@ describe('index.html for the first paint', () => {
     expect(none.boot.lookAndFeel.languageCode).toBe('da');
   });
 
+  it('gives an unsupported browser language the company default language, not Danish (issue 42)', async () => {
+    // group.localhost (seeded) offers all seven languages and defaults to English.
+    for (const header of ['fr-FR,fr;q=0.9', 'it-IT', '']) {
+      const { html, boot } = await page('/', { 'x-company-host': 'group.localhost', ...(header ? { 'accept-language': header } : {}) });
+      expect(boot.language, header).toBe('en');
+      expect(boot.lookAndFeel.languageCode, header).toBe('en');
+      expect(html, header).toMatch(/<html lang="en"/);
+    }
+    expect((await page('/', { 'x-company-host': 'group.localhost', 'accept-language': 'fr-FR,pl;q=0.5' })).boot.language).toBe('pl');
+    // A company that does not offer the browser's (supported) language: its default, not Danish.
+    const f = companyFixture({ id: 'english-only', hosts: ['english.test'], languages: ['en', 'da'] });
+    await importCompany(server.ctx.db, validateBundle(f.file, f.assets));
+    const de = await page('/', { 'x-company-host': 'english.test', 'accept-language': 'de-DE' });
+    expect(de.boot.language).toBe('en');
+    expect(de.boot.lookAndFeel.languageCode).toBe('en');
+    // The API's `?orDefault=true` keeps one answer for any code the company does not offer.
+    const api = await fetch(`${server.url}/api/public/site-look-and-feel/language/zz-made-up?orDefault=true`, { headers: { 'x-company-host': 'english.test' } });
+    expect(api.status).toBe(200);
+    expect((await api.json()).languageCode).toBe('en');
+  });
+
   it('preloads the route chunks, their imports, CSS and catalogues, and nothing index.html loads already', async () => {
     const { html } = await page('/online-form', { 'accept-language': 'en' });
     // The forms' catalogue needs the ICU formatter: it comes with the route, not after the catalogue.

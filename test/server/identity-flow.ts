@@ -90,7 +90,8 @@ export interface Tokens {
 
 /** The form's action on a rendered page. */
 export function formAction(html: string): string {
-  const m = /<form[^>]* action="([^"]+)"/.exec(html);
+  // The page's own form, not the bar's quick-exit form (a GET to /leave).
+  const m = /<form(?![^>]*class="quick-exit")[^>]* action="([^"]+)"/.exec(html);
   if (!m) throw new Error(`no form in page: ${html.slice(0, 500)}`);
   return m[1]!.replace(/&amp;/g, '&');
 }

@@ -213,6 +213,49 @@ describe('new case by form', () => {
       });
     }
 
+    it('a validation error lists every bad field in plain English words, the first as `field` (issue 42)', async () => {
+      const res = await post(
+        form('caseDto', caseDto(officers[0]!, {
+          description: '',
+          repeatedViolations: 'yes',
+          caseAccount: { follow: true, password: 'ab' },
+          whistleblower: { name: 'A', email: 'not-an-email', phone: '+459876' },
+          reportedPersons: [{ name: 'A', jobTitle: '', phoneOrEmail: '12' }],
+        })),
+      );
+      expect(res.status).toBe(400);
+      const { error } = res.data;
+      expect(error.code).toBe('VALIDATION');
+      expect(error.fields).toEqual([
+        { field: 'whistleblower.email', message: 'must be a valid e-mail address (at most 254 characters)', rule: 'validation.email' },
+        { field: 'whistleblower.phone', message: 'must be a Danish number written +45 and 8 digits', rule: 'validation.phoneDanish' },
+        { field: 'description', message: 'is required', rule: 'validation.required' },
+        { field: 'repeatedViolations', message: 'must be a boolean', rule: 'validation.invalid' },
+        { field: 'caseAccount.password', message: 'must contain at least 4 characters', rule: 'validation.passwordMin' },
+        { field: 'reportedPersons.0.jobTitle', message: 'is required', rule: 'validation.required' },
+        { field: 'reportedPersons.0.phoneOrEmail', message: 'must be a valid e-mail address or a phone number such as +4512345678', rule: 'validation.phoneOrEmail' },
+      ]);
+      expect(error.field).toBe('whistleblower.email');
+      expect(error.message).toBe(
+        '7 fields are not valid: caseDto.whistleblower.email must be a valid e-mail address (at most 254 characters); caseDto.whistleblower.phone must be a Danish number written +45 and 8 digits; ' +
+          'caseDto.description is required; caseDto.repeatedViolations must be a boolean; caseDto.caseAccount.password must contain at least 4 characters; ' +
+          'caseDto.reportedPersons.0.jobTitle is required; caseDto.reportedPersons.0.phoneOrEmail must be a valid e-mail address or a phone number such as +4512345678.',
+      );
+      // Words, not catalogue keys; nothing of what was sent.
+      expect(error.message).not.toMatch(/validation\.|not-an-email|\+459876/);
+      // One bad field: one sentence; a rule about the whole report names its field.
+      const one = await post(form('caseDto', caseDto(officers[0]!, { description: '' })));
+      expect(one.data.error).toMatchObject({ message: 'caseDto.description is required.', field: 'description', fields: [{ field: 'description', rule: 'validation.required' }] });
+      const nobody = await post(form('caseDto', caseDto(officers[0]!, { reportedPersons: [], reportedUnit: '' })));
+      expect(nobody.data.error).toMatchObject({ field: 'reportedPersons', fields: [{ field: 'reportedPersons', rule: 'validation.reportRelated' }] });
+      const missing = await call(server, 'POST', '/api/public/case/new/by-phone', { host: HOST, json: {} });
+      expect(missing.data.error.fields.map((f: { field: string; message: string }) => `${f.field} ${f.message}`)).toEqual([
+        'whistleblowerRelation is required',
+        'protectionOfficer is required',
+        'caseAccount is required',
+      ]);
+    });
+
     it('an unknown officer or subsidiary', async () => {
       const before = await countRows(server);
       expectError(await post(form('caseDto', caseDto('7d4c7b1e-6f0c-4a53-9d8e-2f4c2b1a0e9f'), [{ name: 'a.pdf', bytes: PDF }])), 400, 'UNKNOWN_OFFICER', 'protectionOfficer.id');

@@ -61,7 +61,7 @@ const MARKER: Record<string, RegExp> = {
   no: /varsl/i,
   se: /rapport/i,
   en: /report/i,
-  es: /denuncia/i,
+  es: /comunicaci[oó]n/i,
   pl: /zgłosz/i,
   de: /Meldung/,
 };

@@ -6,7 +6,9 @@ import { IntlMessageFormat } from 'intl-messageformat';
 import { formatSimple, fromBcp47, isSimpleMessage, toBcp47, PRIVATE_LANGUAGE_OPTIONS } from '../../src/i18n/index.ts';
 import { formatLongDateTime, formatReceiptDate, formatRelativeTime } from '../../src/i18n/dates.ts';
 import { LANGUAGES } from '../../machines/languages.ts';
-import { initialLanguage, LANGUAGE_STORAGE_KEY } from '../../src/app/language.ts';
+import { firstLanguage, initialLanguage, LANGUAGE_STORAGE_KEY, preferredLanguage } from '../../src/app/language.ts';
+import { BootStore } from '../../core/boot.ts';
+import { DEFAULT_LOOK_AND_FEEL } from '../../machines/lookAndFeel.ts';
 
 const root = path.resolve(import.meta.dirname, '../../src/i18n');
 
@@ -73,6 +75,24 @@ describe('languages', () => {
     expect(initialLanguage(['sv-SE'], stored)).toBe('pl');
     const junk = { getItem: () => 'xx' };
     expect(initialLanguage(['sv-SE'], junk)).toBe('se');
+  });
+
+  it('an unsupported browser language gets the company default, not Danish (spec §1, issue 42)', () => {
+    const empty = { getItem: () => null };
+    const group = { language: 'en', lookAndFeel: { languageCode: 'en', defaultLanguage: 'en', availableLanguages: ['da', 'en', 'pl'] } };
+    // French or Italian at a company whose default is English: English.
+    expect(firstLanguage(preferredLanguage(['fr-FR', 'it'], empty), group)).toEqual({ language: 'en', followDefault: false });
+    // A supported language the company offers wins; one it does not offer gives its default.
+    expect(firstLanguage(preferredLanguage(['pl-PL'], empty), group)).toEqual({ language: 'pl', followDefault: false });
+    expect(firstLanguage(preferredLanguage(['de-DE'], empty), group)).toEqual({ language: 'en', followDefault: false });
+    // No page data (the dev server): the first answer's default is followed.
+    expect(firstLanguage(undefined, null)).toEqual({ language: 'da', followDefault: true });
+    expect(firstLanguage('se', null)).toEqual({ language: 'se', followDefault: false });
+    // The page's inlined answer is taken for a language the company does not offer.
+    const laf = { ...DEFAULT_LOOK_AND_FEEL, languageCode: 'en', defaultLanguage: 'en', availableLanguages: ['da', 'en'] };
+    expect(new BootStore({ language: 'en', lookAndFeel: laf }).takeLookAndFeel('de', true)).toBe(laf);
+    expect(new BootStore({ language: 'en', lookAndFeel: laf }).takeLookAndFeel('de', false)).toBeNull();
+    expect(new BootStore({ language: 'en', lookAndFeel: laf }).takeLookAndFeel('da', true)).toBeNull();
   });
 
   it('private pages offer Dansk, Norsk, Svenska and English only', () => {

@@ -9,6 +9,7 @@ import {
   headMatches,
   internationalPhoneSchema,
   keepAllowedFiles,
+  LIMITS,
   phoneOrEmailSchema,
   whistleblowerSchema,
 } from '../../machines/schema.ts';
@@ -73,6 +74,22 @@ describe('file content: one magic-byte rule for the browser and the server', () 
     expect(kept.files.map((f) => f.name)).toEqual(['scan.pdf', 'photo.png']);
     expect(kept.refused).toEqual(['fake.pdf']);
     expect(kept.dropped).toBe(0);
+  });
+
+  it('names each file not added with its reason: too many, type not allowed, too large (issue 42)', () => {
+    const f = (name: string, size = 10, type = '') => ({ name, size, type });
+    const existing = [f('1.pdf'), f('2.pdf'), f('3.pdf')];
+    const kept = keepAllowedFiles(existing, [f('run.exe'), f('film.mp4', LIMITS.maxFileBytes + 1), f('4.pdf'), f('sneaky.txt', 10, 'application/x-msdownload'), f('5.pdf'), f('6.pdf')]);
+    expect(kept.files.map((x) => x.name)).toEqual(['1.pdf', '2.pdf', '3.pdf', '4.pdf', '5.pdf']);
+    expect(kept.rejected).toEqual([
+      { name: 'run.exe', reason: 'type' },
+      { name: 'film.mp4', reason: 'tooLarge' },
+      { name: 'sneaky.txt', reason: 'type' },
+      { name: '6.pdf', reason: 'tooMany' },
+    ]);
+    expect(kept.dropped).toBe(4);
+    // A file of exactly 2 GB is allowed.
+    expect(keepAllowedFiles([], [f('big.mov', LIMITS.maxFileBytes)]).rejected).toEqual([]);
   });
 
   it('the server judges the same bytes the same way', async () => {

@@ -8,7 +8,7 @@
  * The machine is the real one; only its effects are supplied by the test.
  */
 import { Suspense, type ReactNode } from 'react';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fromPromise } from 'xstate';
@@ -59,6 +59,7 @@ const PROOF = { challenge: 'v1.4.0.x.y', nonce: '1', expiresAt: '2099-01-01T00:0
 function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Promise<SubmitOutcome>, company = ONE) {
   const navigations: string[] = [];
   const copied: string[] = [];
+  const logins: string[] = [];
   const machine = createReportMachine(channel).provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
@@ -68,7 +69,10 @@ function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Pro
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
       goToFrontPage: () => void navigations.push('/'),
-      goToLogin: () => void navigations.push('/private/status'),
+      goToLogin: (_, params: { caseNumber: string }) => {
+        navigations.push('/private/status');
+        logins.push(params.caseNumber);
+      },
       goToErrorPage: () => void navigations.push('/something-went-wrong'),
     },
   });
@@ -88,7 +92,7 @@ function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Pro
       </ReportProvider>
     </Wrapper>,
   );
-  return { navigations, copied, user: userEvent.setup() };
+  return { navigations, copied, logins, user: userEvent.setup() };
 }
 
 /** A text field by its label (required ones carry an aria-hidden asterisk). */
@@ -244,7 +248,12 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(
       ['a.pdf', 'b.png', 'c.txt', 'd.docx', 'e.csv'].map((n) => expect.stringContaining(n)),
     );
-    expect(screen.getByRole('status').textContent).toContain('2 files were not added');
+    // Each file not added is named with its reason (issue 42).
+    const notAdded = within(screen.getByRole('status')).getByRole('list', { name: en['forms.documents.rejected.list'] });
+    expect(within(notAdded).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'evil.exe: not added, because files of this type are not allowed.',
+      'f.mov: not added, because at most 5 files can be attached.',
+    ]);
     const choose = screen.getByRole('button', { name: en['forms.documents.choose'] });
     expect(disabled(choose)).toBe(true); // five already
     await user.click(screen.getByRole('button', { name: msg('forms.documents.remove', { name: 'a.pdf' }) }));
@@ -407,6 +416,78 @@ describe('online form view', { timeout: 30_000 }, () => {
     expect(value(field('forms.relation.label'))).toBe('');
   });
 
+  it('offline at Send: "you seem to be offline, your report is kept", not "complete the form"', async () => {
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    try {
+      const { user } = setup('online', async () => ({ networkFailure: true }));
+      await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+      await fillOnline(user);
+      await user.click(sendButton());
+      const dialog = await screen.findByRole('alertdialog', { name: en['forms.failure.offline.title'] });
+      expect(dialog.textContent).toContain(en['forms.failure.offline.text']!);
+      expect(dialog.textContent).not.toContain(common['dialog.failure.text']!);
+      await user.click(within(dialog).getByRole('button', { name: en['dialog.failure.close'] }));
+      await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+      expect(value(field('forms.relation.label'))).toBe('Accountant');
+    } finally {
+      onLine.mockRestore();
+    }
+  });
+
+  it('no answer while the browser is online: "did not reach us, your report is kept", not "complete the form"', async () => {
+    const { user } = setup('online', async () => ({ networkFailure: true }));
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await fillOnline(user);
+    await user.click(sendButton());
+    const dialog = await screen.findByRole('alertdialog', { name: en['dialog.failure.title'] });
+    expect(dialog.textContent).toContain(en['forms.failure.unreachable.text']!);
+    expect(dialog.textContent).not.toContain(common['dialog.failure.text']!);
+  });
+
+  it('while sending, the progress of all files stands beside Send (the status, one bar, speed and time left)', async () => {
+    let sent: SubmitReportInput | undefined;
+    const { user } = setup('online', (input) => {
+      sent = input;
+      return new Promise(() => {});
+    });
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    const files = [new File(['%PDF-1.7\n' + 'y'.repeat(991)], 'a.pdf', { type: 'application/pdf' }), new File(['%PDF-1.7\n' + 'z'.repeat(991)], 'b.pdf', { type: 'application/pdf' })];
+    await user.upload(document.querySelector<HTMLInputElement>('input[type="file"]')!, files);
+    await fillOnline(user);
+    await user.click(sendButton());
+    act(() => sent!.reportProgress({ type: 'upload.progress', index: 0, loaded: 1000, total: 1000 }));
+    act(() => sent!.reportProgress({ type: 'upload.progress', index: 1, loaded: 500, total: 1000, bytesPerSecond: 10, secondsLeft: 50 }));
+    // In the Send row (the followReport step), not only in the documents step far above.
+    const row = sendButton().parentElement!;
+    const status = within(row).getByTestId('sending-status');
+    expect(within(status).getByRole('status').textContent).toBe(en['forms.sending']);
+    const bar = within(status).getByRole('progressbar', { name: en['forms.sending'] });
+    expect(bar.getAttribute('value')).toBe('1500');
+    expect(bar.getAttribute('max')).toBe('2000');
+    expect(status.textContent).toContain(msg('forms.sending.progress', { percent: 75 }));
+    expect(status.textContent).toContain(msg('upload.rate', { speed: '10 bytes', time: '50 seconds' }));
+  });
+
+  it('identity phone: digits typed into the emptied field are read in the selected country; an impossible number is an error', async () => {
+    const { user } = setup('online', async () => SUCCESS);
+    await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
+    await user.click(radio('forms.identity.reveal'));
+    const phone = await screen.findByLabelText(en['forms.identity.phone']!);
+    await waitFor(() => expect(value(phone)).toMatch(/^\+44/));
+    await user.clear(phone);
+    await user.type(phone, '7700900123');
+    // Not "+77 00900123" (Kazakhstan): the selected country's code stays.
+    expect(value(phone).replace(/\D/g, '')).toBe('447700900123');
+    await user.tab();
+    expect(phone.getAttribute('aria-invalid')).not.toBe('true');
+    // Too few digits for that country: the input says invalid, and so does the form.
+    await user.clear(phone);
+    await user.type(phone, '77009');
+    await user.tab();
+    await waitFor(() => expect(phone.getAttribute('aria-invalid')).toBe('true'));
+    expect(description(phone)).toContain(common['validation.phone']!);
+  });
+
   it('a failed send shows the failure dialog and keeps every field', async () => {
     const { user } = setup('online', async () => null);
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
@@ -468,11 +549,16 @@ describe('online form view', { timeout: 30_000 }, () => {
 });
 
 describe('phone field', () => {
-  it("starts with the company's country (+45 for a Danish company), whatever the display language", () => {
+  it('starts with the display language\'s country (spec §5), not the company\'s default language\'s', () => {
     const danish = { defaultLanguage: 'da', phoneCodes: { da: 'DK', en: 'GB', pl: 'PL' } };
-    expect(companyPhoneCountry(danish, 'en')).toBe('dk');
-    expect(companyPhoneCountry(danish, 'pl')).toBe('dk');
-    expect(companyPhoneCountry({ defaultLanguage: 'se', phoneCodes: { se: 'SE' } }, 'en')).toBe('se');
+    expect(companyPhoneCountry(danish, 'da')).toBe('dk');
+    expect(companyPhoneCountry(danish, 'en')).toBe('gb');
+    expect(companyPhoneCountry(danish, 'pl')).toBe('pl');
+    // The Norwegian group (default language English): Norwegian is +47, not +44.
+    const group = { defaultLanguage: 'en', phoneCodes: { da: 'DK', no: 'NO', se: 'SE', en: 'GB', es: 'ES', pl: 'PL', de: 'DE' } };
+    expect(companyPhoneCountry(group, 'no')).toBe('no');
+    expect(companyPhoneCountry(group, 'de')).toBe('de');
+    expect(companyPhoneCountry({ defaultLanguage: 'se', phoneCodes: { se: 'SE' } }, 'en')).toBe('gb');
     // Without company settings: the display language's country (spec §5).
     expect(companyPhoneCountry(null, 'en')).toBe('gb');
   });
@@ -481,7 +567,7 @@ describe('phone field', () => {
 describe('oral report and book meeting views', { timeout: 30_000 }, () => {
   it('oral: 5 steps with subsidiaries, follow fixed, phone icon on Send, log-in button after success', async () => {
     const company: CompanyInfo = { ...ONE, subsidiaries: [{ id: 's1', name: 'Nord AS' }] };
-    const { user, navigations } = setup('oral', async () => SUCCESS, company);
+    const { user, navigations, logins } = setup('oral', async () => SUCCESS, company);
     const headings = await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
     expect(headings).toHaveLength(5);
     expect(headings[0]!.textContent).toContain(msg('forms.step.counter', { n: 1, max: 5 }));
@@ -502,6 +588,8 @@ describe('oral report and book meeting views', { timeout: 30_000 }, () => {
     expect(dialog.textContent).toContain(common['phone.hideNumber']!);
     await user.click(within(dialog).getByRole('button', { name: en['forms.success.login'] }));
     expect(navigations).toEqual(['/private/status']);
+    // The sign-in gets the number just shown (docs/decisions/signin-handover.md).
+    expect(logins).toEqual([SUCCESS.caseDto.caseNumber]);
   });
 
   it('meeting: 4 steps without subsidiaries and the meeting variant of Send', async () => {

@@ -1,7 +1,7 @@
 /** /private/status rendered from a real session actor (stub network actors): spec §2 and §4. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Suspense } from 'react';
-import { render, screen, within } from '@testing-library/react';
+import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import {
   Outlet,
@@ -12,7 +12,7 @@ import {
   createRouter,
 } from '@tanstack/react-router';
 import { createActor, fromPromise, waitFor, type AnyActorRef } from 'xstate';
-import { I18nProvider } from '../../src/i18n/index.ts';
+import { I18nProvider, LANGUAGES, type Language } from '../../src/i18n/index.ts';
 import { PrivateContext } from '../../src/private/context.tsx';
 import { StatusPage } from '../../src/private/StatusPage.tsx';
 import '../../src/i18n/private/index.ts';
@@ -24,11 +24,21 @@ import {
   type VerifyResult,
 } from '../../machines/session.ts';
 import { CASE_NUMBER, sampleCase } from '../model/session.fixtures.ts';
+import da from '../../src/i18n/private/da.json' with { type: 'json' };
+import no from '../../src/i18n/private/no.json' with { type: 'json' };
+import se from '../../src/i18n/private/se.json' with { type: 'json' };
+import en from '../../src/i18n/private/en.json' with { type: 'json' };
+import es from '../../src/i18n/private/es.json' with { type: 'json' };
+import pl from '../../src/i18n/private/pl.json' with { type: 'json' };
+import de from '../../src/i18n/private/de.json' with { type: 'json' };
+
+const CATALOGUES: Record<Language, Record<string, string>> = { da, no, se, en, es, pl, de };
+const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T10:00:00.000Z`;
 
 const actors: AnyActorRef[] = [];
 afterEach(() => actors.splice(0).forEach((a) => a.stop()));
 
-async function renderStatus(c: PrivateCase) {
+async function renderStatus(c: PrivateCase, language: Language = 'en') {
   const session = createActor(
     sessionMachine.provide({
       actors: {
@@ -57,7 +67,7 @@ async function renderStatus(c: PrivateCase) {
     history: createMemoryHistory({ initialEntries: ['/private/status'] }),
   });
   render(
-    <I18nProvider language="en">
+    <I18nProvider language={language}>
       <Suspense fallback={<p>loading</p>}>
         <RouterProvider router={router as never} />
       </Suspense>
@@ -121,5 +131,41 @@ describe('/private/status', () => {
     const list = screen.getByRole('list', { name: 'All feedback' });
     expect(within(list).getAllByRole('listitem').map((li) => li.querySelector('p')!.textContent)).toEqual(['feedback a', 'feedback b']);
     expect(list.querySelector('time')!.textContent).toMatch(/2026/);
+  });
+
+  it('labels the statuses as spec §4 does: a phone case awaiting the call is a draft; BEING_CLOSED is "Under completion" (issue 42)', async () => {
+    const pending = [{ status: 'PENDING_WHISTLEBLOWER_CONTACT' as const, dateTime: at(1) }];
+    await renderStatus({ ...sampleCase, submission: { type: 'PHONE' }, events: pending, caseStatusHistory: pending });
+    expect(screen.getByTestId('case-status').textContent).toBe('Status: Draft');
+    expect([...screen.getByTestId('timeline').querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'Draft 01/11/2026Your case starts when you make the phone call.',
+    ]);
+  });
+
+  it('shows the §4 timeline descriptions, oldest first, in all seven languages (issue 42)', async () => {
+    const events = [
+      { status: 'PENDING_WHISTLEBLOWER_CONTACT' as const, dateTime: at(1) },
+      { status: 'RECEIVED' as const, dateTime: at(2) },
+      { status: 'BEING_INVESTIGATED' as const, dateTime: at(3) },
+      { status: 'BEING_CLOSED' as const, dateTime: at(4) },
+      { status: 'CLOSED' as const, dateTime: at(5) },
+    ];
+    const keys = ['PENDING_WHISTLEBLOWER_CONTACT', 'RECEIVED', 'INITIAL_ASSESSMENT', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED'];
+    for (const lang of LANGUAGES) {
+      await renderStatus({ ...sampleCase, submission: { type: 'PHONE' }, events, caseStatusHistory: events }, lang);
+      const cat = CATALOGUES[lang];
+      const entries = [...screen.getByTestId('timeline').querySelectorAll('li')];
+      expect(entries.map((li) => li.getAttribute('data-timeline')), lang).toEqual(keys);
+      entries.forEach((li, i) => {
+        expect(li.querySelector('strong')!.textContent, `${lang} ${keys[i]}`).toBe(cat[`private.status.timeline.name.${keys[i]}`]);
+        expect(li.textContent, `${lang} ${keys[i]}`).toContain(cat[`private.status.timeline.text.${keys[i]}`]!);
+      });
+      expect(screen.getByTestId('case-status').textContent, lang).toBe(cat['private.status.current']!.replace('{status}', cat['private.status.step.CLOSED']!));
+      cleanup();
+    }
+    const english = CATALOGUES.en;
+    expect(english['private.status.step.BEING_CLOSED']).toBe('Under completion');
+    expect(english['private.status.timeline.name.BEING_CLOSED']).toBe('Under completion');
+    expect(english['private.status.step.PENDING_WHISTLEBLOWER_CONTACT']).toBe('Draft');
   });
 });
