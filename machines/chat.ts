@@ -3,7 +3,8 @@
  *
  * Invariants:
  * - The text never exceeds 200 characters (longer input is cut), and at most five
- *   allowed files are attached (extras ignored), by the shared rules of schema.ts.
+ *   allowed files are attached, by the shared rules of schema.ts; each file not added
+ *   is kept in `rejectedFiles` with why, so the view names it.
  * - A message is sent only when its trimmed text is non-empty or a file is attached;
  *   the trimmed text is what is sent.
  * - Attached files go first as resumable uploads (`uploadFiles`, tus in an upload
@@ -24,7 +25,7 @@
  * - The draft lives only in this actor's memory: never storage, never the URL.
  */
 import { assign, fromCallback, setup } from 'xstate';
-import { keepAllowedFiles, LIMITS } from './schema.ts';
+import { keepAllowedFiles, LIMITS, type RejectedFile } from './schema.ts';
 
 /** The browser's File in the app; any named blob in tests. */
 export interface DraftFile {
@@ -53,6 +54,8 @@ export interface ChatContext {
   uploads: { session: string; ids: string[] } | null;
   /** After a 429: the server's Retry-After, in seconds; null otherwise. */
   retryAfterSeconds: number | null;
+  /** The files of the last choice that were not added, each with why (shared rules, schema.ts). */
+  rejectedFiles: RejectedFile[];
 }
 
 export type ChatEvent =
@@ -109,11 +112,14 @@ export const chatMachine = setup({
     assignText: assign({
       text: ({ event }) => (event.type === 'text.change' ? event.text.slice(0, LIMITS.chatMax) : ''),
     }),
-    addFiles: assign({
-      files: ({ context, event }) => (event.type === 'files.add' ? keepAllowedFiles(context.files, event.files).files : context.files),
+    addFiles: assign(({ context, event }) => {
+      if (event.type !== 'files.add') return {};
+      const kept = keepAllowedFiles(context.files, event.files);
+      return { files: kept.files, rejectedFiles: kept.rejected };
     }),
     removeFile: assign({
       files: ({ context, event }) => (event.type === 'file.remove' ? context.files.filter((_, i) => i !== event.index) : context.files),
+      rejectedFiles: [],
     }),
     startProgress: assign({
       progress: ({ context }) => context.files.map((f) => ({ loaded: 0, total: f.size, bytesPerSecond: null, secondsLeft: null, retrying: false })),
@@ -132,7 +138,7 @@ export const chatMachine = setup({
     assignUploads: assign({
       uploads: ({ context, event }) => (event.type === 'upload.finished' ? { session: event.session, ids: event.ids } : context.uploads),
     }),
-    clearDraft: assign({ text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null }),
+    clearDraft: assign({ text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null, rejectedFiles: [] }),
     resetProgress: assign({ progress: [], uploads: null }),
     assignRetryAfter: assign({
       retryAfterSeconds: ({ event }) => {
@@ -157,7 +163,7 @@ export const chatMachine = setup({
 }).createMachine({
   id: 'chat',
   initial: 'composing',
-  context: { text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null },
+  context: { text: '', files: [], progress: [], uploads: null, retryAfterSeconds: null, rejectedFiles: [] },
   states: {
     composing: {
       initial: 'editing',

@@ -119,6 +119,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   );
   const text = useSelector(composer, (s) => s.context.text);
   const files = useSelector(composer, (s) => s.context.files);
+  const rejected = useSelector(composer, (s) => s.context.rejectedFiles);
   useEffect(() => checks.keepOnly(files), [checks, files]);
   useEffect(() => checks.setIdentified(identified), [checks, identified]);
   const sending = useSelector(composer, (s) => s.matches('sending'));
@@ -191,6 +192,18 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
             </li>
           ))}
         </ul>
+      )}
+      {rejected.length > 0 && (
+        // Each chosen file not added, and why, as the report form says it (spec §5 drops them silently).
+        <div role="status">
+          <ul className={styles.attachments} aria-label={t('private.messages.rejected.list')} data-testid="chat-rejected-files">
+            {rejected.map((r, i) => (
+              <li key={`${r.name}-${i}`} data-reason={r.reason}>
+                {t(`private.messages.rejected.${r.reason}`, { name: r.name, max: LIMITS.maxFiles })}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {posting && <progress className={styles.progress} aria-label={t('private.messages.uploading')} />}
       {failed && (

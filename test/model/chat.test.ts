@@ -96,4 +96,18 @@ describe('chat composer model', () => {
     expect(actor.getSnapshot().context.progress[1]!.retrying).toBe(true);
     actor.stop();
   });
+
+  it('names each chosen file it did not add, with why, until the next choice or removal (issue 42)', () => {
+    const actor = createActor(chatMachine).start();
+    actor.send({ type: 'files.add', files: [{ name: 'virus.exe', size: 1 }, { name: 'a.pdf', size: 100 }, { name: 'huge.mp4', size: 3 * 1024 ** 3 }] });
+    expect(actor.getSnapshot().context.rejectedFiles).toEqual([
+      { name: 'virus.exe', reason: 'type' },
+      { name: 'huge.mp4', reason: 'tooLarge' },
+    ]);
+    actor.send({ type: 'files.add', files: ['b', 'c', 'd', 'e', 'f'].map((n) => ({ name: `${n}.png`, size: 120 })) });
+    expect(actor.getSnapshot().context.rejectedFiles).toEqual([{ name: 'f.png', reason: 'tooMany' }]);
+    actor.send({ type: 'file.remove', index: 0 });
+    expect(actor.getSnapshot().context.rejectedFiles).toEqual([]);
+    actor.stop();
+  });
 });

@@ -1,5 +1,6 @@
 /**
- * The chat composer past the reporter's message budget (issue 36, finding 4;
+ * The chat composer naming the files it did not add (issue 42), and past the
+ * reporter's message budget (issue 36, finding 4;
  * docs/decisions/submission-abuse.md): the server's 429 keeps every typed word and
  * says how long to wait, from the server's Retry-After, in the composer's own words.
  * Rendered from a real session actor and the real API client over a stub fetch.
@@ -26,6 +27,43 @@ Element.prototype.scrollIntoView ??= () => {};
 const actors: AnyActorRef[] = [];
 afterEach(() => actors.splice(0).forEach((a) => a.stop()));
 
+async function renderMessages(privateApi: ReturnType<typeof createApiClient>) {
+  const session = createActor(
+    sessionMachine.provide({
+      actors: {
+        checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+        verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
+        loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: sampleCase })),
+      },
+    }),
+    { input: {} },
+  ).start();
+  actors.push(session);
+  await waitFor(session, (s) => s.matches({ active: { caseData: 'ready' } }));
+  const root = createRootRoute({ component: () => <Outlet /> });
+  const page = createRoute({
+    getParentRoute: () => root,
+    path: '/private/messages',
+    component: () => (
+      <PrivateContext value={{ session, services: { api: privateApi, accessToken: async () => 'token' } as never }}>
+        <MessagesPage />
+      </PrivateContext>
+    ),
+  });
+  const router = createRouter({ routeTree: root.addChildren([page]), history: createMemoryHistory({ initialEntries: ['/private/messages'] }) });
+  render(
+    <AppProviders api={lookAndFeelApi} initialLanguage="en">
+      {() => (
+        <I18nProvider language="en">
+          <Suspense fallback={<p>loading</p>}>
+            <RouterProvider router={router as never} />
+          </Suspense>
+        </I18nProvider>
+      )}
+    </AppProviders>,
+  );
+}
+
 describe('the chat composer past the message budget', () => {
   it('too many messages (429): keeps the typed text and says how long to wait', async () => {
     const posted: string[] = [];
@@ -41,40 +79,7 @@ describe('the chat composer past the message budget', () => {
         });
       },
     });
-    const session = createActor(
-      sessionMachine.provide({
-        actors: {
-          checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
-          verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
-          loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: sampleCase })),
-        },
-      }),
-      { input: {} },
-    ).start();
-    actors.push(session);
-    await waitFor(session, (s) => s.matches({ active: { caseData: 'ready' } }));
-    const root = createRootRoute({ component: () => <Outlet /> });
-    const page = createRoute({
-      getParentRoute: () => root,
-      path: '/private/messages',
-      component: () => (
-        <PrivateContext value={{ session, services: { api: privateApi, accessToken: async () => 'token' } as never }}>
-          <MessagesPage />
-        </PrivateContext>
-      ),
-    });
-    const router = createRouter({ routeTree: root.addChildren([page]), history: createMemoryHistory({ initialEntries: ['/private/messages'] }) });
-    render(
-      <AppProviders api={lookAndFeelApi} initialLanguage="en">
-        {() => (
-          <I18nProvider language="en">
-            <Suspense fallback={<p>loading</p>}>
-              <RouterProvider router={router as never} />
-            </Suspense>
-          </I18nProvider>
-        )}
-      </AppProviders>,
-    );
+    await renderMessages(privateApi);
     const field = (await screen.findByLabelText('Your message', {}, { timeout: 5000 })) as HTMLTextAreaElement;
     const typed = 'Part four of what happened at the meeting.';
     fireEvent.change(field, { target: { value: typed } });
@@ -87,5 +92,16 @@ describe('the chat composer past the message budget', () => {
     expect(field.getAttribute('aria-describedby')).toContain(alert.id);
     // Still the reporter's to send again, once the wait is over.
     expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('names each chosen file it did not add, with why (issue 42)', async () => {
+    const privateApi = createApiClient({ baseUrl: 'http://portal.test', companyHost: 'portal.test', getAccessToken: () => 'token', fetch: () => new Promise(() => {}) });
+    await renderMessages(privateApi);
+    await screen.findByLabelText('Your message', {}, { timeout: 5000 });
+    const input = document.querySelector('input[type="file"]') as HTMLInputElement;
+    const files = [new File(['MZ'], 'virus.exe', { type: 'application/x-msdownload' }), new File(['%PDF-1.4'], 'a.pdf', { type: 'application/pdf' })];
+    fireEvent.change(input, { target: { files } });
+    const list = await screen.findByRole('list', { name: 'Files not added' });
+    expect(list.textContent).toBe('virus.exe: not added, because files of this type are not allowed.');
   });
 });
