@@ -217,7 +217,8 @@ export function browserLanguage(acceptLanguage: string | undefined, company?: { 
       break;
     }
   }
-  if (!company) return asked ?? DEFAULT_LANGUAGE;
+  // A damaged company row (settings that are not the company file's shape) counts as no company.
+  if (!company || !Array.isArray(company.languages)) return asked ?? DEFAULT_LANGUAGE;
   if (asked && company.languages.includes(asked)) return asked;
   return (LANGUAGES as readonly string[]).includes(company.defaultLanguage) ? (company.defaultLanguage as Language) : (asked ?? DEFAULT_LANGUAGE);
 }

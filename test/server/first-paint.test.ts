@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { browserLanguage } from '../../server/spa.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCompany, validateBundle } from '../../server/companies/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -90,6 +91,12 @@ describe('index.html for the first paint', () => {
     const none = await page('/', { 'accept-language': 'fr' });
     expect(none.boot.language).toBe('da');
     expect(none.boot.lookAndFeel.languageCode).toBe('da');
+  });
+
+  it('takes a damaged company row (languages not a list) as no company: the browser language, else Danish', () => {
+    const damaged = { languages: 42, defaultLanguage: 7 } as unknown as { languages: string[]; defaultLanguage: string };
+    expect(browserLanguage('en-GB,en;q=0.9', damaged)).toBe('en');
+    expect(browserLanguage('fr-FR', damaged)).toBe('da');
   });
 
   it('gives an unsupported browser language the company default language, not Danish (issue 42)', async () => {
