@@ -4,12 +4,15 @@
  * server is mocked. Every request a page makes is recorded, so tests can assert that
  * none went to another host; axe runs on pages from browser.newContext().
  */
+import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import type { ServerConfig } from '../../server/config.ts';
+import { SigninThrottle } from '../../server/idp/throttle.ts';
+import { companyByHost } from '../../server/companies/service.ts';
 import type { Language } from '../../machines/schema.ts';
 
 export const CHROMIUM_ARGS = [
@@ -130,4 +133,19 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return result.violations.map(
     (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`,
   );
+}
+
+/**
+ * `failures` failed sign-ins at `host` with unknown case numbers from other addresses,
+ * recorded as another server process on the same database would: the company is then
+ * in a burst, and its sign-in page asks for the proof-of-work.
+ */
+export async function recordSigninBurst(portal: Portal, failures: number, host = 'localhost'): Promise<void> {
+  const identity = portal.server.app.identity;
+  const throttle = new SigninThrottle(portal.server.ctx.db, await identity.keys.derive('throttle'), identity.settings.throttle);
+  const company = (await companyByHost(portal.server.ctx.db, host))!;
+  for (let i = 0; i < failures; i++) {
+    const caseNumber = Array.from({ length: 16 }, () => randomInt(10)).join('');
+    await throttle.failure(await throttle.begin(company.id, caseNumber, `198.51.100.${i}`));
+  }
 }

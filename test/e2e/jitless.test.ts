@@ -10,14 +10,12 @@
  * long they take is a figure of `npm run bench -- pow`, never asserted here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { CHROMIUM_ARGS, chromiumPath, openPage, startPortal, type OpenedPage, type Portal, recordSigninBurst } from './harness.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { DEFAULT_THROTTLE, SigninThrottle } from '../../server/idp/throttle.ts';
-import { companyByHost } from '../../server/companies/service.ts';
+import { DEFAULT_THROTTLE } from '../../server/idp/throttle.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import { createOnlineCase, firstOfficerId } from './reporter.ts';
 
@@ -51,13 +49,7 @@ beforeAll(async () => {
   const identity = portal.server.app.identity;
   expect(identity.settings.throttle.powDifficulty).toBe(DEFAULT_THROTTLE.powDifficulty);
   handlerToken = (await createHandlerAccount(portal.server.ctx.db, 'nordlys-energi', 'Jitless handler')).token;
-  // A burst of failed sign-ins, recorded as another server process on the same database would.
-  const throttle = new SigninThrottle(portal.server.ctx.db, await identity.keys.derive('throttle'), identity.settings.throttle);
-  const company = (await companyByHost(portal.server.ctx.db, 'localhost'))!;
-  for (let i = 0; i < THRESHOLD; i++) {
-    const caseNumber = Array.from({ length: 16 }, () => randomInt(10)).join('');
-    await throttle.failure(await throttle.begin(company.id, caseNumber, `198.51.100.${i}`));
-  }
+  await recordSigninBurst(portal, THRESHOLD);
 });
 afterAll(async () => {
   for (const p of opened) await p.close().catch(() => undefined);

@@ -12,11 +12,10 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal, recordSigninBurst } from './harness.ts';
 import { createOnlineCase, firstOfficerId } from './reporter.ts';
 import { LANGUAGES, formatCaseNumber, type Language } from '../../machines/schema.ts';
-import { DEFAULT_THROTTLE, SigninThrottle } from '../../server/idp/throttle.ts';
-import { companyByHost } from '../../server/companies/service.ts';
+import { DEFAULT_THROTTLE } from '../../server/idp/throttle.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const texts = (lang: Language) =>
@@ -34,13 +33,7 @@ beforeAll(async () => {
   portal = await startPortal({ identity: { throttle: { burstThreshold: THRESHOLD } } });
   const identity = portal.server.app.identity;
   expect(identity.settings.throttle.powDifficulty).toBe(DEFAULT_THROTTLE.powDifficulty);
-  // The burst, recorded as another server process on the same database would.
-  const throttle = new SigninThrottle(portal.server.ctx.db, await identity.keys.derive('throttle'), identity.settings.throttle);
-  const company = (await companyByHost(portal.server.ctx.db, 'localhost'))!;
-  for (let i = 0; i < THRESHOLD; i++) {
-    const caseNumber = Array.from({ length: 16 }, () => randomInt(10)).join('');
-    await throttle.failure(await throttle.begin(company.id, caseNumber, `198.51.100.${i}`));
-  }
+  await recordSigninBurst(portal, THRESHOLD);
 });
 afterAll(async () => {
   for (const p of opened) await p.close().catch(() => undefined);
