@@ -180,6 +180,11 @@ export const ANSWER_SCHEMAS = {
     ),
   }),
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
+  SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),
+  SealedKeys: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), ecdhSpki: v.string(), ecdsaSpki: v.string(), sealedKeys: v.string(), sealedKeysRecovery: v.string() }),
+  Colleagues: v.object({
+    handlers: v.array(v.object({ id: v.string(), name: v.string(), email: v.nullable(v.string()), ecdhSpki: v.string(), ecdsaSpki: v.string(), officerIds: v.array(v.string()) })),
+  }),
   CompanyImported: v.object({ id: v.string(), created: v.boolean() }),
   SigningKey: v.object({ kid: v.string() }),
 } satisfies Record<string, GenericSchema>;
@@ -245,6 +250,10 @@ export const ANSWERS: Record<string, Answer> = {
   'GET /api/public/key-log': { json: 'KeyLog' },
   'POST /api/handler/key-log': { json: 'KeyLogAppended' },
   'PUT /api/admin/companies/:company/key-anchor': { json: 'KeyAnchor' },
+  'POST /api/handler/key-anchor': { json: 'KeyAnchor' },
+  'POST /api/handler/session/salt': { json: 'SignInSalt' },
+  'GET /api/handler/keys': { json: 'SealedKeys' },
+  'GET /api/handler/keys/colleagues': { json: 'Colleagues' },
   // 201 for a new company, 200 for one replaced.
   'POST /api/admin/companies': { json: 'CompanyImported', also: [201] },
   // tus creation: the answer is its Location and Upload-Offset headers.

@@ -9,7 +9,7 @@
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
-import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema, signInSchema, statusSchema } from './routes/handler.ts';
+import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
 import { approveSchema } from './routes/record.ts';
@@ -63,6 +63,8 @@ export const SCHEMAS = {
   handlerEnrolmentStart: enrolStartSchema,
   handlerEnrolmentFinish: enrolFinishSchema,
   handlerSignIn: signInSchema,
+  handlerSignInSalt: signInSaltSchema,
+  handlerKeyAnchor: keyAnchorSchema,
 } satisfies Record<string, GenericSchema>;
 
 /** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
@@ -106,11 +108,15 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: `${P}/comments`, tag: 'private', summary: 'Comment on an oral report', auth: 'reporter', body: { schema: 'commentDto' }, ok: [201, 'the comment'] },
   { method: 'GET', path: `${P}/files/:fileId`, tag: 'private', summary: "Download one of the case's files", auth: 'reporter', ok: [200, 'the file (attachment)'] },
   { method: 'POST', path: `${H}/enrolment/start`, tag: 'handler', summary: 'Start enrolling in the web workspace with the enrolment code: a fresh TOTP key', auth: 'none', body: { schema: 'handlerEnrolmentStart' }, ok: [200, '{ name, email, companyName, secret, uri }'] },
-  { method: 'POST', path: `${H}/enrolment/finish`, tag: 'handler', summary: 'Finish enrolling: set the password and confirm the TOTP code', auth: 'none', body: { schema: 'handlerEnrolmentFinish' }, ok: [200, '{ recoveryCodes }'] },
+  { method: 'POST', path: `${H}/enrolment/finish`, tag: 'handler', summary: 'Finish enrolling: the keys made in the browser (verifier, public keys, sealed private keys) and the TOTP code', auth: 'none', body: { schema: 'handlerEnrolmentFinish' }, ok: [200, '{ recoveryCodes }'] },
+  { method: 'POST', path: `${H}/session/salt`, tag: 'handler', summary: "The salt and key derivation to derive the sign-in verifier with (a look-alike for an unknown e-mail)", auth: 'none', body: { schema: 'handlerSignInSalt' }, ok: [200, '{ salt, kdf, legacy? }'] },
   { method: 'POST', path: `${H}/session`, tag: 'handler', summary: 'Sign in to the web workspace (sets the session cookie)', auth: 'none', body: { schema: 'handlerSignIn' }, ok: [200, '{ handler, idleTimeoutMs } and Set-Cookie'] },
   { method: 'GET', path: `${H}/session`, tag: 'handler', summary: 'The signed-in handler; moves the idle clock', auth: 'handler', ok: [200, '{ handler, idleTimeoutMs }'] },
   { method: 'POST', path: `${H}/session/refresh`, tag: 'handler', summary: 'Stay signed in (moves the idle clock)', auth: 'handler', ok: [200, '{ handler, idleTimeoutMs }'] },
   { method: 'DELETE', path: `${H}/session`, tag: 'handler', summary: 'Sign out: end the session and clear the cookie', auth: 'handlerSession', ok: [204, 'signed out'] },
+  { method: 'GET', path: `${H}/keys`, tag: 'handler', summary: "The handler's public keys and sealed private keys, to open in the browser", auth: 'handler', ok: [200, '{ salt, kdf, ecdhSpki, ecdsaSpki, sealedKeys, sealedKeysRecovery }'] },
+  { method: 'GET', path: `${H}/keys/colleagues`, tag: 'handler', summary: "The company's handlers who have keys, to compare with the key log", auth: 'handler', ok: [200, '{ handlers }'] },
+  { method: 'POST', path: `${H}/key-anchor`, tag: 'handler', summary: "Set the company's recovery public key from the workspace, while it has none", auth: 'handler', body: { schema: 'handlerKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'GET', path: `${H}/me`, tag: 'handler', summary: 'The handler and their company', auth: 'handler', ok: [200, 'the handler'] },
   { method: 'GET', path: `${H}/cases`, tag: 'handler', summary: "The company's cases", auth: 'handler', ok: [200, 'cases'] },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },

@@ -15,6 +15,7 @@
  * - reporter.ts reporter key and verifier; the data key wrapped to the reporter
  * - handler.ts  handler key pairs, their sealed private keys, recovery codes
  * - keylog.ts   the signed, hash-chained key log and its verification
+ * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -28,3 +29,4 @@ export * from './kdf.ts';
 export * from './reporter.ts';
 export * from './handler.ts';
 export * from './keylog.ts';
+export * from './handler-wire.ts';

@@ -157,6 +157,14 @@ export interface HandlerAccountTable {
   enrolment_code_hash: string | null;
   enrolment_expires_at: Timestamp | null;
   enrolled_at: Timestamp | null;
+  /** The handler's key salt and derivation (JSON of core/crypto Kdf), chosen by the browser at enrolment (migration 0180). */
+  key_salt: Bytes | null;
+  key_kdf: string | null;
+  /** Public keys, SPKI; the private keys only sealed, under the password and under the key recovery code. */
+  ecdh_spki: Bytes | null;
+  ecdsa_spki: Bytes | null;
+  keys_sealed: Bytes | null;
+  keys_sealed_recovery: Bytes | null;
 }
 
 /** A handler tied to these protection officers sees only their cases; no rows: every officer. */

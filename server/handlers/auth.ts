@@ -15,6 +15,15 @@ import type { Company } from '../companies/service.ts';
 import { SigninThrottle, type Attempt } from '../idp/throttle.ts';
 import { identitySettings } from '../idp/settings.ts';
 import { hashToken, handlerOfficers, normalizeEmail } from './accounts.ts';
+import { checkKeyBundle } from './keys.ts';
+import type { HandlerKeyBundle } from '../../core/crypto/index.ts';
+
+/**
+ * What a sign-in proves the password with (docs/decisions/handler-accounts.md): the
+ * verifier the page derived (accounts with keys), or, once, the password itself from a
+ * legacy account with the new key bundle that upgrades it in the same request.
+ */
+export type HandlerCredential = { verifier: string } | { password: string; keys: HandlerKeyBundle };
 
 export const HANDLER_PASSWORD_MIN = 12;
 export const IDLE_TIMEOUT_MS = 15 * 60_000;
@@ -45,7 +54,7 @@ export interface EnrolmentStart {
   uri: string;
 }
 
-export type AuthFailure = 'ENROLMENT_INVALID' | 'WEAK_PASSWORD' | 'TOTP_INVALID';
+export type AuthFailure = 'ENROLMENT_INVALID' | 'TOTP_INVALID';
 
 export class HandlerAuth {
   readonly throttle: SigninThrottle;
@@ -81,20 +90,24 @@ export class HandlerAuth {
     return { name: account.name, email: account.email, companyName: company.name, secret: secret.base32, uri: totpFor(secret, company.name, account.email).toString() };
   }
 
-  /** Sets the password and the TOTP factor; answers the recovery codes, shown once. */
-  async finishEnrolment(company: Company, code: string, password: string, totpCode: string): Promise<{ recoveryCodes: string[] } | AuthFailure> {
+  /**
+   * Stores the keys the browser made (the password's verifier, the public keys, both
+   * sealed copies) and the TOTP factor; answers the sign-in recovery codes, shown once.
+   * The password's length is the page's check: the server never sees the password.
+   */
+  async finishEnrolment(company: Company, code: string, keys: HandlerKeyBundle, totpCode: string): Promise<{ recoveryCodes: string[] } | AuthFailure> {
     const account = await this.accountByEnrolment(company, code);
     if (!account?.totp_secret_enc) return 'ENROLMENT_INVALID';
-    if ([...password].length < HANDLER_PASSWORD_MIN) return 'WEAK_PASSWORD';
+    const checked = await checkKeyBundle(keys);
     const secret = new OTPAuth.Secret({ buffer: new Uint8Array(this.ctx.crypto.openWithMaster(totpContext(account.id), account.totp_secret_enc)).buffer });
     const step = acceptedStep(secret, totpCode.trim(), Date.now());
     if (step === null) return 'TOTP_INVALID';
-    const passwordHash = await this.ctx.passwords.hash(password);
+    const passwordHash = await this.ctx.passwords.hash(checked.verifier);
     const recoveryCodes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(10).toString('hex').replace(/(.{5})(?=.)/g, '$1-'));
     const done = await this.ctx.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('handler_account')
-        .set({ password_hash: passwordHash, totp_last_step: step, enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
+        .set({ ...checked.columns, password_hash: passwordHash, totp_last_step: step, enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
         .where('id', '=', account.id)
         .where('enrolment_code_hash', '=', hashToken(code))
         .executeTakeFirst();
@@ -110,19 +123,20 @@ export class HandlerAuth {
    * One sign-in attempt: the same work and the same answer whatever is wrong (unknown
    * e-mail, password, code, lock). Null on failure; the session token on success.
    */
-  async signIn(company: Company, emailInput: string, password: string, code: string, clientAddress?: string): Promise<{ token: string; handlerId: string } | null> {
+  async signIn(company: Company, emailInput: string, credential: HandlerCredential, code: string, clientAddress?: string): Promise<{ token: string; handlerId: string } | null> {
     const email = normalizeEmail(emailInput);
     // Per account and per client, like the reporter's sign-in: no company-wide lock.
     const attempt: Attempt = await this.throttle.begin(company.id, `handler:${email}`, clientAddress);
     const row = await this.ctx.db
       .selectFrom('handler_account')
-      .select(['id', 'password_hash', 'totp_secret_enc', 'totp_last_step'])
+      .select(['id', 'password_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step'])
       .where('company_id', '=', company.id)
       .where('email', '=', email)
       .where('enrolled_at', 'is not', null)
       .executeTakeFirst();
     if (attempt.delayMs > 0) await new Promise((r) => setTimeout(r, attempt.delayMs));
-    const passwordOk = row?.password_hash ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
+    const upgrade = 'password' in credential ? await checkKeyBundle(credential.keys) : undefined;
+    const passwordOk = await this.checkCredential(row, credential);
     let secondOk = false;
     if (row && passwordOk && !attempt.blocked) secondOk = await this.checkSecondFactor(row, code);
     if (!row || !passwordOk || !secondOk || attempt.blocked) {
@@ -131,7 +145,30 @@ export class HandlerAuth {
       return null;
     }
     await this.throttle.success(attempt);
+    if (upgrade) {
+      // The legacy password hash is replaced by the verifier's in the same step the keys
+      // arrive, and only while the account has none: the password is never accepted again.
+      const r = await this.ctx.db
+        .updateTable('handler_account')
+        .set({ ...upgrade.columns, password_hash: await this.ctx.passwords.hash(upgrade.verifier) })
+        .where('id', '=', row.id)
+        .where('key_salt', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return null;
+    }
     return { token: await this.createSession(row.id), handlerId: row.id };
+  }
+
+  /**
+   * The verifier against Argon2id(verifier, pepper) of an account with keys; a password
+   * only against a legacy account's hash (no keys yet). Anything else spends the same
+   * work and fails, so a page that sent a password to a keyed account is refused.
+   */
+  private async checkCredential(row: { password_hash: string | null; key_salt: Uint8Array | null } | undefined, credential: HandlerCredential): Promise<boolean> {
+    if ('verifier' in credential) {
+      return row?.password_hash && row.key_salt ? this.ctx.passwords.verify(row.password_hash, credential.verifier) : this.ctx.passwords.verifyNothing(credential.verifier);
+    }
+    return row?.password_hash && !row.key_salt ? this.ctx.passwords.verify(row.password_hash, credential.password) : this.ctx.passwords.verifyNothing(credential.password);
   }
 
   private async checkSecondFactor(row: { id: string; totp_secret_enc: Uint8Array | null; totp_last_step: string | number | null }, codeInput: string): Promise<boolean> {

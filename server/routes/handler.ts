@@ -11,7 +11,8 @@ import { registerKeyLogRoutes } from './keys.ts';
 import { HttpError } from '../errors.ts';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { handlerByToken } from '../handlers/accounts.ts';
-import { HandlerAuth, HANDLER_PASSWORD_MIN, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
+import { HandlerAuth, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
+import { colleaguesWithKeys, keyBundleSchema, sealedKeysOf, signInSalt } from '../handlers/keys.ts';
 import { appendAudit, deadlineOf, findVisibleCase, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
 import { companyByHost, requestHost, requireCompany } from '../companies/service.ts';
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
@@ -71,16 +72,22 @@ function sessionCookie(req: FastifyRequest, token: string, maxAgeSeconds: number
 }
 
 export const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
+/** The password never comes here: the browser sends the verifier and the keys it made (server/handlers/keys.ts). */
 export const enrolFinishSchema = v.object({
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)),
-  password: v.pipe(v.string(), v.minLength(HANDLER_PASSWORD_MIN, 'validation.passwordTooShort'), v.maxLength(1000, 'validation.tooLong')),
+  keys: keyBundleSchema,
   totpCode: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'validation.totpCode')),
 });
-export const signInSchema = v.object({
+export const signInSaltSchema = v.object({ email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)) });
+const signInBase = {
   email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)),
-  password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')),
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(40)),
-});
+};
+/** The verifier (accounts with keys), or once, for a legacy account, the password with the keys that upgrade it. */
+export const signInSchema = v.union([
+  v.object({ ...signInBase, verifier: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(100)) }),
+  v.object({ ...signInBase, password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')), keys: keyBundleSchema }),
+]);
 
 async function sessionView(ctx: AppContext, auth: HandlerAuth, h: HandlerIdentity & { email?: string | null }) {
   const company = await ctx.db.selectFrom('company').select('name').where('id', '=', h.company_id).executeTakeFirst();
@@ -114,9 +121,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post('/api/handler/enrolment/finish', async (req) => {
     const company = await requireCompany(ctx.db, req);
     const body = parseOr400(enrolFinishSchema, req.body ?? {}, 'body');
-    const r = await auth.finishEnrolment(company, body.code, body.password, body.totpCode);
+    const r = await auth.finishEnrolment(company, body.code, body.keys, body.totpCode);
     if (r === 'ENROLMENT_INVALID') throw new HttpError(404, r, 'This enrolment link is unknown, used or expired; ask for a new one.');
-    if (r === 'WEAK_PASSWORD') throw new HttpError(400, 'VALIDATION', `The password needs at least ${HANDLER_PASSWORD_MIN} characters.`, 'password');
     if (r === 'TOTP_INVALID') throw new HttpError(400, 'TOTP_INVALID', 'The code does not match; check the clock of the device and type the current code.', 'totpCode');
     return r;
   });
@@ -124,14 +130,27 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post('/api/handler/session', async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
     const body = parseOr400(signInSchema, req.body ?? {}, 'body');
-    const r = await auth.signIn(company, body.email, body.password, body.code, req.ip);
+    const r = await auth.signIn(company, body.email, 'verifier' in body ? { verifier: body.verifier } : { password: body.password, keys: body.keys }, body.code, req.ip);
     if (!r) throw new HttpError(401, 'SIGNIN_FAILED', 'The e-mail, password or code is not right, or the account is locked for a while.');
     reply.header('set-cookie', sessionCookie(req, r.token, SESSION_MAX_MS / 1000));
     const h = await ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'email']).where('id', '=', r.handlerId).executeTakeFirstOrThrow();
     return sessionView(ctx, auth, h);
   });
 
+  /** The salt and derivation a sign-in page derives the verifier with; an unknown e-mail gets a look-alike. */
+  app.post('/api/handler/session/salt', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    const { email } = parseOr400(signInSaltSchema, req.body ?? {}, 'body');
+    return reply.header('cache-control', 'no-store').send(await signInSalt(ctx, company, email));
+  });
+
   app.get('/api/handler/session', async (req) => sessionView(ctx, auth, await who(req)));
+
+  /** The caller's own sealed private keys, for the workspace to open in the browser. */
+  app.get('/api/handler/keys', async (req, reply) => reply.header('cache-control', 'no-store').send(await sealedKeysOf(ctx, (await who(req)).id)));
+
+  /** The company's handlers who have keys: what a certifier's browser compares with the key log. */
+  app.get('/api/handler/keys/colleagues', async (req) => ({ handlers: await colleaguesWithKeys(ctx, (await who(req)).company_id) }));
 
   /** "Stay signed in": any call moves the idle clock; this one does nothing else. */
   app.post('/api/handler/session/refresh', async (req) => sessionView(ctx, auth, await who(req)));

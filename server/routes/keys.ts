@@ -6,7 +6,11 @@
  * - `POST /api/handler/key-log`: a signed-in handler appends an entry a certifier's
  *   browser signed;
  * - `PUT /api/admin/companies/:company/key-anchor`: the operator sets a company's
- *   recovery public key once (a browser made the pair; its private half never came here).
+ *   recovery public key once (a browser made the pair; its private half never came here);
+ * - `POST /api/handler/key-anchor`: or a signed-in handler with keys sets it from the
+ *   workspace, where the pair is made, while the company has none (blind-server.md:
+ *   the private half is printed from the handler's browser and never meets the server
+ *   or the operator's terminal).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
@@ -32,6 +36,15 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     const h = await who(req);
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send the signed entry as a JSON object.');
     return reply.status(201).send(await appendKeyLogEntry(ctx, h.company_id, req.body));
+  });
+
+  app.post('/api/handler/key-anchor', async (req, reply) => {
+    const h = await who(req);
+    const body = parseOr400(keyAnchorSchema, req.body ?? {}, 'body');
+    const own = await ctx.db.selectFrom('handler_account').select('ecdsa_spki').where('id', '=', h.id).executeTakeFirst();
+    // Only a handler who can be certified right after (has keys) starts a company's log.
+    if (!own?.ecdsa_spki) throw new HttpError(409, 'KEYS_MISSING', 'Make your own keys first: sign in again with the password.');
+    return reply.status(201).send(await setKeyAnchor(ctx, h.company_id, body));
   });
 
   app.put<{ Params: { company: string } }>('/api/admin/companies/:company/key-anchor', async (req, reply) => {

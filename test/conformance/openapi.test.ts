@@ -21,6 +21,7 @@ import { companyByHost } from '../../server/companies/service.ts';
 import { companyFixture } from '../server/fixtures/company.ts';
 import { OPERATIONS } from '../../server/openapi.ts';
 import { ANSWERS } from '../../server/openapi-answers.ts';
+import { keyBundle, verifierFor } from '../helpers/handler-keys.ts';
 
 let server: TestServer;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -213,10 +214,16 @@ async function journey(api: Api) {
   const account = await createHandlerAccount(server.ctx.db, company!.id, 'Sara', { email: 'sara@example.org' });
   const start = await api('POST', `${H}/enrolment/start`, { host, json: { code: account.enrolmentCode } });
   const password = 'correct horse battery';
-  await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, password, totpCode: totp(start.data.secret) } });
-  const signedIn = await api('POST', `${H}/session`, { host, json: { email: 'sara@example.org', password, code: totp(start.data.secret, 1) } });
+  await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, keys: await keyBundle(password), totpCode: totp(start.data.secret) } });
+  const salt = await api('POST', `${H}/session/salt`, { host, json: { email: 'sara@example.org' } });
+  const signedIn = await api('POST', `${H}/session`, { host, json: { email: 'sara@example.org', verifier: await verifierFor(password, salt.data), code: totp(start.data.secret, 1) } });
   const cookie = { host, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]! } };
   await api('GET', `${H}/session`, cookie);
+  await api('GET', `${H}/keys`, cookie);
+  await api('GET', `${H}/keys/colleagues`, cookie);
+  // The company's recovery key, set from the workspace (the admin route sets another company's below).
+  const recovery = await makeHandlerKeys();
+  await api('POST', `${H}/key-anchor`, { ...cookie, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } });
   await api('POST', `${H}/session/refresh`, cookie);
   await api('DELETE', `${H}/session`, cookie);
 
@@ -230,8 +237,8 @@ async function journey(api: Api) {
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
 
   // The key log: the recovery key set once, Hanne's key certified by it, the log read as a reporter's browser reads it.
-  const recovery = await makeHandlerKeys();
-  await api('PUT', `/api/admin/companies/${company!.id}/key-anchor`, { ...admin, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } });
+  const other = await makeHandlerKeys();
+  await api('PUT', '/api/admin/companies/journey-co/key-anchor', { ...admin, json: { ecdhSpki: toBase64(other.ecdhSpki), ecdsaSpki: toBase64(other.ecdsaSpki) } });
   const hanneKeys = await makeHandlerKeys();
   const entry = await signKeyLogEntry(recovery.ecdsa.privateKey, {
     seq: 1,

@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { keyBundle } from '../helpers/handler-keys.ts';
 
 const HOST = 'acme.test';
 const BUDGET = 4;
@@ -32,9 +33,9 @@ describe('the enrolment-link budget', () => {
     for (let i = 0; i < BUDGET - 1; i++) {
       expectError(await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: `guess-${i}`.padEnd(43, 'x') }, headers: me }), 404, 'ENROLMENT_INVALID');
     }
-    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: 'y'.repeat(43), password: 'a long enough password', totpCode: '123456' }, headers: me }), 404, 'ENROLMENT_INVALID');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: 'y'.repeat(43), keys: await keyBundle('a long enough password'), totpCode: '123456' }, headers: me }), 404, 'ENROLMENT_INVALID');
     for (const p of ['/api/handler/enrolment/start', '/api/handler/enrolment/finish']) {
-      const res = await call(server, 'POST', p, { host: HOST, json: { code: account.enrolmentCode, password: 'a long enough password', totpCode: '123456' }, headers: me });
+      const res = await call(server, 'POST', p, { host: HOST, json: { code: account.enrolmentCode, keys: await keyBundle('a long enough password'), totpCode: '123456' }, headers: me });
       expectError(res, 429, 'RATE_LIMITED');
       const retry = Number(res.headers.get('retry-after'));
       expect(retry).toBeGreaterThan(0);
@@ -45,7 +46,7 @@ describe('the enrolment-link budget', () => {
     const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: account.enrolmentCode }, headers: other });
     expect(start.status, JSON.stringify(start.data)).toBe(200);
     const totpCode = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, password: 'a long enough password', totpCode }, headers: other });
+    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, keys: await keyBundle('a long enough password'), totpCode }, headers: other });
     expect(fin.status, JSON.stringify(fin.data)).toBe(200);
   });
 

@@ -11,6 +11,7 @@ import { call, caseDto, expectError, form, oralDto, PDF } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { addMessage } from '../../server/cases/service.ts';
 import { nextDeadline } from '../../server/handlers/cases.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 const HOST = 'acme.test';
 const PASSWORD = 'correct horse battery';
@@ -33,6 +34,8 @@ class Client {
   }
 }
 
+const proof = (email: string, password: string) => signInProof((p, json) => call(server, 'POST', p, { host: HOST, json }), email, password);
+
 function totp(secret: string, offsetSteps = 0): string {
   return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
 }
@@ -41,7 +44,7 @@ async function enrol(email: string, officers: string[] = []) {
   const account = await createHandlerAccount(server.ctx.db, 'acme', email.split('@')[0]!, { email, officers });
   const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: account.enrolmentCode } });
   expect(start.status).toBe(200);
-  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, password: PASSWORD, totpCode: totp(start.data.secret) } });
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, keys: await keyBundle(PASSWORD), totpCode: totp(start.data.secret) } });
   expect(fin.status).toBe(200);
   return { ...account, secret: start.data.secret as string, recoveryCodes: fin.data.recoveryCodes as string[] };
 }
@@ -71,9 +74,13 @@ describe('enrolment', () => {
     expect(Buffer.from(row.totp_secret_enc!).toString('latin1')).not.toContain(Buffer.from(OTPAuth.Secret.fromBase32(start.data.secret).bytes).toString('latin1'));
 
     const code = account.enrolmentCode;
-    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: 'short', totpCode: totp(start.data.secret) } }), 400, 'VALIDATION', 'password');
-    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret, 10) } }), 400, 'TOTP_INVALID', 'totpCode');
-    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } });
+    const keys = await keyBundle(PASSWORD);
+    // The password never comes (the page checks its length): a weakened derivation or a bundle without keys is refused.
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } }), 400, 'VALIDATION');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys: { ...keys, kdf: { name: 'pbkdf2-v1', iterations: 1000 } }, totpCode: totp(start.data.secret) } }), 400, 'KEY_INVALID', 'kdf');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys: { ...keys, ecdhSpki: keys.ecdsaSpki.slice(0, 40) }, totpCode: totp(start.data.secret) } }), 400, 'KEY_INVALID', 'ecdhSpki');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys, totpCode: totp(start.data.secret, 10) } }), 400, 'TOTP_INVALID', 'totpCode');
+    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys, totpCode: totp(start.data.secret) } });
     expect(fin.status).toBe(200);
     expect(fin.data.recoveryCodes).toHaveLength(10);
     expect(new Set(fin.data.recoveryCodes).size).toBe(10);
@@ -94,10 +101,10 @@ describe('sign-in', () => {
     const h = await enrol('sara@example.org');
     const c = new Client();
     expectError(await c.call('GET', '/api/handler/session'), 401, 'UNAUTHORIZED');
-    expectError(await c.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: 'wrong password!', code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
-    expectError(await c.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: '000000' } }), 401, 'SIGNIN_FAILED');
+    expectError(await c.call('POST', '/api/handler/session', { json: { ...(await proof('sara@example.org', 'wrong password!')), code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
+    expectError(await c.call('POST', '/api/handler/session', { json: { ...(await proof('sara@example.org', PASSWORD)), code: '000000' } }), 401, 'SIGNIN_FAILED');
     // The code used at enrolment (same time step) does not sign in again; the next step's does.
-    const ok = await c.call('POST', '/api/handler/session', { json: { email: ' Sara@Example.org', password: PASSWORD, code: totp(h.secret, 1) } });
+    const ok = await c.call('POST', '/api/handler/session', { json: { ...(await proof(' Sara@Example.org', PASSWORD)), code: totp(h.secret, 1) } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('set-cookie')).toMatch(/^wb_handler=[\w-]{43}; Max-Age=43200; Path=\/api\/handler; HttpOnly; SameSite=Strict$/);
     expect(ok.data).toMatchObject({ handler: { name: 'sara', email: 'sara@example.org', companyId: 'acme', officers: [] }, idleTimeoutMs: 15 * 60_000 });
@@ -107,9 +114,9 @@ describe('sign-in', () => {
     expect(sessions.map((s) => s.token_hash)).not.toContain(c.cookie.split('=')[1]);
 
     const replay = new Client();
-    expectError(await replay.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
-    expect((await replay.call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).status).toBe(200);
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'sara@example.org', password: PASSWORD, code: h.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+    expectError(await replay.call('POST', '/api/handler/session', { json: { ...(await proof('sara@example.org', PASSWORD)), code: totp(h.secret, 1) } }), 401, 'SIGNIN_FAILED');
+    expect((await replay.call('POST', '/api/handler/session', { json: { ...(await proof('sara@example.org', PASSWORD)), code: h.recoveryCodes[0] } })).status).toBe(200);
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('sara@example.org', PASSWORD)), code: h.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
 
     // The session is the host's company only.
     const elsewhere = new Client('other.test');
@@ -125,8 +132,8 @@ describe('sign-in', () => {
 
   it('locks the account after the reporter sign-in\'s number of failures; even the right answer is refused then', async () => {
     const h = await enrol('lock@example.org');
-    for (let i = 0; i < 3; i++) expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'lock@example.org', password: 'not the password', code: '123456' } }), 401, 'SIGNIN_FAILED');
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'lock@example.org', password: PASSWORD, code: h.recoveryCodes[1] } }), 401, 'SIGNIN_FAILED');
+    for (let i = 0; i < 3; i++) expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('lock@example.org', 'not the password')), code: '123456' } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('lock@example.org', PASSWORD)), code: h.recoveryCodes[1] } }), 401, 'SIGNIN_FAILED');
     // Not used up by the refused attempt: the lock, not the code, refused it.
     const used = await server.ctx.db.selectFrom('handler_recovery_code').select('used_at').where('handler_id', '=', h.id).where('used_at', 'is not', null).execute();
     expect(used).toHaveLength(0);
@@ -135,7 +142,7 @@ describe('sign-in', () => {
   it('ends a session after 15 minutes without a call', async () => {
     const h = await enrol('idle@example.org');
     const c = new Client();
-    expect((await c.call('POST', '/api/handler/session', { json: { email: 'idle@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).status).toBe(200);
+    expect((await c.call('POST', '/api/handler/session', { json: { ...(await proof('idle@example.org', PASSWORD)), code: h.recoveryCodes[0] } })).status).toBe(200);
     await server.ctx.db.updateTable('handler_session').set({ last_seen_at: new Date(Date.now() - 14 * 60_000) }).where('handler_id', '=', h.id).execute();
     expect((await c.call('POST', '/api/handler/session/refresh')).status).toBe(200);
     await server.ctx.db.updateTable('handler_session').set({ last_seen_at: new Date(Date.now() - 15 * 60_000 - 1000) }).where('handler_id', '=', h.id).execute();
@@ -147,7 +154,7 @@ describe('officer tie', () => {
   it('a handler tied to officer A gets 404 for officer B\'s case on every call, by session and by token', async () => {
     const h = await enrol('tied@example.org', [officerA]);
     const c = new Client();
-    expect((await c.call('POST', '/api/handler/session', { json: { email: 'tied@example.org', password: PASSWORD, code: h.recoveryCodes[0] } })).data.handler.officers).toEqual([officerA]);
+    expect((await c.call('POST', '/api/handler/session', { json: { ...(await proof('tied@example.org', PASSWORD)), code: h.recoveryCodes[0] } })).data.handler.officers).toEqual([officerA]);
     const fileB = (await call(server, 'GET', `/api/handler/cases/${caseB}`, { token: (await createHandlerAccount(server.ctx.db, 'acme', 'all')).token })).data.files[0].id;
     for (const as of ['session', 'token'] as const) {
       const go = (method: string, p: string, opts: { json?: unknown; body?: BodyInit } = {}) => (as === 'session' ? c.call(method, p, opts) : call(server, method, p, { ...opts, token: h.token }));
@@ -170,7 +177,7 @@ describe('audit trail and clocks', () => {
   it('lists every read and action in order, sealed and append-only', async () => {
     const h = await enrol('audit@example.org');
     const c = new Client();
-    await c.call('POST', '/api/handler/session', { json: { email: 'audit@example.org', password: PASSWORD, code: h.recoveryCodes[0] } });
+    await c.call('POST', '/api/handler/session', { json: { ...(await proof('audit@example.org', PASSWORD)), code: h.recoveryCodes[0] } });
     const first = await c.call('GET', `/api/handler/cases/${phoneA}`);
     expect(first.data.audit.map((e: { action: string }) => e.action)).toEqual(['CASE_READ']);
     const created = await c.call('POST', `/api/handler/cases/${caseA}/messages`, { body: form('messageDto', { message: 'We have your report.', type: 'CONFIRMATION' }) });

@@ -17,6 +17,7 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { MasterKeyMismatch, rotateMasterKey } from '../../server/crypto/master-key.ts';
 import * as OTPAuth from 'otpauth';
 import { Browser, MOUNT } from './identity-flow.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DESCRIPTION = 'Rotation canary: the fuel cards are shared.';
@@ -96,7 +97,7 @@ describe('the master key', () => {
     const hanne = await createHandlerAccount(first.ctx.db, 'acme', 'Hanne', { email: 'hanne@example.org' });
     const opened = await call(first, 'POST', '/api/handler/enrolment/start', { host: 'acme.test', json: { code: hanne.enrolmentCode } });
     const totp = (offset: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(opened.data.secret), digits: 6, period: 30 }).generate({ timestamp: Date.now() + offset * 30_000 });
-    expect((await call(first, 'POST', '/api/handler/enrolment/finish', { host: 'acme.test', json: { code: hanne.enrolmentCode, password: 'a long passphrase', totpCode: totp(0) } })).status).toBe(200);
+    expect((await call(first, 'POST', '/api/handler/enrolment/finish', { host: 'acme.test', json: { code: hanne.enrolmentCode, keys: await keyBundle('a long passphrase'), totpCode: totp(0) } })).status).toBe(200);
     await first.stop();
 
     const out = await keysCli(first);
@@ -110,7 +111,7 @@ describe('the master key', () => {
     servers.push(rotated);
     expect(await readBack(rotated, caseNumber)).toEqual({ description: DESCRIPTION, file: FILE });
     // The handler's TOTP secret was re-sealed: the next code still signs in.
-    expect((await call(rotated, 'POST', '/api/handler/session', { host: 'acme.test', json: { email: 'hanne@example.org', password: 'a long passphrase', code: totp(1) } })).status).toBe(200);
+    expect((await call(rotated, 'POST', '/api/handler/session', { host: 'acme.test', json: { ...(await signInProof((p, json) => call(rotated, 'POST', p, { host: 'acme.test', json }), 'hanne@example.org', 'a long passphrase')), code: totp(1) } })).status).toBe(200);
     // The provider's key store came along: it still publishes the same signing keys.
     const jwks = await new Browser(rotated, 'acme.test').get(`${MOUNT}/jwks`);
     expect(jwks.status).toBe(200);
