@@ -16,6 +16,7 @@ import { inboxMachine } from './handler/inbox.ts';
 import { caseMachine } from './handler/case.ts';
 import { composerMachine } from './handler/composer.ts';
 import { recordEditorMachine } from './handler/recordEditor.ts';
+import { keyLogMachine } from './handler/keyLog.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -35,11 +36,12 @@ export const machines: Record<string, MachineEntry> = {
   fileCheck: { machine: fileCheckMachine, summary: 'One attached file\'s hidden data: checked on the device, removed by default, the original kept only by an identified reporter, uncheckable types named.' },
   onlineReport: { machine: onlineReportMachine, summary: 'The online report form (spec §2, §4): 7 or 8 steps with per-step validity from the shared schemas, discard confirmations, validation dialog, sending with upload progress, success with a 2 s copied hint, failure keeping the draft.' },
   oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
-  handlerSession: { machine: handlerSessionMachine, summary: 'The handler\'s workspace session: check, sign-in with e-mail, password and code, 15-minute idle clock announced one minute ahead, stay signed in, 401 and sign-out.' },
-  handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes shown once.' },
+  handlerSession: { machine: handlerSessionMachine, summary: 'The handler\'s workspace session: check, sign-in with e-mail, password (as a verifier) and code, 15-minute idle clock announced one minute ahead, stay signed in, 401 and sign-out; beside it the keys: opened at sign-in, locked after a reload until unlocked, a refusal, a legacy account\'s new key recovery code shown once.' },
+  handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes and the key recovery code shown once; the keys are made and sealed in the browser.' },
   handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status and channel, search by case number, nearest legal deadline first.' },
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
+  handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

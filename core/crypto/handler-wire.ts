@@ -11,7 +11,7 @@
  * Invariants: neither the password, the recovery code nor a private key appears in what
  * these functions return for the wire; the opened keys they return are non-extractable.
  */
-import { randomBytes, toBase64, fromBase64, type Bytes } from './bytes.ts';
+import { randomBytes, toBase64, fromBase64 } from './bytes.ts';
 import { keyId } from './box.ts';
 import { deriveHandlerSecret, makeHandlerKeys, makeRecoveryCode, openPrivateKeysWith, sealPrivateKeysWith, type HandlerKeys } from './handler.ts';
 import { chooseKdf, type Kdf, type KdfOptions } from './kdf.ts';
@@ -66,7 +66,7 @@ export async function handlerSignInProof(secret: { password: string } | { recove
 }
 
 /** A key's fingerprint as handlers compare it aloud: keyId of the ECDSA SPKI, in groups of four. */
-export async function keyFingerprint(spki: Bytes | string): Promise<string> {
+export async function keyFingerprint(spki: Uint8Array | string): Promise<string> {
   const id = await keyId(typeof spki === 'string' ? fromBase64(spki) : spki);
   return id.slice(0, 32).match(/.{4}/g)!.join(' ');
 }

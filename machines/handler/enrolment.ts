@@ -8,6 +8,10 @@
  *   ends in `invalid` and offers nothing.
  * - `finishing` is entered only with a password of 12+ characters, the same password
  *   typed twice and a six-digit code; the recovery codes live only in `done`.
+ * - `finishing` makes the handler's key pairs in the browser and seals them under the
+ *   password and under a new key recovery code (docs/decisions/blind-server.md); the
+ *   server receives the verifier, never the password. The key recovery code, like the
+ *   sign-in recovery codes, is in the context only from `done` on, to be shown once.
  * - Too many calls from this connection (429) is never taken for a bad link: opening
  *   waits in `rateLimited` for a retry, finishing returns to the form with all typed.
  */
@@ -27,6 +31,8 @@ export interface EnrolmentOpening {
 export interface EnrolmentFinish {
   status: number;
   recoveryCodes?: string[];
+  /** The code that opens the handler's keys when the password is lost; made in the browser, never sent. */
+  keyRecoveryCode?: string;
   code?: string;
 }
 
@@ -37,6 +43,7 @@ export interface EnrolmentContext {
   repeat: string;
   totpCode: string;
   recoveryCodes: string[];
+  keyRecoveryCode: string;
 }
 
 export type EnrolmentEvent =
@@ -74,7 +81,7 @@ export const enrolmentMachine = setup({
     assignPassword: assign({ password: ({ event, context }) => (event.type === 'password.change' ? event.value : context.password) }),
     assignRepeat: assign({ repeat: ({ event, context }) => (event.type === 'repeat.change' ? event.value : context.repeat) }),
     assignTotp: assign({ totpCode: ({ event, context }) => (event.type === 'totp.change' ? event.value.replace(/\D/g, '').slice(0, 6) : context.totpCode) }),
-    assignRecoveryCodes: assign({ recoveryCodes: ({ event }) => finish(event).recoveryCodes ?? [], password: '', repeat: '', totpCode: '' }),
+    assignRecoveryCodes: assign({ recoveryCodes: ({ event }) => finish(event).recoveryCodes ?? [], keyRecoveryCode: ({ event }) => finish(event).keyRecoveryCode ?? '', password: '', repeat: '', totpCode: '' }),
     clearTotp: assign({ totpCode: '' }),
   },
   guards: {
@@ -84,7 +91,7 @@ export const enrolmentMachine = setup({
     isLongEnough: ({ context }) => [...context.password].length >= HANDLER_PASSWORD_MIN,
     isRepeated: ({ context }) => context.password === context.repeat,
     hasTotpCode: ({ context }) => /^\d{6}$/.test(context.totpCode),
-    isDone: ({ event }) => finish(event).status === 200,
+    isDone: ({ event }) => finish(event).status === 200 && !!finish(event).keyRecoveryCode,
     isTotpRefused: ({ event }) => finish(event).code === 'TOTP_INVALID',
     isLinkRefused: ({ event }) => finish(event).status === 404,
     isFinishRateLimited: ({ event }) => finish(event).status === 429,
@@ -92,7 +99,7 @@ export const enrolmentMachine = setup({
 }).createMachine({
   id: 'enrolment',
   initial: 'waiting',
-  context: { code: '', opening: null, password: '', repeat: '', totpCode: '', recoveryCodes: [] },
+  context: { code: '', opening: null, password: '', repeat: '', totpCode: '', recoveryCodes: [], keyRecoveryCode: '' },
   states: {
     waiting: { on: { 'link.open': [{ guard: 'hasCode', target: 'opening', actions: 'assignCode' }, { target: 'invalid' }] } },
     opening: {

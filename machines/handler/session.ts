@@ -11,6 +11,15 @@
  * - Any 401 from any call ends the session in the chart (`session.expired`).
  * - Nothing here holds a password or code after the attempt: `signingIn` gets them in
  *   the event and the context keeps only the e-mail.
+ * - Keys (docs/decisions/blind-server.md, "Handlers"): `signedIn.keys` runs beside the
+ *   idle clock. Sign-in derives once and opens the keys in the same step
+ *   (`keysUnlocked` at once); after a reload the password is gone, so the chart waits
+ *   in `keysLocked` until the handler types it (or the key recovery code) again, and
+ *   `unlocking` opens them. The opened keys are non-extractable CryptoKeys in the
+ *   context, dropped whenever the session ends. A wrong secret returns to
+ *   `keysLocked.refused`; nothing unlocks without a successful open.
+ * - A legacy account is upgraded by its sign-in: the keys are made then, and the new
+ *   key recovery code is shown once (`keysUnlocked.showingRecoveryCode`) until noted.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 
@@ -25,9 +34,27 @@ export interface HandlerProfile {
   officers: string[];
 }
 
+/** A handler's key pairs opened in the browser (core/crypto HandlerKeys): private halves non-extractable. */
+export interface OpenedKeys {
+  ecdh: CryptoKeyPair;
+  ecdsa: CryptoKeyPair;
+  ecdhSpki: Uint8Array;
+  ecdsaSpki: Uint8Array;
+}
+
 export interface SessionAnswer {
   status: number;
   handler?: HandlerProfile;
+  /** Opened by the sign-in itself (it derived from the password anyway). */
+  keys?: OpenedKeys;
+  /** A legacy account's sign-in made its keys: the new key recovery code, shown once. */
+  recoveryCode?: string;
+}
+
+export interface UnlockAnswer {
+  /** `opened`; `refused` (wrong password or code); `missing` (the account has no keys yet). */
+  outcome: 'opened' | 'refused' | 'missing';
+  keys?: OpenedKeys;
 }
 
 export interface Credentials {
@@ -39,6 +66,8 @@ export interface Credentials {
 export interface HandlerSessionContext {
   handler: HandlerProfile | null;
   email: string;
+  keys: OpenedKeys | null;
+  recoveryCode: string;
 }
 
 export type HandlerSessionEvent =
@@ -46,9 +75,13 @@ export type HandlerSessionEvent =
   | { type: 'signout' }
   | { type: 'session.touch' }
   | { type: 'session.stay' }
-  | { type: 'session.expired' };
+  | { type: 'session.expired' }
+  /** The password, or the key recovery code, typed to open the keys after a reload. */
+  | { type: 'keys.unlock'; secret: string }
+  | { type: 'recovery.noted' };
 
 const answer = (event: unknown) => (event as DoneActorEvent<SessionAnswer>).output;
+const unlocked = (event: unknown) => (event as DoneActorEvent<UnlockAnswer>).output;
 
 export const handlerSessionMachine = setup({
   types: {} as { context: HandlerSessionContext; events: HandlerSessionEvent },
@@ -65,21 +98,37 @@ export const handlerSessionMachine = setup({
     signOut: fromPromise<void, void>(async () => {
       throw new Error('signOut not provided');
     }),
+    unlockKeys: fromPromise<UnlockAnswer, { secret: string }>(async () => {
+      throw new Error('unlockKeys not provided');
+    }),
   },
   delays: { idleWarning: IDLE_WARNING_MS, idleFinal: IDLE_FINAL_MS },
   actions: {
     assignHandler: assign({ handler: ({ event }) => answer(event).handler ?? null }),
-    forgetHandler: assign({ handler: null }),
+    assignSignIn: assign({
+      handler: ({ event }) => answer(event).handler ?? null,
+      keys: ({ event }) => answer(event).keys ?? null,
+      recoveryCode: ({ event }) => answer(event).recoveryCode ?? '',
+    }),
+    assignKeys: assign({ keys: ({ event }) => unlocked(event).keys ?? null }),
+    forgetRecoveryCode: assign({ recoveryCode: '' }),
+    forgetKeys: assign({ keys: null, recoveryCode: '' }),
+    forgetHandler: assign({ handler: null, keys: null, recoveryCode: '' }),
     assignEmail: assign({ email: ({ event, context }) => (event.type === 'signin.submit' ? event.email.trim() : context.email) }),
   },
   guards: {
     isSignedInAnswer: ({ event }) => answer(event).status === 200 && !!answer(event).handler,
+    hasKeys: ({ context }) => context.keys !== null,
+    hasRecoveryCode: ({ context }) => context.recoveryCode !== '',
+    hasUnlockSecret: ({ event }) => event.type === 'keys.unlock' && event.secret.trim() !== '',
+    isOpened: ({ event }) => unlocked(event).outcome === 'opened' && !!unlocked(event).keys,
+    isKeysMissing: ({ event }) => unlocked(event).outcome === 'missing',
     hasCredentials: ({ event }) => event.type === 'signin.submit' && event.email.trim() !== '' && event.password !== '' && /^\s*(\d{6}|[0-9a-fA-F-]{10,})\s*$/.test(event.code),
   },
 }).createMachine({
   id: 'handlerSession',
   initial: 'checking',
-  context: { handler: null, email: '' },
+  context: { handler: null, email: '', keys: null, recoveryCode: '' },
   states: {
     checking: {
       invoke: {
@@ -113,32 +162,80 @@ export const handlerSessionMachine = setup({
         id: 'signIn',
         src: 'signIn',
         input: ({ event }) => (event.type === 'signin.submit' ? { email: event.email.trim(), password: event.password, code: event.code.trim() } : { email: '', password: '', code: '' }),
-        onDone: [{ guard: 'isSignedInAnswer', target: 'signedIn', actions: 'assignHandler' }, { target: 'signedOut.refused' }],
+        onDone: [{ guard: 'isSignedInAnswer', target: 'signedIn', actions: 'assignSignIn' }, { target: 'signedOut.refused' }],
         onError: 'signedOut.unreachable',
       },
     },
     signedIn: {
-      initial: 'active',
+      type: 'parallel',
+      // The keys go the moment the session does, before the sign-out call answers.
+      exit: 'forgetKeys',
       on: {
         signout: 'signingOut',
         'session.expired': 'signedOut.expired',
       },
       states: {
-        active: {
-          on: { 'session.touch': { target: 'active', reenter: true } },
-          after: { idleWarning: 'warning' },
+        idle: {
+          initial: 'active',
+          states: {
+            active: {
+              on: { 'session.touch': { target: 'active', reenter: true } },
+              after: { idleWarning: 'warning' },
+            },
+            /** The idle end is one minute away: an alert dialog offers to stay. */
+            warning: {
+              on: { 'session.stay': 'refreshing' },
+              after: { idleFinal: '#handlerSession.timingOut' },
+            },
+            refreshing: {
+              invoke: {
+                id: 'refreshSession',
+                src: 'refreshSession',
+                onDone: [{ guard: 'isSignedInAnswer', target: 'active', actions: 'assignHandler' }, { target: '#handlerSession.signedOut.expired' }],
+                onError: 'warning',
+              },
+            },
+          },
         },
-        /** The idle end is one minute away: an alert dialog offers to stay. */
-        warning: {
-          on: { 'session.stay': 'refreshing' },
-          after: { idleFinal: '#handlerSession.timingOut' },
-        },
-        refreshing: {
-          invoke: {
-            id: 'refreshSession',
-            src: 'refreshSession',
-            onDone: [{ guard: 'isSignedInAnswer', target: 'active', actions: 'assignHandler' }, { target: '#handlerSession.signedOut.expired' }],
-            onError: 'warning',
+        keys: {
+          initial: 'choosing',
+          states: {
+            choosing: { always: [{ guard: 'hasKeys', target: 'keysUnlocked' }, { target: 'keysLocked' }] },
+            keysLocked: {
+              initial: 'waiting',
+              on: { 'keys.unlock': [{ guard: 'hasUnlockSecret', target: 'unlocking' }, { target: '.waiting' }] },
+              states: {
+                waiting: {},
+                /** The password or code did not open the keys. */
+                refused: {},
+                /** The account has no keys yet (a legacy account signed in by token or session before its upgrade). */
+                missing: {},
+                /** The sealed keys could not be fetched. */
+                unavailable: {},
+              },
+            },
+            unlocking: {
+              invoke: {
+                id: 'unlockKeys',
+                src: 'unlockKeys',
+                input: ({ event }) => ({ secret: event.type === 'keys.unlock' ? event.secret : '' }),
+                onDone: [
+                  { guard: 'isOpened', target: 'keysUnlocked', actions: 'assignKeys' },
+                  { guard: 'isKeysMissing', target: 'keysLocked.missing' },
+                  { target: 'keysLocked.refused' },
+                ],
+                onError: 'keysLocked.unavailable',
+              },
+            },
+            keysUnlocked: {
+              initial: 'checkingRecoveryCode',
+              states: {
+                checkingRecoveryCode: { always: [{ guard: 'hasRecoveryCode', target: 'showingRecoveryCode' }, { target: 'ready' }] },
+                /** The key recovery code made by a legacy account's upgrade, shown once. */
+                showingRecoveryCode: { on: { 'recovery.noted': { target: 'ready', actions: 'forgetRecoveryCode' } } },
+                ready: {},
+              },
+            },
           },
         },
       },

@@ -2,6 +2,8 @@
  * /handler/enrol#<code>: set the password and the TOTP factor. The code is read from
  * the fragment (never sent in a URL) and the fragment is then dropped from the address.
  * The QR code is drawn here from the otpauth URI (qrcode, no third-party request).
+ * Finishing makes the handler's keys in this browser (./keys.ts): the server gets the
+ * verifier and the sealed keys, the page shows the key recovery code once.
  */
 import { useEffect, useId, useMemo } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -34,6 +36,7 @@ function QrSvg({ text, label }: { text: string; label: string }) {
 
 export function EnrolPage() {
   const t = useT('handler');
+  const tk = useT('keys');
   const { api } = useHandler();
   const actor = useActorRef(
     enrolmentMachine.provide({
@@ -149,6 +152,14 @@ export function EnrolPage() {
         <section className={styles.section}>
           <p role="status" className={styles.success}>
             {t('handler.enrol.done')}
+          </p>
+          <h2 className={styles.sectionTitle}>{tk('keys.enrol.title')}</h2>
+          <p>{tk('keys.enrol.text')}</p>
+          <p>
+            {tk('keys.enrol.code')}: <code className={styles.code} data-testid="key-recovery-code">{state.context.keyRecoveryCode}</code>
+          </p>
+          <p>
+            <strong>{tk('keys.enrol.loss')}</strong>
           </p>
           <h2 className={styles.sectionTitle}>{t('handler.enrol.recoveryTitle')}</h2>
           <p>{t('handler.enrol.recoveryText')}</p>

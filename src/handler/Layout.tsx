@@ -12,6 +12,8 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
+import { KeysGate } from './KeysGate.tsx';
+import * as keyStyles from './KeysPage.css.ts';
 
 export function Layout() {
   return (
@@ -23,11 +25,12 @@ export function Layout() {
 
 function Frame() {
   const t = useT('handler');
+  const tk = useT('keys');
   const { session, language, setLanguage } = useHandler();
   const handler = useSelector(session, (s) => s.context.handler);
   const signedIn = useSelector(session, (s) => s.matches('signedIn'));
   const signedOut = useSelector(session, (s) => s.matches('signedOut'));
-  const warning = useSelector(session, (s) => s.matches({ signedIn: 'warning' }) || s.matches({ signedIn: 'refreshing' }));
+  const warning = useSelector(session, (s) => s.matches({ signedIn: { idle: 'warning' } }) || s.matches({ signedIn: { idle: 'refreshing' } }));
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const navigate = useHandlerNavigate();
   const langId = useId();
@@ -63,6 +66,11 @@ function Frame() {
           ))}
         </select>
         {signedIn && (
+          <HLink to="/handler/keys" className={keyStyles.barLink}>
+            {tk('keys.nav')}
+          </HLink>
+        )}
+        {signedIn && (
           <button type="button" className={styles.barButton} disabled={!session.getSnapshot().can({ type: 'signout' })} onClick={() => session.send({ type: 'signout' })}>
             {t('handler.bar.signOut')}
           </button>
@@ -70,6 +78,7 @@ function Frame() {
       </header>
       <main className={styles.main}>
         <Suspense fallback={<div aria-busy="true" />}>
+          <KeysGate />
           <Outlet />
         </Suspense>
       </main>

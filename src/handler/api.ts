@@ -11,6 +11,7 @@ import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts
 import { fromCallback } from 'xstate';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
+import type { HandlerKeysApi } from './keys.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
 
@@ -24,14 +25,15 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
   }
 }
 
-export function handlerApi(api: ApiClient) {
+export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
   const session = async (run: () => Promise<{ handler: HandlerProfile }>): Promise<SessionAnswer> => {
     const r = await call(run);
     return { status: r.status, handler: r.data?.handler };
   };
   return {
     checkSession: () => session(() => api.json('/api/handler/session')),
-    signIn: (c: Credentials) => session(() => api.json('/api/handler/session', { method: 'POST', body: c })),
+    /** Derives in the page: the server gets the verifier (core/crypto), and the keys open in the same step. */
+    signIn: (c: Credentials) => keys.signIn(c),
     refreshSession: () => session(() => api.json('/api/handler/session/refresh', { method: 'POST' })),
     signOut: async () => {
       await api.request('/api/handler/session', { method: 'DELETE' }).catch(() => undefined);
@@ -40,9 +42,11 @@ export function handlerApi(api: ApiClient) {
       const r = await call(() => api.json<Omit<EnrolmentOpening, 'status'>>('/api/handler/enrolment/start', { method: 'POST', body: { code } }));
       return { status: r.status, ...r.data };
     },
+    /** The keys are made and sealed here first; the password itself is never sent. */
     finishEnrolment: async (input: { code: string; password: string; totpCode: string }): Promise<EnrolmentFinish> => {
-      const r = await call(() => api.json<{ recoveryCodes: string[] }>('/api/handler/enrolment/finish', { method: 'POST', body: input }));
-      return { status: r.status, code: r.code, recoveryCodes: r.data?.recoveryCodes };
+      const made = await keys.enrolmentKeys(input.password);
+      const r = await call(() => api.json<{ recoveryCodes: string[] }>('/api/handler/enrolment/finish', { method: 'POST', body: { code: input.code, keys: made.bundle, totpCode: input.totpCode } }));
+      return { status: r.status, code: r.code, recoveryCodes: r.data?.recoveryCodes, keyRecoveryCode: r.status === 200 ? made.keyRecoveryCode : undefined };
     },
     loadInbox: async (): Promise<InboxAnswer> => {
       const r = await call(() => api.json<{ cases: InboxCase[] }>('/api/handler/cases'));

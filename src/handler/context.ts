@@ -3,10 +3,11 @@ import { createContext, use } from 'react';
 import type { ActorRefFrom } from 'xstate';
 import type { handlerSessionMachine } from '../../machines/handler/session.ts';
 import type { HandlerApi } from './api.ts';
+import type { HandlerKeysApi } from './keys.ts';
 import type { Language } from '../i18n/index.ts';
 
 export interface HandlerEnv {
-  api: HandlerApi;
+  api: HandlerApi & { keys: HandlerKeysApi };
   session: ActorRefFrom<typeof handlerSessionMachine>;
   language: Language;
   setLanguage: (l: Language) => void;

@@ -3,70 +3,124 @@
  * pages are lazy chunks (docs/decisions/handler-spa.md). Sharing with the reporter's
  * side: the API client, the schema module, the design system and i18n only.
  */
-import { StrictMode, useEffect, useMemo, useRef, useState } from 'react';
-import { createRoot } from 'react-dom/client';
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, RouterProvider } from '@tanstack/react-router';
-import { useActorRef } from '@xstate/react';
-import { fromPromise } from 'xstate';
-import '../styles/global.css.ts';
-import '../i18n/handler/index.ts';
-import { loadRuntimeConfig } from '../api/config.ts';
-import { createApiClient } from '../api/client.ts';
-import { I18nProvider, loadCatalogue, type Language } from '../i18n/index.ts';
-import { initialLanguage, storeLanguage } from '../app/language.ts';
-import { handlerSessionMachine, type Credentials } from '../../machines/handler/session.ts';
-import { handlerApi } from './api.ts';
-import { HandlerContext } from './context.ts';
-import { Layout } from './Layout.tsx';
+import { StrictMode, useEffect, useMemo, useRef, useState } from "react";
+import { createRoot } from "react-dom/client";
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  RouterProvider,
+} from "@tanstack/react-router";
+import { useActorRef } from "@xstate/react";
+import { fromPromise } from "xstate";
+import "../styles/global.css.ts";
+import "../i18n/handler/index.ts";
+import "../i18n/keys/index.ts";
+import { loadRuntimeConfig } from "../api/config.ts";
+import { createApiClient } from "../api/client.ts";
+import { I18nProvider, loadCatalogue, type Language } from "../i18n/index.ts";
+import { initialLanguage, storeLanguage } from "../app/language.ts";
+import {
+  handlerSessionMachine,
+  type Credentials,
+} from "../../machines/handler/session.ts";
+import { handlerApi } from "./api.ts";
+import { handlerKeys } from "./keys.ts";
+import { HandlerContext } from "./context.ts";
+import { Layout } from "./Layout.tsx";
 
 const rootRoute = createRootRoute({ component: Layout });
 const routeTree = rootRoute.addChildren([
-  createRoute({ getParentRoute: () => rootRoute, path: '/handler', component: lazyRouteComponent(() => import('./SignInPage.tsx'), 'SignInPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/handler/enrol', component: lazyRouteComponent(() => import('./EnrolPage.tsx'), 'EnrolPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/handler",
+    component: lazyRouteComponent(
+      () => import("./SignInPage.tsx"),
+      "SignInPage",
+    ),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/handler/enrol",
+    component: lazyRouteComponent(() => import("./EnrolPage.tsx"), "EnrolPage"),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/handler/keys",
+    component: lazyRouteComponent(() => import("./KeysPage.tsx"), "KeysPage"),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/handler/cases",
+    component: lazyRouteComponent(() => import("./InboxPage.tsx"), "InboxPage"),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: "/handler/cases/$caseNumber",
+    component: lazyRouteComponent(() => import("./CasePage.tsx"), "CasePage"),
+  }),
 ]);
 const router = createRouter({ routeTree });
 
 // Not registered with TanStack's `Register`: that slot types the reporter's router
 // (one TypeScript program); handler links go through ./links.tsx instead.
 
-function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstLanguage: Language }) {
+function HandlerRoot({
+  apiBaseUrl,
+  firstLanguage,
+}: {
+  apiBaseUrl: string;
+  firstLanguage: Language;
+}) {
   const [language, setLanguageState] = useState(firstLanguage);
   // Calls that succeed move the session chart's idle clock; a 401 ends it there.
-  const bridge = useRef<{ touch: () => void; expired: () => void }>({ touch: () => {}, expired: () => {} });
-  const api = useMemo(
-    () =>
-      handlerApi(
-        createApiClient({
-          baseUrl: apiBaseUrl,
-          companyHost: window.location.hostname,
-          onUnauthorized: (status) => {
-            if (status === 401) bridge.current.expired();
-          },
-          // The shared client omits credentials (the reporter's side has no cookies);
-          // the workspace's session is its same-origin HttpOnly cookie.
-          fetch: async (input, init) => {
-            const res = await fetch(input, { ...init, credentials: 'same-origin' });
-            if (res.ok) bridge.current.touch();
-            return res;
-          },
-        }),
-      ),
-    [apiBaseUrl],
-  );
+  const bridge = useRef<{ touch: () => void; expired: () => void }>({
+    touch: () => {},
+    expired: () => {},
+  });
+  const api = useMemo(() => {
+    const client = createApiClient({
+      baseUrl: apiBaseUrl,
+      companyHost: window.location.hostname,
+      onUnauthorized: (status) => {
+        if (status === 401) bridge.current.expired();
+      },
+      // The shared client omits credentials (the reporter's side has no cookies);
+      // the workspace's session is its same-origin HttpOnly cookie.
+      fetch: async (input, init) => {
+        const res = await fetch(input, { ...init, credentials: "same-origin" });
+        if (res.ok) bridge.current.touch();
+        return res;
+      },
+    });
+    const keys = handlerKeys(
+      client,
+      window.localStorage,
+      window.location.hostname,
+    );
+    return { ...handlerApi(client, keys), keys };
+  }, [apiBaseUrl]);
   const session = useActorRef(
     handlerSessionMachine.provide({
       actors: {
         checkSession: fromPromise(() => api.checkSession()),
-        signIn: fromPromise(({ input }: { input: Credentials }) => api.signIn(input)),
+        signIn: fromPromise(({ input }: { input: Credentials }) =>
+          api.signIn(input),
+        ),
         refreshSession: fromPromise(() => api.refreshSession()),
         signOut: fromPromise(() => api.signOut()),
+        unlockKeys: fromPromise(({ input }: { input: { secret: string } }) =>
+          api.keys.unlock(input.secret),
+        ),
       },
     }),
   );
   useEffect(() => {
-    bridge.current = { touch: () => session.send({ type: 'session.touch' }), expired: () => session.send({ type: 'session.expired' }) };
+    bridge.current = {
+      touch: () => session.send({ type: "session.touch" }),
+      expired: () => session.send({ type: "session.expired" }),
+    };
   }, [session]);
   const env = useMemo(
     () => ({
@@ -75,7 +129,11 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
       language,
       setLanguage: (l: Language) => {
         storeLanguage(l);
-        void Promise.all([loadCatalogue('common', l), loadCatalogue('handler', l)]).then(() => setLanguageState(l));
+        void Promise.all([
+          loadCatalogue("common", l),
+          loadCatalogue("handler", l),
+          loadCatalogue("keys", l),
+        ]).then(() => setLanguageState(l));
       },
     }),
     [api, session, language],
@@ -91,8 +149,13 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
 
 async function start() {
   const language = initialLanguage();
-  const [config] = await Promise.all([loadRuntimeConfig(), loadCatalogue('common', language).catch(() => undefined), loadCatalogue('handler', language).catch(() => undefined)]);
-  createRoot(document.getElementById('root')!).render(
+  const [config] = await Promise.all([
+    loadRuntimeConfig(),
+    loadCatalogue("common", language).catch(() => undefined),
+    loadCatalogue("handler", language).catch(() => undefined),
+    loadCatalogue("keys", language).catch(() => undefined),
+  ]);
+  createRoot(document.getElementById("root")!).render(
     <StrictMode>
       <HandlerRoot apiBaseUrl={config.apiBaseUrl} firstLanguage={language} />
     </StrictMode>,

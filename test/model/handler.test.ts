@@ -13,6 +13,7 @@ import inbox, { inboxCases } from './handlerInbox.model.ts';
 import handlerCase from './handlerCase.model.ts';
 import composer from './handlerComposer.model.ts';
 import record from './handlerRecordEditor.model.ts';
+import keyLog from './handlerKeyLog.model.ts';
 import { inboxRows, daysLeft, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { IDLE_WARNING_MS, IDLE_FINAL_MS } from '../../machines/handler/session.ts';
@@ -22,13 +23,18 @@ type Check = (s: AnyMachineSnapshot, event: { type: string }, before: AnyMachine
 const suites: [MachineModel, string[], string[], Check][] = [
   [
     session,
-    ['checkSession', 'signIn', 'refreshSession', 'signOut'],
+    ['checkSession', 'signIn', 'refreshSession', 'signOut', 'unlockKeys'],
     [],
     (s, e, before) => {
       if (s.matches('signedIn')) expect(s.context.handler).not.toBeNull();
       if (s.matches('signedOut')) expect(s.context.handler).toBeNull();
-      if (e.type === 'signin.submit' && s.matches('signingIn')) expect(JSON.stringify(s.context)).not.toContain('correct horse');
-      if (e.type.startsWith('xstate.after.idleFinal')) expect(s.matches('timingOut')).toBe(before.matches({ signedIn: 'warning' }));
+      // Keys only while signed in, and only once opened.
+      if (!s.matches('signedIn')) expect(s.context.keys).toBeNull();
+      if (s.matches({ signedIn: { keys: 'keysUnlocked' } })) expect(s.context.keys).not.toBeNull();
+      if (s.matches({ signedIn: { keys: 'keysLocked' } }) || s.matches({ signedIn: { keys: 'unlocking' } })) expect(s.context.keys).toBeNull();
+      if (s.context.recoveryCode) expect(s.matches({ signedIn: { keys: { keysUnlocked: 'showingRecoveryCode' } } })).toBe(true);
+      if ((e.type === 'signin.submit' && s.matches('signingIn')) || e.type === 'keys.unlock') expect(JSON.stringify(s.context)).not.toContain('correct horse');
+      if (e.type.startsWith('xstate.after.idleFinal')) expect(s.matches('timingOut')).toBe(before.matches({ signedIn: { idle: 'warning' } }));
     },
   ],
   [
@@ -42,6 +48,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
         expect(s.context.totpCode).toMatch(/^\d{6}$/);
       }
       if (!s.matches('done')) expect(s.context.recoveryCodes).toEqual([]);
+      if (!s.matches('done')) expect(s.context.keyRecoveryCode).toBe('');
       else expect(s.context.password).toBe('');
     },
   ],
@@ -69,6 +76,17 @@ const suites: [MachineModel, string[], string[], Check][] = [
       expect(s.context.approvedAt).toBeNull();
     }
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
+  }],
+  [keyLog, ['loadKeyLog', 'makeAnchor', 'certifyColleague'], [], (s, e, before) => {
+    if (s.matches('ready') || s.matches('noAnchor')) expect(s.context.view).not.toBeNull();
+    if (s.matches('refused')) expect(s.context.view).toBeNull();
+    if (s.matches('certifying')) {
+      expect(before.matches('confirmingCertify')).toBe(true);
+      expect(s.context.view?.mine.certified).toBe(true);
+      expect(s.context.view?.pending.map((p: { id: string }) => p.id)).toContain(s.context.chosen?.id);
+    }
+    if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
+    if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
   }],
 ];
 

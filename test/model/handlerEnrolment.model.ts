@@ -16,6 +16,8 @@ export const enrolmentEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'repeat.change', value: 'correct horse battery' },
   { type: 'totp.change', value: '123456' },
   { type: 'enrol.submit' },
+  { type: 'xstate.done.actor.finishEnrolment', output: { status: 200, recoveryCodes: ['aaaaa-bbbbb'], keyRecoveryCode: 'ABCD-EFGH-JKMN-PQRS-TVWX-YZ01-2345' } },
+  // A 200 without the key recovery code (keys not made): never `done`.
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 200, recoveryCodes: ['aaaaa-bbbbb'] } },
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 400, code: 'TOTP_INVALID' } },
   { type: 'xstate.done.actor.finishEnrolment', output: { status: 404, code: 'ENROLMENT_INVALID' } },

@@ -1,9 +1,11 @@
-/** Model of the handler's session: check, sign-in answers, the idle clock, stay, 401 and sign-out. */
+/** Model of the handler's session: check, sign-in answers, the idle clock, stay, 401 and sign-out, and the keys: opened by sign-in, unlocked after a reload, refused, missing. */
 import type { EventObject } from 'xstate';
 import { handlerSessionMachine } from '../../machines/handler/session.ts';
 import type { MachineModel } from './harness.ts';
 
 const handler = { id: 'h1', name: 'Hanne', email: 'hanne@example.org', companyName: 'Acme', officers: [] };
+/** Stands in for opened CryptoKeys: the chart only holds and drops them. */
+export const fakeKeys = { ecdh: {}, ecdsa: {}, ecdhSpki: new Uint8Array(1), ecdsaSpki: new Uint8Array(1) };
 
 export const handlerSessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.checkSession', output: { status: 200, handler } },
@@ -12,11 +14,20 @@ export const handlerSessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'signin.submit', email: 'hanne@example.org', password: 'correct horse battery', code: '123456' },
   { type: 'signin.submit', email: ' ', password: 'x', code: '12' },
   { type: 'xstate.done.actor.signIn', output: { status: 200, handler } },
+  { type: 'xstate.done.actor.signIn', output: { status: 200, handler, keys: fakeKeys } },
+  { type: 'xstate.done.actor.signIn', output: { status: 200, handler, keys: fakeKeys, recoveryCode: 'ABCD-EFGH-JKMN-PQRS-TVWX-YZ01-2345' } },
   { type: 'xstate.done.actor.signIn', output: { status: 401 } },
   { type: 'xstate.error.actor.signIn', error: 'network' },
   { type: 'session.touch' },
-  { type: 'xstate.after.idleWarning.handlerSession.signedIn.active' },
-  { type: 'xstate.after.idleFinal.handlerSession.signedIn.warning' },
+  { type: 'xstate.after.idleWarning.handlerSession.signedIn.idle.active' },
+  { type: 'xstate.after.idleFinal.handlerSession.signedIn.idle.warning' },
+  { type: 'keys.unlock', secret: 'correct horse battery' },
+  { type: 'keys.unlock', secret: '  ' },
+  { type: 'xstate.done.actor.unlockKeys', output: { outcome: 'opened', keys: fakeKeys } },
+  { type: 'xstate.done.actor.unlockKeys', output: { outcome: 'refused' } },
+  { type: 'xstate.done.actor.unlockKeys', output: { outcome: 'missing' } },
+  { type: 'xstate.error.actor.unlockKeys', error: 'network' },
+  { type: 'recovery.noted' },
   { type: 'session.stay' },
   { type: 'xstate.done.actor.refreshSession', output: { status: 200, handler } },
   { type: 'xstate.done.actor.refreshSession', output: { status: 401 } },

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { fromBase64, keyId, makeHandlerKeyBundle, makeHandlerKeys, openPrivateKeys, PBKDF2_DEFAULT, toBase64, EnvelopeError } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, makeHandlerKeyBundle, makeHandlerKeys, openPrivateKeys, PBKDF2_DEFAULT, toBase64, EnvelopeError, type Kdf } from '../../core/crypto/index.ts';
 import { verifierFor } from '../helpers/handler-keys.ts';
 
 const HOST = 'hk.test';
@@ -30,7 +30,7 @@ class Client {
 }
 
 const totp = (secret: string, step = 0) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
-const salt = async (email: string) => (await call(server, 'POST', '/api/handler/session/salt', { host: HOST, json: { email } })).data as { salt: string; kdf: { name: string }; legacy?: true };
+const salt = async (email: string) => (await call(server, 'POST', '/api/handler/session/salt', { host: HOST, json: { email } })).data as { salt: string; kdf: Kdf; legacy?: true };
 
 async function enrol(email: string) {
   const account = await createHandlerAccount(server.ctx.db, 'hk', email.split('@')[0]!, { email });
