@@ -1,0 +1,212 @@
+/**
+ * Handlers' keys in real Chromium against the real server (issue 37; docs/decisions/
+ * blind-server.md, "Handlers" and "Key authenticity"). Two handlers of one company enrol
+ * through the CLI's links: each browser makes and seals its keys. The first makes the
+ * company's recovery key in the workspace (its private half shown once), which certifies
+ * her key; she certifies the second after comparing his fingerprint. A reload locks the
+ * keys: a wrong password does not open them, the password does, and so does the key
+ * recovery code. A log the server shortened behind a browser's back is refused there.
+ * Every request the browsers sent is recorded: none carries a password, a recovery
+ * code or any private key's bytes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import * as OTPAuth from 'otpauth';
+import type { Browser, Page, Request } from 'playwright-core';
+import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { deriveHandlerSecret, fromBase64, fromUtf8, utf8, verifyKeyLog, type Kdf } from '../../core/crypto/index.ts';
+import { gcmOpen } from '../../core/crypto/aead.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
+const en = { ...cat('handler'), ...cat('keys') };
+const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+
+const PASSWORDS = { hanne: 'hanne long passphrase 1', otto: 'otto long passphrase 22' };
+let browser: Browser;
+let portal: Portal;
+const opened: OpenedPage[] = [];
+/** Every request of every page: URL, headers and body. */
+const wire: string[] = [];
+
+async function open() {
+  const p = await openPage(browser, { locale: 'en-GB' });
+  p.page.setDefaultTimeout(30_000);
+  p.page.on('request', (r: Request) => wire.push(`${r.method()} ${r.url()}\n${JSON.stringify(r.headers())}\n${r.postData() ?? ''}`));
+  opened.push(p);
+  return p.page;
+}
+
+async function cli(...args: string[]) {
+  return run(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/cli/handler.ts', '--url', portal.server.url, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: portal.server.dataDir, DATABASE_URL: portal.server.config.databaseUrl ?? '' },
+  });
+}
+
+const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
+
+interface Enrolled {
+  name: 'hanne' | 'otto';
+  email: string;
+  secret: string;
+  step: number;
+  keyRecoveryCode: string;
+  page: Page;
+}
+
+async function enrol(name: 'hanne' | 'otto'): Promise<Enrolled> {
+  const email = `${name}@example.org`;
+  const { stdout } = await cli('create-account', '--company', 'localhost', '--name', name, '--email', email);
+  const link = stdout.trim().split('\n')[1]!;
+  const page = await open();
+  await page.goto(link);
+  await page.getByRole('heading', { level: 1, name: msg('handler.enrol.title') }).waitFor();
+  const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
+  await page.getByLabel(msg('handler.enrol.password', { min: 12 })).fill(PASSWORDS[name]);
+  await page.getByLabel(msg('handler.enrol.repeat')).fill(PASSWORDS[name]);
+  await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret, 0));
+  await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
+  await page.getByText(msg('handler.enrol.done')).waitFor();
+  await page.getByText(msg('keys.enrol.loss')).waitFor();
+  const keyRecoveryCode = (await page.getByTestId('key-recovery-code').textContent())!.trim();
+  expect(keyRecoveryCode).toMatch(/^([0-9A-Z]{4}-){6}[0-9A-Z]{4}$/);
+  return { name, email, secret, step: 0, keyRecoveryCode, page };
+}
+
+async function signIn(h: Enrolled) {
+  h.step++;
+  await h.page.goto(portal.url('localhost', '/handler'));
+  await h.page.getByLabel(msg('handler.signIn.email')).fill(h.email);
+  await h.page.getByLabel(msg('handler.signIn.password')).fill(PASSWORDS[h.name]);
+  await h.page.getByLabel(msg('handler.signIn.code')).fill(totp(h.secret, h.step));
+  await h.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
+  await h.page.waitForURL((u) => u.pathname === '/handler/cases');
+}
+
+async function keysPage(page: Page) {
+  await page.getByRole('link', { name: msg('keys.nav') }).click();
+  await page.getByRole('heading', { level: 1, name: msg('keys.page.title') }).waitFor();
+}
+
+async function unlock(page: Page, secret: string) {
+  await page.getByLabel(msg('keys.unlock.secret')).fill(secret);
+  await page.getByRole('button', { name: msg('keys.unlock.submit') }).click();
+}
+
+/** What a handler's sealed private keys hold, opened here with the password: the strings that must never be on the wire. */
+async function privateKeyStrings(email: string, password: string): Promise<string[]> {
+  const row = await portal.server.ctx.db.selectFrom('handler_account').select(['key_salt', 'key_kdf', 'keys_sealed']).where('email', '=', email).executeTakeFirstOrThrow();
+  const { keysKey } = await deriveHandlerSecret({ password }, new Uint8Array(row.key_salt!), JSON.parse(row.key_kdf!) as Kdf);
+  const sealed = new Uint8Array(row.keys_sealed!);
+  const plain = JSON.parse(fromUtf8(await gcmOpen(keysKey, sealed.subarray(1, 13), utf8('wb:handler:keys'), sealed.subarray(13)))) as { ecdh: string; ecdsa: string };
+  return privateForms(plain);
+}
+
+/** A PKCS#8 pair in base64 and each key's private scalar (JWK `d`, base64url). */
+async function privateForms(pair: { ecdh: string; ecdsa: string }): Promise<string[]> {
+  const out = [pair.ecdh, pair.ecdsa];
+  for (const [b64, alg, usages] of [[pair.ecdh, 'ECDH', ['deriveBits']], [pair.ecdsa, 'ECDSA', ['sign']]] as const) {
+    const key = await crypto.subtle.importKey('pkcs8', fromBase64(b64), { name: alg, namedCurve: 'P-256' }, true, [...usages]);
+    out.push((await crypto.subtle.exportKey('jwk', key)).d!);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  portal = await startPortal({ identity: { throttle: { freeFailures: 100, delayBaseMs: 0 } } });
+}, 60_000);
+
+afterAll(async () => {
+  for (const p of opened) await p.close().catch(() => undefined);
+  await browser?.close();
+  await portal?.server.cleanup();
+});
+
+describe("handlers' keys in the browser", () => {
+  it('enrol two handlers, make the recovery key, certify both, unlock after a reload; nothing secret on the wire', async () => {
+    const hanne = await enrol('hanne');
+    const otto = await enrol('otto');
+
+    // Hanne, the company's first handler, makes its recovery key in her workspace.
+    await signIn(hanne);
+    await keysPage(hanne.page);
+    await hanne.page.getByRole('heading', { name: msg('keys.anchor.title') }).waitFor();
+    expect(await axeViolations(hanne.page)).toEqual([]);
+    await hanne.page.getByRole('button', { name: msg('keys.anchor.make') }).click();
+    await hanne.page.getByRole('heading', { name: msg('keys.anchor.shownTitle') }).waitFor();
+    const printed = (await hanne.page.getByTestId('company-recovery-key').textContent())!;
+    const recoveryPrivate = JSON.parse(atob(printed.replace(/\s/g, ''))) as { kind: string; ecdh: string; ecdsa: string };
+    expect(recoveryPrivate.kind).toBe('wb-company-recovery-key');
+    await hanne.page.getByRole('button', { name: msg('keys.anchor.printed') }).click();
+    await hanne.page.getByText(msg('keys.page.certified')).waitFor();
+    const anchorShown = (await hanne.page.getByTestId('anchor-fingerprint').textContent())!;
+
+    // Otto's key waits; his page shows his fingerprint to read out.
+    await signIn(otto);
+    await keysPage(otto.page);
+    await otto.page.getByText(msg('keys.page.pending')).waitFor();
+    const ottoFingerprint = (await otto.page.getByTestId('own-fingerprint').textContent())!.trim();
+    expect(await otto.page.getByTestId('anchor-fingerprint').textContent()).toBe(anchorShown);
+
+    // A reload locks Hanne's keys: a wrong password does not open them, hers does.
+    await hanne.page.reload();
+    await hanne.page.getByRole('heading', { name: msg('keys.unlock.title') }).waitFor();
+    await hanne.page.getByText(msg('keys.page.locked')).waitFor();
+    expect(await axeViolations(hanne.page)).toEqual([]);
+    await unlock(hanne.page, 'not her passphrase at all');
+    await hanne.page.getByText(msg('keys.unlock.refused')).waitFor();
+    await unlock(hanne.page, PASSWORDS.hanne);
+    await hanne.page.getByRole('heading', { name: msg('keys.pending.title') }).waitFor();
+    expect(await hanne.page.getByRole('heading', { name: msg('keys.unlock.title') }).count()).toBe(0);
+
+    // She certifies Otto after comparing the fingerprint the dialog shows with his.
+    const row = hanne.page.locator('li', { hasText: 'otto@example.org' });
+    await row.getByText(msg('keys.pending.fingerprint', { fingerprint: ottoFingerprint })).waitFor();
+    await row.getByRole('button', { name: msg('keys.pending.certify', { name: 'otto' }) }).click();
+    const dialog = hanne.page.getByRole('alertdialog');
+    await dialog.getByText(ottoFingerprint, { exact: false }).waitFor();
+    expect(await axeViolations(hanne.page)).toEqual([]);
+    await dialog.getByRole('button', { name: msg('keys.pending.confirm') }).click();
+    await hanne.page.getByText(msg('keys.pending.none')).waitFor();
+
+    // Otto, after a reload, opens his keys with his key recovery code and sees his key certified.
+    await otto.page.reload();
+    await unlock(otto.page, otto.keyRecoveryCode.toLowerCase());
+    await otto.page.getByText(msg('keys.page.certified')).waitFor();
+
+    // The log the reporter's browser will check: anchor → Hanne → Otto, both keys active.
+    const log = (await (await fetch(portal.url('localhost', '/api/public/key-log'), { headers: { 'x-company-host': 'localhost' } })).json()) as { anchor: { ecdsaSpki: string }; entries: unknown[] };
+    const checked = await verifyKeyLog(log.entries, fromBase64(log.anchor.ecdsaSpki));
+    expect(checked.ok && checked.keys.length).toBe(2);
+
+    // A server that drops the last entry is caught by a browser that saw it.
+    await portal.server.ctx.db.deleteFrom('key_log_entry').where('seq', '=', 2).execute();
+    await hanne.page.reload();
+    await unlock(hanne.page, PASSWORDS.hanne);
+    await hanne.page.getByText(msg('keys.page.refused', { reason: 'fork' })).waitFor();
+
+    // Nothing secret ever left a browser: no password, no recovery code, no private key in any form.
+    const secrets = [
+      PASSWORDS.hanne,
+      PASSWORDS.otto,
+      hanne.keyRecoveryCode,
+      otto.keyRecoveryCode,
+      otto.keyRecoveryCode.replace(/-/g, ''),
+      ...(await privateKeyStrings(hanne.email, PASSWORDS.hanne)),
+      ...(await privateKeyStrings(otto.email, PASSWORDS.otto)),
+      ...(await privateForms(recoveryPrivate)),
+    ];
+    expect(wire.length).toBeGreaterThan(20);
+    const recorded = wire.join('\n');
+    for (const s of secrets) {
+      expect(recorded).not.toContain(s);
+      expect(recorded).not.toContain(encodeURIComponent(s));
+    }
+  }, 240_000);
+});
