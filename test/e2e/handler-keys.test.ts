@@ -204,6 +204,10 @@ describe("handlers' keys in the browser", () => {
     ];
     expect(wire.length).toBeGreaterThan(20);
     const recorded = wire.join('\n');
+    // The recording holds the bodies: the verifier sign-ins and the sealed keys Hanne's browser sent are in it.
+    const sent = await portal.server.ctx.db.selectFrom('handler_account').select('keys_sealed').where('email', '=', hanne.email).executeTakeFirstOrThrow();
+    expect(recorded).toContain(Buffer.from(sent.keys_sealed!).toString('base64'));
+    expect(recorded).toContain('"verifier":"');
     for (const s of secrets) {
       expect(recorded).not.toContain(s);
       expect(recorded).not.toContain(encodeURIComponent(s));
