@@ -3,10 +3,10 @@
  * keys, built from handler.ts: the enrolment bundle and the sign-in proof
  * (docs/decisions/blind-server.md, "Handlers"; docs/decisions/handler-accounts.md).
  *
- *     enrolment = { salt, kdf, verifier, ecdhSpki, ecdsaSpki, sealedKeys, sealedKeysRecovery }
+ *     enrolment = { salt, kdf, verifier, recoveryVerifier, ecdhSpki, ecdsaSpki, sealedKeys, sealedKeysRecovery }
  *                 (bytes in base64; one salt per handler for both derivations, whose
  *                 inputs are domain-separated by handler.ts)
- *     sign-in   = { verifier } from deriveHandlerSecret(password, salt, kdf)
+ *     sign-in   = { verifier } from deriveHandlerSecret(password or key recovery code, salt, kdf)
  *
  * Invariants: neither the password, the recovery code nor a private key appears in what
  * these functions return for the wire; the opened keys they return are non-extractable.
@@ -22,6 +22,8 @@ export interface HandlerKeyBundle {
   salt: string;
   kdf: Kdf;
   verifier: string;
+  /** The key recovery code's verifier: it signs in in place of the password when that is lost. */
+  recoveryVerifier: string;
   ecdhSpki: string;
   ecdsaSpki: string;
   sealedKeys: string;
@@ -49,6 +51,7 @@ export async function makeHandlerKeyBundle(password: string, opts: { kdf?: Kdf; 
       salt: toBase64(salt),
       kdf,
       verifier: toBase64(byPassword.verifier),
+      recoveryVerifier: toBase64(byRecovery.verifier),
       ecdhSpki: toBase64(made.ecdhSpki),
       ecdsaSpki: toBase64(made.ecdsaSpki),
       sealedKeys: toBase64(sealedKeys),

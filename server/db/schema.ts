@@ -165,6 +165,8 @@ export interface HandlerAccountTable {
   ecdsa_spki: Bytes | null;
   keys_sealed: Bytes | null;
   keys_sealed_recovery: Bytes | null;
+  /** Argon2id(verifier of the key recovery code, pepper): signs in in place of the password. */
+  recovery_verifier_hash: string | null;
 }
 
 /** A handler tied to these protection officers sees only their cases; no rows: every officer. */

@@ -103,11 +103,12 @@ export class HandlerAuth {
     const step = acceptedStep(secret, totpCode.trim(), Date.now());
     if (step === null) return 'TOTP_INVALID';
     const passwordHash = await this.ctx.passwords.hash(checked.verifier);
+    const recoveryHash = await this.ctx.passwords.hash(checked.recoveryVerifier);
     const recoveryCodes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(10).toString('hex').replace(/(.{5})(?=.)/g, '$1-'));
     const done = await this.ctx.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('handler_account')
-        .set({ ...checked.columns, password_hash: passwordHash, totp_last_step: step, enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
+        .set({ ...checked.columns, password_hash: passwordHash, recovery_verifier_hash: recoveryHash, totp_last_step: step, enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
         .where('id', '=', account.id)
         .where('enrolment_code_hash', '=', hashToken(code))
         .executeTakeFirst();
@@ -129,7 +130,7 @@ export class HandlerAuth {
     const attempt: Attempt = await this.throttle.begin(company.id, `handler:${email}`, clientAddress);
     const row = await this.ctx.db
       .selectFrom('handler_account')
-      .select(['id', 'password_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step'])
+      .select(['id', 'password_hash', 'recovery_verifier_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step'])
       .where('company_id', '=', company.id)
       .where('email', '=', email)
       .where('enrolled_at', 'is not', null)
@@ -150,7 +151,7 @@ export class HandlerAuth {
       // arrive, and only while the account has none: the password is never accepted again.
       const r = await this.ctx.db
         .updateTable('handler_account')
-        .set({ ...upgrade.columns, password_hash: await this.ctx.passwords.hash(upgrade.verifier) })
+        .set({ ...upgrade.columns, password_hash: await this.ctx.passwords.hash(upgrade.verifier), recovery_verifier_hash: await this.ctx.passwords.hash(upgrade.recoveryVerifier) })
         .where('id', '=', row.id)
         .where('key_salt', 'is', null)
         .executeTakeFirst();
@@ -160,13 +161,18 @@ export class HandlerAuth {
   }
 
   /**
-   * The verifier against Argon2id(verifier, pepper) of an account with keys; a password
-   * only against a legacy account's hash (no keys yet). Anything else spends the same
-   * work and fails, so a page that sent a password to a keyed account is refused.
+   * The verifier against Argon2id(verifier, pepper) of an account with keys, the
+   * password's or the key recovery code's (both checked every time, so the time does not
+   * tell which matched, or whether the account exists); a password only against a legacy
+   * account's hash (no keys yet). Anything else spends the same work and fails, so a page
+   * that sent a password to a keyed account is refused.
    */
-  private async checkCredential(row: { password_hash: string | null; key_salt: Uint8Array | null } | undefined, credential: HandlerCredential): Promise<boolean> {
+  private async checkCredential(row: { password_hash: string | null; recovery_verifier_hash: string | null; key_salt: Uint8Array | null } | undefined, credential: HandlerCredential): Promise<boolean> {
     if ('verifier' in credential) {
-      return row?.password_hash && row.key_salt ? this.ctx.passwords.verify(row.password_hash, credential.verifier) : this.ctx.passwords.verifyNothing(credential.verifier);
+      const keyed = !!(row?.password_hash && row.key_salt);
+      const byPassword = keyed ? await this.ctx.passwords.verify(row!.password_hash!, credential.verifier) : await this.ctx.passwords.verifyNothing(credential.verifier);
+      const byRecovery = keyed && row!.recovery_verifier_hash ? await this.ctx.passwords.verify(row!.recovery_verifier_hash, credential.verifier) : await this.ctx.passwords.verifyNothing(credential.verifier);
+      return byPassword || byRecovery;
     }
     return row?.password_hash && !row.key_salt ? this.ctx.passwords.verify(row.password_hash, credential.password) : this.ctx.passwords.verifyNothing(credential.password);
   }

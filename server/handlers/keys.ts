@@ -29,6 +29,7 @@ export const keyBundleSchema = v.object({
   salt: b64(100),
   kdf: kdfSchema,
   verifier: b64(100),
+  recoveryVerifier: b64(100),
   ecdhSpki: b64(512),
   ecdsaSpki: b64(512),
   sealedKeys: b64(4096),
@@ -56,7 +57,7 @@ async function imports(spki: Uint8Array, name: 'ECDH' | 'ECDSA'): Promise<boolea
 }
 
 /** The bundle as columns, with the verifier apart; 400 KEY_INVALID (field named) when it is not usable. */
-export async function checkKeyBundle(bundle: HandlerKeyBundle): Promise<{ columns: StoredKeys; verifier: string }> {
+export async function checkKeyBundle(bundle: HandlerKeyBundle): Promise<{ columns: StoredKeys; verifier: string; recoveryVerifier: string }> {
   const bad = (field: string, why: string) => new HttpError(400, 'KEY_INVALID', why, field);
   try {
     checkKdf(bundle.kdf);
@@ -67,6 +68,7 @@ export async function checkKeyBundle(bundle: HandlerKeyBundle): Promise<{ column
   const salt = fromBase64(bundle.salt);
   if (salt.length < 16 || salt.length > 64) throw bad('salt', 'The salt is 16 to 64 bytes.');
   if (fromBase64(bundle.verifier).length !== 32) throw bad('verifier', 'The verifier is 32 bytes.');
+  if (fromBase64(bundle.recoveryVerifier).length !== 32 || bundle.recoveryVerifier === bundle.verifier) throw bad('recoveryVerifier', 'The recovery verifier is 32 bytes of its own.');
   const ecdh = fromBase64(bundle.ecdhSpki);
   const ecdsa = fromBase64(bundle.ecdsaSpki);
   if (!(await imports(ecdh, 'ECDH'))) throw bad('ecdhSpki', 'Send an ECDH P-256 public key as SPKI.');
@@ -79,7 +81,7 @@ export async function checkKeyBundle(bundle: HandlerKeyBundle): Promise<{ column
   }
   const { kdf } = bundle;
   const kdfJson = JSON.stringify(kdf.name === 'argon2id-v1' ? { name: kdf.name, m: kdf.m, t: kdf.t, p: kdf.p } : { name: kdf.name, iterations: kdf.iterations });
-  return { columns: { key_salt: salt, key_kdf: kdfJson, ecdh_spki: ecdh, ecdsa_spki: ecdsa, keys_sealed: sealed, keys_sealed_recovery: sealedRecovery }, verifier: bundle.verifier };
+  return { columns: { key_salt: salt, key_kdf: kdfJson, ecdh_spki: ecdh, ecdsa_spki: ecdsa, keys_sealed: sealed, keys_sealed_recovery: sealedRecovery }, verifier: bundle.verifier, recoveryVerifier: bundle.recoveryVerifier };
 }
 
 export interface SaltAnswer {

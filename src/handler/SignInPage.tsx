@@ -1,4 +1,8 @@
-/** /handler: e-mail, password and the six-digit code (or a recovery code). The session chart decides. */
+/**
+ * /handler: e-mail, password (or the key recovery code in its place) and the six-digit
+ * code (or a sign-in recovery code). The session chart decides; the page derives the
+ * verifier (./keys.ts), never sending the password.
+ */
 import { useEffect, useId, useRef } from 'react';
 import { useSelector } from '@xstate/react';
 import { useT } from '../i18n/index.ts';
@@ -9,6 +13,7 @@ import * as styles from './Pages.css.ts';
 
 export function SignInPage() {
   const t = useT('handler');
+  const tk = useT('keys');
   const { session } = useHandler();
   const state = useSelector(session, (s) => s);
   const ids = { email: useId(), password: useId(), code: useId(), error: useId() };
@@ -58,7 +63,10 @@ export function SignInPage() {
             <label htmlFor={ids.password} className={styles.label}>
               {t('handler.signIn.password')}
             </label>
-            <input id={ids.password} name="password" type="password" autoComplete="current-password" required className={input} />
+            <input id={ids.password} name="password" type="password" autoComplete="current-password" required className={input} aria-describedby={`${ids.password}-hint`} />
+            <p id={`${ids.password}-hint`} className={styles.hint}>
+              {tk('keys.signIn.passwordHint')}
+            </p>
           </div>
           <div className={styles.field}>
             <label htmlFor={ids.code} className={styles.label}>

@@ -69,6 +69,16 @@ async function status<T>(run: () => Promise<T>): Promise<{ status: number; data?
   }
 }
 
+/** The typed secret when it has a key recovery code's shape (28 base32 symbols), else undefined: then it is a password. */
+function asRecoveryCode(secret: string): string | undefined {
+  try {
+    normaliseRecoveryCode(secret);
+    return secret;
+  } catch {
+    return undefined;
+  }
+}
+
 export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | 'setItem'>, host: string) {
   const sealed = () => status(() => api.json<SealedKeys>('/api/handler/keys'));
 
@@ -90,9 +100,11 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
       const r = await signInWith(c, { password: c.password, keys: made.bundle satisfies HandlerKeyBundle });
       return r.status === 200 ? { ...r, keys: made.keys, recoveryCode: made.recoveryCode } : r;
     }
+    // A lost password: the key recovery code signs in in its place and opens its own sealed copy.
+    const recoveryCode = asRecoveryCode(c.password);
     let proof: { verifier: string; keysKey: CryptoKey };
     try {
-      proof = await handlerSignInProof({ password: c.password }, salt.data.salt, salt.data.kdf);
+      proof = await handlerSignInProof(recoveryCode ? { recoveryCode } : { password: c.password }, salt.data.salt, salt.data.kdf);
     } catch (err) {
       // A derivation weaker than the floor is refused here, whatever the server says.
       if (err instanceof EnvelopeError) return { status: 400 };
@@ -103,7 +115,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const s = await sealed().catch(() => ({ status: 0 }) as { status: number; data?: SealedKeys });
     if (s.status !== 200 || !s.data) return r;
     try {
-      return { ...r, keys: await openPrivateKeysWith(proof.keysKey, fromBase64(s.data.sealedKeys)) };
+      return { ...r, keys: await openPrivateKeysWith(proof.keysKey, fromBase64(recoveryCode ? s.data.sealedKeysRecovery : s.data.sealedKeys)) };
     } catch {
       return r;
     }
@@ -114,12 +126,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const s = await sealed();
     if (s.status === 404) return { outcome: 'missing' };
     if (s.status !== 200 || !s.data) throw new Error(`keys answered ${s.status}`);
-    let recoveryCode: string | undefined;
-    try {
-      recoveryCode = normaliseRecoveryCode(secret) && secret;
-    } catch {
-      recoveryCode = undefined;
-    }
+    const recoveryCode = asRecoveryCode(secret);
     try {
       const keys = recoveryCode
         ? await openPrivateKeys(fromBase64(s.data.sealedKeysRecovery), { recoveryCode }, fromBase64(s.data.salt), s.data.kdf)

@@ -56,6 +56,7 @@ interface Enrolled {
   secret: string;
   step: number;
   keyRecoveryCode: string;
+  signInCodes: string[];
   page: Page;
 }
 
@@ -75,7 +76,8 @@ async function enrol(name: 'hanne' | 'otto'): Promise<Enrolled> {
   await page.getByText(msg('keys.enrol.loss')).waitFor();
   const keyRecoveryCode = (await page.getByTestId('key-recovery-code').textContent())!.trim();
   expect(keyRecoveryCode).toMatch(/^([0-9A-Z]{4}-){6}[0-9A-Z]{4}$/);
-  return { name, email, secret, step: 0, keyRecoveryCode, page };
+  const signInCodes = (await page.getByRole('list', { name: msg('handler.enrol.recoveryTitle') }).getByRole('listitem').allTextContents()).map((c) => c.trim());
+  return { name, email, secret, step: 0, keyRecoveryCode, signInCodes, page };
 }
 
 async function signIn(h: Enrolled) {
@@ -179,6 +181,18 @@ describe("handlers' keys in the browser", () => {
     await otto.page.reload();
     await unlock(otto.page, otto.keyRecoveryCode.toLowerCase());
     await otto.page.getByText(msg('keys.page.certified')).waitFor();
+
+    // A lost password: the key recovery code signs in in its place (a sign-in recovery code for the second factor) and opens the keys.
+    await otto.page.getByRole('button', { name: msg('handler.bar.signOut') }).click();
+    await otto.page.getByLabel(msg('handler.signIn.email')).waitFor();
+    await otto.page.getByLabel(msg('handler.signIn.email')).fill(otto.email);
+    await otto.page.getByLabel(msg('handler.signIn.password')).fill(otto.keyRecoveryCode);
+    await otto.page.getByLabel(msg('handler.signIn.code')).fill(otto.signInCodes[0]!);
+    await otto.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
+    await otto.page.waitForURL((u) => u.pathname === '/handler/cases');
+    await keysPage(otto.page);
+    await otto.page.getByText(msg('keys.page.certified')).waitFor();
+    expect(await otto.page.getByRole('heading', { name: msg('keys.unlock.title') }).count()).toBe(0);
 
     // The log the reporter's browser will check: anchor → Hanne → Otto, both keys active.
     const log = (await (await fetch(portal.url('localhost', '/api/public/key-log'), { headers: { 'x-company-host': 'localhost' } })).json()) as { anchor: { ecdsaSpki: string }; entries: unknown[] };

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { fromBase64, keyId, makeHandlerKeyBundle, makeHandlerKeys, openPrivateKeys, PBKDF2_DEFAULT, toBase64, EnvelopeError, type Kdf } from '../../core/crypto/index.ts';
+import { fromBase64, handlerSignInProof, keyId, makeHandlerKeyBundle, makeHandlerKeys, openPrivateKeys, PBKDF2_DEFAULT, toBase64, EnvelopeError, type Kdf } from '../../core/crypto/index.ts';
 import { verifierFor } from '../helpers/handler-keys.ts';
 
 const HOST = 'hk.test';
@@ -38,7 +38,7 @@ async function enrol(email: string) {
   const made = await makeHandlerKeyBundle(PASSWORD, { kdf: { ...PBKDF2_DEFAULT } });
   const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: account.enrolmentCode, keys: made.bundle, totpCode: totp(start.data.secret) } });
   expect(fin.status, JSON.stringify(fin.data)).toBe(200);
-  return { id: account.id, email, secret: start.data.secret as string, bundle: made.bundle, keyRecoveryCode: made.recoveryCode, step: 0 };
+  return { id: account.id, email, secret: start.data.secret as string, bundle: made.bundle, keyRecoveryCode: made.recoveryCode, signInCodes: fin.data.recoveryCodes as string[] };
 }
 
 beforeAll(async () => {
@@ -56,6 +56,8 @@ describe('enrolment with keys made in the browser', () => {
     expect(toBase64(new Uint8Array(row.keys_sealed_recovery!))).toBe(h.bundle.sealedKeysRecovery);
     expect(await server.ctx.passwords.verify(row.password_hash!, h.bundle.verifier)).toBe(true);
     expect(await server.ctx.passwords.verify(row.password_hash!, PASSWORD)).toBe(false);
+    expect(await server.ctx.passwords.verify(row.recovery_verifier_hash!, h.bundle.recoveryVerifier)).toBe(true);
+    expect(JSON.stringify(row)).not.toContain(h.keyRecoveryCode);
     // Nothing stored holds the password.
     expect(JSON.stringify(row)).not.toContain(PASSWORD);
   });
@@ -100,6 +102,10 @@ describe('sign-in with the verifier', () => {
     expect(toBase64(byCode.ecdhSpki)).toBe(h.bundle.ecdhSpki);
     await expect(openPrivateKeys(fromBase64(keys.data.sealedKeys), { password: 'wrong password!' }, fromBase64(keys.data.salt), keys.data.kdf)).rejects.toBeInstanceOf(EnvelopeError);
     expectError(await new Client().call('GET', '/api/handler/keys'), 401, 'UNAUTHORIZED');
+    // A lost password: the key recovery code's verifier signs in in its place.
+    const proof = await handlerSignInProof({ recoveryCode: h.keyRecoveryCode }, h.bundle.salt, h.bundle.kdf);
+    expect(proof.verifier).toBe(h.bundle.recoveryVerifier);
+    expect((await new Client().call('POST', '/api/handler/session', { email: h.email, verifier: proof.verifier, code: h.signInCodes[0] })).status).toBe(200);
   });
 });
 

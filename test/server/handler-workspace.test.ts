@@ -79,6 +79,7 @@ describe('enrolment', () => {
     expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } }), 400, 'VALIDATION');
     expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys: { ...keys, kdf: { name: 'pbkdf2-v1', iterations: 1000 } }, totpCode: totp(start.data.secret) } }), 400, 'KEY_INVALID', 'kdf');
     expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys: { ...keys, ecdhSpki: keys.ecdsaSpki.slice(0, 40) }, totpCode: totp(start.data.secret) } }), 400, 'KEY_INVALID', 'ecdhSpki');
+    expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys: { ...keys, recoveryVerifier: keys.verifier }, totpCode: totp(start.data.secret) } }), 400, 'KEY_INVALID', 'recoveryVerifier');
     expectError(await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys, totpCode: totp(start.data.secret, 10) } }), 400, 'TOTP_INVALID', 'totpCode');
     const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code, keys, totpCode: totp(start.data.secret) } });
     expect(fin.status).toBe(200);

@@ -5,7 +5,8 @@ import { type Kysely } from 'kysely';
  * the handler's browser used, the public keys (ECDH and ECDSA P-256, SPKI) and the
  * private keys sealed twice in the browser, under the password and under the key
  * recovery code. `password_hash` then holds Argon2id(verifier, pepper), never a hash of
- * the password itself; an account with a password hash and no `key_salt` is a legacy
+ * the password itself, and `recovery_verifier_hash` the same of the key recovery code's
+ * verifier (it signs in when the password is lost); an account with a password hash and no `key_salt` is a legacy
  * one, upgraded at its next sign-in (docs/decisions/handler-accounts.md).
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -17,6 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ecdsa_spki', 'bytea')
     .addColumn('keys_sealed', 'bytea')
     .addColumn('keys_sealed_recovery', 'bytea')
+    .addColumn('recovery_verifier_hash', 'text')
     .execute();
 }
 
@@ -29,5 +31,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     .dropColumn('ecdsa_spki')
     .dropColumn('keys_sealed')
     .dropColumn('keys_sealed_recovery')
+    .dropColumn('recovery_verifier_hash')
     .execute();
 }
