@@ -18,6 +18,7 @@ import * as OTPAuth from 'otpauth';
 import type { Browser, Page, Request } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { deriveHandlerSecret, fromBase64, fromUtf8, utf8, verifyKeyLog, type Kdf } from '../../core/crypto/index.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { gcmOpen } from '../../core/crypto/aead.ts';
 
 const run = promisify(execFile);
@@ -227,4 +228,37 @@ describe("handlers' keys in the browser", () => {
       expect(recorded).not.toContain(encodeURIComponent(s));
     }
   }, 240_000);
+
+  it('a legacy account (a hash of the password, no keys) gets its keys at its next sign-in and its key recovery code once', async () => {
+    const ctx = portal.server.ctx;
+    const account = await createHandlerAccount(ctx.db, 'nordlys-energi', 'Lea', { email: 'lea@example.org' });
+    const secret = new OTPAuth.Secret({ size: 20 });
+    const password = 'lea old long passphrase';
+    await ctx.db
+      .updateTable('handler_account')
+      .set({ password_hash: await ctx.passwords.hash(password), totp_secret_enc: ctx.crypto.sealWithMaster(`handler-totp:${account.id}`, secret.bytes), enrolled_at: new Date(), enrolment_code_hash: null, enrolment_expires_at: null })
+      .where('id', '=', account.id)
+      .execute();
+    const page = await open();
+    await page.goto(portal.url('localhost', '/handler'));
+    await page.getByLabel(msg('handler.signIn.email')).fill('lea@example.org');
+    await page.getByLabel(msg('handler.signIn.password')).fill(password);
+    await page.getByLabel(msg('handler.signIn.code')).fill(totp(secret.base32, 0));
+    await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
+    await page.getByRole('heading', { name: msg('keys.upgrade.title') }).waitFor();
+    const code = (await page.getByTestId('key-recovery-code').textContent())!.trim();
+    expect(code).toMatch(/^([0-9A-Z]{4}-){6}[0-9A-Z]{4}$/);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: msg('keys.upgrade.noted') }).click();
+    await keysPage(page);
+    await page.getByText(msg('keys.page.pending')).waitFor();
+    // The account now has keys and a verifier's hash: the old password hash is gone.
+    const row = await ctx.db.selectFrom('handler_account').select(['password_hash', 'key_salt']).where('id', '=', account.id).executeTakeFirstOrThrow();
+    expect(row.key_salt).not.toBeNull();
+    expect(await ctx.passwords.verify(row.password_hash!, password)).toBe(false);
+    // After a reload the keys open with the same password, derived in the page now.
+    await page.reload();
+    await unlock(page, password);
+    await page.getByText(msg('keys.page.pending')).waitFor();
+  }, 120_000);
 });
