@@ -18,13 +18,14 @@ import * as keyStyles from './KeysPage.css.ts';
 
 export function KeysPage() {
   const t = useT('keys');
+  const th = useT('handler');
   const { session } = useHandler();
   const unlocked = useSelector(session, (s) => s.matches({ signedIn: { keys: 'keysUnlocked' } }));
   const keys = useSelector(session, (s) => s.context.keys);
   const handler = useSelector(session, (s) => s.context.handler);
   useEffect(() => {
-    document.title = t('keys.page.title');
-  }, [t]);
+    document.title = `${t('keys.page.title')} – ${th('handler.title')}`;
+  }, [t, th]);
   return (
     <div className={styles.narrow}>
       <h1 className={styles.title}>{t('keys.page.title')}</h1>
