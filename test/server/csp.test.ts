@@ -49,7 +49,7 @@ function expectOwnOriginOnly(where: string, csp: string | null) {
   // data: and blob: where pictures need them, and nowhere they could run or fetch.
   const directive = (name: string) => csp!.split(';').map((d) => d.trim().split(/\s+/)).find((d) => d[0] === name)?.slice(1) ?? [];
   expect(directive('connect-src'), where).toEqual(["'self'"]);
-  expect(directive('script-src').filter((s) => !s.startsWith("'sha")), where).toEqual(["'self'"]);
+  expect(directive('script-src').filter((s) => !s.startsWith("'sha")), where).toEqual(["'self'", "'wasm-unsafe-eval'"]);
 }
 
 describe('Content-Security-Policy', () => {
