@@ -17,7 +17,7 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
-import type { NetworkFailure, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import type { CaseReservation, DerivedSecret, NetworkFailure, ReserveOutcome, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
 import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';
 
@@ -56,6 +56,49 @@ export function refusedFileOf(body: string, files: readonly { name: string }[]):
   } catch {
     return null;
   }
+}
+
+/**
+ * A case number and salt for a followed case, before it is sent (issue 37): spends
+ * the proof given (or one solved now). The machine derives next.
+ */
+export async function reserveCase(api: ApiClient, companyHost: string, given: Parameters<typeof solveProofOfWork>[1], signal?: AbortSignal): Promise<ReserveOutcome> {
+  let proof;
+  try {
+    proof = await solveProofOfWork(api, given, signal);
+  } catch {
+    return typeof navigator !== 'undefined' && navigator.onLine === false ? (thrown(signal) as ReserveOutcome) : null;
+  }
+  try {
+    const res = await fetch(api.url('/api/public/case/reservation'), {
+      method: 'POST',
+      headers: { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) },
+      signal,
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    });
+    if (res.status === 429) return rateLimited(res.headers.get('retry-after')) as ReserveOutcome;
+    if (!res.ok) return null;
+    const r = (await res.json().catch(() => null)) as CaseReservation | null;
+    return r && typeof r.reservation === 'string' && typeof r.caseNumber === 'string' && typeof r.salt === 'string'
+      ? { reservation: r.reservation, caseNumber: r.caseNumber, salt: r.salt }
+      : null;
+  } catch {
+    return thrown(signal) as ReserveOutcome;
+  }
+}
+
+/**
+ * The verifier for the reserved number, derived here with core/crypto (Argon2id in
+ * WebAssembly, or PBKDF2 where that cannot run); only it leaves the browser. The
+ * reporter key derived beside it has nothing to wrap until sealing lands (issue 37).
+ */
+export async function deriveForCase(input: { caseNumber: string; password: string; salt: string }): Promise<DerivedSecret> {
+  const { chooseKdf, deriveReporterKeys, fromBase64, toBase64 } = await import('../../core/crypto/index.ts');
+  const kdf = await chooseKdf();
+  const salt = fromBase64(input.salt.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((input.salt.length + 3) % 4));
+  const { verifier } = await deriveReporterKeys({ caseNumber: input.caseNumber, password: input.password, salt, kdf });
+  return { verifier: toBase64(verifier).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), kdf };
 }
 
 export async function submitReport(
