@@ -242,7 +242,7 @@ export class IdentityService {
     let ok = false;
     let upgrade: { passwordHash: string; salt: Buffer; kdf: Kdf } | undefined;
     if (row && row.kdf && row.salt) {
-      const verifier = proof.verifier ?? (proof.password !== undefined ? await serverVerifier(caseNumber || '0', proof.password, row.salt, JSON.parse(row.kdf) as Kdf) : '');
+      const verifier = proof.verifier ?? (proof.password !== undefined ? await serverVerifier(caseNumber, proof.password, row.salt, JSON.parse(row.kdf) as Kdf) : '');
       ok = await passwords.verify(row.password_hash, verifier);
     } else if (row) {
       // legacy: only the plain password opens it, once.
