@@ -148,6 +148,8 @@ export interface CaseReservationTable {
   case_number: string;
   salt: Uint8Array;
   expires_at: Timestamp;
+  /** A creation call passed the submission budget and proof on it (once only). */
+  passed: Generated<boolean>;
 }
 
 export interface HandlerAccountTable {

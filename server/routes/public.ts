@@ -143,7 +143,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
         subsidiaryId: dto.subsidiary,
         whistleblower: dto.whistleblower,
         follow: dto.caseAccount.follow,
-        account: accountInput(dto.caseAccount),
+        account: accountInput(req, dto.caseAccount),
         description: dto.description,
         violation: dto.violation,
         repeatedViolations: dto.repeatedViolations,
@@ -186,7 +186,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       subsidiaryId: dto.subsidiary,
       whistleblower: dto.whistleblower,
       follow: true,
-      account: accountInput(dto.caseAccount),
+      account: accountInput(req, dto.caseAccount),
       language: requestLanguage(req),
     }));
     return reply.status(201).send({ caseDto: created });
@@ -195,8 +195,16 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
   app.post('/api/public/case/new/by-meeting', oral('MEETING', 'submissionByMeetingDto'));
 }
 
-/** The follow account as the case service takes it: a derived verifier with its reservation, or the plain password. */
-function accountInput(account: CaseAccount | OralSubmissionDto['caseAccount']): AccountInput | null {
+/**
+ * The follow account as the case service takes it: a derived verifier with its
+ * reservation, or the plain password. A request that skipped the budget and the proof
+ * on a reservation (server/security/abuse.ts) must use exactly that one.
+ */
+function accountInput(req: FastifyRequest, account: CaseAccount | OralSubmissionDto['caseAccount']): AccountInput | null {
+  const paid = (req as FastifyRequest & { reservationPaid?: string | null }).reservationPaid;
+  if (paid && !(account.follow && 'reservation' in account && account.reservation === paid)) {
+    throw new HttpError(400, 'RESERVATION_MISMATCH', 'X-Case-Reservation names another reservation than caseAccount.reservation.', 'caseAccount.reservation');
+  }
   if (!account.follow) return null;
   if ('reservation' in account) return { reservation: account.reservation, verifier: account.verifier, kdf: account.kdf };
   return { password: account.password };

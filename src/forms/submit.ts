@@ -19,6 +19,9 @@ import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
 import type { CaseReservation, DerivedSecret, NetworkFailure, ReserveOutcome, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
+
+/** The header that names a live case-number reservation (server/security/abuse.ts RESERVATION_HEADER). */
+const RESERVATION_HEADER = 'x-case-reservation';
 import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';
 
 const ENDPOINTS = {
@@ -111,14 +114,23 @@ export async function submitReport(
   /** Uploads of this form's earlier tries, continued rather than sent again (src/uploads/resumable.ts). */
   memory?: UploadMemory,
 ): Promise<SubmitOutcome> {
-  let proof;
-  try {
-    proof = await solveProofOfWork(api, given, signal);
-  } catch {
-    // The challenge could not be fetched: offline, most likely, when the browser says so.
-    return typeof navigator !== 'undefined' && navigator.onLine === false ? thrown(signal) : null;
+  // A followed case reserved its number (issue 37): the reservation paid the budget and
+  // the proof, so the case goes with it instead (X-Case-Reservation). Files still need
+  // a proof for their upload session.
+  const account = submission.dto.caseAccount as { reservation?: string };
+  const reservation = typeof account.reservation === 'string' ? account.reservation : null;
+  let proof = null;
+  if (!reservation || submission.files.length) {
+    try {
+      proof = await solveProofOfWork(api, given, signal);
+    } catch {
+      // The challenge could not be fetched: offline, most likely, when the browser says so.
+      return typeof navigator !== 'undefined' && navigator.onLine === false ? thrown(signal) : null;
+    }
   }
-  const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) };
+  const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost };
+  if (reservation) headers[RESERVATION_HEADER] = reservation;
+  else headers[POW_HEADER] = proofHeader(proof!);
   if (language) headers['accept-language'] = language;
 
   if (submission.channel !== 'online') {
@@ -148,16 +160,18 @@ export async function submitReport(
     // another, solved while the files go (and replaced if it grew stale meanwhile).
     // A session kept from an earlier try costs none.
     const reusing = !!memory?.session;
-    const next = reusing ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
+    const next = reusing || reservation ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
     const { uploadFiles } = await loadResumable();
     const uploaded = await uploadFiles(api, companyHost, submission.files, reusing ? null : proof, reportProgress, signal, memory);
     if (!uploaded || !('ids' in uploaded)) return uploaded;
-    try {
-      proof = await solveProofOfWork(api, await next, signal);
-    } catch {
-      return null;
+    if (!reservation) {
+      try {
+        proof = await solveProofOfWork(api, await next, signal);
+      } catch {
+        return null;
+      }
+      headers[POW_HEADER] = proofHeader(proof);
     }
-    headers[POW_HEADER] = proofHeader(proof);
     headers[UPLOAD_SESSION_HEADER] = uploaded.session;
     dto = { ...dto, uploads: uploaded.ids };
     multipartFiles = [];

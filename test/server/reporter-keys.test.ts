@@ -98,6 +98,43 @@ describe('case number reservations', () => {
     }
   });
 
+  it('the case named by a live reservation in X-Case-Reservation costs no second budget or proof, once; another reservation in the body is refused', async () => {
+    const tight = await startTestServer({ submitRateLimit: { max: 1, windowSeconds: 3600 } });
+    try {
+      const tightOfficer = await officerOf(tight, 'localhost');
+      const res = await call(tight, 'POST', '/api/public/case/reservation', { host: 'localhost' });
+      expect(res.status).toBe(201);
+      const r = res.data;
+      const headers = { 'x-case-reservation': r.reservation };
+      // Another account in the body than the header's reservation: refused, and the pass is spent.
+      const mismatch = await call(tight, 'POST', '/api/public/case/new/by-phone', { host: 'localhost', pow: false, headers, json: oralDto(tightOfficer) });
+      expectError(mismatch, 400, 'RESERVATION_MISMATCH');
+      const again = await call(tight, 'POST', '/api/public/case/new/by-phone', { host: 'localhost', pow: false, headers, json: oralDto(tightOfficer, { caseAccount: await derivedAccount(r, 'tight one') }) });
+      // The pass is spent: the budget (used by the reservation) counts again, before any proof.
+      expectError(again, 429, 'RATE_LIMITED');
+      const r2 = await call(tight, 'POST', '/api/public/case/reservation', { host: 'localhost' });
+      expectError(r2, 429, 'RATE_LIMITED');
+    } finally {
+      await tight.cleanup();
+    }
+    const roomy = await startTestServer({ submitRateLimit: { max: 1, windowSeconds: 3600 } });
+    try {
+      const roomyOfficer = await officerOf(roomy, 'localhost');
+      const r = (await call(roomy, 'POST', '/api/public/case/reservation', { host: 'localhost' })).data;
+      const made = await call(roomy, 'POST', '/api/public/case/new/by-phone', {
+        host: 'localhost',
+        pow: false,
+        headers: { 'x-case-reservation': r.reservation },
+        json: oralDto(roomyOfficer, { caseAccount: await derivedAccount(r, 'roomy one') }),
+      });
+      // The budget of one was the reservation's; the case passed on it, with no proof.
+      expect(made.status, JSON.stringify(made.data)).toBe(201);
+      expect(made.data.caseDto.caseNumber).toBe(r.caseNumber);
+    } finally {
+      await roomy.cleanup();
+    }
+  });
+
   it('refuses a derivation weaker than the defaults, a malformed verifier, and an oral case takes a reservation too', async () => {
     const r = await reserve();
     const weak = { ...(await derivedAccount(r, 'weak')), kdf: { name: 'pbkdf2-v1', iterations: 1000 } };

@@ -17,6 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('case_number', 'text', (c) => c.notNull().unique())
     .addColumn('salt', 'bytea', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+    // Set when a creation call passed the budget and the proof on it (once only).
+    .addColumn('passed', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
   await db.schema.createIndex('case_reservation_expires').on('case_reservation').column('expires_at').execute();
 }
