@@ -36,3 +36,13 @@ export const QUICK_EXIT_FLAG = 'quick-exit';
  * by a quick exit, and with the tab.
  */
 export const SIGNIN_HANDOVER_KEY = 'signin-case-number';
+
+/**
+ * The reporter key the embedded provider's sign-in (or new-password) page derived,
+ * handed to the SPA on the same origin (issue 37, docs/decisions/blind-server.md):
+ * one sessionStorage item of this tab, `{ k: base64 of the key's 32 bytes, t }`,
+ * never a URL, cookie or request. The sign-in page removes a stale one on load; the
+ * private area reads it into memory (src/private/reporterKey.ts); a quick exit and
+ * sign-out clear it with the tab's storage.
+ */
+export const REPORTER_KEY_HANDOVER = 'reporter-key';

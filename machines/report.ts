@@ -30,6 +30,11 @@
  * - A refusal for too many submissions (`rateLimited`) keeps the draft, like a failure.
  * - A request that never reached the server (`failed.offline`) is told apart from a
  *   refusal: the form is complete, only the connection is missing.
+ * - A followed case never sends its password (issue 37): `sending.reserving` asks for
+ *   a case number and salt (spending the proof), `sending.deriving` derives the
+ *   verifier in the browser, and the case goes with the verifier, the reservation
+ *   and the derivation. Both are forgotten when `sending` ends: a new attempt
+ *   reserves again.
  */
 import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as v from 'valibot';
@@ -43,6 +48,7 @@ import {
   whistleblowerSchema,
   VIOLATIONS,
   type CaseDto,
+  type DerivedAccount,
   type FileSample,
   type OralSubmissionDto,
   type ReportedPerson,
@@ -198,6 +204,9 @@ export interface ReportContext {
   proof: SubmissionProof | null;
   /** Seconds the server asked to wait after a rate-limit refusal. */
   retryAfterSeconds: number | null;
+  /** While sending a followed case: the reserved number and salt, then what was derived for it. */
+  reservation: CaseReservation | null;
+  derived: DerivedSecret | null;
 }
 
 export type Submission =
@@ -213,6 +222,19 @@ export interface UploadProgressEvent {
   bytesPerSecond?: number | null;
   secondsLeft?: number | null;
   retrying?: boolean;
+}
+
+/** A case number and salt reserved before the case is sent (issue 37; POST /api/public/case/reservation). */
+export interface CaseReservation {
+  reservation: string;
+  caseNumber: string;
+  salt: string;
+}
+export type ReserveOutcome = CaseReservation | { rateLimited: { retryAfterSeconds: number } } | NetworkFailure | null;
+/** What the browser derived for the reserved number: the verifier (base64url) and the derivation used. */
+export interface DerivedSecret {
+  verifier: string;
+  kdf: DerivedAccount['kdf'];
 }
 
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
@@ -326,8 +348,13 @@ export function isSendEnabled(d: ReportDraft): boolean {
 }
 
 /** The request for the server, built from a draft whose steps are valid. */
-export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'>): Submission {
+export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'> & Partial<Pick<ReportContext, 'reservation' | 'derived'>>): Submission {
   const d = context.draft;
+  // The SPA sends the verifier; the plain password only where nothing was derived (a test's own call).
+  const followed =
+    context.reservation && context.derived
+      ? ({ follow: true, reservation: context.reservation.reservation, verifier: context.derived.verifier, kdf: context.derived.kdf } as const)
+      : ({ follow: true, password: d.password } as const);
   const common = {
     whistleblowerRelation: d.whistleblowerRelation.trim(),
     subsidiary: d.subsidiary,
@@ -337,7 +364,7 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
   if (context.channel !== 'online') {
     return {
       channel: context.channel,
-      dto: { ...common, creationChannel: 'BY_PHONE', caseAccount: { follow: true, password: d.password } },
+      dto: { ...common, creationChannel: 'BY_PHONE', caseAccount: followed },
       files: [],
     };
   }
@@ -351,7 +378,7 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
       description: d.description.trim(),
       violation: d.violation,
       repeatedViolations: d.repeatedViolations === true,
-      caseAccount: d.follow ? { follow: true, password: d.password } : { follow: false, password: null },
+      caseAccount: d.follow ? followed : { follow: false, password: null },
       reportedPersons: persons,
       reportedUnit: d.concerns === 'company' ? d.reportedUnit.trim() : null,
       // Filled by the submit effect with the resumable uploads of `files`.
@@ -441,6 +468,12 @@ const reportSetup = setup({
      */
     solveProofOfWork: fromPromise<SubmissionProof, { proof: SubmissionProof | null }>(async () => {
       throw new Error('solveProofOfWork not provided');
+    }),
+    /** Reserves a case number and salt, spending the proof; resolves with the reservation, a rate-limit refusal, a network failure, or null. */
+    reserveCase: fromPromise<ReserveOutcome, { proof: SubmissionProof | null }>(async () => null),
+    /** Derives the verifier from case number, password and salt (core/crypto, in the browser); rejects when it cannot. */
+    deriveReporterKeys: fromPromise<DerivedSecret, { caseNumber: string; password: string; salt: string }>(async () => {
+      throw new Error('deriveReporterKeys not provided');
     }),
   },
   delays: {
@@ -628,6 +661,13 @@ const reportSetup = setup({
     assignProof: assign({ proof: (_, params: { proof: SubmissionProof }) => params.proof }),
     /** A proof pays for one attempt; a failed solve is retried by the next `editing` or `sending`. */
     forgetProof: assign({ proof: null }),
+    assignReservation: assign({ reservation: (_, params: { reservation: CaseReservation }) => params.reservation }),
+    assignDerived: assign({ derived: (_, params: { derived: DerivedSecret }) => params.derived }),
+    forgetReservation: assign({ reservation: null, derived: null }),
+    assignReserveRetryAfter: assign({
+      retryAfterSeconds: (_, params: { outcome: ReserveOutcome }) =>
+        params.outcome && 'rateLimited' in params.outcome ? params.outcome.rateLimited.retryAfterSeconds : null,
+    }),
     assignRetryAfter: assign({ retryAfterSeconds: (_, params: { outcome: SubmitOutcome }) => (params.outcome as RateLimited).rateLimited.retryAfterSeconds }),
   },
   guards: {
@@ -670,6 +710,11 @@ const reportSetup = setup({
     isFileRefused: (_, params: { outcome: SubmitOutcome }) => isRefusedFile(params.outcome),
     isNetworkFailure: (_, params: { outcome: SubmitOutcome }) => isNetworkFailure(params.outcome),
     hasProof: ({ context }) => context.proof !== null,
+    /** Oral and meeting cases are always followed; the online form when the reporter chose to. */
+    isFollowing: ({ context }) => context.channel !== 'online' || context.draft.follow === true,
+    hasReservation: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'reservation' in params.outcome,
+    isReservationRateLimited: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
+    isReservationOffline: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
   },
 });
 
@@ -760,6 +805,8 @@ export function createReportMachine(channel: ReportChannel) {
       response: null,
       proof: null,
       retryAfterSeconds: null,
+      reservation: null,
+      derived: null,
     }),
     initial: 'loadingCompany',
     on: {
@@ -891,11 +938,16 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['busy'],
         entry: ['clearFirstInvalidStep', 'startProgress'],
         // Whatever the outcome, the proof was spent: the next attempt needs a new one.
-        exit: 'forgetProof',
+        exit: ['forgetProof', 'forgetReservation'],
         initial: 'checkingProof',
         states: {
           checkingProof: {
-            always: [{ guard: 'hasProof', target: 'submitting' }, { target: 'provingWork' }],
+            always: [
+              { guard: and(['hasProof', 'isFollowing']), target: 'reserving' },
+              // Oral and meeting cases are always followed: only the online form sends without an account.
+              ...(online ? [{ guard: 'hasProof' as const, target: 'submitting' }] : []),
+              { target: 'provingWork' },
+            ],
           },
           // Only when Send came before the background proof was ready.
           provingWork: {
@@ -903,7 +955,44 @@ export function createReportMachine(channel: ReportChannel) {
               id: 'solveProofOfWork',
               src: 'solveProofOfWork',
               input: () => ({ proof: null }),
-              onDone: { target: 'submitting', actions: { type: 'assignProof', params: ({ event }) => ({ proof: event.output }) } },
+              onDone: { target: 'checkingProof', actions: { type: 'assignProof', params: ({ event }) => ({ proof: event.output }) } },
+              onError: { target: '#' + id + '.failed' },
+            },
+          },
+          // A followed case: its number and salt first, so the browser can derive (issue 37).
+          reserving: {
+            invoke: {
+              id: 'reserveCase',
+              src: 'reserveCase',
+              input: ({ context }) => ({ proof: context.proof }),
+              onDone: [
+                {
+                  guard: { type: 'hasReservation', params: ({ event }) => ({ outcome: event.output }) },
+                  target: 'deriving',
+                  // The reservation spent the proof; the case's own is solved by the submit effect.
+                  actions: ['forgetProof', { type: 'assignReservation', params: ({ event }) => ({ reservation: event.output as CaseReservation }) }],
+                },
+                {
+                  guard: { type: 'isReservationRateLimited', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.rateLimited',
+                  actions: { type: 'assignReserveRetryAfter', params: ({ event }) => ({ outcome: event.output }) },
+                },
+                {
+                  guard: { type: 'isReservationOffline', params: ({ event }) => ({ outcome: event.output }) },
+                  target: '#' + id + '.failed.offline',
+                },
+                { target: '#' + id + '.failed' },
+              ],
+              onError: { target: '#' + id + '.failed' },
+            },
+          },
+          // The verifier from the reserved number, the password and the salt, in the browser.
+          deriving: {
+            invoke: {
+              id: 'deriveReporterKeys',
+              src: 'deriveReporterKeys',
+              input: ({ context }) => ({ caseNumber: context.reservation!.caseNumber, password: context.draft.password, salt: context.reservation!.salt }),
+              onDone: { target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
               onError: { target: '#' + id + '.failed' },
             },
           },

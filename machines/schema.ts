@@ -361,8 +361,29 @@ export const reportedPersonSchema = v.object({
 });
 export type ReportedPerson = v.InferOutput<typeof reportedPersonSchema>;
 
+/**
+ * The derivation a reporter's browser used (core/crypto `Kdf`): its shape here, its
+ * bounds (no weaker than the defaults) checked by the server with core/crypto.
+ */
+export const kdfSchema = v.variant('name', [
+  v.object({ name: v.literal('argon2id-v1'), m: v.number(), t: v.number(), p: v.number() }),
+  v.object({ name: v.literal('pbkdf2-v1'), iterations: v.number() }),
+]);
+const base64url43 = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{43}$/, 'validation.invalid'));
+
+/**
+ * A followed case from the portal's own form (issue 37): no password, only the
+ * verifier derived in the browser from the reserved case number, the password and
+ * the reservation's salt, with the derivation used (docs/decisions/blind-server.md).
+ */
+export const derivedAccountSchema = v.object({ follow: v.literal(true), reservation: base64url43, verifier: base64url43, kdf: kdfSchema });
+export type DerivedAccount = v.InferOutput<typeof derivedAccountSchema>;
+const plainAccountSchema = v.object({ follow: v.literal(true), password: passwordSchema });
+
+/** Scripted clients may still send the spec's plain `password` (the weaker path: the server derives the same verifier). */
 export const caseAccountSchema = v.variant('follow', [
-  v.object({ follow: v.literal(true), password: passwordSchema }),
+  plainAccountSchema,
+  derivedAccountSchema,
   v.object({ follow: v.literal(false), password: v.optional(v.nullable(v.literal(''))) }),
 ]);
 export type CaseAccount = v.InferOutput<typeof caseAccountSchema>;
@@ -402,7 +423,7 @@ export type CaseDto = v.InferOutput<typeof caseDtoSchema>;
 const oralSubmissionSchema = v.object({
   ...commonSubmission,
   creationChannel: v.optional(v.literal('BY_PHONE'), 'BY_PHONE'),
-  caseAccount: v.object({ follow: v.literal(true), password: passwordSchema }),
+  caseAccount: v.variant('follow', [plainAccountSchema, derivedAccountSchema]),
 });
 export const submissionByPhoneDtoSchema = oralSubmissionSchema;
 export const submissionByMeetingDtoSchema = oralSubmissionSchema;

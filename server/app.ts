@@ -73,7 +73,10 @@ export const SECURITY_HEADERS: Record<string, string> = {
   // gate, which a page with a picture allows by its hash alone (server/spa.ts).
   'content-security-policy': [
     "default-src 'self'",
-    "script-src 'self'",
+    // WebAssembly, and only that (no JavaScript eval): Argon2id derives the reporter's
+    // keys in the page (hash-wasm; issue 37). Without it the derivation would fall back
+    // to PBKDF2 everywhere, silently.
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     // No other origin, not even the SPA's config fallback (http://localhost:9000, spec
     // §7, §8): a page this server sends has its config inlined and same-origin, and in

@@ -34,6 +34,8 @@ export interface ServerConfig {
   /** How long running requests and uploads may take after SIGTERM before they are cut (ms). */
   shutdownGraceMs: number;
   /** Anonymous submissions (every state-changing public call) per client and window (docs/decisions/submission-abuse.md). */
+  /** Look-ups of a case's salt and derivation before sign-in (issue 37), per client. */
+  signinKdfRateLimit: RateBudget;
   submitRateLimit: RateBudget;
   /** Upload sessions (for a message's files) a signed-in reporter may open per case and window. */
   caseUploadSessionRateLimit: RateBudget;
@@ -138,6 +140,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     submitRateLimit: {
       max: int(env.SUBMIT_RATE_LIMIT_MAX, 10, 'SUBMIT_RATE_LIMIT_MAX', 1),
       windowSeconds: int(env.SUBMIT_RATE_LIMIT_WINDOW_SECONDS, 3600, 'SUBMIT_RATE_LIMIT_WINDOW_SECONDS', 1),
+    },
+    signinKdfRateLimit: {
+      max: int(env.SIGNIN_KDF_RATE_LIMIT_MAX, 60, 'SIGNIN_KDF_RATE_LIMIT_MAX', 1),
+      windowSeconds: int(env.SIGNIN_KDF_RATE_LIMIT_WINDOW_SECONDS, 600, 'SIGNIN_KDF_RATE_LIMIT_WINDOW_SECONDS', 1),
     },
     caseUploadSessionRateLimit: {
       max: int(env.CASE_UPLOAD_SESSION_RATE_LIMIT_MAX, 30, 'CASE_UPLOAD_SESSION_RATE_LIMIT_MAX', 1),

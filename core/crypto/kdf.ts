@@ -30,6 +30,13 @@ export interface KdfOptions {
    * keep a test that is not about cost fast; pages and scripted clients never do.
    */
   enforceFloor?: boolean;
+  /**
+   * Another implementation of the same Argon2id (v1.3, 32 bytes out): the server passes
+   * @node-rs/argon2's native one, which runs on libuv's thread pool instead of blocking
+   * the event loop as WebAssembly would. Same function, same bytes
+   * (test/unit/core-crypto-derive.test.ts); the parameters are checked before it runs.
+   */
+  argon2id?: (input: Uint8Array, salt: Uint8Array, params: { m: number; t: number; p: number }) => Promise<Uint8Array>;
 }
 
 const SECRET_BYTES = 32;
@@ -55,6 +62,7 @@ export async function deriveSecret(input: Uint8Array, salt: Uint8Array, kdf: Kdf
   checkKdf(kdf, options);
   if (salt.length < 8) throw new EnvelopeError('kdf', 'a salt is at least 8 bytes');
   if (kdf.name === 'argon2id-v1') {
+    if (options.argon2id) return new Uint8Array(await options.argon2id(input, salt, { m: kdf.m, t: kdf.t, p: kdf.p }));
     const out = await argon2id({ password: input, salt, iterations: kdf.t, parallelism: kdf.p, memorySize: kdf.m, hashLength: SECRET_BYTES, outputType: 'binary' });
     return new Uint8Array(out);
   }

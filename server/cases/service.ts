@@ -13,6 +13,9 @@ import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
+import type { Kdf } from '../../core/crypto/index.ts';
+import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverVerifier, type AccountSecret } from './reporter-keys.ts';
+import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
 import { metadataView, storedMetadata, type MetadataCheckState } from '../files/metadata-check.ts';
 import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
@@ -63,7 +66,12 @@ export interface NewCaseInput {
   subsidiaryId?: string | null;
   whistleblower?: Whistleblower | null;
   follow: boolean;
-  password?: string | null;
+  /**
+   * The follow account (issue 37): the verifier a browser derived for a reserved case
+   * number (`reservation`), or, the weaker path of scripted clients, the plain
+   * `password` the server derives the same verifier from. Null: not followed.
+   */
+  account?: AccountInput | null;
   description?: string | null;
   violation?: Violation | null;
   repeatedViolations?: boolean | null;
@@ -79,6 +87,8 @@ export interface NewCaseInput {
   /** The interface language the report was sent in: the language of mails to the reporter. */
   language?: Language | null;
 }
+
+export type AccountInput = { password: string } | { reservation: string; verifier: string; kdf: Kdf };
 
 export interface CreatedCase {
   caseNumber: string;
@@ -126,7 +136,10 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   };
   // Argon2id runs on libuv's thread pool (@node-rs/argon2), before the transaction:
   // the embedded database's single connection never waits on a hash.
-  const passwordHash = input.follow && input.password ? await ctx.passwords.hash(input.password) : null;
+  const account = input.follow ? (input.account ?? null) : null;
+  const reserved = account && 'reservation' in account ? account : null;
+  const verifierHash = reserved ? await ctx.passwords.hash(parseVerifier(reserved.verifier, 'caseAccount.verifier')) : null;
+  if (reserved) parseKdf(reserved.kdf, 'caseAccount.kdf');
   const { caseId, key } = input;
   const now = new Date();
   // Sealed before the transaction too: nothing but statements runs while it is open.
@@ -138,10 +151,22 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   const sentFiles = fileRows(ctx, caseId, key, null, input.files ?? [], now);
 
   for (let attempt = 0; ; attempt++) {
-    const caseNumber = newCaseNumber();
+    let caseNumber = reserved ? '' : newCaseNumber();
+    // The plain path: the server derives the verifier the browser would have, for this number.
+    let secret: AccountSecret | null = null;
+    if (account && 'password' in account) {
+      const salt = newSalt();
+      secret = { salt, kdf: DEFAULT_KDF, passwordHash: await ctx.passwords.hash(await serverVerifier(caseNumber, account.password, salt, DEFAULT_KDF)) };
+    }
     let claimed: StagedFile[] = [];
     try {
       await ctx.db.transaction().execute(async (trx) => {
+        if (reserved) {
+          // Single use: the reservation goes with the case it names, or stays if the case fails.
+          const r = await takeReservation(trx, input.company.id, reserved.reservation, now);
+          caseNumber = r.case_number;
+          secret = { salt: Buffer.from(r.salt), kdf: reserved.kdf, passwordHash: verifierHash! };
+        }
         claimed = input.uploads ? await input.uploads.claim(trx) : [];
         const files = [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)];
         // One statement (one round trip on the embedded database's single connection)
@@ -175,7 +200,8 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
               .returning('id'),
           )
           .with('new_event', (db) => db.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).returning('case_id'));
-        if (passwordHash) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: passwordHash, created_at: now }).returning('case_id')) as unknown as typeof q;
+        const acc = secret as AccountSecret | null;
+        if (acc) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: acc.passwordHash, salt: acc.salt, kdf: kdfText(acc.kdf), created_at: now }).returning('case_id')) as unknown as typeof q;
         if (files.length) q = q.with('new_files', (db) => db.insertInto('case_file').values(files).returning('id')) as unknown as typeof q;
         const inserted = await q
           .selectFrom('new_case')
@@ -190,7 +216,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
       return { caseNumber, status, created: now.toISOString(), submission: { type: input.submissionType } };
     } catch (err) {
       // A clash of 16 random digits (about 1 in 9·10^15 per existing case): draw again.
-      if (isUniqueViolation(err) && String((err as { constraint?: string }).constraint ?? (err as Error).message).includes('case_number') && attempt < 5) continue;
+      if (!reserved && isUniqueViolation(err) && String((err as { constraint?: string }).constraint ?? (err as Error).message).includes('case_number') && attempt < 5) continue;
       throw err;
     }
   }

@@ -136,6 +136,20 @@ export interface CaseAccountTable {
   must_change_password: Generated<boolean>;
   /** Moved on by sign-out and password change: access tokens of an older generation answer 401. */
   token_generation: Generated<number>;
+  /** The reporter's salt and derivation (JSON); both null for a case made before verifiers (`legacy`, issue 37). */
+  salt: Uint8Array | null;
+  kdf: string | null;
+}
+
+/** A case number and salt handed out before the case is sealed: single use, short-lived (issue 37). */
+export interface CaseReservationTable {
+  token_hash: string;
+  company_id: string;
+  case_number: string;
+  salt: Uint8Array;
+  expires_at: Timestamp;
+  /** A creation call passed the submission budget and proof on it (once only). */
+  passed: Generated<boolean>;
 }
 
 export interface HandlerAccountTable {
@@ -311,6 +325,7 @@ export interface DB {
   case_comment: CaseCommentTable;
   case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
+  case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
   handler_officer: HandlerOfficerTable;
   handler_recovery_code: HandlerRecoveryCodeTable;

@@ -8,7 +8,8 @@
  * (`reply.hijack()`), with our security headers set first, so its pages obey the
  * same Content-Security-Policy as the rest of the portal.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { normalizeIP } from '@fastify/rate-limit';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -29,6 +30,8 @@ import { sweepExpiredAccounts } from './expiry.ts';
 import { ProofOfWork } from '../security/pow.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
+import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
+import type { Kdf } from '../../core/crypto/index.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
 
@@ -43,6 +46,9 @@ const IDP_CSS = readFileSync(new URL('./assets/idp.css', import.meta.url), 'utf8
 const LOGOUT_JS = readFileSync(new URL('./assets/logout.js', import.meta.url), 'utf8');
 const PASSWORD_JS = readFileSync(new URL('./assets/password.js', import.meta.url), 'utf8');
 const SIGNIN_JS = readFileSync(new URL('./assets/signin.js', import.meta.url), 'utf8');
+const DERIVE_JS = readFileSync(new URL('./assets/derive.js', import.meta.url), 'utf8');
+/** hash-wasm's own Argon2id build (WebAssembly inside), from our origin, for derive.js. */
+const ARGON2_JS = readFileSync(createRequire(import.meta.url).resolve('hash-wasm/dist/argon2.umd.min.js'), 'utf8');
 const QUICK_EXIT_JS = readFileSync(new URL('./assets/quick-exit.js', import.meta.url), 'utf8');
 const SIGNIN_POW_WORKER_JS = readFileSync(new URL('./assets/signin-pow.worker.js', import.meta.url), 'utf8');
 /**
@@ -204,15 +210,20 @@ export class IdentityService {
   // ---- sign-in -------------------------------------------------------------
 
   /**
-   * One attempt with a case number and password; the same work and answer whatever
-   * fails, except that a paused sign-in says for how long (`pausedMs`): the pause
-   * follows the failures sent at the typed number, known or not, so it tells
-   * nothing about the case.
+   * One attempt with a case number and what proves the password (issue 37): the
+   * page's `verifier`, derived in the browser with the case's salt and kdf
+   * (`kdfFor`); or, the weaker path of scripted clients, the plain `password`, from
+   * which the server derives the same verifier. A case made before verifiers
+   * (`legacy`) is checked against its password hash once and then holds the verifier
+   * the page derived with a fresh salt (`next`), or one the server derives. The same
+   * work and answer whatever fails, except that a paused sign-in says for how long
+   * (`pausedMs`): the pause follows the failures sent at the typed number, known or
+   * not, so it tells nothing about the case.
    */
   async checkCredentials(
     company: Company,
     caseNumberInput: string,
-    password: string,
+    proof: SignInProof,
     clientAddress?: string,
   ): Promise<{ caseId: string; mustChange: boolean } | { refused: true; pausedMs: number }> {
     const caseNumber = normalizeCaseNumber(caseNumberInput);
@@ -221,20 +232,65 @@ export class IdentityService {
       ? await this.ctx.db
           .selectFrom('report_case')
           .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
-          .select(['report_case.id', 'case_account.password_hash', 'case_account.must_change_password'])
+          .select(['report_case.id', 'case_account.password_hash', 'case_account.must_change_password', 'case_account.salt', 'case_account.kdf'])
           .where('report_case.case_number', '=', caseNumber)
           .where('report_case.company_id', '=', company.id)
           .executeTakeFirst()
       : undefined;
     if (attempt.delayMs > 0) await sleep(attempt.delayMs);
-    const ok = row ? await this.ctx.passwords.verify(row.password_hash, password) : await this.ctx.passwords.verifyNothing(password);
+    const passwords = this.ctx.passwords;
+    let ok = false;
+    let upgrade: { passwordHash: string; salt: Buffer; kdf: Kdf } | undefined;
+    if (row && row.kdf && row.salt) {
+      const verifier = proof.verifier ?? (proof.password !== undefined ? await serverVerifier(caseNumber, proof.password, row.salt, JSON.parse(row.kdf) as Kdf) : '');
+      ok = await passwords.verify(row.password_hash, verifier);
+    } else if (row) {
+      // legacy: only the plain password opens it, once.
+      ok = proof.password !== undefined && (await passwords.verify(row.password_hash, proof.password));
+      if (ok) {
+        const salt = proof.next?.salt ?? newSalt();
+        const kdf = proof.next?.kdf ?? DEFAULT_KDF;
+        const verifier = proof.next?.verifier ?? (await serverVerifier(caseNumber, proof.password!, salt, kdf));
+        upgrade = { passwordHash: await passwords.hash(verifier), salt, kdf };
+      }
+    } else {
+      // Unknown: the work a known case costs, the look-alike salt and the default derivation.
+      const verifier = proof.verifier ?? (proof.password !== undefined && CASE_NUMBER.test(caseNumber) ? await serverVerifier(caseNumber, proof.password, passwords.lookAlikeSalt(company.id, caseNumber), DEFAULT_KDF) : '');
+      ok = await passwords.verifyNothing(verifier);
+    }
     if (!ok || attempt.blocked || !row) {
       this.ctx.metrics?.signInFailed('reporter', company.id);
       return { refused: true, pausedMs: await this.throttle.failure(attempt) };
     }
     await this.throttle.success(attempt);
-    await this.ctx.db.updateTable('case_account').set({ last_login_at: new Date() }).where('case_id', '=', row.id).execute();
+    await this.ctx.db
+      .updateTable('case_account')
+      .set({ last_login_at: new Date(), ...(upgrade ? { password_hash: upgrade.passwordHash, salt: upgrade.salt, kdf: kdfText(upgrade.kdf) } : {}) })
+      .where('case_id', '=', row.id)
+      .execute();
     return { caseId: row.id, mustChange: !!row.must_change_password };
+  }
+
+  /**
+   * What the sign-in page (and a scripted client) derives with, for a typed case
+   * number (issue 37): the case's salt and kdf; for an unknown number, a salt derived
+   * from the number under a server key and the default kdf, so the two answers look
+   * alike. Both look the case up the same way and compute the look-alike salt.
+   */
+  async kdfFor(company: Company, caseNumberInput: string): Promise<{ salt: string; kdf: AnsweredKdf }> {
+    const caseNumber = normalizeCaseNumber(caseNumberInput);
+    const row = CASE_NUMBER.test(caseNumber)
+      ? await this.ctx.db
+          .selectFrom('report_case')
+          .innerJoin('case_account', 'case_account.case_id', 'report_case.id')
+          .select(['case_account.salt', 'case_account.kdf'])
+          .where('report_case.case_number', '=', caseNumber)
+          .where('report_case.company_id', '=', company.id)
+          .executeTakeFirst()
+      : undefined;
+    const lookAlike = this.ctx.passwords.lookAlikeSalt(company.id, caseNumber);
+    if (row?.salt && row.kdf) return { salt: Buffer.from(row.salt).toString('base64url'), kdf: kdfOf(row.kdf) };
+    return { salt: lookAlike.toString('base64url'), kdf: row ? kdfOf(null) : DEFAULT_KDF };
   }
 
   /** A challenge for the sign-in form while the company sees a burst of failed sign-ins; none otherwise. */
@@ -338,6 +394,8 @@ export class IdentityService {
     app.get(`${MOUNT}/assets/logout.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(LOGOUT_JS));
     app.get(`${MOUNT}/assets/password.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PASSWORD_JS));
     app.get(`${MOUNT}/assets/signin.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_JS));
+    app.get(`${MOUNT}/assets/derive.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(DERIVE_JS));
+    app.get(`${MOUNT}/assets/argon2.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(ARGON2_JS));
     app.get(`${MOUNT}/assets/quick-exit.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(QUICK_EXIT_JS));
     app.get(`${MOUNT}/assets/signin-pow.worker.js`, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(SIGNIN_POW_WORKER_JS));
     app.get<{ Params: { file: string } }>(`${MOUNT}/assets/noble/:file`, async (req, reply) => {
@@ -353,6 +411,27 @@ export class IdentityService {
       return reply.type('text/css; charset=utf-8').send(css);
     });
 
+    // The salt and derivation for a typed case number (issue 37; kdfFor). A POST, so the
+    // number is in no URL; JSON or a form. Per client, a budget of its own.
+    const kdfKey = createHash('sha256').update('wb:signin-kdf').update(service.ctx.recordKey).digest();
+    app.post(`${MOUNT}/signin/kdf`, {
+      config: {
+        rateLimit: {
+          max: service.ctx.config.signinKdfRateLimit.max,
+          timeWindow: service.ctx.config.signinKdfRateLimit.windowSeconds * 1000,
+          keyGenerator: (req: FastifyRequest) => `signin-kdf:${createHmac('sha256', kdfKey).update(normalizeIP(req.ip)).digest('base64url')}`,
+        },
+      },
+    }, async (req, reply) => {
+      const company = await companyByHost(service.ctx.db, req.host ?? '');
+      if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', 'No company is served on this host.');
+      bindCompany(req, company.id);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const caseNumber = typeof body.caseNumber === 'string' ? body.caseNumber.slice(0, 300) : '';
+      if (!caseNumber.trim()) throw new HttpError(400, 'VALIDATION', 'Send the case number as caseNumber.', 'caseNumber');
+      return reply.header('cache-control', 'no-store').send(await service.kdfFor(company, caseNumber));
+    });
+
     // Our interaction pages: form posts.
     void app.register(async (inst) => {
       inst.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
@@ -363,7 +442,7 @@ export class IdentityService {
         const it = await service.interaction(req, reply);
         if (!it) return reply;
         const pending = await service.pendingPasswordChange(it.uid);
-        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`));
+        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, undefined, await service.caseNumberOf(pending.case_id)));
         const pow = await service.signInChallenge(it.company);
         return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login${it.q}`, undefined, { pow }));
       });
@@ -373,16 +452,18 @@ export class IdentityService {
         if (!it) return reply;
         const body = (req.body ?? {}) as Record<string, unknown>;
         const caseNumber = typeof body.caseNumber === 'string' ? body.caseNumber.slice(0, 300) : '';
+        // The page sends the verifier (its script derived it); a scripted client may send the password (issue 37).
         const password = typeof body.password === 'string' ? body.password.slice(0, LIMITS.passwordMax + 1) : '';
+        const proof = signInProof(body);
         const action = `${MOUNT}/interaction/${it.uid}/login${it.q}`;
         // The typed case number stays in its field: only the password is typed again.
         const again = async (error: string, keep?: string) =>
           service.sendPage(reply, 400, signInPage(it.frame, action, error, { caseNumber: keep, pow: await service.signInChallenge(it.company) }));
-        if (!caseNumber.trim() || !password) return again(it.frame.t('signin.error.required'), caseNumber);
+        if (!caseNumber.trim() || (!password && !proof.verifier)) return again(it.frame.t(proof.malformed ? 'signin.error.invalid' : 'signin.error.required'), caseNumber);
         // During a burst, no proof no attempt: the reporter keeps the typed case number.
         if (!(await service.hasSignInProof(it.company, body.pow))) return again(it.frame.t('signin.error.pow'), caseNumber);
         // The client's address only feeds the throttle's keyed hash (never stored or logged).
-        const result = await service.checkCredentials(it.company, caseNumber, password, req.ip);
+        const result = await service.checkCredentials(it.company, caseNumber, { ...proof, password: password || undefined }, req.ip);
         if ('refused' in result) {
           const error = result.pausedMs > 0
             ? it.frame.t('signin.error.paused', { minutes: String(Math.max(1, Math.ceil(result.pausedMs / 60_000))) })
@@ -395,7 +476,7 @@ export class IdentityService {
             .values({ interaction_uid: service.payloadCrypto.interactionKey(it.uid), case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
             .onConflict((oc) => oc.column('interaction_uid').doUpdateSet({ case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) }))
             .execute();
-          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`));
+          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, undefined, await service.caseNumberOf(result.caseId)));
         }
         return service.finishLogin(req, reply, it.provider, result.caseId);
       });
@@ -409,22 +490,51 @@ export class IdentityService {
           return service.sendPage(reply, 400, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login${it.q}`, it.frame.t('password.error.expired'), { pow }));
         }
         const body = (req.body ?? {}) as Record<string, unknown>;
-        const next = typeof body.newPassword === 'string' ? body.newPassword : '';
-        const again = typeof body.confirmPassword === 'string' ? body.confirmPassword : '';
         const action = `${MOUNT}/interaction/${it.uid}/password${it.q}`;
-        let error: string | undefined;
-        if ([...next].length < LIMITS.passwordMin) error = 'password.error.min';
-        else if ([...next].length > LIMITS.passwordMax) error = 'password.error.max';
-        else if (next !== again) error = 'password.error.mismatch';
-        if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error)));
-        const hash = await service.ctx.passwords.hash(next);
+        // The page's script checked length and confirmation and derived the new keys
+        // with a fresh salt (issue 37): what comes is the new verifier, salt and kdf.
+        // A scripted client may send the plain new password instead (the weaker path).
+        let secret: { passwordHash: string; salt: Buffer; kdf: Kdf };
+        if (typeof body.verifier === 'string') {
+          let parsed: { verifier: string; salt: Buffer; kdf: Kdf };
+          try {
+            parsed = { verifier: parseVerifier(body.verifier), salt: parseSalt(body.salt), kdf: parseKdf(body.kdf) };
+          } catch (err) {
+            if (!(err instanceof HttpError)) throw err;
+            return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t('password.error.derive'), await service.caseNumberOf(pending.case_id)));
+          }
+          secret = { passwordHash: await service.ctx.passwords.hash(parsed.verifier), salt: parsed.salt, kdf: parsed.kdf };
+        } else {
+          const next = typeof body.newPassword === 'string' ? body.newPassword : '';
+          const again = typeof body.confirmPassword === 'string' ? body.confirmPassword : '';
+          let error: string | undefined;
+          if ([...next].length < LIMITS.passwordMin) error = 'password.error.min';
+          else if ([...next].length > LIMITS.passwordMax) error = 'password.error.max';
+          else if (next !== again) error = 'password.error.mismatch';
+          const caseNumber = await service.caseNumberOf(pending.case_id);
+          if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error), caseNumber));
+          const salt = newSalt();
+          secret = { passwordHash: await service.ctx.passwords.hash(await serverVerifier(caseNumber, next, salt, DEFAULT_KDF)), salt, kdf: DEFAULT_KDF };
+        }
+        // One transaction swaps verifier, salt and kdf. With sealing, the data key
+        // re-wrapped under the new reporter key goes in the same one (blind-server.md).
         await service.ctx.db.transaction().execute(async (trx) => {
-          await trx.updateTable('case_account').set({ password_hash: hash, must_change_password: false }).where('case_id', '=', pending.case_id).execute();
+          await trx
+            .updateTable('case_account')
+            .set({ password_hash: secret.passwordHash, salt: secret.salt, kdf: kdfText(secret.kdf), must_change_password: false })
+            .where('case_id', '=', pending.case_id)
+            .execute();
           await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
         });
         return service.finishLogin(req, reply, it.provider, pending.case_id);
       });
     });
+  }
+
+  /** The number of the case a new-password step belongs to: its page derives the new keys from it. */
+  async caseNumberOf(caseId: string): Promise<string> {
+    const row = await this.ctx.db.selectFrom('report_case').select('case_number').where('id', '=', caseId).executeTakeFirst();
+    return row?.case_number ?? '';
   }
 
   async pendingPasswordChange(uid: string) {
@@ -510,6 +620,27 @@ function adminGuard(ctx: AppContext, req: FastifyRequest) {
   const a = createHash('sha256').update(m?.[1] ?? '').digest();
   const b = createHash('sha256').update(ctx.adminToken).digest();
   if (!m || !timingSafeEqual(a, b)) throw new HttpError(401, 'UNAUTHORIZED', 'The admin token (DATA_DIR/admin.token) is needed.');
+}
+
+/** What a sign-in post carries besides the case number (issue 37). */
+export interface SignInProof {
+  verifier?: string;
+  password?: string;
+  /** With the password of a legacy case: the verifier the page derived with a fresh salt, kept from now on. */
+  next?: { verifier: string; salt: Buffer; kdf: Kdf };
+  /** A verifier, salt or kdf was sent but is not one. */
+  malformed?: boolean;
+}
+
+function signInProof(body: Record<string, unknown>): SignInProof {
+  try {
+    const verifier = body.verifier === undefined || body.verifier === '' ? undefined : parseVerifier(body.verifier);
+    const next = typeof body.newVerifier === 'string' && body.newVerifier ? { verifier: parseVerifier(body.newVerifier), salt: parseSalt(body.newSalt), kdf: parseKdf(body.newKdf) } : undefined;
+    return { verifier, next };
+  } catch (err) {
+    if (err instanceof HttpError) return { malformed: true };
+    throw err;
+  }
 }
 
 function sleep(ms: number) {

@@ -8,11 +8,11 @@
  * in the same top bar, and the language switch: links to this same page in the
  * company's other languages.
  */
-import type { Language } from '../../machines/schema.ts';
+import { LIMITS, type Language } from '../../machines/schema.ts';
 import { LANGUAGE_NAMES } from '../../machines/languages.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
-import { QUICK_EXIT_FLAG, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
+import { QUICK_EXIT_FLAG, REPORTER_KEY_HANDOVER, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
 
 /** The portal's blank page a quick exit goes through (server/routes/leave.ts). */
 const LEAVE_PATH = '/leave';
@@ -59,7 +59,11 @@ function quickExitButton(f: PageFrame): string {
   return `<form class="quick-exit" method="get" action="${LEAVE_PATH}" data-flag="${QUICK_EXIT_FLAG}"><button type="submit" aria-keyshortcuts="Alt+Q">${esc(f.t('page.quickExit'))}</button></form>`;
 }
 
-function frame(f: PageFrame, title: string, body: string, opts: { script?: string; quickExit?: boolean } = {}): string {
+/** The reporter-key derivation (derive.js) and the Argon2id it uses (hash-wasm's own build, served from here). */
+const DERIVE_SCRIPTS = ['argon2.js', 'derive.js'];
+
+function frame(f: PageFrame, title: string, body: string, opts: { script?: string; scripts?: string[]; quickExit?: boolean } = {}): string {
+  const scripts = [...(opts.scripts ?? []), ...(opts.script ? [opts.script] : [])];
   const company = f.company?.name ?? '';
   const logo = f.company?.logoFileName
     ? `<a class="logo" href="/"><img src="/api/public/site-look-and-feel/logo/${encodeURIComponent(f.company.logoFileName)}" alt="${esc(f.t('page.logoAlt', { company }))}"></a>`
@@ -74,7 +78,7 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
 ${NO_FAVICON}
 <link rel="stylesheet" href="${f.base}/assets/idp.css">
 <link rel="stylesheet" href="${f.base}/assets/theme.css">
-${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}${opts.quickExit ? `<script src="${f.base}/assets/quick-exit.js" defer></script>\n` : ''}</head>
+${scripts.map((name) => `<script src="${f.base}/assets/${name}" defer></script>\n`).join('')}${opts.quickExit ? `<script src="${f.base}/assets/quick-exit.js" defer></script>\n` : ''}</head>
 <body>
 <a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
 <header class="bar">${logo}${languageSwitch(f)}${opts.quickExit ? quickExitButton(f) : ''}</header>
@@ -92,11 +96,11 @@ function errorBox(message: string | undefined): string {
   return message ? `<div id="form-error" class="alert" role="alert">${esc(message)}</div>\n` : '';
 }
 
-function field(opts: { id: string; label: string; type: string; autocomplete: string; hint?: string; invalid: boolean; autofocus?: boolean; inputmode?: string; value?: string }): string {
+function field(opts: { id: string; label: string; type: string; autocomplete: string; hint?: string; invalid: boolean; autofocus?: boolean; inputmode?: string; value?: string; unnamed?: boolean }): string {
   const described = [opts.hint ? `${opts.id}-hint` : '', opts.invalid ? 'form-error' : ''].filter(Boolean).join(' ');
   return `<div class="field">
 <label for="${opts.id}">${esc(opts.label)}</label>
-${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : ''}<input id="${opts.id}" name="${opts.id}" type="${opts.type}" autocomplete="${opts.autocomplete}"${opts.inputmode ? ` inputmode="${opts.inputmode}"` : ''} required aria-required="true"${described ? ` aria-describedby="${described}"` : ''}${opts.invalid ? ' aria-invalid="true"' : ''}${opts.autofocus ? ' autofocus' : ''}${opts.value ? ` value="${esc(opts.value)}"` : ''} maxlength="300">
+${opts.hint ? `<p class="hint" id="${opts.id}-hint">${esc(opts.hint)}</p>\n` : ''}<input id="${opts.id}"${opts.unnamed ? '' : ` name="${opts.id}"`} type="${opts.type}" autocomplete="${opts.autocomplete}"${opts.inputmode ? ` inputmode="${opts.inputmode}"` : ''} required aria-required="true"${described ? ` aria-describedby="${described}"` : ''}${opts.invalid ? ' aria-invalid="true"' : ''}${opts.autofocus ? ' autofocus' : ''}${opts.value ? ` value="${esc(opts.value)}"` : ''} maxlength="300">
 </div>`;
 }
 
@@ -114,6 +118,14 @@ export interface SignInExtras {
   pow?: PowChallenge;
 }
 
+/**
+ * What the page's script sends instead of the password (issue 37): the verifier; for a
+ * case made before verifiers (`legacy`) the password once (`password`) with the
+ * verifier of a fresh salt (`newVerifier`, `newSalt`, `newKdf`). The typed password's
+ * own field has no name, so it is never posted.
+ */
+const DERIVED_FIELDS = ['verifier', 'password', 'newVerifier', 'newSalt', 'newKdf'].map((n) => `<input type="hidden" name="${n}" value="">`).join('\n');
+
 export function signInPage(f: PageFrame, action: string, error?: string, opts: SignInExtras = {}): string {
   const t = f.t;
   const { pow } = opts;
@@ -128,28 +140,38 @@ export function signInPage(f: PageFrame, action: string, error?: string, opts: S
     : '';
   const body = `<h1>${esc(t('signin.heading'))}</h1>
 <p>${esc(t('signin.intro'))}</p>
-${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs} data-handover="${SIGNIN_HANDOVER_KEY}" data-filled="${esc(t('signin.caseNumber.filled'))}" data-opening="${esc(t('signin.opening'))}">
+${errorBox(error)}<form method="post" action="${esc(action)}" novalidate${powAttrs} data-handover="${SIGNIN_HANDOVER_KEY}" data-key-handover="${REPORTER_KEY_HANDOVER}" data-kdf="${f.base}/signin/kdf" data-derive-error="${esc(t('signin.error.derive'))}" data-filled="${esc(t('signin.caseNumber.filled'))}" data-opening="${esc(t('signin.opening'))}">
 ${field({ id: 'caseNumber', label: t('signin.caseNumber.label'), hint: t('signin.caseNumber.hint'), type: 'text', autocomplete: 'username', inputmode: 'numeric', invalid: !!error, autofocus: !kept, value: kept })}
-${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error, autofocus: !!kept })}
+${field({ id: 'password', label: t('signin.password.label'), type: 'password', autocomplete: 'current-password', invalid: !!error, autofocus: !!kept, unnamed: true })}
+${DERIVED_FIELDS}
 ${powFields}<button type="submit">${esc(t('signin.submit'))}</button>
 <p class="hint" id="signin-status" role="status"></p>
 </form>
 <p class="home"><a href="/">${esc(t('page.home'))}</a></p>`;
   // signin.js always: the case number handed over from the success dialog, "Opening your case…" on submit, and the proof when asked.
-  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body, { script: 'signin.js', quickExit: true });
+  return frame(f, t('page.title', { company: f.company?.name ?? '' }), body, { scripts: DERIVE_SCRIPTS, script: 'signin.js', quickExit: true });
 }
 
-export function newPasswordPage(f: PageFrame, action: string, error?: string): string {
+/**
+ * The new password (spec §4). Its script checks length and confirmation, derives the
+ * new keys from the case number (`caseNumber`, the case this step belongs to) and a
+ * fresh salt, and sends only `verifier`, `salt` and `kdf`; the two password fields
+ * have no name (issue 37).
+ */
+export function newPasswordPage(f: PageFrame, action: string, error: string | undefined, caseNumber: string): string {
   const t = f.t;
+  const hidden = ['verifier', 'salt', 'kdf'].map((n) => `<input type="hidden" name="${n}" value="">`).join('\n');
   const body = `<h1>${esc(t('password.heading'))}</h1>
 <p>${esc(t('password.intro'))}</p>
-${errorBox(error)}<form method="post" action="${esc(action)}" novalidate>
-${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.new.hint'), type: 'password', autocomplete: 'new-password', invalid: !!error, autofocus: true })}
+<div id="form-error" class="alert" role="alert"${error ? '' : ' hidden'}>${esc(error ?? '')}</div>
+<form method="post" action="${esc(action)}" novalidate data-case-number="${esc(caseNumber)}" data-key-handover="${REPORTER_KEY_HANDOVER}" data-min="${LIMITS.passwordMin}" data-max="${LIMITS.passwordMax}" data-error-min="${esc(t('password.error.min'))}" data-error-max="${esc(t('password.error.max'))}" data-error-mismatch="${esc(t('password.error.mismatch'))}" data-error-derive="${esc(t('password.error.derive'))}">
+${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.new.hint'), type: 'password', autocomplete: 'new-password', invalid: !!error, autofocus: true, unnamed: true })}
 <p class="strength" id="newPassword-strength" aria-live="polite" data-label="${esc(t('password.strength.label', { level: '{level}' }))}" data-weak="${esc(t('password.strength.weak'))}" data-fair="${esc(t('password.strength.fair'))}" data-strong="${esc(t('password.strength.strong'))}"></p>
-${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error })}
+${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error, unnamed: true })}
+${hidden}
 <button type="submit">${esc(t('password.submit'))}</button>
 </form>`;
-  return frame(f, t('password.heading'), body, { script: 'password.js', quickExit: true });
+  return frame(f, t('password.heading'), body, { scripts: DERIVE_SCRIPTS, script: 'password.js', quickExit: true });
 }
 
 /** oidc-provider hands over its hidden logout form (`op.logoutForm`); our script submits it with logout=yes. */

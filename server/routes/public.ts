@@ -5,12 +5,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { LANGUAGES, caseDtoSchema, submissionByPhoneDtoSchema, type Language, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import { LANGUAGES, caseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { requireCompany, type Company } from '../companies/service.ts';
 import { lookAndFeelResponse } from '../companies/format.ts';
-import { createCase } from '../cases/service.ts';
+import { createCase, type AccountInput } from '../cases/service.ts';
+import { reserveCase } from '../cases/reservations.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
@@ -142,7 +143,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
         subsidiaryId: dto.subsidiary,
         whistleblower: dto.whistleblower,
         follow: dto.caseAccount.follow,
-        password: dto.caseAccount.follow ? dto.caseAccount.password : null,
+        account: accountInput(req, dto.caseAccount),
         description: dto.description,
         violation: dto.violation,
         repeatedViolations: dto.repeatedViolations,
@@ -158,6 +159,13 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       throw err;
     }
     });
+  });
+
+  // A case number and salt before the case is sealed (issue 37; server/cases/reservations.ts).
+  // A POST under /api/public/: the submission budget and a proof-of-work guard it.
+  app.post('/api/public/case/reservation', async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    return reply.status(201).header('cache-control', 'no-store').send(await reserveCase(ctx.db, company.id));
   });
 
   const oral = (type: SubmissionType, what: string) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -178,13 +186,28 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       subsidiaryId: dto.subsidiary,
       whistleblower: dto.whistleblower,
       follow: true,
-      password: dto.caseAccount.password,
+      account: accountInput(req, dto.caseAccount),
       language: requestLanguage(req),
     }));
     return reply.status(201).send({ caseDto: created });
   };
   app.post('/api/public/case/new/by-phone', oral('PHONE', 'submissionByPhoneDto'));
   app.post('/api/public/case/new/by-meeting', oral('MEETING', 'submissionByMeetingDto'));
+}
+
+/**
+ * The follow account as the case service takes it: a derived verifier with its
+ * reservation, or the plain password. A request that skipped the budget and the proof
+ * on a reservation (server/security/abuse.ts) must use exactly that one.
+ */
+function accountInput(req: FastifyRequest, account: CaseAccount | OralSubmissionDto['caseAccount']): AccountInput | null {
+  const paid = (req as FastifyRequest & { reservationPaid?: string | null }).reservationPaid;
+  if (paid && !(account.follow && 'reservation' in account && account.reservation === paid)) {
+    throw new HttpError(400, 'RESERVATION_MISMATCH', 'X-Case-Reservation names another reservation than caseAccount.reservation.', 'caseAccount.reservation');
+  }
+  if (!account.follow) return null;
+  if ('reservation' in account) return { reservation: account.reservation, verifier: account.verifier, kdf: account.kdf };
+  return { password: account.password };
 }
 
 /** Runs the creation of case `caseId`; when it fails, the key made for it is removed (null: the key is not this call's to remove). */

@@ -20,7 +20,7 @@
  * from the master key), never the address itself; it is neither stored nor logged.
  * The counters live in the database, so the budgets hold across server processes.
  */
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { AppContext } from '../context.ts';
@@ -41,6 +41,37 @@ const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.
  */
 const isGuardedSubmission = (r: RouteOptions) =>
   r.url.startsWith('/api/public/') && methodsOf(r).some((m) => STATE_CHANGING.has(m)) && !r.config?.tusUpload;
+
+/** The three ways to create a case: a live case-number reservation in `X-Case-Reservation` already paid their budget and proof. */
+const isCaseCreation = (r: RouteOptions) => r.url.startsWith('/api/public/case/new/');
+
+export const RESERVATION_HEADER = 'x-case-reservation';
+
+/**
+ * Whether the request names a live case-number reservation in `X-Case-Reservation`
+ * (issue 37): the reservation cost one unit of the submission budget and a proof, so
+ * the case it is for costs neither again. The route must then create the case with
+ * exactly that reservation (`reservationPaid`, server/routes/public.ts). One pass
+ * per reservation (`passed`): a refused try reserves again, as it would have paid again.
+ */
+async function paidByReservation(ctx: AppContext, req: FastifyRequest): Promise<boolean> {
+  const r = req as FastifyRequest & { reservationPaid?: string | null };
+  if (r.reservationPaid !== undefined) return r.reservationPaid !== null;
+  const token = req.headers[RESERVATION_HEADER];
+  r.reservationPaid = null;
+  if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+  // One pass per reservation: a refused creation does not make it a free ticket for more.
+  const row = await ctx.db
+    .updateTable('case_reservation')
+    .set({ passed: true })
+    .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
+    .where('expires_at', '>', new Date())
+    .where('passed', '=', false)
+    .returning('case_number')
+    .executeTakeFirst();
+  if (row) r.reservationPaid = token;
+  return !!row;
+}
 
 function deriveKey(masterKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `wb:${purpose}`, 32));
@@ -104,7 +135,7 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
   // The budget is set on each guarded route before the rate-limit plug-in sees it.
   app.addHook('onRoute', (route) => {
     const budget = isGuardedSubmission(route)
-      ? { bucket: 'submit', ...config.submitRateLimit }
+      ? { bucket: 'submit', ...config.submitRateLimit, ...(isCaseCreation(route) ? { allowList: (req: FastifyRequest) => paidByReservation(ctx, req) } : {}) }
       : route.url === CHALLENGE_PATH
         ? { bucket: 'challenge', ...config.challengeRateLimit }
         : route.url.startsWith(ENROLMENT_PREFIX)
@@ -115,7 +146,7 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
     if (!budget) return;
     route.config = {
       ...(route.config ?? {}),
-      rateLimit: { max: budget.max, timeWindow: budget.windowSeconds * 1000, keyGenerator: clientKey(budget.bucket) },
+      rateLimit: { max: budget.max, timeWindow: budget.windowSeconds * 1000, keyGenerator: clientKey(budget.bucket), ...('allowList' in budget ? { allowList: budget.allowList } : {}) },
     } as typeof route.config;
   });
 
@@ -133,7 +164,10 @@ export async function registerAbuseGuards(app: FastifyInstance, ctx: AppContext,
   // and a script cannot make the server check proofs without paying the budget.
   app.addHook('onRoute', (route) => {
     if (!isGuardedSubmission(route)) return;
-    const check = async (req: FastifyRequest) => pow.spend(req.headers[POW_HEADER]);
+    const check = async (req: FastifyRequest) => {
+      if (isCaseCreation(route) && (await paidByReservation(ctx, req))) return;
+      return pow.spend(req.headers[POW_HEADER]);
+    };
     const existing = route.onRequest;
     route.onRequest = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), check] as RouteOptions['onRequest'];
   });

@@ -24,7 +24,7 @@ import {
   type SubmissionProof,
   type SubmitReportInput,
 } from '../../machines/report.ts';
-import { submitReport } from './submit.ts';
+import { deriveForCase, reserveCase, submitReport } from './submit.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { handOverCaseNumber } from '../app/signinHandover.ts';
 import { loadResumable, newUploadMemory } from '../uploads/memory.ts';
@@ -88,6 +88,11 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
           solveProofOfWork: fromPromise(({ input, signal }: { input: { proof: SubmissionProof | null }; signal: AbortSignal }) =>
             solveProofOfWork(api, input.proof, signal),
           ),
+          // A followed case: number and salt first, then the verifier derived here (issue 37).
+          reserveCase: fromPromise(({ input, signal }: { input: { proof: SubmissionProof | null }; signal: AbortSignal }) =>
+            reserveCase(api, window.location.hostname, input.proof, signal),
+          ),
+          deriveReporterKeys: fromPromise(({ input }: { input: { caseNumber: string; password: string; salt: string } }) => deriveForCase(input)),
         },
         actions: {
           copyCaseNumber: (_, params: { caseNumber: string }) => {

@@ -17,8 +17,11 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
-import type { NetworkFailure, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
+import type { CaseReservation, DerivedSecret, NetworkFailure, ReserveOutcome, SubmitOutcome, SubmitReportInput, SuccessData } from '../../machines/report.ts';
 import { solveProofOfWork } from './proof.ts';
+
+/** The header that names a live case-number reservation (server/security/abuse.ts RESERVATION_HEADER). */
+const RESERVATION_HEADER = 'x-case-reservation';
 import { UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, type UploadMemory } from '../uploads/memory.ts';
 
 const ENDPOINTS = {
@@ -58,6 +61,49 @@ export function refusedFileOf(body: string, files: readonly { name: string }[]):
   }
 }
 
+/**
+ * A case number and salt for a followed case, before it is sent (issue 37): spends
+ * the proof given (or one solved now). The machine derives next.
+ */
+export async function reserveCase(api: ApiClient, companyHost: string, given: Parameters<typeof solveProofOfWork>[1], signal?: AbortSignal): Promise<ReserveOutcome> {
+  let proof;
+  try {
+    proof = await solveProofOfWork(api, given, signal);
+  } catch {
+    return typeof navigator !== 'undefined' && navigator.onLine === false ? (thrown(signal) as ReserveOutcome) : null;
+  }
+  try {
+    const res = await fetch(api.url('/api/public/case/reservation'), {
+      method: 'POST',
+      headers: { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) },
+      signal,
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    });
+    if (res.status === 429) return rateLimited(res.headers.get('retry-after')) as ReserveOutcome;
+    if (!res.ok) return null;
+    const r = (await res.json().catch(() => null)) as CaseReservation | null;
+    return r && typeof r.reservation === 'string' && typeof r.caseNumber === 'string' && typeof r.salt === 'string'
+      ? { reservation: r.reservation, caseNumber: r.caseNumber, salt: r.salt }
+      : null;
+  } catch {
+    return thrown(signal) as ReserveOutcome;
+  }
+}
+
+/**
+ * The verifier for the reserved number, derived here with core/crypto (Argon2id in
+ * WebAssembly, or PBKDF2 where that cannot run); only it leaves the browser. The
+ * reporter key derived beside it has nothing to wrap until sealing lands (issue 37).
+ */
+export async function deriveForCase(input: { caseNumber: string; password: string; salt: string }): Promise<DerivedSecret> {
+  const { chooseKdf, deriveReporterKeys, fromBase64, toBase64 } = await import('../../core/crypto/index.ts');
+  const kdf = await chooseKdf();
+  const salt = fromBase64(input.salt.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((input.salt.length + 3) % 4));
+  const { verifier } = await deriveReporterKeys({ caseNumber: input.caseNumber, password: input.password, salt, kdf });
+  return { verifier: toBase64(verifier).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), kdf };
+}
+
 export async function submitReport(
   api: ApiClient,
   companyHost: string,
@@ -68,14 +114,23 @@ export async function submitReport(
   /** Uploads of this form's earlier tries, continued rather than sent again (src/uploads/resumable.ts). */
   memory?: UploadMemory,
 ): Promise<SubmitOutcome> {
-  let proof;
-  try {
-    proof = await solveProofOfWork(api, given, signal);
-  } catch {
-    // The challenge could not be fetched: offline, most likely, when the browser says so.
-    return typeof navigator !== 'undefined' && navigator.onLine === false ? thrown(signal) : null;
+  // A followed case reserved its number (issue 37): the reservation paid the budget and
+  // the proof, so the case goes with it instead (X-Case-Reservation). Files still need
+  // a proof for their upload session.
+  const account = submission.dto.caseAccount as { reservation?: string };
+  const reservation = typeof account.reservation === 'string' ? account.reservation : null;
+  let proof = null;
+  if (!reservation || submission.files.length) {
+    try {
+      proof = await solveProofOfWork(api, given, signal);
+    } catch {
+      // The challenge could not be fetched: offline, most likely, when the browser says so.
+      return typeof navigator !== 'undefined' && navigator.onLine === false ? thrown(signal) : null;
+    }
   }
-  const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost, [POW_HEADER]: proofHeader(proof) };
+  const headers: Record<string, string> = { accept: 'application/json', 'x-company-host': companyHost };
+  if (reservation) headers[RESERVATION_HEADER] = reservation;
+  else headers[POW_HEADER] = proofHeader(proof!);
   if (language) headers['accept-language'] = language;
 
   if (submission.channel !== 'online') {
@@ -105,16 +160,18 @@ export async function submitReport(
     // another, solved while the files go (and replaced if it grew stale meanwhile).
     // A session kept from an earlier try costs none.
     const reusing = !!memory?.session;
-    const next = reusing ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
+    const next = reusing || reservation ? Promise.resolve(proof) : solveProofOfWork(api, null, signal).catch(() => null);
     const { uploadFiles } = await loadResumable();
     const uploaded = await uploadFiles(api, companyHost, submission.files, reusing ? null : proof, reportProgress, signal, memory);
     if (!uploaded || !('ids' in uploaded)) return uploaded;
-    try {
-      proof = await solveProofOfWork(api, await next, signal);
-    } catch {
-      return null;
+    if (!reservation) {
+      try {
+        proof = await solveProofOfWork(api, await next, signal);
+      } catch {
+        return null;
+      }
+      headers[POW_HEADER] = proofHeader(proof);
     }
-    headers[POW_HEADER] = proofHeader(proof);
     headers[UPLOAD_SESSION_HEADER] = uploaded.session;
     dto = { ...dto, uploads: uploaded.ids };
     multipartFiles = [];

@@ -11,6 +11,7 @@
  * is loaded when something needs it — a sign-in, its callback, a refresh, a log-out
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
+import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -64,6 +65,8 @@ export interface PrivateServices {
   api: ApiClient;
   /** Bearer token for calls made outside the API client (uploads with progress, downloads). */
   accessToken(): Promise<string | null>;
+  /** The reporter key handed over by the sign-in page, in memory (src/private/reporterKey.ts); null when none came. */
+  reporterKey(): Promise<CryptoKey | null>;
 }
 
 export function statusOf(err: unknown): number {
@@ -115,12 +118,17 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
       return null;
     }
   };
+  // Read into memory once per page, when the private area opens (issue 37): after a
+  // sign-in the provider's redirect always loads the page anew.
+  let reporterKey: Promise<CryptoKey | null> = readReporterKey(storage);
   const forgetSession = () => {
     try {
       storage.removeItem(userKey);
     } catch {
       // storage unavailable: nothing was kept there either
     }
+    forgetReporterKey(storage);
+    reporterKey = Promise.resolve(null);
   };
   // One refresh at a time: refresh tokens rotate, and a second use of the same one
   // would make the provider revoke the whole grant.
@@ -147,7 +155,7 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, storedSession, forgetSession, refresh, api, accessToken };
+  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */

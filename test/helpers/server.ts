@@ -46,6 +46,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, bui
     enrolRateLimit: { max: 100_000, windowSeconds: 3600 },
     caseWriteRateLimit: { max: 100_000, windowSeconds: 3600 },
     reporterClientRateLimit: { max: 100_000, windowSeconds: 3600 },
+    signinKdfRateLimit: { max: 100_000, windowSeconds: 3600 },
     powDifficulty: 4,
     ...overrides,
   };

@@ -15,7 +15,9 @@ import {
   requiredSteps,
   stepValidity,
   isSendEnabled,
+  type CaseReservation,
   type CompanyInfo,
+  type DerivedSecret,
   type ReportChannel,
   type ReportContext,
   type RateLimited,
@@ -42,6 +44,8 @@ export const SUCCESS: SuccessData = {
 
 export const PROOF: SubmissionProof = { challenge: 'v1.4.1893456000.id.mac', nonce: '1b', expiresAt: '2030-01-01T00:00:00.000Z' };
 export const RATE_LIMITED: RateLimited = { rateLimited: { retryAfterSeconds: 900 } };
+export const RESERVATION: CaseReservation = { reservation: 'r'.repeat(43), caseNumber: '1234567812345678', salt: 'AAAAAAAAAAAAAAAAAAAAAA' };
+export const DERIVED: DerivedSecret = { verifier: 'v'.repeat(43), kdf: { name: 'argon2id-v1', m: 65536, t: 3, p: 1 } };
 
 /** The steps in the order a reporter fills them (subsidiary is always valid). */
 function fillOrder(channel: ReportChannel): StepName[] {
@@ -98,7 +102,8 @@ export function serializeReport(snapshot: AnyMachineSnapshot): string {
                 }
               : phase === 'complete'
                 ? // Whether a proof is ready decides how Send goes on, so it counts only here.
-                  { ...sending, response: c.response ? 1 : 0, proof: c.proof ? 1 : 0 }
+                  // So does following (a followed case reserves and derives first, issue 37).
+                  { ...sending, response: c.response ? 1 : 0, proof: c.proof ? 1 : 0, follow: d.follow, reserved: c.reservation ? 1 : 0 }
                 : null;
   return JSON.stringify({ v: snapshot.value, phase, detail });
 }
@@ -146,6 +151,13 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.done.actor.submitReport', output: { networkFailure: true } },
     { type: 'xstate.error.actor.submitReport', error: new Error('network') },
     { type: 'xstate.done.actor.submitReport', output: RATE_LIMITED },
+    { type: 'xstate.done.actor.reserveCase', output: RESERVATION },
+    { type: 'xstate.done.actor.reserveCase', output: null },
+    { type: 'xstate.done.actor.reserveCase', output: { networkFailure: true } },
+    { type: 'xstate.done.actor.reserveCase', output: RATE_LIMITED },
+    { type: 'xstate.error.actor.reserveCase', error: new Error('network') },
+    { type: 'xstate.done.actor.deriveReporterKeys', output: DERIVED },
+    { type: 'xstate.error.actor.deriveReporterKeys', error: new Error('no WebCrypto') },
     { type: 'xstate.done.actor.solveProofOfWork', output: PROOF },
     { type: 'xstate.error.actor.solveProofOfWork', error: new Error('no challenge') },
     { type: 'dialog.close' },

@@ -30,7 +30,7 @@ import {
 } from '../../machines/report.ts';
 import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
 import { createModelTestModel, createTracingScope } from './harness.ts';
-import { ONE_OFFICER, PROOF, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
+import { DERIVED, ONE_OFFICER, PROOF, RESERVATION, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
 
@@ -200,11 +200,21 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
 function run(channel: ReportChannel, company: CompanyInfo, submit: (input: SubmitReportInput) => Promise<SubmitOutcome>, proof: () => Promise<SubmissionProof> = async () => PROOF) {
   const copied: string[] = [];
   const navigations: string[] = [];
+  const derivations: { caseNumber: string; password: string; salt: string }[] = [];
+  const reserveProofs: Array<SubmissionProof | null> = [];
   const machine = reportModel(channel).machine.provide({
     actors: {
       loadCompanyInfo: fromPromise(async () => company),
       submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(({ input }) => submit(input)),
       solveProofOfWork: fromPromise(() => proof()),
+      reserveCase: fromPromise(async ({ input }: { input: { proof: SubmissionProof | null } }) => {
+        reserveProofs.push(input.proof);
+        return RESERVATION;
+      }),
+      deriveReporterKeys: fromPromise(async ({ input }: { input: { caseNumber: string; password: string; salt: string } }) => {
+        derivations.push(input);
+        return DERIVED;
+      }),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -214,7 +224,7 @@ function run(channel: ReportChannel, company: CompanyInfo, submit: (input: Submi
     },
   });
   const actor = createActor(machine).start();
-  return { actor, copied, navigations };
+  return { actor, copied, navigations, derivations, reserveProofs };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -437,6 +447,11 @@ describe('report machines as actors', () => {
     actor.send({ type: 'files.add', files: [{ name: 'a.pdf', size: 1000, type: 'application/pdf' }] });
     actor.send({ type: 'report.submit' });
     expect(actor.getSnapshot().matches('sending')).toBe(true);
+    // Reserved and derived first (issue 37): the password goes into the derivation, never the request.
+    await tick();
+    await tick();
+    await tick();
+    expect(actor.getSnapshot().matches({ sending: 'submitting' })).toBe(true);
     expect(seen!.submission).toMatchObject({
       channel: 'online',
       dto: {
@@ -449,7 +464,7 @@ describe('report machines as actors', () => {
         reportedPersons: [{ name: 'Per Hansen', jobTitle: 'CFO', phoneOrEmail: '+4512345678' }],
         reportedUnit: null,
         whistleblower: null,
-        caseAccount: { follow: true, password: 'hemmelig' },
+        caseAccount: { follow: true, reservation: RESERVATION.reservation, verifier: DERIVED.verifier, kdf: DERIVED.kdf },
       },
     });
     expect(seen!.submission.files.map((f) => f.name)).toEqual(['a.pdf']);
@@ -519,7 +534,7 @@ describe('report machines as actors', () => {
   it('proof-of-work: solved while the reporter types, sent with the report, and a new one for each attempt', async () => {
     let solves = 0;
     const proofs: Array<SubmissionProof | null> = [];
-    const { actor } = run(
+    const { actor, reserveProofs } = run(
       'online',
       TWO_OFFICERS_WITH_SUBSIDIARIES,
       async (input) => {
@@ -535,8 +550,12 @@ describe('report machines as actors', () => {
     fillOnline(actor.send.bind(actor));
     actor.send({ type: 'report.submit' });
     await tick();
+    await tick();
+    await tick();
     expect(solves).toBe(1);
-    expect(proofs).toEqual([{ ...PROOF, nonce: '1' }]);
+    // A followed case: the proof goes to the reservation; the case's own the submit effect solves.
+    expect(reserveProofs).toEqual([{ ...PROOF, nonce: '1' }]);
+    expect(proofs).toEqual([null]);
     expect(actor.getSnapshot().hasTag('failureDialog')).toBe(true);
     // The proof was spent by the failed attempt: back in the form, the next one is solved.
     expect(actor.getSnapshot().context.proof).toBeNull();
@@ -545,7 +564,9 @@ describe('report machines as actors', () => {
     expect(solves).toBe(2);
     actor.send({ type: 'report.submit' });
     await tick();
-    expect(proofs[1]).toEqual({ ...PROOF, nonce: '2' });
+    await tick();
+    await tick();
+    expect(reserveProofs[1]).toEqual({ ...PROOF, nonce: '2' });
     expect(actor.getSnapshot().matches('succeeded')).toBe(true);
   });
 
@@ -603,7 +624,7 @@ describe('report machines as actors', () => {
   it('oral and meeting: follow fixed on, send the phone DTO; login.start resets and goes to sign-in', async () => {
     for (const channel of ['oral', 'meeting'] as const) {
       let seen: SubmitReportInput | undefined;
-      const { actor, navigations } = run(channel, ONE_OFFICER, async (input) => {
+      const { actor, navigations, derivations } = run(channel, ONE_OFFICER, async (input) => {
         seen = input;
         return SUCCESS;
       });
@@ -621,6 +642,10 @@ describe('report machines as actors', () => {
       actor.send({ type: 'passwordConfirmation.change', value: 'pass1' });
       actor.send({ type: 'report.submit' });
       await tick();
+      await tick();
+      await tick();
+      await tick();
+      expect(derivations).toEqual([{ caseNumber: RESERVATION.caseNumber, password: 'pass1', salt: RESERVATION.salt }]);
       expect(seen!.submission).toEqual({
         channel,
         files: [],
@@ -630,7 +655,7 @@ describe('report machines as actors', () => {
           protectionOfficer: { id: 'po-9' },
           whistleblower: { name: 'Ida Jensen', email: 'ida@example.com', phone: null, phoneCountryCode: null, notification: false },
           creationChannel: 'BY_PHONE',
-          caseAccount: { follow: true, password: 'pass1' },
+          caseAccount: { follow: true, reservation: RESERVATION.reservation, verifier: DERIVED.verifier, kdf: DERIVED.kdf },
         },
       });
       expect(actor.getSnapshot().matches('succeeded')).toBe(true);

@@ -113,7 +113,7 @@ describe('the first paint in index.html', () => {
       expect(html).not.toContain('"quick-exit"');
       if (p.startsWith('/private/')) continue; // its head starts the early read (below)
       expect(html).not.toContain('sessionStorage');
-      expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'(;|$)/);
+      expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'wasm-unsafe-eval'(;|$)/);
     }
   });
 
@@ -126,7 +126,7 @@ describe('the first paint in index.html', () => {
       // After the boot data it reads.
       expect(html.indexOf(EARLY_READ_JS)).toBeGreaterThan(html.indexOf('id="wb-boot"'));
       const hash = `'sha256-${createHash('sha256').update(EARLY_READ_JS).digest('base64')}'`;
-      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", hash]);
+      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", hash]);
       // The private page's own entry (src/entries/private.ts) holds its layout. Showing
       // the page needs the stored session, not the OpenID client: it comes later.
       expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/private-[\w-]+\.js"><\/script>/);
@@ -135,7 +135,7 @@ describe('the first paint in index.html', () => {
     // The sign-in callback completes a sign-in: no early read, no inline script.
     const callback = await page('/private/callback', 'da');
     expect(callback.html).not.toContain(EARLY_READ_JS);
-    expect(callback.res.headers.get('content-security-policy')).toMatch(/script-src 'self'(;|$)/);
+    expect(callback.res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'wasm-unsafe-eval'(;|$)/);
   });
 
   it('keeps the CSP strict: the quick-exit gate is the one inline script, allowed by its hash alone', async () => {
@@ -146,7 +146,7 @@ describe('the first paint in index.html', () => {
     expect(inline).toHaveLength(1);
     expect(inline[0]).toContain('sessionStorage.getItem("quick-exit")');
     const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
-    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", hash]);
+    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", hash]);
   });
 
   it('draws a re-imported company anew', async () => {

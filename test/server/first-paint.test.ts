@@ -81,7 +81,7 @@ describe('index.html for the first paint', () => {
   it('keeps the CSP without unsafe-inline: the inline data is JSON, not script', async () => {
     const { res } = await page('/');
     const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).toMatch(/script-src 'self' 'wasm-unsafe-eval'(;|$)/);
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
   });
 

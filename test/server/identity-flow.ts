@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { call, caseDto, form, oralDto } from './api.ts';
 import { solve } from '../../core/pow.ts';
+import { deriveReporterKeys } from '../../core/crypto/index.ts';
 
 export const MOUNT = '/idp/realms/whistleblower';
 /** Sent with every request, so a test can show it is stored nowhere. */
@@ -184,7 +185,7 @@ export async function signIn(b: Browser, caseNumber: string, password: string, o
   }
   if (opts.newPassword) {
     expect(res.status, res.text).toBe(200);
-    expect(res.text).toContain('name="newPassword"');
+    expect(res.text).toContain('id="newPassword"');
     res = await b.postForm(formAction(res.text), { newPassword: opts.newPassword, confirmPassword: opts.newPassword });
   }
   const back = await followToApp(b, res);
@@ -213,4 +214,34 @@ export async function newCase(server: TestServer, opts: { host?: string; passwor
     : await call(server, 'POST', '/api/public/case/new/by-form', { host, body: form('caseDto', caseDto(officer, { caseAccount: { follow: true, password } }), opts.files ?? []) });
   expect(res.status, JSON.stringify(res.data)).toBe(201);
   return res.data.caseDto.caseNumber as string;
+}
+
+/** The salt and derivation the sign-in page asks for (issue 37). */
+export async function kdfOf(b: Browser, caseNumber: string): Promise<{ status: number; data: any }> {
+  const res = await b.request('POST', `${MOUNT}/signin/kdf`, { body: JSON.stringify({ caseNumber }), headers: { 'content-type': 'application/json' } });
+  return { status: res.status, data: res.text ? JSON.parse(res.text) : undefined };
+}
+
+/**
+ * The verifier as the sign-in page derives it (issue 37): salt and kdf from the
+ * server, the derivation with core/crypto, as docs/api.md shows a script doing it.
+ */
+export async function deriveVerifier(b: Browser, caseNumber: string, password: string): Promise<{ verifier: string; kdf: unknown; key: CryptoKey }> {
+  const { data } = await kdfOf(b, caseNumber);
+  const keys = await deriveReporterKeys({ caseNumber, password, salt: Buffer.from(data.salt, 'base64url'), kdf: data.kdf });
+  return { verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: data.kdf, key: keys.reporterKey };
+}
+
+/** The whole sign-in with a verifier, as the page sends it; the form post's answer for a refusal. */
+export async function signInWithVerifier(b: Browser, caseNumber: string, password: string): Promise<{ tokens?: Tokens; refused?: RawResponse }> {
+  const { verifier: pkceVerifier, state, redirectUri, page } = await openSignIn(b);
+  expect(page.status).toBe(200);
+  const { verifier } = await deriveVerifier(b, caseNumber, password);
+  const res = await b.postForm(formAction(page.text), withProof(page.text, { caseNumber, verifier }));
+  if (res.status !== 303) return { refused: res };
+  const back = await followToApp(b, res);
+  expect(back.searchParams.get('state')).toBe(state);
+  const tok = await exchangeCode(b, back.searchParams.get('code')!, pkceVerifier, redirectUri);
+  expect(tok.status, tok.text).toBe(200);
+  return { tokens: JSON.parse(tok.text) as Tokens };
 }

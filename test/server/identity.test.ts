@@ -226,7 +226,7 @@ describe('sign-in', () => {
     expect(page.text).toContain('name="caseNumber"');
     const step = await b.postForm(formAction(page.text), { caseNumber, password: 'old-pass' });
     expect(step.status).toBe(200);
-    expect(step.text).toContain('name="newPassword"');
+    expect(step.text).toContain('id="newPassword"');
     expect(step.text).toContain(`<script src="${MOUNT}/assets/password.js" defer></script>`);
     expect(step.text).toContain('data-label="Password strength: {level}" data-weak="weak" data-fair="fair" data-strong="strong"');
     expect((await b.get(`${MOUNT}/assets/password.js`)).headers['content-type']).toContain('text/javascript');

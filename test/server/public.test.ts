@@ -1,3 +1,5 @@
+import { deriveReporterKeys } from '../../core/crypto/index.ts';
+import { NATIVE_KDF } from '../../server/cases/reporter-keys.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -349,7 +351,10 @@ describe('new case by phone and by meeting', () => {
       const account = await server.ctx.db.selectFrom('case_account').selectAll().where('case_id', '=', row.id).executeTakeFirstOrThrow();
       expect(account.password_hash).toMatch(/^\$argon2id\$/);
       expect(account.password_hash).not.toContain('pass1234');
-      expect(await server.ctx.passwords.verify(account.password_hash, 'pass1234')).toBe(true);
+      // The plain path (issue 37): the hash is of the verifier the server derived, never of the password.
+      expect(await server.ctx.passwords.verify(account.password_hash, 'pass1234')).toBe(false);
+      const { verifier } = await deriveReporterKeys({ caseNumber: row.case_number, password: 'pass1234', salt: account.salt!, kdf: JSON.parse(account.kdf!) }, NATIVE_KDF);
+      expect(await server.ctx.passwords.verify(account.password_hash, Buffer.from(verifier).toString('base64url'))).toBe(true);
       expect(account.must_change_password).toBe(false);
       expect(account.last_login_at).toBeNull();
     });

@@ -132,7 +132,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     again.via = a;
     const step = await again.postForm(formAction(second.page.text), { caseNumber, password: 'pass1234' });
     expect(step.status).toBe(200);
-    expect(step.text).toContain('name="newPassword"');
+    expect(step.text).toContain('id="newPassword"');
     again.via = b;
     const done = await again.postForm(formAction(step.text), { newPassword: 'new-pass-2', confirmPassword: 'new-pass-2' });
     again.via = a;

@@ -19,6 +19,7 @@ import * as m0135 from './0135_private_upload_sessions.ts';
 import * as m0140 from './0140_case_change_notify.ts';
 import * as m0150 from './0150_upload_limits.ts';
 import * as m0160 from './0160_key_log.ts';
+import * as m0170 from './0170_r37_reporter_keys.ts';
 import * as m0180 from './0180_h37_handler_keys.ts';
 
 /**
@@ -46,5 +47,6 @@ export const migrations: Record<string, Migration> = {
   '0140_case_change_notify': m0140,
   '0150_upload_limits': m0150,
   '0160_key_log': m0160,
+  '0170_r37_reporter_keys': m0170,
   '0180_h37_handler_keys': m0180,
 };

@@ -9,6 +9,8 @@
   document.addEventListener('DOMContentLoaded', function () {
     var form = document.querySelector('form[data-handover]');
     if (!form) return;
+    // A reporter key a failed attempt left behind is no one's: gone before anything is typed.
+    try { sessionStorage.removeItem(form.getAttribute('data-key-handover')); } catch (e) {}
     var key = form.getAttribute('data-handover');
     var input = form.querySelector('#caseNumber');
     var status = document.getElementById('signin-status');
@@ -42,6 +44,84 @@
     });
   });
 })();
+// The form goes only once its proofs are ready (issue 37): the proof-of-work when the
+// page asks for one (below), and always the verifier. On sending, the script asks
+// the server for the case's salt and derivation (an unknown number gets a
+// look-alike), derives the verifier and the reporter key (derive.js), puts the
+// verifier into the hidden field and the key into this tab's sessionStorage for the
+// SPA on this origin, and sends the form. The typed password's field has no name: it
+// never leaves the page, save once for a case made before verifiers (`legacy`), when
+// it goes with a fresh verifier that replaces it.
+(function () {
+  document.addEventListener('DOMContentLoaded', function () {
+    var form = document.querySelector('form[data-kdf]');
+    if (!form || !self.wbReporterKeys) return;
+    var waits = [];
+    self.wbSignInWaits = waits;
+    var sending = false;
+    function field(name) {
+      return form.querySelector('input[name="' + name + '"]');
+    }
+    function fail() {
+      sending = false;
+      var box = document.getElementById('form-error');
+      if (!box) {
+        box = document.createElement('div');
+        box.id = 'form-error';
+        box.className = 'alert';
+        box.setAttribute('role', 'alert');
+        form.parentNode.insertBefore(box, form);
+      }
+      box.textContent = form.getAttribute('data-derive-error');
+      var status = document.getElementById('signin-status');
+      if (status) status.textContent = '';
+    }
+    async function prepare(caseNumber, password) {
+      var res = await fetch(form.getAttribute('data-kdf'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ caseNumber: caseNumber }),
+        credentials: 'same-origin',
+      });
+      if (!res.ok) throw new Error('kdf ' + res.status);
+      var answer = await res.json();
+      var keys = self.wbReporterKeys;
+      var derived;
+      if (answer.kdf && answer.kdf.name === 'legacy') {
+        var kdf = await keys.chooseKdf();
+        var salt = keys.newSalt();
+        derived = await keys.derive(caseNumber, password, salt, kdf);
+        field('password').value = password;
+        field('newVerifier').value = derived.verifier;
+        field('newSalt').value = salt;
+        field('newKdf').value = JSON.stringify(kdf);
+      } else {
+        derived = await keys.derive(caseNumber, password, answer.salt, answer.kdf);
+        field('verifier').value = derived.verifier;
+      }
+      try {
+        sessionStorage.setItem(form.getAttribute('data-key-handover'), JSON.stringify({ k: derived.key, t: Date.now() }));
+      } catch (e) {
+        /* storage disabled: the SPA asks for the password once */
+      }
+    }
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      if (sending) return;
+      var caseNumber = form.querySelector('#caseNumber').value;
+      var password = form.querySelector('#password').value;
+      // Nothing to derive from: the server's page says what is missing.
+      if (!caseNumber.trim() || !password) return form.submit();
+      sending = true;
+      Promise.all([prepare(caseNumber, password)].concat(waits.map(function (w) { return w(); }))).then(
+        function () {
+          form.submit();
+        },
+        fail,
+      );
+    });
+  });
+})();
 // The sign-in form's proof-of-work, only on a page that carries one (the company
 // sees a burst of failed sign-ins; docs/decisions/identity-throttle.md). A Web
 // Worker solves it from the moment the page opens, while the reporter types; the
@@ -56,24 +136,24 @@
     var field = form.querySelector('input[name="pow"]');
     var status = document.getElementById('pow-status');
     var done = false;
-    var waiting = false;
+    var resolveDone;
+    var ready = new Promise(function (r) { resolveDone = r; });
     var worker = new Worker(form.getAttribute('data-pow-worker'), { type: 'module' });
     worker.onmessage = function (e) {
       field.value = challenge + ':' + e.data.nonce;
       done = true;
       worker.terminate();
-      if (waiting) form.submit();
+      resolveDone();
     };
     worker.onerror = function () {
       done = true;
-      if (waiting) form.submit();
+      resolveDone();
     };
     worker.postMessage({ challenge: challenge, difficulty: Number(form.getAttribute('data-pow-difficulty')) });
-    form.addEventListener('submit', function (e) {
-      if (done) return;
-      e.preventDefault();
-      waiting = true;
-      if (status) status.textContent = status.getAttribute('data-working');
+    // The sending gate above waits for it; while it does, the status line says so.
+    (self.wbSignInWaits || []).push(function () {
+      if (!done && status) status.textContent = status.getAttribute('data-working');
+      return ready;
     });
   });
 })();
