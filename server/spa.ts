@@ -33,6 +33,7 @@ import { EARLY_READ_EXCLUDED_PATH } from '../core/earlyRead.ts';
 import { EARLY_READ_JS } from '../core/earlyReadScript.ts';
 import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../core/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
+import { readIntegrity, reachableScripts, withIntegrity, type BuildIntegrity, type IntegrityOf } from './integrity.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -343,6 +344,8 @@ export interface RenderInput {
   catalogue?: (key: string) => object | null;
   /** A private page's words until its script runs ("Opening your case…"), in the page's language. */
   opening?: string;
+  /** The build's recorded digests (server/integrity.ts): every preload it names carries its `integrity`. */
+  integrity?: IntegrityOf | null;
 }
 
 /** What src/ssr.tsx gives (kept in step by hand: the bundle is loaded at run time). */
@@ -392,7 +395,7 @@ export function bootData(company: Company | null, language: Language, config: Re
  * index.html for one host, language and route, and the CSP sources (hashes) of the
  * inline scripts it wrote, which its response must allow.
  */
-export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null, opening }: RenderInput): { html: string; scriptSources: string[] } {
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null, opening, integrity }: RenderInput): { html: string; scriptSources: string[] } {
   // A company whose settings the API cannot answer (it then answers 500) gets no
   // inline copy: the SPA fetches and meets the same failure as without inlining.
   const boot: BootInput & { catalogues?: Record<string, unknown> } = bootData(company, language, config);
@@ -404,8 +407,12 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
     // request beside the entry slows the entry on a slow phone's link, and a
     // catalogue is a few kB (performance.md, eleventh round).
     const { js, css, catalogues } = routePreloads(manifest, pathname, language, (key) => catalogue(key) !== null);
-    for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
-    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+    const sri = (f: string) => {
+      const value = integrity?.(`/${f}`);
+      return value ? ` integrity="${escapeAttr(value)}"` : '';
+    };
+    for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}"${sri(f)}>`);
+    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}"${sri(f)}>`);
     // `catalogue` is the build's cache: asking again reads nothing.
     if (catalogues.length) boot.catalogues = Object.fromEntries(catalogues.map((key) => [key, catalogue(key)]));
   }
@@ -492,6 +499,9 @@ class BuiltFiles {
   private mtime = -1;
   html = '';
   manifest: Manifest | null = null;
+  /** The build's recorded digests, and the CSP sources of what `html` holds inline (its import map). */
+  integrity: BuildIntegrity | null = null;
+  templateSources: string[] = [];
   /** The first-paint renderer of this build (dist/.ssr/ssr.js), loaded on first use. */
   private firstPaint: Promise<RenderFirstPaint | null> | null = null;
   constructor(
@@ -531,13 +541,18 @@ class BuiltFiles {
     } catch {
       return false;
     }
-    this.html = inlineStylesheets(html, this.distDir);
     const mf = path.join(this.distDir, manifestFile(this.page));
+    let graph: Manifest | null = null;
     try {
-      this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
+      graph = existsSync(mf) ? (JSON.parse(readFileSync(mf, 'utf8')) as Manifest) : null;
+      this.manifest = graph ? withGroupedRoutes({ ...graph }, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
     } catch {
       this.manifest = null;
     }
+    this.integrity = readIntegrity(this.distDir);
+    const pinned = this.integrity ? withIntegrity(inlineStylesheets(html, this.distDir), this.integrity.of, graph ? reachableScripts(graph) : []) : null;
+    this.html = pinned?.html ?? inlineStylesheets(html, this.distDir);
+    this.templateSources = pinned?.sources ?? [];
     this.mtime = m;
     this.firstPaint = null;
     this.catalogues.clear();
@@ -633,6 +648,37 @@ export interface Spa {
   hasHandlerDist: boolean;
   /** Answers a client-side route with index.html. */
   sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /** Answers a route of the handlers' workspace with handler.html, its scripts pinned by their digests. */
+  sendHandler(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+}
+
+/**
+ * The handlers' page as built, with `integrity` on its scripts and stylesheets and an
+ * import map of every script of its build (dist/handler/assets: one build, one page),
+ * re-read when the page changes.
+ */
+class HandlerPage {
+  private mtime = -1;
+  page: (Representation & { policy?: string }) | null = null;
+  constructor(
+    private readonly distDir: string,
+    private readonly securityPolicy?: string,
+  ) {}
+  get(): (Representation & { policy?: string }) | null {
+    const file = path.join(this.distDir, 'handler', 'handler.html');
+    try {
+      const m = statSync(file).mtimeMs;
+      if (m === this.mtime && this.page) return this.page;
+      const html = readFileSync(file, 'utf8');
+      const integrity = readIntegrity(this.distDir);
+      const pinned = integrity ? withIntegrity(html, integrity.of, integrity.paths.filter((p) => p.startsWith('/handler/assets/') && p.endsWith('.js'))) : { html, sources: [] };
+      this.page = { ...representation(pinned.html), policy: this.securityPolicy && pinned.sources.length ? cspWithScripts(this.securityPolicy, pinned.sources) : undefined };
+      this.mtime = m;
+    } catch {
+      // Mid-rebuild: what was read stays in use.
+    }
+    return this.page;
+  }
 }
 
 export async function registerSpa(app: FastifyInstance, ctx: AppContext, securityPolicy?: string): Promise<Spa> {
@@ -645,7 +691,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
   const hasHandlerDist = existsSync(path.join(distDir, 'handler', 'handler.html'));
-  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send() };
+  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send(), sendHandler: async (_req, reply) => reply.status(404).send() };
 
   await app.register(fastifyStatic, {
     root: distDir,
@@ -687,9 +733,17 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
+  const handlerPage = new HandlerPage(distDir, securityPolicy);
   return {
     hasDist,
     hasHandlerDist,
+    sendHandler: async (req, reply) => {
+      const page = handlerPage.get();
+      if (!page) return reply.status(404).send();
+      reply.header('cache-control', 'no-cache');
+      if (page.policy) reply.header('content-security-policy', page.policy);
+      return sendRepresentation(req, reply, page, 'text/html; charset=utf-8');
+    },
     sendIndex: async (req, reply) => {
       // Every page is checked on every request: a rebuild replaces them together.
       if ([built, ...ownPages.values()].map((b) => b.refresh()).some(Boolean)) {
@@ -717,12 +771,13 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         let made!: Representation;
         for (const inline of CATALOGUE_CHOICES) {
           const opening = isPrivatePath(pathname) ? ((spa.catalogue(`common/${language}`) as Record<string, unknown> | null)?.['page.openingCase'] as string | undefined) : undefined;
-          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening });
+          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening, integrity: spa.integrity?.of });
           const compressed = representation(candidate.html, quality);
           if (!made || (compressed.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) [page, made] = [candidate, compressed];
           if ((made.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) break;
         }
-        rep = { ...made, policy: securityPolicy && page.scriptSources.length ? cspWithScripts(securityPolicy, page.scriptSources) : undefined };
+        const sources = [...spa.templateSources, ...page.scriptSources];
+        rep = { ...made, policy: securityPolicy && sources.length ? cspWithScripts(securityPolicy, sources) : undefined };
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {
           if (renderedCount >= MAX_RENDERED) {

@@ -13,6 +13,21 @@ import { LANGUAGE_NAMES } from '../../machines/languages.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 import { QUICK_EXIT_FLAG, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
+import { readFileSync } from 'node:fs';
+import { sriOf } from '../integrity.ts';
+
+/**
+ * `integrity` of one of our scripts (assets/), as read once per process: index.ts
+ * serves the bytes it read at start, and scripts/build-manifest.mjs records the same
+ * files for an auditor (docs/decisions/code-integrity.md).
+ */
+const SCRIPT_INTEGRITY = new Map<string, string>();
+function scriptIntegrity(name: string): string {
+  let sri = SCRIPT_INTEGRITY.get(name);
+  if (!sri) SCRIPT_INTEGRITY.set(name, (sri = sriOf(readFileSync(new URL(`./assets/${name}`, import.meta.url)))));
+  return sri;
+}
+const scriptTag = (f: PageFrame, name: string) => `<script src="${f.base}/assets/${name}" integrity="${scriptIntegrity(name)}" defer></script>\n`;
 
 /** The portal's blank page a quick exit goes through (server/routes/leave.ts). */
 const LEAVE_PATH = '/leave';
@@ -74,7 +89,7 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
 ${NO_FAVICON}
 <link rel="stylesheet" href="${f.base}/assets/idp.css">
 <link rel="stylesheet" href="${f.base}/assets/theme.css">
-${opts.script ? `<script src="${f.base}/assets/${opts.script}" defer></script>\n` : ''}${opts.quickExit ? `<script src="${f.base}/assets/quick-exit.js" defer></script>\n` : ''}</head>
+${opts.script ? scriptTag(f, opts.script) : ''}${opts.quickExit ? scriptTag(f, 'quick-exit.js') : ''}</head>
 <body>
 <a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
 <header class="bar">${logo}${languageSwitch(f)}${opts.quickExit ? quickExitButton(f) : ''}</header>
