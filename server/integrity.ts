@@ -67,23 +67,30 @@ interface GraphChunk {
 }
 
 /**
- * Every script a page whose entry is `entryKey` can load, as served paths under
- * `base` (`/` or `/handler/`): its chunks, their static and dynamic imports, and the
- * workers they start (Vite lists a worker among its chunk's assets).
+ * Every script a page's entry can load, as served paths under `base` (`/` or
+ * `/handler/`), in two parts: `firstLoad`, the entry and what it imports statically
+ * (fetched while the page is still arriving), and `later`, what those and every chunk
+ * after them import dynamically, with their static imports, and the workers they start
+ * (Vite lists a worker among its chunk's assets): none of it is asked for before the
+ * whole page has been parsed, since module scripts run only then.
  */
-export function reachableScripts(manifest: Record<string, GraphChunk>, base = '/'): string[] {
-  const out = new Set<string>();
-  const seen = new Set<string>();
-  const walk = (key: string) => {
+export function reachableScripts(manifest: Record<string, GraphChunk>, base = '/'): { firstLoad: string[]; later: string[] } {
+  const firstLoad = new Set<string>();
+  const all = new Set<string>();
+  const walk = (key: string, into: Set<string>, seen: Set<string>, dynamic: boolean) => {
     const chunk = manifest[key];
     if (!chunk || seen.has(key)) return;
     seen.add(key);
-    out.add(`${base}${chunk.file}`);
-    for (const a of chunk.assets ?? []) if (a.endsWith('.js')) out.add(`${base}${a}`);
-    for (const k of [...(chunk.imports ?? []), ...(chunk.dynamicImports ?? [])]) walk(k);
+    into.add(`${base}${chunk.file}`);
+    if (dynamic) for (const a of chunk.assets ?? []) if (a.endsWith('.js')) into.add(`${base}${a}`);
+    for (const k of [...(chunk.imports ?? []), ...(dynamic ? (chunk.dynamicImports ?? []) : [])]) walk(k, into, seen, dynamic);
   };
-  for (const [key, chunk] of Object.entries(manifest)) if ((chunk as { isEntry?: boolean }).isEntry) walk(key);
-  return [...out].filter((p) => p.endsWith('.js'));
+  const entries = Object.entries(manifest).filter(([, c]) => (c as { isEntry?: boolean }).isEntry).map(([k]) => k);
+  for (const k of entries) walk(k, firstLoad, new Set(), false);
+  const seen = new Set<string>();
+  for (const k of entries) walk(k, all, seen, true);
+  const js = (p: string) => p.endsWith('.js');
+  return { firstLoad: [...firstLoad].filter(js), later: [...all].filter((p) => js(p) && !firstLoad.has(p)) };
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -93,11 +100,15 @@ export const inlineScriptSource = (js: string): string => `'sha256-${createHash(
 
 /**
  * A built page (Vite's HTML) with `integrity` on its module scripts, modulepreloads and
- * stylesheets, and its import map before its first module script (an import map
- * must come before any module is fetched). `sources` are the CSP hashes the page's
- * answer must allow.
+ * stylesheets, an import map of `firstLoad` before its first module script (an import
+ * map applies to modules fetched after it), and one of `later` as the body's last
+ * element: the first paint's bytes (first-paint.md) do not carry the digests of chunks
+ * that no first load asks for, and every module that asks for one runs after the whole
+ * page is parsed, when both maps are in (HTML's merged import maps, Chromium 133).
+ * `sources` are the CSP hashes the page's answer must allow; `tail` the later map's
+ * element, which the first round trip's budget does not count.
  */
-export function withIntegrity(html: string, integrity: IntegrityOf, scripts: Iterable<string>): { html: string; sources: string[] } {
+export function withIntegrity(html: string, integrity: IntegrityOf, firstLoad: Iterable<string>, later: Iterable<string> = []): { html: string; sources: string[]; tail: string | null } {
   const tagged = html.replace(
     /<(script type="module"|link rel="(?:modulepreload|stylesheet)")( crossorigin)? (src|href)="(\/[^"]+)">/g,
     (tag, kind: string, _cross: string | undefined, attr: string, file: string) => {
@@ -105,9 +116,21 @@ export function withIntegrity(html: string, integrity: IntegrityOf, scripts: Ite
       return sri ? `<${kind} crossorigin ${attr}="${file}" integrity="${escapeAttr(sri)}">` : tag;
     },
   );
-  const map = importMap(scripts, integrity);
-  if (!map) return { html: tagged, sources: [] };
-  const at = tagged.search(/<script type="module"|<link rel="modulepreload"/);
-  const element = `<script type="importmap">${map}</script>\n    `;
-  return { html: at >= 0 ? `${tagged.slice(0, at)}${element}${tagged.slice(at)}` : tagged.replace('</head>', `${element}</head>`), sources: [inlineScriptSource(map)] };
+  let out = tagged;
+  const sources: string[] = [];
+  const map = importMap(firstLoad, integrity);
+  if (map) {
+    const at = out.search(/<script type="module"|<link rel="modulepreload"/);
+    const element = `<script type="importmap">${map}</script>\n    `;
+    out = at >= 0 ? `${out.slice(0, at)}${element}${out.slice(at)}` : out.replace('</head>', `${element}</head>`);
+    sources.push(inlineScriptSource(map));
+  }
+  const laterMap = importMap(later, integrity);
+  let tail: string | null = null;
+  if (laterMap && out.includes('</body>')) {
+    tail = `<script type="importmap">${laterMap}</script>`;
+    out = out.replace('</body>', `  ${tail}\n  </body>`);
+    sources.push(inlineScriptSource(laterMap));
+  }
+  return { html: out, sources, tail };
 }

@@ -136,6 +136,12 @@ export function representation(text: string, brotliQuality = 11): Representation
   return rep;
 }
 
+/** The Brotli size of a page as `representation` would compress it. */
+function brotliSize(text: string, brotliQuality: number): number {
+  const body = Buffer.from(text, 'utf8');
+  return brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }).length;
+}
+
 /**
  * Sends a representation: 304 when the client's copy is current, else the body in
  * the best encoding the client accepts. (The not-found handler, which answers the
@@ -502,6 +508,8 @@ class BuiltFiles {
   /** The build's recorded digests, and the CSP sources of what `html` holds inline (its import map). */
   integrity: BuildIntegrity | null = null;
   templateSources: string[] = [];
+  /** The import map at the body's end (server/integrity.ts), which the first round trip need not carry. */
+  laterMap: string | null = null;
   /** The first-paint renderer of this build (dist/.ssr/ssr.js), loaded on first use. */
   private firstPaint: Promise<RenderFirstPaint | null> | null = null;
   constructor(
@@ -550,9 +558,11 @@ class BuiltFiles {
       this.manifest = null;
     }
     this.integrity = readIntegrity(this.distDir);
-    const pinned = this.integrity ? withIntegrity(inlineStylesheets(html, this.distDir), this.integrity.of, graph ? reachableScripts(graph) : []) : null;
+    const scripts = graph ? reachableScripts(graph) : { firstLoad: [], later: [] };
+    const pinned = this.integrity ? withIntegrity(inlineStylesheets(html, this.distDir), this.integrity.of, scripts.firstLoad, scripts.later) : null;
     this.html = pinned?.html ?? inlineStylesheets(html, this.distDir);
     this.templateSources = pinned?.sources ?? [];
+    this.laterMap = pinned?.tail ?? null;
     this.mtime = m;
     this.firstPaint = null;
     this.catalogues.clear();
@@ -769,12 +779,15 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         const quality = company ? 11 : 5;
         let page!: ReturnType<typeof renderIndex>;
         let made!: Representation;
+        let madeFirstBytes = 0;
         for (const inline of CATALOGUE_CHOICES) {
           const opening = isPrivatePath(pathname) ? ((spa.catalogue(`common/${language}`) as Record<string, unknown> | null)?.['page.openingCase'] as string | undefined) : undefined;
           const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening, integrity: spa.integrity?.of });
           const compressed = representation(candidate.html, quality);
-          if (!made || (compressed.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) [page, made] = [candidate, compressed];
-          if ((made.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) break;
+          // What the first paint needs: the page up to the later chunks' import map at its end.
+          const firstBytes = spa.laterMap ? brotliSize(candidate.html.replace(spa.laterMap, ''), quality) : (compressed.br?.length ?? 0);
+          if (!made || firstBytes <= FIRST_ROUND_TRIP_BYTES) [page, made, madeFirstBytes] = [candidate, compressed, firstBytes];
+          if (madeFirstBytes <= FIRST_ROUND_TRIP_BYTES) break;
         }
         const sources = [...spa.templateSources, ...page.scriptSources];
         rep = { ...made, policy: securityPolicy && sources.length ? cspWithScripts(securityPolicy, sources) : undefined };

@@ -7,9 +7,12 @@
  * Types and allows the import map by its hash; the build's SHA-256 manifest is served
  * and matches every file as served.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Browser, openSignIn } from './identity-flow.ts';
@@ -58,12 +61,20 @@ async function checkPage(p: string) {
   expect(csp, p).toContain("require-trusted-types-for 'script'");
   expect(csp, p).toMatch(/(^|;\s*)trusted-types [^;]*\bwb-worker\b/);
 
-  const map = /<script type="importmap">([^<]*)<\/script>/.exec(html);
-  expect(map, `${p} has an import map`).toBeTruthy();
-  expect(csp.split(';').find((d) => d.trim().startsWith('script-src')), `${p}: the CSP allows the import map by its hash`).toContain(cspHash(map![1]!));
-  const pinned = (JSON.parse(map![1]!) as { integrity: Record<string, string> }).integrity;
-  // Before every module script and preload: an import map after them would not apply.
+  const maps = [...html.matchAll(/<script type="importmap">([^<]*)<\/script>/g)].map((m) => m[1]!);
+  expect(maps.length, `${p} has an import map`).toBeGreaterThan(0);
+  const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? '';
+  for (const map of maps) expect(scriptSrc, `${p}: the CSP allows each import map by its hash`).toContain(cspHash(map));
+  const pinned: Record<string, string> = Object.assign({}, ...maps.map((m) => (JSON.parse(m) as { integrity: Record<string, string> }).integrity));
+  // The first before every module script and preload: an import map applies to modules fetched after it.
   expect(html.indexOf('<script type="importmap">'), p).toBeLessThan(html.search(/<script type="module"|<link rel="modulepreload"/));
+  // What the entry imports statically is in that first map: it is fetched while the page is still arriving.
+  const first = (JSON.parse(maps[0]!) as { integrity: Record<string, string> }).integrity;
+  const entry = /<script type="module" crossorigin src="([^"]+)"/.exec(html)![1]!;
+  const statics = [...(await bytesOf(entry)).toString('utf8').matchAll(/(?:^|[;\n])import\s*(?:[\w*{}\s,$]+from\s*)?["']\.\/([\w.-]+\.js)["']/g)].map((m) => `${p.startsWith('/handler') ? '/handler/assets/' : '/assets/'}${m[1]}`);
+  for (const dep of statics) {
+    expect(first[dep], `${p}: ${dep}, a static import of the entry, is in the first map`).toBeTruthy();
+  }
 
   const tags = [...html.matchAll(/<script\b[^>]*\bsrc="[^"]*"[^>]*>|<link\b[^>]*\brel="(?:modulepreload|stylesheet|preload)"[^>]*>/g)].map((m) => m[0]);
   const scripts = tags.filter((t) => t.startsWith('<script') || t.includes('modulepreload') || t.includes('stylesheet'));
@@ -126,6 +137,29 @@ describe('code integrity', () => {
       // The HTML pages are templates the server fills per request (server/spa.ts).
       if (f.endsWith('.html')) continue;
       expect(createHash('sha256').update(await bytesOf(f)).digest('hex'), f).toBe(manifest.files[f]);
+    }
+  });
+
+  it('an auditor’s check (scripts/check-served.mjs) finds the running portal equal to the build, and names a file that differs', async () => {
+    const script = path.resolve(import.meta.dirname, '../../scripts/check-served.mjs');
+    const origin = `http://localhost:${server.port}`;
+    const same = await promisify(execFile)(process.execPath, [script, origin, path.join(dist, 'manifest-sha256.json')]);
+    expect(same.stdout).toContain('matches this build');
+    // A "rebuild" that differs in one chunk: the check fails and names it.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-manifest-'));
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dist, 'manifest-sha256.json'), 'utf8')) as { files: Record<string, string> };
+      const chunk = Object.keys(manifest.files).find((f) => /^\/assets\/how-to-report-[\w-]+\.js$/.test(f))!;
+      manifest.files[chunk] = '0'.repeat(64);
+      writeFileSync(path.join(dir, 'm.json'), JSON.stringify(manifest));
+      const differs = await promisify(execFile)(process.execPath, [script, origin, path.join(dir, 'm.json')]).then(
+        () => null,
+        (err: { code: number; stdout: string }) => err,
+      );
+      expect(differs?.code).toBe(1);
+      expect(differs?.stdout).toContain(`${chunk}: served bytes have SHA-256`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -37,13 +37,14 @@ const catalogue = (area: string, lang: string) => JSON.parse(readFileSync(path.j
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
- * The CSP source of a page's import map (server/integrity.ts): an inline script of
- * data, never run, that pins every chunk the page's scripts can import by its digest.
+ * The CSP sources of a page's import maps (server/integrity.ts): inline scripts of
+ * data, never run, that pin every chunk the page's scripts can import by its digest
+ * (the first load's in the head, the later chunks' at the body's end).
  */
-function importMapSource(html: string): string {
-  const map = /<script type="importmap">([^<]*)<\/script>/.exec(html)?.[1];
-  expect(map, 'the page has an import map').toBeTruthy();
-  return `'sha256-${createHash('sha256').update(map!).digest('base64')}'`;
+function importMapSources(html: string): string[] {
+  const maps = [...html.matchAll(/<script type="importmap">([^<]*)<\/script>/g)].map((m) => m[1]!);
+  expect(maps.length, 'the page has import maps').toBeGreaterThan(0);
+  return maps.map((map) => `'sha256-${createHash('sha256').update(map).digest('base64')}'`);
 }
 /** Inline scripts that run: neither data (the boot JSON) nor the import map. */
 const RUNNING_INLINE = /<script(?![^>]*\bsrc=)(?![^>]*type="(?:application\/json|importmap)")[^>]*>([\s\S]*?)<\/script>/g;
@@ -127,7 +128,7 @@ describe('the first paint in index.html', () => {
       expect(html).not.toContain('"quick-exit"');
       if (p.startsWith('/private/')) continue; // its head starts the early read (below)
       expect(html).not.toContain('sessionStorage');
-      expect(/script-src ([^;]*)/.exec(res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", importMapSource(html)]);
+      expect(/script-src ([^;]*)/.exec(res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", ...importMapSources(html)]);
     }
   });
 
@@ -140,7 +141,7 @@ describe('the first paint in index.html', () => {
       // After the boot data it reads.
       expect(html.indexOf(EARLY_READ_JS)).toBeGreaterThan(html.indexOf('id="wb-boot"'));
       const hash = `'sha256-${createHash('sha256').update(EARLY_READ_JS).digest('base64')}'`;
-      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", importMapSource(html), hash]);
+      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", ...importMapSources(html), hash]);
       // The private page's own entry (src/entries/private.ts) holds its layout. Showing
       // the page needs the stored session, not the OpenID client: it comes later.
       expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/private-[\w-]+\.js" integrity="sha256-[\w+/=]+"><\/script>/);
@@ -149,7 +150,7 @@ describe('the first paint in index.html', () => {
     // The sign-in callback completes a sign-in: no early read, no inline script.
     const callback = await page('/private/callback', 'da');
     expect(callback.html).not.toContain(EARLY_READ_JS);
-    expect(/script-src ([^;]*)/.exec(callback.res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", importMapSource(callback.html)]);
+    expect(/script-src ([^;]*)/.exec(callback.res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", ...importMapSources(callback.html)]);
   });
 
   it('keeps the CSP strict: the quick-exit gate is the one inline script, allowed by its hash alone', async () => {
@@ -160,7 +161,7 @@ describe('the first paint in index.html', () => {
     expect(inline).toHaveLength(1);
     expect(inline[0]).toContain('sessionStorage.getItem("quick-exit")');
     const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
-    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", importMapSource(html), hash]);
+    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", ...importMapSources(html), hash]);
   });
 
   it('draws a re-imported company anew', async () => {
