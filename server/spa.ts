@@ -33,7 +33,7 @@ import { EARLY_READ_EXCLUDED_PATH } from '../core/earlyRead.ts';
 import { EARLY_READ_JS } from '../core/earlyReadScript.ts';
 import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../core/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
-import { readIntegrity, reachableScripts, withIntegrity, type BuildIntegrity, type IntegrityOf } from './integrity.ts';
+import { INTEGRITY_MANIFEST_FILE, readIntegrity, reachableScripts, withIntegrity, type BuildIntegrity, type IntegrityOf } from './integrity.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -134,6 +134,15 @@ export function representation(text: string, brotliQuality = 11): Representation
     rep.gzip = gzipSync(body, { level: 9 });
   }
   return rep;
+}
+
+/** When the build's digests were written (0 without them), so that pages are re-read with new ones. */
+function integrityMtime(distDir: string): number {
+  try {
+    return statSync(path.join(distDir, INTEGRITY_MANIFEST_FILE)).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** The Brotli size of a page as `representation` would compress it. */
@@ -543,7 +552,8 @@ class BuiltFiles {
     let m: number;
     let html: string;
     try {
-      m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs;
+      // The digests are written last (npm run build): a page read before them is read again once they are there.
+      m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs + integrityMtime(this.distDir);
       if (m === this.mtime) return false;
       html = readFileSync(path.join(this.distDir, `${this.page}.html`), 'utf8');
     } catch {
@@ -677,7 +687,7 @@ class HandlerPage {
   get(): (Representation & { policy?: string }) | null {
     const file = path.join(this.distDir, 'handler', 'handler.html');
     try {
-      const m = statSync(file).mtimeMs;
+      const m = statSync(file).mtimeMs + integrityMtime(this.distDir);
       if (m === this.mtime && this.page) return this.page;
       const html = readFileSync(file, 'utf8');
       const integrity = readIntegrity(this.distDir);
