@@ -47,6 +47,10 @@ const idpAssets = path.join(root, 'server', 'idp', 'assets');
 for (const f of servedFiles(idpAssets)) files[`${IDP_ASSETS}/${f}`] = sha256(readFileSync(path.join(idpAssets, f)));
 const nobleDir = path.dirname(createRequire(import.meta.url).resolve('@noble/hashes/sha2.js'));
 for (const name of ['sha2.js', '_md.js', '_u64.js', 'utils.js']) files[`${IDP_ASSETS}/noble/${name}`] = sha256(readFileSync(path.join(nobleDir, name)));
+// hash-wasm's Argon2id build, served as argon2.js where the sign-in page derives its keys (server/idp/index.ts).
+if (readFileSync(path.join(root, 'server', 'idp', 'index.ts'), 'utf8').includes('hash-wasm/dist/argon2.umd.min.js')) {
+  files[`${IDP_ASSETS}/argon2.js`] = sha256(readFileSync(createRequire(import.meta.url).resolve('hash-wasm/dist/argon2.umd.min.js')));
+}
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const sorted = Object.fromEntries(Object.keys(files).sort().map((k) => [k, files[k]]));

@@ -14,6 +14,7 @@ import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 import { QUICK_EXIT_FLAG, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { sriOf } from '../integrity.ts';
 
 /**
@@ -22,9 +23,15 @@ import { sriOf } from '../integrity.ts';
  * files for an auditor (docs/decisions/code-integrity.md).
  */
 const SCRIPT_INTEGRITY = new Map<string, string>();
+/** Scripts index.ts serves from a package rather than from assets/ (the same file it reads). */
+const PACKAGE_SCRIPTS: Record<string, string> = { 'argon2.js': 'hash-wasm/dist/argon2.umd.min.js' };
 function scriptIntegrity(name: string): string {
   let sri = SCRIPT_INTEGRITY.get(name);
-  if (!sri) SCRIPT_INTEGRITY.set(name, (sri = sriOf(readFileSync(new URL(`./assets/${name}`, import.meta.url)))));
+  if (!sri) {
+    const pkg = PACKAGE_SCRIPTS[name];
+    const file = pkg ? createRequire(import.meta.url).resolve(pkg) : new URL(`./assets/${name}`, import.meta.url);
+    SCRIPT_INTEGRITY.set(name, (sri = sriOf(readFileSync(file))));
+  }
   return sri;
 }
 const scriptTag = (f: PageFrame, name: string) => `<script src="${f.base}/assets/${name}" integrity="${scriptIntegrity(name)}" defer></script>\n`;
