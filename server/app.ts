@@ -88,6 +88,14 @@ export const SECURITY_HEADERS: Record<string, string> = {
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
+    // Workers run only from our origin or from a blob: URL that src/integrity/worker.ts
+    // made of bytes it checked against the page's digests; Trusted Types (below) let
+    // only that module's policy name such a URL (docs/decisions/code-integrity.md).
+    "worker-src 'self' blob:",
+    // Every script URL and script text given to a DOM sink goes through a named policy:
+    // the SPA's worker loader and the provider's sign-in page's (no default policy).
+    "require-trusted-types-for 'script'",
+    'trusted-types wb-worker wb-idp-worker',
   ].join('; '),
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -360,8 +368,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/') || p.startsWith('/handler/assets/');
     // The handlers' workspace is a build of its own (vite.handler.config.ts).
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && (p === '/handler' || p.startsWith('/handler/')) && spa.hasHandlerDist) {
-      reply.header('cache-control', 'no-cache');
-      return reply.type('text/html; charset=utf-8').sendFile('handler/handler.html');
+      return spa.sendHandler(req, reply);
     }
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && spa.hasDist) return spa.sendIndex(req, reply);
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));
