@@ -56,6 +56,30 @@ export interface CompanyAssetTable {
   bytes: Bytes;
 }
 
+/** Every image a company has had, by content hash (migration 0200, docs/decisions/company-editor.md). */
+export interface CompanyImageTable {
+  company_id: string;
+  sha256: string;
+  content_type: string;
+  bytes: Bytes;
+  created_at: Generated<Timestamp>;
+}
+
+/** Every saved company file, numbered per company; the newest is what `company` holds. */
+export interface CompanyVersionTable {
+  company_id: string;
+  version: number;
+  /** The company file exactly as imported or saved (no `logoFileName`). */
+  file: Json<unknown>;
+  /** Image path in the file → { sha256, contentType } in company_image. */
+  images: Json<Record<string, { sha256: string; contentType: string }>>;
+  action: 'import' | 'save' | 'revert';
+  reverted_to: number | null;
+  actor_name: string;
+  actor_role: string;
+  created_at: Timestamp;
+}
+
 export interface ReportCaseTable {
   id: string;
   company_id: string;
@@ -294,6 +318,8 @@ export interface DB {
   company: CompanyTable;
   company_host: CompanyHostTable;
   company_asset: CompanyAssetTable;
+  company_image: CompanyImageTable;
+  company_version: CompanyVersionTable;
   report_case: ReportCaseTable;
   case_status_event: CaseStatusEventTable;
   case_message: CaseMessageTable;
