@@ -80,6 +80,15 @@ export interface CompanyVersionTable {
   created_at: Timestamp;
 }
 
+/** A draft shown in the editor's preview frame, for a few minutes. */
+export interface CompanyPreviewTable {
+  id: string;
+  company_id: string;
+  file: Json<unknown>;
+  images: Json<Record<string, { sha256: string; contentType: string }>>;
+  expires_at: Timestamp;
+}
+
 export interface ReportCaseTable {
   id: string;
   company_id: string;
@@ -320,6 +329,7 @@ export interface DB {
   company_asset: CompanyAssetTable;
   company_image: CompanyImageTable;
   company_version: CompanyVersionTable;
+  company_preview: CompanyPreviewTable;
   report_case: ReportCaseTable;
   case_status_event: CaseStatusEventTable;
   case_message: CaseMessageTable;

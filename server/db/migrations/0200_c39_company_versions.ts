@@ -10,6 +10,9 @@ import { sql, type Kysely } from 'kysely';
  * `company`, `company_host` and `company_asset` stay what the public pages read: a
  * save writes the new version and those rows in one transaction.
  *
+ * - `company_preview`: a draft the editor wants to see as the landing page, kept a
+ *   few minutes so the preview frame can load it by id from any server process.
+ *
  * Companies that exist already get their current settings as version 1.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -34,6 +37,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('actor_role', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addPrimaryKeyConstraint('company_version_pk', ['company_id', 'version'])
+    .execute();
+  await db.schema
+    .createTable('company_preview')
+    .addColumn('id', 'uuid', (c) => c.primaryKey())
+    .addColumn('company_id', 'text', (c) => c.notNull().references('company.id').onDelete('cascade'))
+    .addColumn('file', 'jsonb', (c) => c.notNull())
+    .addColumn('images', 'jsonb', (c) => c.notNull())
+    .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .execute();
 
   const companies = await db.selectFrom('company').select(['id', 'settings', 'created_at']).execute();
@@ -60,6 +71,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('company_preview').ifExists().execute();
   await db.schema.dropTable('company_version').ifExists().execute();
   await db.schema.dropTable('company_image').ifExists().execute();
 }
