@@ -1,22 +1,19 @@
 /**
- * The company editor's entries in the administration trail (a39's `admin_trail`,
- * docs/decisions/administration.md): who saved, reverted or imported which version.
- * Written inside the caller's transaction, so a save without its trail entry cannot
- * happen.
+ * The company editor's entries in the administration trail (`admin_trail`,
+ * server/handlers/administration.ts, docs/decisions/administration.md): who saved,
+ * reverted or imported which version. Written inside the caller's transaction, so a
+ * save without its trail entry cannot happen.
  */
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { appendTrail, type Actor } from '../handlers/administration.ts';
 
-export interface AdministrationActor {
-  actorId: string | null;
-  actorName: string;
-  actorRole: string;
-}
+export type AdministrationActor = Actor;
 
 export interface AdministrationEntry {
   companyId: string;
   actor: AdministrationActor;
-  action: string;
+  action: 'COMPANY_SETTINGS_SAVED' | 'COMPANY_SETTINGS_REVERTED' | 'COMPANY_IMPORTED';
   targetId?: string;
   targetName?: string;
   detail?: Record<string, unknown>;
@@ -25,6 +22,6 @@ export interface AdministrationEntry {
 /** The CLI's import and the demo seed. */
 export const OPERATOR_CLI: AdministrationActor = { actorId: null, actorName: 'operator (command line)', actorRole: 'operator-cli' };
 
-export async function recordAdministration(_trx: Transaction<DB>, _entry: AdministrationEntry): Promise<void> {
-  // Until the roles branch (a39) brings admin_trail, the version row itself says who and when.
+export async function recordAdministration(trx: Transaction<DB>, e: AdministrationEntry): Promise<void> {
+  await appendTrail(trx, e.companyId, e.actor, e.action, e.targetId ? { id: e.targetId, name: e.targetName ?? e.targetId } : null, e.detail ?? {});
 }

@@ -38,6 +38,11 @@ export interface VersionMeta {
   actor: AdministrationActor;
   /** The version the editor started from: another save in between is a 409. */
   baseVersion?: number;
+  /**
+   * Write the trail entry in this transaction. The editor's routes do; the operator's
+   * import route (server/routes/admin.ts) writes its own COMPANY_CREATED/IMPORTED.
+   */
+  trail?: boolean;
   revertedTo?: number;
 }
 
@@ -133,10 +138,10 @@ export async function storeCompany(
           created_at: new Date(),
         })
         .execute();
-      await recordAdministration(trx, {
+      if (meta.trail) await recordAdministration(trx, {
         companyId: company.id,
         actor: meta.actor,
-        action: `company.${meta.action}`,
+        action: meta.action === 'save' ? 'COMPANY_SETTINGS_SAVED' : meta.action === 'revert' ? 'COMPANY_SETTINGS_REVERTED' : 'COMPANY_IMPORTED',
         targetId: company.id,
         targetName: company.name,
         detail: { version: next, ...(meta.revertedTo ? { revertedTo: meta.revertedTo } : {}) },

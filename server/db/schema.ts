@@ -173,10 +173,11 @@ export interface CaseAccountTable {
 
 export interface HandlerAccountTable {
   id: string;
-  company_id: string;
+  /** Null for an operator's account (role_operator): the portal's owner belongs to no company. */
+  company_id: string | null;
   name: string;
-  /** SHA-256 of the token, hex; the token itself is shown once and never stored. */
-  token_hash: string;
+  /** No longer read: API tokens live in handler_token (migration 0190). */
+  token_hash: string | null;
   created_at: Timestamp;
   /** The web sign-in: trimmed and lower-cased; unique within the company (migration 0010). */
   email: string | null;
@@ -190,6 +191,44 @@ export interface HandlerAccountTable {
   enrolment_code_hash: string | null;
   enrolment_expires_at: Timestamp | null;
   enrolled_at: Timestamp | null;
+  /** Roles (server/security/roles.ts, docs/decisions/administration.md). */
+  role_handler: Generated<boolean>;
+  role_admin: Generated<boolean>;
+  role_operator: Generated<boolean>;
+  /** Set: no sign-in, no session, no token works. */
+  disabled_at: Timestamp | null;
+  last_signin_at: Timestamp | null;
+  /** Failed sign-ins on this address since the last success, shown to the owner at the next one. */
+  failed_signins: Generated<number>;
+}
+
+/** A handler's API token: only its SHA-256 is kept; it expires and can be revoked. */
+export interface HandlerTokenTable {
+  id: string;
+  handler_id: string;
+  token_hash: string;
+  label: string;
+  /** 'handler' (made in the workspace after a fresh second-factor check) or 'operator' (automation). */
+  made_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+/** Every administration act; append-only (a trigger refuses update and delete). */
+export interface AdminTrailTable {
+  id: Generated<string | number>;
+  company_id: string | null;
+  at: Timestamp;
+  actor_id: string | null;
+  actor_name: string;
+  actor_role: string;
+  action: string;
+  target_id: string | null;
+  target_name: string | null;
+  /** JSON object. */
+  detail: Generated<string>;
 }
 
 /** A handler tied to these protection officers sees only their cases; no rows: every officer. */
@@ -338,6 +377,8 @@ export interface DB {
   case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
   handler_account: HandlerAccountTable;
+  handler_token: HandlerTokenTable;
+  admin_trail: AdminTrailTable;
   handler_officer: HandlerOfficerTable;
   handler_recovery_code: HandlerRecoveryCodeTable;
   handler_session: HandlerSessionTable;

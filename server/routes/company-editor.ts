@@ -12,7 +12,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { parseOr400 } from './parse.ts';
 import { LANGUAGES, LOGO_CONTENT_TYPES, type CompanyFile } from '../../machines/companyFile.ts';
-import { companyById, CompanyFileError, validateBundle, type AssetBytes, type Company, type StoredCompany } from '../companies/service.ts';
+import { CompanyFileError, validateBundle, type AssetBytes, type Company, type StoredCompany } from '../companies/service.ts';
 import { exportBundle, latestDraft, listVersions, parseDraft, readImage, storeCompany, storeImage, versionDraft, type ImageRef } from '../companies/versions.ts';
 import { editorCaller } from '../companies/editor-access.ts';
 import { svgProblem } from '../../core/svg.ts';
@@ -81,16 +81,10 @@ function asFileError(err: unknown): never {
 }
 
 export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContext, spa: Pick<Spa, 'renderPreview'>) {
-  type P = { Params: { companyId: string } };
+  type P = { Params: { company: string } };
 
   /** The caller may edit this company, and it exists (404 otherwise, whatever the reason). */
-  async function open(req: FastifyRequest<P>) {
-    const companyId = req.params.companyId;
-    const caller = await editorCaller(ctx, req, companyId);
-    const company = /^[a-z0-9-]{1,63}$/.test(companyId) ? await companyById(ctx.db, companyId) : null;
-    if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the id "${companyId.slice(0, 63)}".`, 'companyId');
-    return { caller, company };
-  }
+  const open = (req: FastifyRequest<P>) => editorCaller(ctx, req, req.params.company);
 
   /** A draft's file for this company: the shared rules, the same id, and the same hosts unless the operator asks. */
   function checkDraft(json: unknown, company: Company, isOperator: boolean): CompanyFile {
@@ -103,27 +97,27 @@ export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContex
     return file;
   }
 
-  app.get<P>('/api/admin/companies/:companyId/editor', async (req) => {
+  app.get<P>('/api/admin/companies/:company/editor', async (req) => {
     const { caller, company } = await open(req);
     const latest = await latestDraft(ctx.db, company.id);
     if (!latest) throw new HttpError(404, 'UNKNOWN_COMPANY', 'This company has no saved settings.');
     return { version: latest.version, file: latest.draft.file, images: latest.draft.images, canEditHosts: caller.isOperator };
   });
 
-  app.put<P>('/api/admin/companies/:companyId/settings', async (req) => {
+  app.put<P>('/api/admin/companies/:company/settings', async (req) => {
     const { caller, company } = await open(req);
     const body = parseOr400(draftSchema, req.body ?? {}, 'body');
     const file = checkDraft(body.file, company, caller.isOperator);
-    const saved = await storeCompany(ctx.db, file, body.images, { action: 'save', actor: caller.actor, baseVersion: body.baseVersion }).catch(asFileError);
+    const saved = await storeCompany(ctx.db, file, body.images, { action: 'save', actor: caller.actor, baseVersion: body.baseVersion, trail: true }).catch(asFileError);
     return { version: saved.version };
   });
 
-  app.get<P>('/api/admin/companies/:companyId/versions', async (req) => {
+  app.get<P>('/api/admin/companies/:company/versions', async (req) => {
     const { company } = await open(req);
     return { versions: await listVersions(ctx.db, company.id) };
   });
 
-  app.post<P & { Params: { version: string } }>('/api/admin/companies/:companyId/versions/:version/revert', async (req) => {
+  app.post<P & { Params: { version: string } }>('/api/admin/companies/:company/versions/:version/revert', async (req) => {
     const { caller, company } = await open(req);
     const { baseVersion } = parseOr400(revertSchema, req.body ?? {}, 'body');
     const n = /^\d{1,9}$/.test(req.params.version) ? Number(req.params.version) : NaN;
@@ -131,18 +125,18 @@ export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContex
     if (!old) throw new HttpError(404, 'UNKNOWN_VERSION', `This company has no version ${req.params.version.slice(0, 12)}.`, 'version');
     // The old version under today's rules and hosts: a rule made stricter since refuses it with the field named.
     const file = checkDraft(old.file, company, caller.isOperator);
-    const saved = await storeCompany(ctx.db, file, old.images, { action: 'revert', actor: caller.actor, baseVersion, revertedTo: n }).catch(asFileError);
+    const saved = await storeCompany(ctx.db, file, old.images, { action: 'revert', actor: caller.actor, baseVersion, revertedTo: n, trail: true }).catch(asFileError);
     return { version: saved.version };
   });
 
-  app.get<P>('/api/admin/companies/:companyId/export', async (req, reply) => {
+  app.get<P>('/api/admin/companies/:company/export', async (req, reply) => {
     const { company } = await open(req);
     const bundle = await exportBundle(ctx.db, company.id);
     reply.header('content-disposition', `attachment; filename="${company.id}.company.json"`);
     return bundle;
   });
 
-  app.post<P>('/api/admin/companies/:companyId/import', { bodyLimit: 32 * 1024 * 1024 }, async (req) => {
+  app.post<P>('/api/admin/companies/:company/import', { bodyLimit: 32 * 1024 * 1024 }, async (req) => {
     const { caller, company } = await open(req);
     const body = parseOr400(editorImportSchema, req.body ?? {}, 'body');
     const assets: Record<string, AssetBytes> = {};
@@ -155,11 +149,11 @@ export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContex
       asFileError(err);
     }
     const byPath = Object.fromEntries(Object.entries(bundle.assets).map(([p, a]) => [p, { sha256: '', contentType: a.contentType, bytes: new Uint8Array(a.bytes) }]));
-    const saved = await storeCompany(ctx.db, file, byPath, { action: 'import', actor: caller.actor, baseVersion: body.baseVersion }).catch(asFileError);
+    const saved = await storeCompany(ctx.db, file, byPath, { action: 'import', actor: caller.actor, baseVersion: body.baseVersion, trail: true }).catch(asFileError);
     return { version: saved.version };
   });
 
-  app.post<P>('/api/admin/companies/:companyId/images', { bodyLimit: 4 * 1024 * 1024 }, async (req, reply) => {
+  app.post<P>('/api/admin/companies/:company/images', { bodyLimit: 4 * 1024 * 1024 }, async (req, reply) => {
     const { company } = await open(req);
     const body = parseOr400(imageSchema, req.body ?? {}, 'body');
     const bytes = checkedImage(body.contentType, new Uint8Array(Buffer.from(body.base64, 'base64')));
@@ -167,14 +161,14 @@ export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContex
     return reply.status(201).send({ ...ref, file: imageFileName(ref) });
   });
 
-  app.get<P & { Params: { sha256: string } }>('/api/admin/companies/:companyId/images/:sha256', async (req, reply) => {
+  app.get<P & { Params: { sha256: string } }>('/api/admin/companies/:company/images/:sha256', async (req, reply) => {
     const { company } = await open(req);
     const img = /^[0-9a-f]{64}$/.test(req.params.sha256) ? await readImage(ctx.db, company.id, req.params.sha256) : null;
     if (!img) throw new HttpError(404, 'NOT_FOUND', 'No such image.');
     return sendImage(reply, img);
   });
 
-  app.post<P>('/api/admin/companies/:companyId/preview', async (req, reply) => {
+  app.post<P>('/api/admin/companies/:company/preview', async (req, reply) => {
     const { caller, company } = await open(req);
     const body = parseOr400(previewSchema, req.body ?? {}, 'body');
     const file = checkDraft(body.file, company, caller.isOperator);
@@ -189,7 +183,7 @@ export function registerCompanyEditorRoutes(app: FastifyInstance, ctx: AppContex
     return reply.status(201).send({ id, languages: file.languages, expiresAt: new Date(now + PREVIEW_MS).toISOString() });
   });
 
-  app.get<P & { Params: { previewId: string; language: string } }>('/api/admin/companies/:companyId/preview/:previewId/:language', async (req, reply) => {
+  app.get<P & { Params: { previewId: string; language: string } }>('/api/admin/companies/:company/preview/:previewId/:language', async (req, reply) => {
     const { company } = await open(req);
     const { previewId, language } = req.params;
     const row = /^[0-9a-f-]{36}$/.test(previewId)

@@ -19,6 +19,7 @@ import * as m0135 from './0135_private_upload_sessions.ts';
 import * as m0140 from './0140_case_change_notify.ts';
 import * as m0150 from './0150_upload_limits.ts';
 import * as m0160 from './0160_key_log.ts';
+import * as m0190 from './0190_a39_accounts.ts';
 import * as m0200 from './0200_c39_company_versions.ts';
 
 /**
@@ -46,5 +47,6 @@ export const migrations: Record<string, Migration> = {
   '0140_case_change_notify': m0140,
   '0150_upload_limits': m0150,
   '0160_key_log': m0160,
+  '0190_a39_accounts': m0190,
   '0200_c39_company_versions': m0200,
 };
