@@ -3,6 +3,7 @@
  * the real server and database: versions, atomic saves, reverts, the shared rules'
  * refusals, image checks, and export → import giving the same company.
  */
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call, expectError, PNG } from './api.ts';
@@ -25,8 +26,24 @@ async function publicHeading(lang: string) {
   return res.data.siteFrontPage.heading as string;
 }
 
+const PASSWORD = 'correct horse battery staple';
+
+/** A signed-in workspace session of a new account of acme (cookie jar of one cookie). */
+async function signedIn(email: string, roles: { admin: boolean; handler: boolean }) {
+  const made = await call(server, 'POST', '/api/admin/handlers', { token: server.ctx.adminToken, json: { company: 'acme', name: email.split('@')[0], email, ...roles, token: false } });
+  expect(made.status).toBe(201);
+  const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: made.data.enrolmentCode } });
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: made.data.enrolmentCode, password: PASSWORD, totpCode: totp } });
+  expect(fin.status).toBe(200);
+  const session = await call(server, 'POST', '/api/handler/session', { host: HOST, json: { email, password: PASSWORD, code: fin.data.recoveryCodes[0] } });
+  expect(session.status).toBe(200);
+  const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
+  return (method: string, p: string, json?: unknown) => call(server, method, p, { host: HOST, json, headers: { cookie } });
+}
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ seedDemo: false });
   await addCompany(server.ctx.db, { id: 'acme', hosts: [HOST], languages: ['da', 'en'] });
   await addCompany(server.ctx.db, { id: 'other', hosts: ['other.test'] });
 });
@@ -163,5 +180,38 @@ describe('the company editor API', () => {
     const again = await op('POST', '/import', { baseVersion: after.version, ...exported.data });
     expect(again.status).toBe(200);
     expect((await editor()).file).toEqual(before.file);
+  });
+});
+
+describe('who may edit', () => {
+  it("lets the company's administrator edit everything but the host names, and writes the trail", async () => {
+    const admin = await signedIn('ada@example.org', { admin: true, handler: false });
+    const res = await admin('GET', `${base}/editor`);
+    expect(res.status).toBe(200);
+    expect(res.data.canEditHosts).toBe(false);
+    const { version, file, images } = res.data;
+    expectError(await admin('PUT', `${base}/settings`, { baseVersion: version, file: { ...file, hosts: [HOST, 'www.acme.test'] }, images }), 403, 'HOSTS_OPERATOR_ONLY', 'hosts');
+    const changed = structuredClone(file);
+    changed.lookAndFeel.en.siteFrontPage.heading = 'Speak up';
+    const saved = await admin('PUT', `${base}/settings`, { baseVersion: version, file: changed, images });
+    expect(saved.status).toBe(200);
+    expect(await publicHeading('en')).toBe('Speak up');
+    const versions = await admin('GET', `${base}/versions`);
+    expect(versions.data.versions[0]).toMatchObject({ version: saved.data.version, action: 'save', actorName: 'ada', actorRole: 'admin' });
+    const trail = await admin('GET', '/api/admin/companies/acme/trail');
+    expect(trail.data.entries[0]).toMatchObject({ action: 'COMPANY_SETTINGS_SAVED', actor: { name: 'ada', role: 'admin' }, detail: { version: saved.data.version } });
+    // Another company is not there for this administrator.
+    expectError(await admin('GET', '/api/admin/companies/other/editor'), 404, 'UNKNOWN_COMPANY');
+    // The operator may change the hosts.
+    const e = await editor();
+    const moved = await op('PUT', '/settings', { baseVersion: e.version, file: { ...e.file, hosts: [HOST, 'www.acme.test'] }, images: e.images });
+    expect(moved.status).toBe(200);
+    expect((await call(server, 'GET', '/api/public/site-look-and-feel/language/en', { host: 'www.acme.test' })).status).toBe(200);
+  });
+
+  it('refuses a handler who is not an administrator', async () => {
+    const handler = await signedIn('hal@example.org', { admin: false, handler: true });
+    expectError(await handler('GET', `${base}/editor`), 403, 'FORBIDDEN');
+    expectError(await handler('PUT', `${base}/settings`, { baseVersion: 1, file: {}, images: {} }), 403, 'FORBIDDEN');
   });
 });
