@@ -23,6 +23,9 @@ export interface HandlerProfile {
   email: string | null;
   companyName: string;
   officers: string[];
+  /** The account's company; '' for the operator (docs/decisions/administration.md). */
+  companyId?: string;
+  roles?: { operator: boolean; admin: boolean; handler: boolean };
 }
 
 export interface SessionAnswer {

@@ -47,6 +47,11 @@ function Frame() {
         <HLink to={signedIn ? '/handler/cases' : '/handler'} className={styles.brand}>
           {t('handler.title')}
         </HLink>
+        {signedIn && (handler?.roles?.admin || handler?.roles?.operator) && (
+          <HLink to="/handler/admin/company" className={styles.barLink}>
+            {t('handler.bar.company')}
+          </HLink>
+        )}
         {handler && (
           <span className={styles.who}>
             {t('handler.bar.signedInAs', { name: handler.name, company: handler.companyName })}

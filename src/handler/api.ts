@@ -30,6 +30,8 @@ export function handlerApi(api: ApiClient) {
     return { status: r.status, handler: r.data?.handler };
   };
   return {
+    /** The client itself, for the administration's own calls (src/handler/admin). */
+    client: api,
     checkSession: () => session(() => api.json('/api/handler/session')),
     signIn: (c: Credentials) => session(() => api.json('/api/handler/session', { method: 'POST', body: c })),
     refreshSession: () => session(() => api.json('/api/handler/session/refresh', { method: 'POST' })),

@@ -25,6 +25,7 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/enrol', component: lazyRouteComponent(() => import('./EnrolPage.tsx'), 'EnrolPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
 ]);
 const router = createRouter({ routeTree });
 
