@@ -400,7 +400,7 @@ function Preview({ ctx, send, state, calls }: { ctx: EditorContext; send: Send; 
       {state.matches({ previewing: 'drawing' }) && <p role="status">{t('preview.drawing')}</p>}
       {state.matches({ previewing: 'failed' }) && <p className={page.error}>{t('preview.failed')}</p>}
       {state.matches({ previewing: 'shown' }) && ctx.previewId && (
-        <iframe className={styles.frame} title={t('preview.frame', { language: LANGUAGE_NAMES[lang] })} src={calls.previewUrl(ctx.companyId, ctx.previewId, lang)} sandbox="" data-testid="company-preview" />
+        <iframe className={styles.frame} title={t('preview.frame', { language: LANGUAGE_NAMES[lang] })} src={calls.previewUrl(ctx.companyId, ctx.previewId, lang)} sandbox="allow-same-origin" data-testid="company-preview" />
       )}
     </Section>
   );
