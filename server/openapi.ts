@@ -12,6 +12,7 @@ import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingD
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
+import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
 import { ANSWERS, ANSWER_SCHEMAS, type AnswerName } from './openapi-answers.ts';
@@ -71,6 +72,11 @@ export const SCHEMAS = {
   adminAccountChange: accountChangeSchema,
   adminReset: resetSchema,
   adminOperatorToken: operatorTokenSchema,
+  companyDraft: draftSchema,
+  companyPreview: previewSchema,
+  companyRevert: revertSchema,
+  companyImage: imageSchema,
+  companyEditorImport: editorImportSchema,
 } satisfies Record<string, GenericSchema>;
 
 /** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
@@ -153,6 +159,16 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/tokens', tag: 'admin', summary: 'Make an API token for automation (the operator; shown once)', auth: 'admin', body: { schema: 'adminOperatorToken' }, ok: [201, 'the token and its row'] },
   { method: 'DELETE', path: '/api/admin/companies/:company/accounts/:account/tokens/:token', tag: 'admin', summary: "Revoke one of the account's API tokens", auth: 'companyAdmin', ok: [200, 'the token row'] },
   { method: 'GET', path: '/api/admin/companies/:company/trail', tag: 'admin', summary: "The company's administration trail, newest first", auth: 'companyAdmin', ok: [200, '{ entries }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/editor', tag: 'admin', summary: "The company's settings as the editor opens them: the newest version's file and images (docs/decisions/company-editor.md)", auth: 'companyAdmin', ok: [200, '{ version, file, images, canEditHosts }'] },
+  { method: 'PUT', path: '/api/admin/companies/:company/settings', tag: 'admin', summary: 'Save the company file as a new version, atomically (409 when the draft is of an older version; hosts: the operator only)', auth: 'companyAdmin', body: { schema: 'companyDraft' }, ok: [200, '{ version }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/versions', tag: 'admin', summary: "The company's versions, newest first", auth: 'companyAdmin', ok: [200, '{ versions }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/versions/:version/revert', tag: 'admin', summary: 'Restore a version as a new version', auth: 'companyAdmin', body: { schema: 'companyRevert' }, ok: [200, '{ version }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/export', tag: 'admin', summary: 'The company file and its images, as POST /api/admin/companies takes them', auth: 'companyAdmin', ok: [200, '{ file, assets }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/import', tag: 'admin', summary: 'Import a company file as a new version of this company', auth: 'companyAdmin', body: { schema: 'companyEditorImport' }, ok: [200, '{ version }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/images', tag: 'admin', summary: 'Upload a logo: checked as at import, raster metadata removed, SVG only as plain drawing', auth: 'companyAdmin', body: { schema: 'companyImage' }, ok: [201, '{ sha256, contentType, file }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/images/:sha256', tag: 'admin', summary: "One of the company's stored images", auth: 'companyAdmin', ok: [200, 'the image'] },
+  { method: 'POST', path: '/api/admin/companies/:company/preview', tag: 'admin', summary: 'Keep a draft for ten minutes to draw its landing page', auth: 'companyAdmin', body: { schema: 'companyPreview' }, ok: [201, '{ id, languages, expiresAt }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/preview/:previewId/:language', tag: 'admin', summary: 'The landing page of a kept draft in one language, without script', auth: 'companyAdmin', ok: [200, 'text/html'] },
 ];
 
 /** A valibot schema as JSON Schema 2020-12, the dialect of OpenAPI 3.1; the input side (what a client sends). */
