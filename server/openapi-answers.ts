@@ -230,6 +230,14 @@ export const ANSWER_SCHEMAS = {
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
   CompanyImported: v.object({ id: v.string(), created: v.boolean() }),
   SigningKey: v.object({ kid: v.string() }),
+  CompanyEditor: v.object({ version: v.number(), file: v.record(v.string(), v.unknown()), images: v.record(v.string(), v.object({ sha256: v.string(), contentType: v.string() })), canEditHosts: v.boolean() }),
+  CompanyVersion: v.object({ version: v.number() }),
+  CompanyVersions: v.object({
+    versions: v.array(v.object({ version: v.number(), action: v.picklist(['import', 'save', 'revert']), revertedTo: v.nullable(v.number()), actorName: v.string(), actorRole: v.string(), createdAt: when })),
+  }),
+  CompanyExport: v.object({ file: v.record(v.string(), v.unknown()), assets: v.record(v.string(), v.object({ contentType: v.string(), base64: v.string() })) }),
+  CompanyImage: v.object({ sha256: v.string(), contentType: v.string(), file: v.string() }),
+  CompanyPreview: v.object({ id: v.string(), languages: v.array(v.string()), expiresAt: when }),
 } satisfies Record<string, GenericSchema>;
 
 export type AnswerName = keyof typeof ANSWER_SCHEMAS;
@@ -316,4 +324,14 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/admin/companies/:company/accounts/:account/tokens': { json: 'NewToken' },
   'DELETE /api/admin/companies/:company/accounts/:account/tokens/:token': { json: 'Token' },
   'GET /api/admin/companies/:company/trail': { json: 'Trail' },
+  'GET /api/admin/companies/:company/editor': { json: 'CompanyEditor' },
+  'PUT /api/admin/companies/:company/settings': { json: 'CompanyVersion' },
+  'GET /api/admin/companies/:company/versions': { json: 'CompanyVersions' },
+  'POST /api/admin/companies/:company/versions/:version/revert': { json: 'CompanyVersion' },
+  'GET /api/admin/companies/:company/export': { json: 'CompanyExport' },
+  'POST /api/admin/companies/:company/import': { json: 'CompanyVersion' },
+  'POST /api/admin/companies/:company/images': { json: 'CompanyImage' },
+  'GET /api/admin/companies/:company/images/:sha256': { media: IMAGE },
+  'POST /api/admin/companies/:company/preview': { json: 'CompanyPreview' },
+  'GET /api/admin/companies/:company/preview/:previewId/:language': { media: ['text/html'] },
 };

@@ -227,6 +227,19 @@ async function journey(api: Api) {
   const f = companyFixture({ id: 'journey-co', hosts: ['journey.test'], languages: ['da'] });
   const assets = Object.fromEntries(Object.entries(f.assets).map(([p, a]) => [p, { contentType: a.contentType, base64: a.bytes.toString('base64') }]));
   await api('POST', '/api/admin/companies', { ...admin, json: { file: f.file, assets } });
+  // The company editor (docs/decisions/company-editor.md), as the operator.
+  const co = '/api/admin/companies/journey-co';
+  const opened = (await api('GET', `${co}/editor`, admin)).data;
+  const upload = (await api('POST', `${co}/images`, { ...admin, json: { contentType: 'image/svg+xml', base64: f.assets['officer.svg']!.bytes.toString('base64') } })).data;
+  await api('GET', `${co}/images/${upload.sha256}`, admin);
+  const edited = { ...opened.file, name: 'Journey Co (edited)' };
+  const preview = (await api('POST', `${co}/preview`, { ...admin, json: { file: edited, images: opened.images } })).data;
+  await api('GET', `${co}/preview/${preview.id}/da`, admin);
+  await api('PUT', `${co}/settings`, { ...admin, json: { baseVersion: opened.version, file: edited, images: opened.images } });
+  await api('GET', `${co}/versions`, admin);
+  await api('POST', `${co}/versions/1/revert`, { ...admin, json: { baseVersion: opened.version + 1 } });
+  const exported = (await api('GET', `${co}/export`, admin)).data;
+  await api('POST', `${co}/import`, { ...admin, json: exported });
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
 
   // The key log: the recovery key set once, Hanne's key certified by it, the log read as a reporter's browser reads it.
