@@ -75,6 +75,14 @@ export function schemaAt(path: Path, root: AnySchema = companyFileSchema as unkn
   return s ?? null;
 }
 
+/** Whether the value at `path` may be left out (an optional key): then it is never "missing". */
+export function isOptionalAt(path: Path): boolean {
+  const parent = path.length ? schemaAt(path.slice(0, -1)) : null;
+  const last = path.at(-1);
+  const own = parent && (parent.type === 'strict_object' || parent.type === 'object') && typeof last === 'string' ? parent.entries?.[last] : undefined;
+  return own?.type === 'optional';
+}
+
 export type FieldKind = 'text' | 'paragraph' | 'boolean' | 'choice' | 'number' | 'colour' | 'list' | 'group' | 'other';
 
 /** The longest text the schema allows at `path` (from its `maxLength`), if any. */
@@ -161,6 +169,7 @@ export function textRows(file: CompanyFile): TextRow[] {
   }
   const rows = [...seen.values()];
   for (const row of rows) {
+    if (isOptionalAt(['lookAndFeel', 'da', ...row.path])) continue;
     row.missing = file.languages.filter((lang) => {
       const value = getAt(file.lookAndFeel[lang], row.path);
       return value === undefined || (typeof value === 'string' && value.trim() === '');

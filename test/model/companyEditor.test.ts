@@ -62,6 +62,8 @@ describe('the draft helpers', () => {
     const longer = setAt(file, ['lookAndFeel', 'da', 'siteFAQPage', 'faqs', 1], { heading: 'Q2', paragraph: 'A2' });
     expect(textRows(longer).find((r) => r.path.join('.') === 'siteFAQPage.faqs.1.heading')!.missing).toEqual(['en']);
     expect(companyIssues(longer)).toEqual([]);
+    // An optional per-language text (the contact override) is never missing.
+    expect(rows.find((r) => r.path.join('.') === 'contactPerson')!.missing).toEqual([]);
   });
 
   it('adds and removes a language with its texts and phone code, never the default one', () => {

@@ -32,3 +32,5 @@ export const frame = style({ width: '100%', height: 640, border: `1px solid ${va
 export const versions = style({ listStyle: 'none', padding: 0, margin: 0, display: 'flex', flexDirection: 'column', gap: 8 });
 globalStyle(`${versions} li`, { display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' });
 export const fileLabel = style({ display: 'inline-flex', alignItems: 'center', minHeight: 44 });
+export const group = style({ margin: '0 0 12px', border: `1px solid ${vars.color.border}`, borderRadius: vars.radius.small, padding: '0 12px' });
+export const summary = style({ cursor: 'pointer', fontWeight: 700, minHeight: 44, display: 'flex', alignItems: 'center', gap: 8 });

@@ -333,14 +333,19 @@ function Languages({ ctx, send, issues }: { ctx: EditorContext; send: Send; issu
   );
 }
 
-function Texts({ ctx, send, issues }: { ctx: EditorContext; send: Send; issues: Map<string, CompanyIssue> }) {
+/** One page's texts (the front page, how to report, …) in a table: a row per text, a column per language. */
+function TextGroup({ ctx, send, issues, group, rows }: { ctx: EditorContext; send: Send; issues: Map<string, CompanyIssue>; group: string; rows: ReturnType<typeof textRows> }) {
   const t = useT('company');
   const file = ctx.draft!.file;
-  const rows = textRows(file);
+  const missing = rows.reduce((n, r) => n + r.missing.length, 0);
+  const invalid = rows.some((r) => file.languages.some((l) => issues.has(dotted(['lookAndFeel', l, ...r.path]))));
   return (
-    <>
-      <p className={page.hint}>{t('section.textsIntro')}</p>
-      <div className={styles.textsWrap} tabIndex={0} role="group" aria-label={t('section.texts')}>
+    <details className={styles.group} open={group === 'siteFrontPage' || invalid || undefined} data-group={group}>
+      <summary className={styles.summary}>
+        {t(group === 'entry' ? 'texts.entry' : `field.${group}`)}
+        {missing > 0 && <span className={styles.missing}>{t('texts.missingCount', { count: missing })}</span>}
+      </summary>
+      <div className={styles.textsWrap} tabIndex={0} role="group" aria-label={t(group === 'entry' ? 'texts.entry' : `field.${group}`)}>
         <table className={styles.texts}>
           <thead>
             <tr>
@@ -370,6 +375,24 @@ function Texts({ ctx, send, issues }: { ctx: EditorContext; send: Send; issues: 
           </tbody>
         </table>
       </div>
+    </details>
+  );
+}
+
+function Texts({ ctx, send, issues }: { ctx: EditorContext; send: Send; issues: Map<string, CompanyIssue> }) {
+  const t = useT('company');
+  const groups = new Map<string, ReturnType<typeof textRows>>();
+  for (const row of textRows(ctx.draft!.file)) {
+    // A text of the entry itself (the language's name, the contact overrides) goes with the language's own group.
+    const group = row.path.length > 1 ? String(row.path[0]) : 'entry';
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  return (
+    <>
+      <p className={page.hint}>{t('section.textsIntro')}</p>
+      {[...groups].map(([group, rows]) => (
+        <TextGroup key={group} ctx={ctx} send={send} issues={issues} group={group} rows={rows} />
+      ))}
     </>
   );
 }
