@@ -67,7 +67,7 @@ describe("a flood of wrong sign-ins on a handler's address", () => {
 
     // The handler, from their own address: the proof (solved as the workspace does), then the sign-in.
     const mine = '192.0.2.44';
-    const headers = { 'x-forwarded-for': mine, ...(await proof(mine)) };
+    const headers: Record<string, string> = { 'x-forwarded-for': mine, ...(await proof(mine)) };
     expect(headers['x-proof-of-work']).toBeDefined();
     const started = performance.now();
     const ok = await call(server, 'POST', '/api/handler/session', { host: HOST, headers, json: { email: EMAIL, password: PASSWORD, code: totp(1) } });
