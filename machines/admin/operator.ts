@@ -1,7 +1,7 @@
 /**
  * The operator's companies screen (issue 39; docs/decisions/administration.md): the
  * companies of the portal, and a new one made from its company file (the format of
- * `npm run company -- import`; the full editor is the company editor's) together with
+ * `npm run company -- import`, with the images it names; the full editor is the company editor's) together with
  * its first administrator, whose enrolment link is shown once.
  *
  * Invariants:
@@ -26,8 +26,12 @@ export interface CompaniesAnswer {
   companies?: OperatorCompany[];
 }
 
+/** An image the company file names (its logo, officers' logos), by the name it is named by. */
+export type CompanyAssets = Record<string, { contentType: string; base64: string }>;
+
 export interface NewCompany {
   file: Record<string, unknown>;
+  assets: CompanyAssets;
   adminName: string;
   adminEmail: string;
 }
@@ -46,6 +50,7 @@ export interface OperatorContext {
   /** The chosen file's text, parsed; null when none or not a JSON object. */
   file: Record<string, unknown> | null;
   fileName: string;
+  assets: CompanyAssets;
   adminName: string;
   adminEmail: string;
   link: { companyId: string; url: string } | null;
@@ -57,6 +62,7 @@ export type OperatorEvent =
   | { type: 'company.open' }
   | { type: 'company.cancel' }
   | { type: 'file.choose'; name: string; text: string }
+  | { type: 'assets.choose'; assets: CompanyAssets }
   | { type: 'admin.change'; field: 'adminName' | 'adminEmail'; value: string }
   | { type: 'company.submit' }
   | { type: 'link.dismiss' };
@@ -90,7 +96,8 @@ export const operatorMachine = setup({
   actions: {
     reportUnauthorized: () => {},
     assignCompanies: assign({ companies: ({ event }) => out<CompaniesAnswer>(event).companies ?? [] }),
-    resetForm: assign({ file: null, fileName: '', adminName: '', adminEmail: '', problem: null }),
+    resetForm: assign({ file: null, fileName: '', assets: {}, adminName: '', adminEmail: '', problem: null }),
+    assignAssets: assign({ assets: ({ event, context }) => (event.type === 'assets.choose' ? event.assets : context.assets) }),
     assignFile: assign(({ event }) => {
       if (event.type !== 'file.choose') return {};
       const file = parseCompanyFile(event.text);
@@ -99,7 +106,7 @@ export const operatorMachine = setup({
     assignAdmin: assign(({ event }) => (event.type === 'admin.change' ? { [event.field]: event.value.slice(0, 254) } : {})),
     assignLink: assign(({ event }) => {
       const a = out<NewCompanyAnswer>(event);
-      return { link: { companyId: a.companyId ?? '', url: a.enrolmentLink ?? '' }, file: null, fileName: '', adminName: '', adminEmail: '', problem: null };
+      return { link: { companyId: a.companyId ?? '', url: a.enrolmentLink ?? '' }, file: null, fileName: '', assets: {}, adminName: '', adminEmail: '', problem: null };
     }),
     dropLink: assign({ link: null }),
     markRefused: assign({ problem: ({ event }) => ({ kind: 'fileRefused' as const, field: out<NewCompanyAnswer>(event).field }) }),
@@ -117,7 +124,7 @@ export const operatorMachine = setup({
 }).createMachine({
   id: 'operatorCompanies',
   initial: 'loading',
-  context: { companies: [], file: null, fileName: '', adminName: '', adminEmail: '', link: null, problem: null },
+  context: { companies: [], file: null, fileName: '', assets: {}, adminName: '', adminEmail: '', link: null, problem: null },
   states: {
     loading: {
       invoke: {
@@ -135,6 +142,7 @@ export const operatorMachine = setup({
     editing: {
       on: {
         'file.choose': { actions: 'assignFile' },
+        'assets.choose': { actions: 'assignAssets' },
         'admin.change': { actions: 'assignAdmin' },
         'company.submit': { guard: 'isComplete', target: 'creating' },
         'company.cancel': { target: 'ready', actions: 'resetForm' },
@@ -144,7 +152,7 @@ export const operatorMachine = setup({
       invoke: {
         id: 'createCompany',
         src: 'createCompany',
-        input: ({ context }) => ({ file: context.file!, adminName: context.adminName.trim(), adminEmail: context.adminEmail.trim() }),
+        input: ({ context }) => ({ file: context.file!, assets: context.assets, adminName: context.adminName.trim(), adminEmail: context.adminEmail.trim() }),
         onDone: [
           { guard: 'isCreated', target: 'showingLink', actions: 'assignLink' },
           { guard: 'isFileRefused', target: 'editing', actions: 'markRefused' },

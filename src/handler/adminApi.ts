@@ -60,7 +60,7 @@ export function adminApi(api: ApiClient, companyId: () => string) {
     createCompany: async (c: NewCompany): Promise<NewCompanyAnswer> => {
       const list = await call(() => api.json<{ companies: { id: string }[] }>('/api/admin/companies'));
       if (list.data?.companies.some((x) => x.id === c.file.id)) return { status: 409, code: 'COMPANY_EXISTS' };
-      const imported = await call(() => api.json<{ id: string; created: boolean }>('/api/admin/companies', { method: 'POST', body: { file: c.file } }));
+      const imported = await call(() => api.json<{ id: string; created: boolean }>('/api/admin/companies', { method: 'POST', body: { file: c.file, assets: c.assets } }));
       if (imported.status !== 200) return { status: imported.status, code: imported.code, field: imported.message };
       const id = imported.data!.id;
       const admin = await call(() => api.json<{ enrolmentLink: string | null }>('/api/admin/handlers', { method: 'POST', body: { company: id, name: c.adminName, email: c.adminEmail, admin: true, handler: false, token: false } }), 201);

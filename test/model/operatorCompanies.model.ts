@@ -18,6 +18,7 @@ export const operatorEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'company.cancel' },
   { type: 'file.choose', name: 'beta.json', text: '{"id":"beta"}' },
   { type: 'file.choose', name: 'broken.json', text: '[1,2' },
+  { type: 'assets.choose', assets: { 'logo.png': { contentType: 'image/png', base64: 'iVBORw0KGgo=' } } },
   { type: 'admin.change', field: 'adminName', value: 'Ada' },
   { type: 'admin.change', field: 'adminEmail', value: 'ada@beta.test' },
   { type: 'company.submit' },

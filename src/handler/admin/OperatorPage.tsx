@@ -16,6 +16,12 @@ import { adminApi } from '../adminApi.ts';
 import * as styles from '../Pages.css.ts';
 import * as admin from './Admin.css.ts';
 
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
 export function OperatorPage() {
   const t = useT('admin');
   const { session, rawApi } = useHandler();
@@ -30,7 +36,7 @@ export function OperatorPage() {
   );
   const state = useSelector(actor, (s) => s);
   const ctx = state.context;
-  const ids = { file: useId(), name: useId(), email: useId(), form: useId(), link: useId() };
+  const ids = { assets: useId(), file: useId(), name: useId(), email: useId(), form: useId(), link: useId() };
   useEffect(() => {
     document.title = t('admin.operator.title');
   }, [t]);
@@ -94,6 +100,24 @@ export function OperatorPage() {
                 }}
               />
               {ctx.fileName && <p className={styles.hint}>{t('admin.operator.fileChosen', { name: ctx.fileName })}</p>}
+            </div>
+            <div className={styles.field}>
+              <label htmlFor={ids.assets} className={styles.label}>
+                {t('admin.operator.assets')}
+              </label>
+              <input
+                id={ids.assets}
+                type="file"
+                multiple
+                accept="image/png,image/jpeg,image/webp,image/svg+xml"
+                className={input}
+                onChange={(e) => {
+                  const files = [...(e.target.files ?? [])];
+                  void Promise.all(files.map(async (f) => [f.name, { contentType: f.type, base64: toBase64(new Uint8Array(await f.arrayBuffer())) }] as const)).then((pairs) =>
+                    actor.send({ type: 'assets.choose', assets: Object.fromEntries(pairs) }),
+                  );
+                }}
+              />
             </div>
             <div className={styles.field}>
               <label htmlFor={ids.name} className={styles.label}>
