@@ -210,7 +210,7 @@ export function AccountsPage() {
               <label htmlFor={ids.name} className={styles.label}>
                 {t('admin.invite.name')}
               </label>
-              <input id={ids.name} className={input} value={ctx.invite.name} autoComplete="off" onChange={(e) => actor.send({ type: 'invite.change', field: 'name', value: e.target.value })} />
+              <input id={ids.name} className={input} value={ctx.invite.name} autoComplete="off" autoFocus onChange={(e) => actor.send({ type: 'invite.change', field: 'name', value: e.target.value })} />
             </div>
             <div className={styles.field}>
               <label htmlFor={ids.email} className={styles.label}>
