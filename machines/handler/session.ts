@@ -23,9 +23,11 @@ export interface HandlerProfile {
   email: string | null;
   companyName: string;
   officers: string[];
-  /** The account's company; '' for the operator (docs/decisions/administration.md). */
+  /** The company ('' for the operator) and the account's roles (docs/decisions/administration.md). */
   companyId?: string;
   roles?: { operator: boolean; admin: boolean; handler: boolean };
+  /** Failed logins on this address since the last one; present only right after signing in. */
+  failedSignIns?: number;
 }
 
 export interface SessionAnswer {

@@ -70,7 +70,7 @@ export function newEnrolment(now = new Date()): { code: string; expiresAt: Date 
 }
 
 /** A company account; `companyId` null makes an operator's account (role_operator, no company, needs an e-mail). */
-export async function createHandlerAccount(db: Database, companyId: string | null, name: string, opts: HandlerAccountOptions = {}): Promise<NewHandlerAccount> {
+export async function createHandlerAccount<O extends HandlerAccountOptions>(db: Database, companyId: string | null, name: string, opts: O = {} as O): Promise<O extends { token: false } ? NewHandlerAccount : NewHandlerAccount & { token: string }> {
   const token = opts.token === false ? undefined : newApiToken();
   const id = randomUUID();
   const officers = [...new Set(opts.officers ?? [])];
@@ -116,7 +116,7 @@ export async function createHandlerAccount(db: Database, companyId: string | nul
     }
     if (officers.length) await trx.insertInto('handler_officer').values(officers.map((officer_id) => ({ handler_id: id, officer_id }))).execute();
   });
-  return { id, token, enrolmentCode, enrolmentExpiresAt };
+  return { id, token, enrolmentCode, enrolmentExpiresAt } as never;
 }
 
 /** The protection officers a handler is tied to; empty: every officer of the company. */

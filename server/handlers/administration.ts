@@ -165,8 +165,8 @@ export async function companyInfo(db: Database, companyId: string): Promise<Comp
  * Sends the enrolment link to the account's own address when mail is set up; answers
  * the link itself otherwise (or when the send failed), for the caller to show once.
  */
-async function deliverEnrolment(ctx: AppContext, company: CompanyInfo, to: string, name: string, code: string): Promise<{ link: string | null; mailed: boolean }> {
-  const portal = portalUrl(ctx.config, company);
+async function deliverEnrolment(ctx: AppContext, company: CompanyInfo, to: string, name: string, code: string, origin?: string): Promise<{ link: string | null; mailed: boolean }> {
+  const portal = portalOf(ctx, company, origin);
   const link = enrolmentLink(portal, code);
   if (!ctx.mailer.enabled) return { link, mailed: false };
   try {
@@ -178,6 +178,26 @@ async function deliverEnrolment(ctx: AppContext, company: CompanyInfo, to: strin
   }
 }
 
+/**
+ * The portal address in an enrolment link when PUBLIC_URL is not set: the caller's own
+ * origin when it is one of the company's hosts, else the company's first host on the
+ * caller's scheme and port (one server serves every host); with PUBLIC_URL, or without
+ * a caller's origin, the mails' rule (server/mail/messages.ts portalUrl).
+ */
+export function portalOf(ctx: Pick<AppContext, 'config'>, company: { hosts: string[] }, origin?: string): string {
+  if (origin && !ctx.config.publicUrl && company.hosts.length) {
+    try {
+      const u = new URL(origin);
+      if (company.hosts.includes(u.hostname.toLowerCase())) return u.origin;
+      // Another host of this one server (the operator's): the company's first host, on the same scheme and port.
+      return `${u.protocol}//${company.hosts[0]}${u.port ? `:${u.port}` : ''}`;
+    } catch {
+      // not an origin: the mails' rule
+    }
+  }
+  return portalUrl(ctx.config, company);
+}
+
 export interface InviteInput {
   name: string;
   email: string;
@@ -186,7 +206,7 @@ export interface InviteInput {
   handler: boolean;
 }
 
-export async function inviteAccount(ctx: AppContext, companyId: string, actor: Actor, input: InviteInput): Promise<Invitation> {
+export async function inviteAccount(ctx: AppContext, companyId: string, actor: Actor, input: InviteInput, origin?: string): Promise<Invitation> {
   const company = await companyInfo(ctx.db, companyId);
   let created;
   try {
@@ -196,7 +216,7 @@ export async function inviteAccount(ctx: AppContext, companyId: string, actor: A
     throw err;
   }
   await appendTrail(ctx.db, companyId, actor, 'ACCOUNT_INVITED', { id: created.id, name: input.name }, { email: input.email, officers: input.officers, admin: input.admin, handler: input.handler });
-  const sent = await deliverEnrolment(ctx, company, input.email, input.name, created.enrolmentCode!);
+  const sent = await deliverEnrolment(ctx, company, input.email, input.name, created.enrolmentCode!, origin);
   const account = (await listAccounts(ctx.db, companyId)).find((a) => a.id === created.id)!;
   return { account, enrolmentLink: sent.link, mailed: sent.mailed, enrolmentExpiresAt: created.enrolmentExpiresAt!.toISOString() };
 }
@@ -271,7 +291,7 @@ export type ResetWhat = 'password' | 'secondFactor';
  * every token stop in this transaction; the account works again once its person has
  * enrolled with the new link. Either reset needs the whole enrolment, which sets both.
  */
-export async function resetAccount(ctx: AppContext, companyId: string, actor: Actor, accountId: string, what: ResetWhat): Promise<Invitation> {
+export async function resetAccount(ctx: AppContext, companyId: string, actor: Actor, accountId: string, what: ResetWhat, origin?: string): Promise<Invitation> {
   const company = await companyInfo(ctx.db, companyId);
   const enrolment = newEnrolment();
   const a = await ctx.db.transaction().execute(async (trx) => {
@@ -287,7 +307,7 @@ export async function resetAccount(ctx: AppContext, companyId: string, actor: Ac
     await appendTrail(trx, companyId, actor, 'ACCOUNT_RESET', { id: a.id, name: a.name }, { what, sessionsEnded: ended.sessions, tokensRevoked: ended.tokens });
     return a;
   });
-  const sent = await deliverEnrolment(ctx, company, a.email!, a.name, enrolment.code);
+  const sent = await deliverEnrolment(ctx, company, a.email!, a.name, enrolment.code, origin);
   const account = (await listAccounts(ctx.db, companyId)).find((x) => x.id === a.id)!;
   return { account, enrolmentLink: sent.link, mailed: sent.mailed, enrolmentExpiresAt: enrolment.expiresAt.toISOString() };
 }

@@ -33,8 +33,8 @@ import {
   revokeToken,
   setDisabled,
   updateAccount,
+  portalOf,
 } from '../handlers/administration.ts';
-import { portalUrl } from '../mail/messages.ts';
 
 /** The operator's check, kept under its old name for the routes elsewhere (key anchor). */
 export async function adminGuard(ctx: AppContext, req: FastifyRequest): Promise<Principal> {
@@ -99,6 +99,11 @@ async function companyFor(ctx: AppContext, req: FastifyRequest<{ Params: { compa
   return { p, company, actor: actorOf(p) };
 }
 
+/** The caller's origin (scheme and Host), a hint for enrolment links; the service uses it only for a host of the company. */
+function originOf(req: FastifyRequest): string | undefined {
+  return req.headers.host ? `${req.protocol}://${req.headers.host}` : undefined;
+}
+
 type AccountReq = FastifyRequest<{ Params: { company: string; account: string } }>;
 type TokenReq = FastifyRequest<{ Params: { company: string; account: string; token: string } }>;
 
@@ -134,7 +139,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
       hosts: hosts.map((h) => h.host),
       enrolmentCode: account.enrolmentCode ?? null,
       enrolmentExpiresAt: account.enrolmentExpiresAt?.toISOString() ?? null,
-      enrolmentLink: account.enrolmentCode ? enrolmentLink(portalUrl(ctx.config, { hosts: hosts.map((h) => h.host) }), account.enrolmentCode) : null,
+      enrolmentLink: account.enrolmentCode ? enrolmentLink(portalOf(ctx, { hosts: hosts.map((h) => h.host) }, originOf(req)), account.enrolmentCode) : null,
       roles: { admin: body.admin, handler: body.handler },
     });
   });
@@ -153,7 +158,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
       throw err;
     }
     await appendTrail(ctx.db, null, actorOf(p), 'OPERATOR_CREATED', { id: account.id, name: body.name }, { email: body.email });
-    const origin = ctx.config.publicUrl ?? `http://${ctx.config.operatorHost ?? 'localhost'}:${ctx.config.port}`;
+    // The operator's own origin: an operator enrols on any host.
+    const origin = ctx.config.publicUrl ?? originOf(req) ?? `http://${ctx.config.operatorHost ?? 'localhost'}:${ctx.config.port}`;
     return reply.status(201).send({ id: account.id, name: body.name, email: body.email, enrolmentCode: account.enrolmentCode!, enrolmentLink: enrolmentLink(origin, account.enrolmentCode!), enrolmentExpiresAt: account.enrolmentExpiresAt!.toISOString() });
   });
 
@@ -182,7 +188,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Params: { company: string } }>('/api/admin/companies/:company/accounts', async (req, reply) => {
     const { company, actor } = await companyFor(ctx, req);
     const body = parseOr400(inviteSchema, req.body ?? {}, 'body');
-    return reply.status(201).send(await inviteAccount(ctx, company.id, actor, body));
+    return reply.status(201).send(await inviteAccount(ctx, company.id, actor, body, originOf(req)));
   });
 
   app.patch('/api/admin/companies/:company/accounts/:account', async (req: AccountReq) => {
@@ -210,7 +216,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post('/api/admin/companies/:company/accounts/:account/reset', async (req: AccountReq) => {
     const { company, actor } = await companyFor(ctx, req);
     const body = parseOr400(resetSchema, req.body ?? {}, 'body');
-    return resetAccount(ctx, company.id, actor, req.params.account, body.what);
+    return resetAccount(ctx, company.id, actor, req.params.account, body.what, originOf(req));
   });
 
   app.post('/api/admin/companies/:company/accounts/:account/sessions/end', async (req: AccountReq) => {

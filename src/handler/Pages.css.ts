@@ -14,7 +14,6 @@ export const topBar = style({
 });
 export const brand = style({ fontWeight: 700, fontSize: '1.125rem', marginRight: 'auto', color: 'inherit', textDecoration: 'none' });
 export const who = style({ fontSize: '0.9375rem' });
-export const barLink = style({ color: 'inherit', fontWeight: 600, minHeight: 44, display: 'inline-flex', alignItems: 'center' });
 export const barSelect = style({ font: 'inherit', minHeight: 44, padding: '6px 10px', borderRadius: vars.radius.small, border: `1px solid ${vars.color.border}` });
 export const barButton = style({
   font: 'inherit',

@@ -9,6 +9,7 @@ import type { EnrolmentFinish, EnrolmentOpening } from '../../machines/handler/e
 import type { InboxAnswer, InboxCase } from '../../machines/handler/inbox.ts';
 import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
 import { fromCallback } from 'xstate';
+import { POW_HEADER, solveProof, type PowChallenge } from '../../core/pow.ts';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 
@@ -25,15 +26,30 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
 }
 
 export function handlerApi(api: ApiClient) {
-  const session = async (run: () => Promise<{ handler: HandlerProfile }>): Promise<SessionAnswer> => {
+  const session = async (run: () => Promise<{ handler: HandlerProfile; signIn?: { failedSignIns: number } }>): Promise<SessionAnswer> => {
     const r = await call(run);
-    return { status: r.status, handler: r.data?.handler };
+    return { status: r.status, handler: r.data ? { ...r.data.handler, ...(r.data.signIn ? { failedSignIns: r.data.signIn.failedSignIns } : {}) } : undefined };
   };
+  /**
+   * During a burst of failed logins the server asks for a proof-of-work (403
+   * POW_REQUIRED, docs/decisions/administration.md): fetch the challenge, solve it
+   * (core/pow.ts, as the reporter's side), and send the login again with it.
+   */
+  const signInWithProof = async (c: Credentials): Promise<SessionAnswer> => {
+    const first = await call(() => api.json<{ handler: HandlerProfile; signIn?: { failedSignIns: number } }>('/api/handler/session', { method: 'POST', body: c }));
+    if (first.code !== 'POW_REQUIRED') return first.status === 200 ? session(async () => first.data!) : { status: first.status };
+    const { challenge } = await api.json<{ challenge: PowChallenge | null }>('/api/handler/session/challenge');
+    if (!challenge) return { status: 403 };
+    const nonce = await solveProof(challenge.challenge, challenge.difficulty);
+    if (nonce === null) return { status: 403 };
+    return session(() => api.json('/api/handler/session', { method: 'POST', body: c, headers: { [POW_HEADER]: `${challenge.challenge}:${nonce}` } }));
+  };
+
   return {
     /** The client itself, for the administration's own calls (src/handler/admin). */
     client: api,
     checkSession: () => session(() => api.json('/api/handler/session')),
-    signIn: (c: Credentials) => session(() => api.json('/api/handler/session', { method: 'POST', body: c })),
+    signIn: signInWithProof,
     refreshSession: () => session(() => api.json('/api/handler/session/refresh', { method: 'POST' })),
     signOut: async () => {
       await api.request('/api/handler/session', { method: 'DELETE' }).catch(() => undefined);

@@ -10,6 +10,7 @@ import { useActorRef } from '@xstate/react';
 import { fromPromise } from 'xstate';
 import '../styles/global.css.ts';
 import '../i18n/handler/index.ts';
+import '../i18n/admin/index.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { createApiClient } from '../api/client.ts';
 import { I18nProvider, loadCatalogue, type Language } from '../i18n/index.ts';
@@ -25,7 +26,10 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/enrol', component: lazyRouteComponent(() => import('./EnrolPage.tsx'), 'EnrolPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
+  // The administration (docs/decisions/administration.md): the server decides who may; these only show.
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/$companyId', component: lazyRouteComponent(() => import('./admin/AccountsPage.tsx'), 'AccountsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/operator', component: lazyRouteComponent(() => import('./admin/OperatorPage.tsx'), 'OperatorPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
 ]);
 const router = createRouter({ routeTree });
 
@@ -36,9 +40,8 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
   const [language, setLanguageState] = useState(firstLanguage);
   // Calls that succeed move the session chart's idle clock; a 401 ends it there.
   const bridge = useRef<{ touch: () => void; expired: () => void }>({ touch: () => {}, expired: () => {} });
-  const api = useMemo(
+  const rawApi = useMemo(
     () =>
-      handlerApi(
         createApiClient({
           baseUrl: apiBaseUrl,
           companyHost: window.location.hostname,
@@ -53,9 +56,9 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
             return res;
           },
         }),
-      ),
     [apiBaseUrl],
   );
+  const api = useMemo(() => handlerApi(rawApi), [rawApi]);
   const session = useActorRef(
     handlerSessionMachine.provide({
       actors: {
@@ -72,6 +75,7 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
   const env = useMemo(
     () => ({
       api,
+      rawApi,
       session,
       language,
       setLanguage: (l: Language) => {
@@ -79,7 +83,7 @@ function HandlerRoot({ apiBaseUrl, firstLanguage }: { apiBaseUrl: string; firstL
         void Promise.all([loadCatalogue('common', l), loadCatalogue('handler', l)]).then(() => setLanguageState(l));
       },
     }),
-    [api, session, language],
+    [api, rawApi, session, language],
   );
   return (
     <HandlerContext value={env}>

@@ -213,11 +213,16 @@ async function journey(api: Api) {
   const account = await createHandlerAccount(server.ctx.db, company!.id, 'Sara', { email: 'sara@example.org' });
   const start = await api('POST', `${H}/enrolment/start`, { host, json: { code: account.enrolmentCode } });
   const password = 'correct horse battery';
-  await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, password, totpCode: totp(start.data.secret) } });
+  const finished = await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, password, totpCode: totp(start.data.secret) } });
   const signedIn = await api('POST', `${H}/session`, { host, json: { email: 'sara@example.org', password, code: totp(start.data.secret, 1) } });
   const cookie = { host, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]! } };
   await api('GET', `${H}/session`, cookie);
   await api('POST', `${H}/session/refresh`, cookie);
+  await api('GET', `${H}/session/challenge`, { host });
+  // The handler's own API tokens, made with a fresh second factor (a recovery code here).
+  const ownToken = await api('POST', `${H}/tokens`, { ...cookie, json: { label: 'script', code: finished.data.recoveryCodes[0] } });
+  await api('GET', `${H}/tokens`, cookie);
+  await api('DELETE', `${H}/tokens/${ownToken.data.id}`, cookie);
   await api('DELETE', `${H}/session`, cookie);
 
   // The operator (loopback, admin token).
@@ -241,6 +246,25 @@ async function journey(api: Api) {
   const exported = (await api('GET', `${co}/export`, admin)).data;
   await api('POST', `${co}/import`, { ...admin, json: exported });
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
+
+  // The administration (docs/decisions/administration.md), as the operator.
+  await api('POST', '/api/admin/operators', { ...admin, json: { name: 'Olga Operator', email: 'olga@example.org' } });
+  await api('GET', '/api/admin/trail', admin);
+  await api('GET', '/api/admin/companies', admin);
+  const A = `/api/admin/companies/${company!.id}`;
+  await api('GET', `${A}/accounts`, admin);
+  const invited = await api('POST', `${A}/accounts`, { ...admin, json: { name: 'Ivo', email: 'ivo@example.org' } });
+  const ivo = `${A}/accounts/${invited.data.account.id}`;
+  await api('PATCH', ivo, { ...admin, json: { officers: [officer] } });
+  await api('POST', `${ivo}/disable`, admin);
+  await api('POST', `${ivo}/enable`, admin);
+  const auto = await api('POST', `${ivo}/tokens`, { ...admin, json: { label: 'nightly' } });
+  await api('GET', `${ivo}/tokens`, admin);
+  await api('DELETE', `${ivo}/tokens/${auto.data.id}`, admin);
+  await api('POST', `${ivo}/sessions/end`, admin);
+  await api('POST', `${ivo}/reset`, { ...admin, json: { what: 'secondFactor' } });
+  await api('GET', `${A}/trail`, admin);
+  await api('DELETE', ivo, admin);
 
   // The key log: the recovery key set once, Hanne's key certified by it, the log read as a reporter's browser reads it.
   const recovery = await makeHandlerKeys();

@@ -61,7 +61,7 @@ async function signInAdministrator(page: Page) {
   await page.getByRole('button', { name: h['handler.signIn.submit'] }).click();
   await page.waitForURL((u) => u.pathname === '/handler/cases');
   await page.getByRole('link', { name: msg('handler.bar.company') }).click();
-  await page.waitForURL((u) => u.pathname === '/handler/admin/company');
+  await page.waitForURL((u) => u.pathname === '/handler/company');
   await page.getByRole('heading', { level: 1, name: msg('editor.title') }).waitFor();
 }
 
