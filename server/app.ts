@@ -27,6 +27,7 @@ import { applyTusMethodOverride, registerUploadRoutes } from './routes/uploads.t
 import { ResumableUploads, uploadSweepJob } from './uploads/resumable.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerCompanyEditorRoutes } from './routes/company-editor.ts';
 import { registerLeaveRoutes } from './routes/leave.ts';
 import { registerIdentity } from './idp/index.ts';
 import { destroyAccountPayloads } from './idp/adapter.ts';
@@ -360,6 +361,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   const spa = await registerSpa(app, ctx, SECURITY_HEADERS['content-security-policy']);
+  registerCompanyEditorRoutes(app, ctx, spa);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';

@@ -21,6 +21,13 @@ export interface ServerConfig {
   distDir: string;
   /** Public base URL of the portal when behind a proxy; otherwise derived per request. */
   publicUrl?: string;
+  /**
+   * A host with no company where the operator signs in to the workspace (/handler) to
+   * set companies up (OPERATOR_HOST); the operator can sign in on any company's host too.
+   */
+  operatorHost?: string;
+  /** How long a handler's API token works (HANDLER_TOKEN_TTL_DAYS, default 90 days). */
+  handlerTokenTtlMs: number;
   seedDemo: boolean;
   logLevel: string;
   /** `smtp://user:pass@host:587` or `smtps://…:465`; without it no mail is sent (docs/operations.md "Mail"). */
@@ -130,6 +137,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     distDir: path.resolve(env.DIST_DIR ?? path.join(root, 'dist')),
     publicUrl: env.PUBLIC_URL || undefined,
+    operatorHost: env.OPERATOR_HOST?.trim().toLowerCase() || undefined,
+    handlerTokenTtlMs: int(env.HANDLER_TOKEN_TTL_DAYS, 90, 'HANDLER_TOKEN_TTL_DAYS', 1) * 24 * 3600_000,
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
     smtpUrl: env.SMTP_URL || undefined,

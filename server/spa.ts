@@ -670,6 +670,24 @@ export interface Spa {
   sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** Answers a route of the handlers' workspace with handler.html, its scripts pinned by their digests. */
   sendHandler(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /**
+   * The landing page of `company` (an unsaved draft of the company editor) in
+   * `language`, drawn by the first-paint renderer, without any script: a picture for
+   * the editor's preview frame (docs/decisions/company-editor.md). Null without a build.
+   */
+  renderPreview(req: FastifyRequest, company: Company, language: Language, imageUrl: (logoFileName: string) => string): Promise<string | null>;
+}
+
+/** A first-paint picture as a page of its own: the build's styles, no script, nothing to click. */
+export function previewPage(html: string, css: readonly string[], picture: FirstPaint, language: Language): string {
+  let out = html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '')
+    .replace(/<link\b(?![^>]*rel="stylesheet")[^>]*>/gi, '')
+    .replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${picture.themeStyle ? ` style="${escapeAttr(picture.themeStyle)}"` : ''}`)
+    .replace('<div id="root"></div>', `<div inert>${firstPaintPicture(picture.html)}</div>`);
+  if (picture.title) out = out.replace(/<title>[^<]*<\/title>/, `<title>${escapeAttr(picture.title)}</title>`);
+  const links = css.map((f) => `<link rel="stylesheet" href="/${escapeAttr(f)}">`).join('');
+  return links ? out.replace('</head>', `${links}</head>`) : out;
 }
 
 /**
@@ -711,7 +729,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
   const hasHandlerDist = existsSync(path.join(distDir, 'handler', 'handler.html'));
-  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send(), sendHandler: async (_req, reply) => reply.status(404).send() };
+  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send(), sendHandler: async (_req, reply) => reply.status(404).send(), renderPreview: async () => null };
 
   await app.register(fastifyStatic, {
     root: distDir,
@@ -763,6 +781,23 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       reply.header('cache-control', 'no-cache');
       if (page.policy) reply.header('content-security-policy', page.policy);
       return sendRepresentation(req, reply, page, 'text/html; charset=utf-8');
+    },
+    renderPreview: async (req, company, language, imageUrl) => {
+      built.refresh();
+      if (!built.html) return null;
+      const config = runtimeConfig(ctx, req);
+      const render = await built.renderFirstPaint();
+      const boot = bootData(company, language, { ...config, api: PICTURE_CONFIG_API });
+      const drawn = render ? await render({ pathname: '/', host: requestHost(req), boot }).catch(() => null) : null;
+      const picture = withApiBase(drawn, config);
+      if (!picture) return null;
+      // The draft's logo may be unsaved: the editor's own image route serves it to the editor.
+      const name = company.settings.logoFileName;
+      const logoPath = `/api/public/site-look-and-feel/logo/${encodeURIComponent(name)}`;
+      const base = escapeAttr(apiBaseUrlOf(config) ?? FALLBACK_API_BASE_URL);
+      const html = picture.html.split(`${base}${logoPath}`).join(escapeAttr(imageUrl(name))).split(logoPath).join(escapeAttr(imageUrl(name)));
+      const css = built.manifest ? routePreloads(built.manifest, '/', language, () => false).css : [];
+      return previewPage(built.html, css, { ...picture, html }, language);
     },
     sendIndex: async (req, reply) => {
       // Every page is checked on every request: a rebuild replaces them together.

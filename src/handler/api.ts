@@ -26,11 +26,13 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
 }
 
 export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
-  const session = async (run: () => Promise<{ handler: HandlerProfile }>): Promise<SessionAnswer> => {
+  const session = async (run: () => Promise<{ handler: HandlerProfile; signIn?: { failedSignIns: number } }>): Promise<SessionAnswer> => {
     const r = await call(run);
-    return { status: r.status, handler: r.data?.handler };
+    return { status: r.status, handler: r.data ? { ...r.data.handler, ...(r.data.signIn ? { failedSignIns: r.data.signIn.failedSignIns } : {}) } : undefined };
   };
   return {
+    /** The client itself, for the administration's own calls (src/handler/admin). */
+    client: api,
     checkSession: () => session(() => api.json('/api/handler/session')),
     /** Derives in the page: the server gets the verifier (core/crypto), and the keys open in the same step. */
     signIn: (c: Credentials) => keys.signIn(c),
