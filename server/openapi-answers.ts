@@ -147,6 +147,7 @@ export const ANSWER_SCHEMAS = {
         scheduledDeletion: v.nullable(when),
       }),
     ),
+    nextCursor: nullableString,
   }),
   HandlerCase: handlerCaseView,
   HandlerCreated: v.object({
