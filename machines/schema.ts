@@ -524,3 +524,22 @@ export function fieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue
 export const recordHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256'));
 /** `PUT /api/private/case/approve`: the version approved (required once a record exists). */
 export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSchema) });
+
+// ---- the handler inbox's pages (issue 41) ----------------------------------------
+
+/** Rows per inbox page: the default when a client names none, and the most it may ask for. */
+export const INBOX_PAGE = { default: 50, max: 200 } as const;
+
+/**
+ * GET /api/handler/cases' query: a page size, the cursor the previous page ended with
+ * (opaque to clients), and the filters the server applies before paging (status,
+ * channel, digits of the case number). Query values arrive as strings.
+ */
+export const inboxQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(INBOX_PAGE.max))),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,120}$/, 'must be a cursor from a previous page'))),
+  status: v.optional(v.picklist(CASE_STATUSES)),
+  channel: v.optional(v.picklist(SUBMISSION_TYPES)),
+  search: v.optional(v.pipe(v.string(), v.maxLength(40))),
+});
+export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;

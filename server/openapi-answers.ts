@@ -182,6 +182,7 @@ export const ANSWER_SCHEMAS = {
         scheduledDeletion: v.nullable(when),
       }),
     ),
+    nextCursor: nullableString,
   }),
   HandlerCase: handlerCaseView,
   HandlerCreated: v.object({

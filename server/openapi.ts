@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -43,6 +43,8 @@ export interface Operation {
   headers?: { name: string; required: boolean; description: string }[];
   /** The body is raw bytes of this media type (a tus PATCH). */
   octets?: string;
+  /** Query parameters the call reads (a list's page and filters). */
+  query?: { name: string; description: string; schema: Record<string, unknown> }[];
   /** Success status and what it carries. */
   ok: [number, string];
 }
@@ -133,7 +135,21 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/keys/colleagues`, tag: 'handler', summary: "The company's handlers who have keys, to compare with the key log", auth: 'handler', ok: [200, '{ handlers }'] },
   { method: 'POST', path: `${H}/key-anchor`, tag: 'handler', summary: "Set the company's recovery public key from the workspace, while it has none", auth: 'handler', body: { schema: 'handlerKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'GET', path: `${H}/me`, tag: 'handler', summary: 'The handler and their company', auth: 'handler', ok: [200, 'the handler'] },
-  { method: 'GET', path: `${H}/cases`, tag: 'handler', summary: "The company's cases", auth: 'handler', ok: [200, 'cases'] },
+  {
+    method: 'GET',
+    path: `${H}/cases`,
+    tag: 'handler',
+    summary: "One page of the company's cases this handler may see, newest first; the filters apply before paging",
+    auth: 'handler',
+    query: [
+      { name: 'limit', description: `Rows on the page (default ${INBOX_PAGE.default})`, schema: { type: 'integer', minimum: 1, maximum: INBOX_PAGE.max } },
+      { name: 'cursor', description: "The previous page's nextCursor: the page after it", schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,120}$' } },
+      { name: 'status', description: 'Only cases in this status', schema: { enum: [...CASE_STATUSES] } },
+      { name: 'channel', description: 'Only cases submitted this way', schema: { enum: [...SUBMISSION_TYPES] } },
+      { name: 'search', description: 'Only cases whose number holds these digits (anything else in it is ignored)', schema: { type: 'string', maxLength: 40 } },
+    ],
+    ok: [200, '{ cases, nextCursor } (nextCursor null on the last page)'],
+  },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
@@ -227,7 +243,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
       : undefined;
     const company = (op.auth === 'none' && op.path !== CHALLENGE_PATH) || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
     const pow = op.pow ? [{ name: 'X-Proof-Of-Work', in: 'header', required: true, schema: { type: 'string' }, description: `<challenge>:<nonce>, a solved challenge from GET ${CHALLENGE_PATH}; one use (docs/api.md "Proof of work")` }] : [];
-    const extra = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, schema: { type: 'string' }, description: h.description }));
+    const extra = [
+      ...(op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, schema: { type: 'string' }, description: h.description })),
+      ...(op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, schema: q.schema, description: q.description })),
+    ];
     (paths[op.path.replace(/:(\w+)/g, '{$1}')] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.method.toLowerCase()}${op.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       tags: [op.tag],

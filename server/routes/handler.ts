@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
-import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, normalizeCaseNumber } from '../../machines/schema.ts';
+import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, inboxQuerySchema, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { registerKeyLogRoutes } from './keys.ts';
 import { HttpError } from '../errors.ts';
@@ -199,7 +199,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
 
   app.get('/api/handler/cases', async (req) => {
     const h = await who(req);
-    return { cases: await inbox(ctx, h) };
+    return inbox(ctx, h, parseOr400(inboxQuerySchema, req.query ?? {}, 'query'));
   });
 
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {

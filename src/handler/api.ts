@@ -6,7 +6,7 @@
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { SessionAnswer, Credentials, HandlerProfile } from '../../machines/handler/session.ts';
 import type { EnrolmentFinish, EnrolmentOpening } from '../../machines/handler/enrolment.ts';
-import type { InboxAnswer, InboxCase } from '../../machines/handler/inbox.ts';
+import type { InboxAnswer, InboxCase, InboxRequest } from '../../machines/handler/inbox.ts';
 import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
 import { fromCallback } from 'xstate';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
@@ -50,9 +50,17 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
       const r = await call(() => api.json<{ recoveryCodes: string[] }>('/api/handler/enrolment/finish', { method: 'POST', body: { code: input.code, keys: made.bundle, totpCode: input.totpCode } }));
       return { status: r.status, code: r.code, recoveryCodes: r.data?.recoveryCodes, keyRecoveryCode: r.status === 200 ? made.keyRecoveryCode : undefined };
     },
-    loadInbox: async (): Promise<InboxAnswer> => {
-      const r = await call(() => api.json<{ cases: InboxCase[] }>('/api/handler/cases'));
-      return { status: r.status, cases: r.data?.cases };
+    /** One page; the filters go to the server, which applies them before paging. */
+    loadInbox: async (req: InboxRequest): Promise<InboxAnswer> => {
+      const q = new URLSearchParams();
+      if (req.status !== 'ALL') q.set('status', req.status);
+      if (req.channel !== 'ALL') q.set('channel', req.channel);
+      const digits = req.search.replace(/\D/g, '');
+      if (digits) q.set('search', digits);
+      if (req.cursor) q.set('cursor', req.cursor);
+      const query = q.toString();
+      const r = await call(() => api.json<{ cases: InboxCase[]; nextCursor: string | null }>(`/api/handler/cases${query ? `?${query}` : ''}`));
+      return { status: r.status, cases: r.data?.cases, nextCursor: r.data?.nextCursor ?? null };
     },
     loadCase: async (caseNumber: string): Promise<CaseAnswer> => {
       const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}`));
