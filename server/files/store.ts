@@ -6,14 +6,21 @@
  * Uploads are written under a temporary name first (`putTemp`), and only renamed
  * to their final name (`commit`) once the database transaction that records them
  * has committed; a failed upload `discard`s its temporaries, so nothing is left.
+ *
+ * Two stores (FILE_STORE, docs/decisions/file-store.md): this folder, or chunk rows in
+ * the database (server/files/pg-store.ts).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Database } from '../db/database.ts';
+import { PostgresFileStore } from './pg-store.ts';
 
 export interface FileStore {
+  /** `disk`: FILES_DIR; `postgres`: chunk rows in the database (server/files/pg-store.ts). */
+  readonly kind: 'disk' | 'postgres';
   /** Streams `source` (through `through`, in order) into a temporary object named by `key`; resolves with the bytes written. */
   putTemp(key: string, source: Readable, ...through: Transform[]): Promise<number>;
   /** Makes a temporary object final. */
@@ -63,6 +70,7 @@ function checkKey(key: string): string {
 }
 
 export class DiskFileStore implements FileStore {
+  readonly kind = 'disk' as const;
   readonly tmpDir: string;
   readonly uploadDir: string;
 
@@ -223,4 +231,11 @@ export class DiskFileStore implements FileStore {
     }
     return { committed, removed };
   }
+}
+
+/** The store a configuration names, ready for use. */
+export async function openFileStore(config: { fileStore: 'disk' | 'postgres'; filesDir?: string; dataDir: string }, db: Database): Promise<FileStore> {
+  const store = config.fileStore === 'postgres' ? new PostgresFileStore(db) : new DiskFileStore(config.filesDir ?? path.join(config.dataDir, 'files'));
+  await store.init();
+  return store;
 }

@@ -19,6 +19,7 @@ import * as m0135 from './0135_private_upload_sessions.ts';
 import * as m0140 from './0140_case_change_notify.ts';
 import * as m0150 from './0150_upload_limits.ts';
 import * as m0160 from './0160_key_log.ts';
+import * as m0220 from './0220_f41_file_chunks.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0140_case_change_notify': m0140,
   '0150_upload_limits': m0150,
   '0160_key_log': m0160,
+  '0220_f41_file_chunks': m0220,
 };
