@@ -208,6 +208,20 @@ export class PostgresFileStore implements FileStore {
     return stream;
   }
 
+  /**
+   * Writes a whole object from `source` in the state it has elsewhere (a final file or
+   * an upload in progress): the move of a disk store's files into rows
+   * (server/db/copy.ts). Resolves with its size.
+   */
+  async importObject(key: string, state: 'final' | 'upload', source: Readable): Promise<number> {
+    await this.insertObject(key, state);
+    const out = this.chunkWriter(key, 0, false);
+    await pipeline(source, out);
+    const size = out.bytesWritten();
+    if (state === 'final') await this.db.updateTable('file_object').set({ size }).where('key', '=', key).execute();
+    return size;
+  }
+
   // ---- resumable uploads -------------------------------------------------------
 
   async createUpload(key: string, first: Uint8Array): Promise<void> {
