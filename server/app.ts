@@ -20,7 +20,7 @@ import { CaseCrypto } from './crypto/case-crypto.ts';
 import { CaseKeys, keysDirOf } from './crypto/case-keys.ts';
 import { hasLegacyWraps, migrateCaseKeys } from './crypto/case-key-migration.ts';
 import { Passwords } from './cases/passwords.ts';
-import { openFileStore } from './files/store.ts';
+import { filesLeftOnDisk, openFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { applyTusMethodOverride, registerUploadRoutes } from './routes/uploads.ts';
@@ -217,6 +217,11 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
   const files = await openFileStore(config, opened.db);
+  const leftOnDisk = files.kind === 'postgres' ? await filesLeftOnDisk(opened.db, config.filesDir!) : null;
+  if (leftOnDisk) {
+    await app.close();
+    throw new Error(leftOnDisk);
+  }
   const mailer = createMailer(config);
   beforeDatabaseCloses.push(() => mailer.close());
   // What an earlier version or another tool left readable to others is narrowed, once.

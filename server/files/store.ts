@@ -198,6 +198,11 @@ export class DiskFileStore implements FileStore {
     return createReadStream(this.finalPath(key));
   }
 
+  /** Whether a final object is here. */
+  async exists(key: string): Promise<boolean> {
+    return (await stat(this.finalPath(key)).catch(() => null)) !== null;
+  }
+
   async recover(known: (keys: string[]) => Promise<Set<string>>, maxAgeMs = 60 * 60 * 1000) {
     // Resumable uploads a case took whose rename did not happen (a crash after the commit).
     // The others are the upload sweep's (server/uploads/sweep.ts), which knows their age.
@@ -238,4 +243,20 @@ export async function openFileStore(config: { fileStore: 'disk' | 'postgres'; fi
   const store = config.fileStore === 'postgres' ? new PostgresFileStore(db) : new DiskFileStore(config.filesDir ?? path.join(config.dataDir, 'files'));
   await store.init();
   return store;
+}
+
+/**
+ * A portal switched to FILE_STORE=postgres (the default with DATABASE_URL) whose files
+ * are still in FILES_DIR: the message that says what to do, or null. One case file no
+ * chunk row holds, found in the folder, is enough to tell.
+ */
+export async function filesLeftOnDisk(db: Database, filesDir: string): Promise<string | null> {
+  const missing = await db
+    .selectFrom('case_file')
+    .select('storage_key')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_object').select('file_object.key').whereRef('file_object.key', '=', 'case_file.storage_key'))))
+    .limit(1)
+    .executeTakeFirst();
+  if (!missing || !(await new DiskFileStore(filesDir).exists(missing.storage_key))) return null;
+  return `FILE_STORE=postgres, but the case files are in ${filesDir}: move them with \`npm run db -- files-to-postgres\` (every server stopped), or set FILE_STORE=disk (docs/operations.md, "Several servers")`;
 }
