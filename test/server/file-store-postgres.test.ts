@@ -7,12 +7,21 @@
  * failing instead of serving a shorter file.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { CHUNK_ROW_BYTES, PostgresFileStore } from '../../server/files/pg-store.ts';
+import { DiskFileStore } from '../../server/files/store.ts';
+import { importFiles } from '../../server/db/copy.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { companyByHost } from '../../server/companies/service.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { call, listFiles } from './api.ts';
+import { newCase } from './identity-flow.ts';
 
 let server: TestServer;
 let store: PostgresFileStore;
@@ -150,5 +159,42 @@ describe('the database file store', () => {
     expect((await buffer(store.get(taken))).toString()).toBe(taken);
     expect(await objectOf(stale)).toBeUndefined();
     expect((await objectOf(fresh))!.state).toBe('temp');
+  });
+});
+
+describe('switching a portal with files on disk to FILE_STORE=postgres', () => {
+  it('refuses to start while the case files are in FILES_DIR, and serves them once they were moved into chunk rows', async () => {
+    const text = 'moved line\n'.repeat(50_000);
+    const first = await startTestServer({ fileStore: 'disk' });
+    let second: TestServer | undefined;
+    try {
+      const number = await newCase(first, { password: 'move-pass', files: [{ name: 'moved.txt', bytes: text }] });
+      await first.stop();
+      const same = { dataDir: first.dataDir, databaseUrl: first.config.databaseUrl, fileStore: 'postgres' as const };
+      await expect(startTestServer(same)).rejects.toThrow(/files-to-postgres/);
+      // What `npm run db -- files-to-postgres` does, on this database.
+      const filesDir = path.join(first.dataDir, 'files');
+      const opened = await openDatabase({ dataDir: first.dataDir, databaseUrl: first.config.databaseUrl });
+      try {
+        const moved = await opened.db.transaction().execute((trx) => importFiles(trx as unknown as Database, new DiskFileStore(filesDir)));
+        expect(moved.objects).toBe(1);
+      } finally {
+        await opened.close();
+      }
+      // Served from the rows: the folder's copy is removed (the shred keys stay).
+      const onDisk = listFiles(filesDir).filter((f) => !path.relative(filesDir, f).startsWith(`keys${path.sep}`));
+      expect(onDisk.length).toBe(1);
+      rmSync(onDisk[0]!);
+      second = await startTestServer(same);
+      const company = (await companyByHost(second.ctx.db, 'localhost'))!;
+      const token = (await createHandlerAccount(second.ctx.db, company.id, 'Mover')).token;
+      const view = await call(second, 'GET', `/api/handler/cases/${number}`, { token });
+      expect(view.status).toBe(200);
+      const file = await fetch(`${second.url}/api/handler/cases/${number}/files/${view.data.files[0].id}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await file.text()).toBe(text);
+    } finally {
+      await second?.stop();
+      await first.cleanup();
+    }
   });
 });
