@@ -137,7 +137,7 @@ async function setUp(fileStore: 'disk' | 'postgres') {
 }
 
 describe.skipIf(!!process.env.DATABASE_URL).each(['disk', 'postgres'] as const)('a case deleted by retention, in a stolen copy of the data folder (FILE_STORE=%s)', (fileStore) => {
-  beforeAll(() => setUp(fileStore), 120_000);
+  beforeAll(() => setUp(fileStore), 300_000);
   afterAll(async () => server?.cleanup());
 
   it('no wrapped key of the deleted case opens with any key the server holds, anywhere in the data folder; the same scan opens the kept case\'s', () => {
@@ -145,7 +145,7 @@ describe.skipIf(!!process.env.DATABASE_URL).each(['disk', 'postgres'] as const)(
     // The control: the scan does find and open a wrapped key when one can be opened.
     expect(found[kept]!.length).toBeGreaterThan(0);
     expect(found[deleted]).toEqual([]);
-  }, 300_000);
+  }, 600_000);
 
   it('its key file and its stored file are gone and none of its texts is in clear', () => {
     expect(listFiles(server.dataDir).filter((f) => f.includes(deleted) || f.includes(deletedFile.key))).toEqual([]);

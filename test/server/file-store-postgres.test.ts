@@ -22,6 +22,8 @@ import { companyByHost } from '../../server/companies/service.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { call, listFiles } from './api.ts';
 import { newCase } from './identity-flow.ts';
+import { configFromEnv } from '../../server/config.ts';
+import { keysDirOf } from '../../server/crypto/case-keys.ts';
 
 let server: TestServer;
 let store: PostgresFileStore;
@@ -196,5 +198,19 @@ describe('switching a portal with files on disk to FILE_STORE=postgres', () => {
       await second?.stop();
       await first.cleanup();
     }
+  });
+});
+
+describe('choosing the store', () => {
+  it('is postgres with DATABASE_URL and disk without, unless FILE_STORE says; the shred keys are in KEYS_DIR or FILES_DIR/keys, never the database', () => {
+    expect(configFromEnv({}).fileStore).toBe('disk');
+    expect(configFromEnv({ DATABASE_URL: 'postgres://x/y' }).fileStore).toBe('postgres');
+    expect(configFromEnv({ DATABASE_URL: 'postgres://x/y', FILE_STORE: 'disk' }).fileStore).toBe('disk');
+    expect(configFromEnv({ FILE_STORE: 'postgres' }).fileStore).toBe('postgres');
+    expect(() => configFromEnv({ FILE_STORE: 's3' })).toThrow(/FILE_STORE must be "disk" or "postgres"/);
+    expect(keysDirOf(configFromEnv({ DATA_DIR: '/srv/wb', DATABASE_URL: 'postgres://x/y' }))).toBe('/srv/wb/files/keys');
+    expect(keysDirOf(configFromEnv({ DATA_DIR: '/srv/wb', FILES_DIR: '/mnt/files' }))).toBe('/mnt/files/keys');
+    expect(keysDirOf(configFromEnv({ DATA_DIR: '/srv/wb', KEYS_DIR: '/mnt/shared/keys' }))).toBe('/mnt/shared/keys');
+    expect(server.ctx.caseKeys.root).toBe(path.join(server.dataDir, 'files', 'keys'));
   });
 });
