@@ -10,7 +10,7 @@
  *   read that comes up short fails instead of serving a shorter file. A crash while
  *   writing leaves a temp or upload object that no case names: `recover` and the
  *   upload sweep remove it;
- * - every byte is streamed: a write holds one row's buffer, a read one batch of
+ * - every byte is streamed: a write holds one row's buffer, a read one slice of
  *   rows; no statement holds a connection longer than one row's round trip, so a
  *   slow client never pins a pooled connection;
  * - the per-case shred keys are NOT here (server/crypto/case-keys.ts): they stay in
@@ -24,8 +24,8 @@ import type { FileStore, UploadWriter } from './store.ts';
 
 /** Bytes per chunk row: few rows and round trips per file, one bounded buffer per stream. */
 export const CHUNK_ROW_BYTES = 1024 * 1024;
-/** Rows fetched per read statement. */
-const READ_ROWS = 2;
+/** Bytes one read statement answers. */
+const READ_SLICE_BYTES = 256 * 1024;
 
 const KEY = /^[0-9a-f-]{36}$/;
 
@@ -141,44 +141,56 @@ export class PostgresFileStore implements FileStore {
   }
 
   /**
-   * Bytes of `key` from byte `start`, a batch of rows per statement. A final object's
+   * Bytes of `key` from byte `start`, a slice of 256 KiB per statement. A final object's
    * recorded size is checked against what the rows hold.
    */
   private reader(key: string, start: number, state: State): Readable {
     const db = this.db;
-    let next: number | undefined; // the `pos` of the next row to fetch
+    // Where the next slice starts: row `rowPos`, `rowOff` bytes in. Rows are read in
+    // slices: the column is stored uncompressed out of line, so PostgreSQL fetches only
+    // a slice's part of the row, and no statement's answer is bigger than one slice.
+    let rowPos: number | undefined;
+    let rowOff = 0;
     let expectEnd: number | null = null;
     let at = start;
-    let skip = 0;
     let busy = false;
     let done = false;
     const fetch = async (): Promise<Buffer[]> => {
-      if (next === undefined) {
+      if (rowPos === undefined) {
         const obj = await db.selectFrom('file_object').select(['state', 'size']).where('key', '=', key).executeTakeFirst();
         if (!obj || obj.state !== state) throw notFound(key);
         expectEnd = obj.size === null ? null : Number(obj.size);
         // The row that holds byte `start`: the last one beginning at or before it.
         const first = await db.selectFrom('file_chunk').select('pos').where('key', '=', key).where('pos', '<=', start).orderBy('pos', 'desc').limit(1).executeTakeFirst();
-        next = first ? Number(first.pos) : 0;
-        skip = first ? start - Number(first.pos) : 0;
+        rowPos = first ? Number(first.pos) : 0;
+        rowOff = first ? start - Number(first.pos) : 0;
       }
-      const rows = await db.selectFrom('file_chunk').select(['pos', 'data']).where('key', '=', key).where('pos', '>=', next).orderBy('pos').limit(READ_ROWS).execute();
-      const out: Buffer[] = [];
-      for (const r of rows) {
-        let data = Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength);
-        if (skip) {
-          data = data.subarray(skip);
-          skip = 0;
-        }
-        next = Number(r.pos) + 1;
-        at += data.length;
-        if (data.length) out.push(data);
-      }
-      if (rows.length < READ_ROWS) {
+      const row = await db
+        .selectFrom('file_chunk')
+        .select(['pos', sql<number>`octet_length(data)`.as('len'), sql<Uint8Array>`substring(data from ${rowOff + 1}::integer for ${READ_SLICE_BYTES}::integer)`.as('part')])
+        .where('key', '=', key)
+        // Inside a row: that row; at a row's start: the next row from there.
+        .where('pos', rowOff ? '=' : '>=', rowPos)
+        .orderBy('pos')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) {
         if (expectEnd !== null && at !== expectEnd) throw new Error(`stored object ${key} ends at byte ${at}, not ${expectEnd}`);
         done = true;
+        return [];
       }
-      return out;
+      const data = Buffer.from(row.part.buffer, row.part.byteOffset, row.part.byteLength);
+      const pos = Number(row.pos);
+      if (!rowOff && expectEnd !== null && pos !== at) throw new Error(`stored object ${key} has a gap at byte ${at}`);
+      rowOff += data.length;
+      if (rowOff >= Number(row.len)) {
+        rowPos = pos + 1;
+        rowOff = 0;
+      } else {
+        rowPos = pos;
+      }
+      at += data.length;
+      return data.length ? [data] : [];
     };
     const stream: Readable = new Readable({
       highWaterMark: CHUNK_ROW_BYTES,
