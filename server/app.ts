@@ -17,10 +17,10 @@ import { HttpError, errorBody } from './errors.ts';
 import { loadSecret } from './crypto/secrets.ts';
 import { keyFileInDataDir, loadMasterKey } from './crypto/master-key.ts';
 import { CaseCrypto } from './crypto/case-crypto.ts';
-import { CaseKeys, caseKeysDir } from './crypto/case-keys.ts';
+import { CaseKeys, keysDirOf } from './crypto/case-keys.ts';
 import { hasLegacyWraps, migrateCaseKeys } from './crypto/case-key-migration.ts';
 import { Passwords } from './cases/passwords.ts';
-import { DiskFileStore } from './files/store.ts';
+import { filesLeftOnDisk, openFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { applyTusMethodOverride, registerUploadRoutes } from './routes/uploads.ts';
@@ -228,12 +228,16 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   beforeDatabaseCloses.push(() => stopCaseCache());
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
-  const files = new DiskFileStore(config.filesDir!);
-  await files.init();
+  const files = await openFileStore(config, opened.db);
+  const leftOnDisk = files.kind === 'postgres' ? await filesLeftOnDisk(opened.db, config.filesDir!) : null;
+  if (leftOnDisk) {
+    await app.close();
+    throw new Error(leftOnDisk);
+  }
   const mailer = createMailer(config);
   beforeDatabaseCloses.push(() => mailer.close());
   // What an earlier version or another tool left readable to others is narrowed, once.
-  for (const root of new Set([config.dataDir, config.filesDir!])) {
+  for (const root of new Set([config.dataDir, config.filesDir!, keysDirOf(config)])) {
     const tightened = tightenTree(root);
     if (tightened.files || tightened.folders) app.log.warn({ ...tightened, dir: path.basename(root) }, 'data folder: narrowed modes to 0600 files / 0700 folders');
   }
@@ -241,7 +245,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     app.log.warn('master key: it is in the data folder, so a copy of the folder (a backup, a stolen disk) opens every case; set MASTER_KEY or MASTER_KEY_FILE to keep it elsewhere (docs/operations.md, "The master key")');
   }
   const crypto = new CaseCrypto(masterKey);
-  const caseKeys = new CaseKeys(crypto, caseKeysDir(config.filesDir!));
+  const caseKeys = new CaseKeys(crypto, keysDirOf(config));
   await caseKeys.init();
   const migrated = await migrateCaseKeys(opened.db, crypto, caseKeys);
   if (migrated) app.log.info({ keys: migrated }, 'case keys: re-wrapped so that deleting a case destroys its key');

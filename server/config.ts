@@ -12,8 +12,19 @@ export interface ServerConfig {
   masterKeyFile?: string;
   /** Base64 of 32 bytes; otherwise generated into DATA_DIR/pepper. */
   passwordPepper?: string;
-  /** Where encrypted files live; DATA_DIR/files when not set. */
+  /** Where encrypted files live with FILE_STORE=disk; DATA_DIR/files when not set. */
   filesDir?: string;
+  /**
+   * Where sealed file bytes live (docs/decisions/file-store.md): `disk` (FILES_DIR) or
+   * `postgres` (chunk rows in the database). FILE_STORE; `postgres` when DATABASE_URL
+   * is set, `disk` otherwise.
+   */
+  fileStore: 'disk' | 'postgres';
+  /**
+   * The cases' shred keys (server/crypto/case-keys.ts): never in the database, under
+   * any store. KEYS_DIR; FILES_DIR/keys when not set. Several machines share it.
+   */
+  keysDir?: string;
   /** Largest accepted upload per file, in bytes (2 GB, spec §9). */
   maxFileBytes: number;
   /** Byte quotas on uploads, tus and multipart alike (docs/operations.md "Upload quotas"). */
@@ -117,6 +128,13 @@ function int(value: string | undefined, fallback: number, name: string, min = 0)
   return n;
 }
 
+function fileStoreFrom(env: NodeJS.ProcessEnv): ServerConfig['fileStore'] {
+  const v = env.FILE_STORE?.trim();
+  if (!v) return env.DATABASE_URL ? 'postgres' : 'disk';
+  if (v !== 'disk' && v !== 'postgres') throw new Error(`FILE_STORE must be "disk" or "postgres" (got "${v}")`);
+  return v;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const root = PROJECT_ROOT;
   return {
@@ -128,6 +146,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     masterKeyFile: env.MASTER_KEY_FILE ? path.resolve(env.MASTER_KEY_FILE) : undefined,
     passwordPepper: env.PASSWORD_PEPPER || undefined,
     filesDir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : undefined,
+    fileStore: fileStoreFrom(env),
+    keysDir: env.KEYS_DIR ? path.resolve(env.KEYS_DIR) : undefined,
     maxFileBytes: Number(env.MAX_FILE_BYTES ?? 2 * 1024 ** 3),
     uploadQuota: {
       sessionBytes: int(env.UPLOAD_SESSION_MAX_BYTES, 10 * 1024 ** 3, 'UPLOAD_SESSION_MAX_BYTES', 1),

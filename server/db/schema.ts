@@ -425,6 +425,8 @@ export interface DB {
   upload_quota: UploadQuotaTable;
   company_key_anchor: CompanyKeyAnchorTable;
   key_log_entry: KeyLogEntryTable;
+  file_object: FileObjectTable;
+  file_chunk: FileChunkTable;
 }
 
 export type { Generated };
@@ -480,4 +482,20 @@ export interface FileUploadTable {
   metadata_remaining: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** An object of the database file store (FILE_STORE=postgres, migration 0220). */
+export interface FileObjectTable {
+  key: string;
+  state: 'temp' | 'upload' | 'final';
+  /** Set when the object became final. */
+  size: BigIntColumn | null;
+  updated_at: Timestamp;
+}
+
+/** Up to 1 MiB of a stored object's sealed bytes, starting at byte `pos`. */
+export interface FileChunkTable {
+  key: string;
+  pos: BigIntColumn;
+  data: Bytes;
 }
