@@ -16,6 +16,7 @@ import { inboxMachine } from './handler/inbox.ts';
 import { caseMachine } from './handler/case.ts';
 import { composerMachine } from './handler/composer.ts';
 import { recordEditorMachine } from './handler/recordEditor.ts';
+import { voiceRecorderMachine } from './voiceRecorder.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -41,5 +42,6 @@ export const machines: Record<string, MachineEntry> = {
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
+  voiceRecorder: { machine: voiceRecorderMachine, summary: 'A voice message recorded in the browser: microphone asked on start (refused, missing, unsupported told apart), level and elapsed time, pause, the company\'s maximum length, review of the disguised and own voice by the disguise policy, attach, discard with confirmation.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

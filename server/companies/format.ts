@@ -17,7 +17,7 @@
  * by reporters.
  */
 import * as v from 'valibot';
-import { INTERNATIONAL_PHONE, LANGUAGES, type Language } from '../../machines/schema.ts';
+import { INTERNATIONAL_PHONE, LANGUAGES, VOICE_DISGUISE_POLICIES, VOICE_LIMITS, type Language, type VoiceSettings } from '../../machines/schema.ts';
 import { vocabularyWarnings, type VocabularyWarning } from './vocabulary.ts';
 
 export { LANGUAGES, type Language };
@@ -246,6 +246,20 @@ export const retentionSchema = v.strictObject(
   unknownKey,
 );
 
+/**
+ * Voice messages (issue 40, docs/decisions/voice-messages.md): off unless the company
+ * turns them on; at most `maxMinutes` a recording; `disguise` says whether the voice
+ * is always disguised on the device, the reporter chooses (disguised by default), or never.
+ */
+export const voiceSchema = v.strictObject(
+  {
+    enabled: v.optional(v.boolean('must be true or false'), false),
+    maxMinutes: v.optional(wholeNumber(VOICE_LIMITS.minMinutes, VOICE_LIMITS.maxMinutes, 'minutes'), VOICE_LIMITS.defaultMinutes),
+    disguise: v.optional(v.picklist(VOICE_DISGUISE_POLICIES, `must be one of ${VOICE_DISGUISE_POLICIES.join(', ')}`), 'choice'),
+  },
+  unknownKey,
+);
+
 export const siteColorsSchema = v.strictObject(
   { primaryColorCode: color, secondaryColorCode: color, infoColorCode: color },
   unknownKey,
@@ -277,6 +291,7 @@ export const companyFileSchema = v.strictObject(
     allowIndexing: v.optional(v.boolean('must be true or false'), false),
     /** Where "Leave quickly" goes (docs/decisions/quick-exit.md); absent: the portal's own blank /leave page. */
     quickExitUrl: v.optional(quickExitUrl),
+    voice: v.optional(voiceSchema),
   },
   unknownKey,
 );
@@ -417,6 +432,13 @@ export interface LookAndFeelResponse {
   phoneCodes: Partial<Record<Language, string>>;
   defaultLanguage: Language;
   availableLanguages: Language[];
+  voice: VoiceSettings;
+}
+
+/** A company's voice settings with the defaults filled in (a company stored before issue 40 has none: off). */
+export function voiceSettings(company: Pick<CompanyFile, 'voice'>): VoiceSettings {
+  const v = company.voice;
+  return { enabled: v?.enabled === true, maxMinutes: v?.maxMinutes ?? VOICE_LIMITS.defaultMinutes, disguise: v?.disguise ?? 'choice' };
 }
 
 /**
@@ -458,5 +480,6 @@ export function lookAndFeelResponse(
     phoneCodes,
     defaultLanguage: company.defaultLanguage,
     availableLanguages: [...company.languages],
+    voice: voiceSettings(company),
   };
 }

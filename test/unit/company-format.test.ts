@@ -302,7 +302,7 @@ describe('lookAndFeelResponse', () => {
       [
         'languageCode', 'languageName', 'logoFileName', 'supportLanguages', 'siteColors', 'contactPhone', 'contactPerson',
         'contactDetails', 'siteHowToReportPage', 'siteFrontPage', 'siteFAQPage', 'siteAboutPages', 'navigationPages',
-        'phoneCodes', 'defaultLanguage', 'availableLanguages',
+        'phoneCodes', 'defaultLanguage', 'availableLanguages', 'voice',
       ].sort(),
     );
     expect(r.languageCode).toBe('se');
