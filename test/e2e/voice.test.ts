@@ -16,12 +16,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import os from 'node:os';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, axeViolations, chromiumPath, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { signInThroughProvider } from './reporter.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { relay } from './relay.ts';
 import { companyCacheOf } from '../../server/companies/cache.ts';
 import type { VoiceSettings } from '../../machines/schema.ts';
 import {
@@ -51,6 +51,9 @@ let browser: Browser;
 let portal: Portal;
 let handlerToken: string;
 const opened: OpenedPage[] = [];
+// The recording proxy: the journey's browser talks to the server through it, and it keeps every byte sent.
+const proxy = relay({ record: true });
+let proxyPort: number;
 
 beforeAll(async () => {
   browser = await chromium.launch({
@@ -59,6 +62,8 @@ beforeAll(async () => {
     args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`, '--autoplay-policy=no-user-gesture-required'],
   });
   portal = await startPortal();
+  proxyPort = await proxy.listen();
+  proxy.point(portal.server.port);
   const company = await portal.server.ctx.db.selectFrom('company_host').select('company_id').where('host', '=', 'localhost').executeTakeFirstOrThrow();
   handlerToken = (await createHandlerAccount(portal.server.ctx.db, company.company_id, 'Vera Voice')).token;
 }, 120_000);
@@ -66,6 +71,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of opened) await p.close().catch(() => undefined);
   await browser?.close();
+  await proxy.close();
   await portal?.server.cleanup();
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -82,8 +88,26 @@ async function setVoice(host: string, voice: Partial<VoiceSettings>) {
 async function open(host = 'localhost') {
   const p = await openPage(browser, { locale: 'en-GB' });
   await p.context.grantPermissions(['microphone'], { origin: portal.url(host, '/').replace(/\/$/, '') });
+  await p.context.grantPermissions(['microphone'], { origin: `http://${host}:${proxyPort}` });
   opened.push(p);
   return p;
+}
+
+/** The case's one file as the handler downloads it: the bytes the server got. */
+async function handlerFile(caseNumber: string) {
+  const auth = { authorization: `Bearer ${handlerToken}` };
+  const c = (await (await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}`, { headers: auth })).json()) as { files: { id: string; name: string; mimeType: string }[] };
+  const res = await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}/files/${c.files[0]!.id}`, { headers: auth });
+  expect(res.status).toBe(200);
+  return { files: c.files, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+const EBML = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
+/** How often `needle` occurs in `hay`. */
+function occurrences(hay: Buffer, needle: Buffer): number {
+  let n = 0;
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + 1)) n++;
+  return n;
 }
 
 async function fillFormWithoutText(page: Page) {
@@ -189,20 +213,13 @@ function sourceTrack(lag: number, n: number): number[] {
   return looped.slice(lag, lag + n);
 }
 
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('voice messages', () => {
   it('journey: record, hear both, send the disguised one without text; only it is uploaded; the handler plays and downloads it; the reporter replays it', async () => {
     await setVoice('localhost', { enabled: true, disguise: 'choice', maxMinutes: 10 });
     const { page } = await open();
-    const uploads: Buffer[] = [];
-    const bodies: Buffer[] = [];
-    page.on('request', (r) => {
-      const body = r.postDataBuffer();
-      if (body) bodies.push(body);
-      if (r.method() === 'PATCH' && r.url().includes('/api/public/uploads/') && body) uploads.push(body);
-    });
-    const response = await page.goto(portal.url('localhost', '/online-form'));
+    const before = proxy.recorded().length;
+    const response = await page.goto(`http://localhost:${proxyPort}/online-form`);
     expect(response!.headers()['permissions-policy']).toMatch(/microphone=\(self\)/);
     await fillFormWithoutText(page);
     // Without text and without a recording the form is not complete.
@@ -227,28 +244,26 @@ describe('voice messages', () => {
     await dialog.waitFor({ timeout: 60_000 });
     const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
 
-    // The recording proxy: what was uploaded is one WebM file, the disguised one: decoded, its
-    // pitch does not follow the source's, its envelope is moved, its loudness envelope kept.
-    const sent = Buffer.concat(uploads);
-    expect([...sent.subarray(0, 4)]).toEqual([0x1a, 0x45, 0xdf, 0xa3]);
-    const figures = measure(await decode(page, sent));
+    // The handler's case has it: an audio file, downloaded byte for byte.
+    const got = await handlerFile(caseNumber);
+    expect(got.files.map((f) => [f.name, f.mimeType])).toEqual([['voice-message.webm', 'audio/webm']]);
+    expect([...got.bytes.subarray(0, 4)]).toEqual([...EBML]);
+    // The recording proxy saw that file go out, and no other audio: one WebM header in all
+    // the browser sent (the own-voice clip never left the page).
+    const sentBytes = Buffer.concat(proxy.recorded().slice(before));
+    expect(sentBytes.includes(got.bytes)).toBe(true);
+    expect(occurrences(sentBytes, EBML)).toBe(1);
+    // Nothing of it in the browser's storage.
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+
+    // What was sent, decoded: its pitch does not follow the source's, its envelope is moved,
+    // its loudness envelope kept.
+    const figures = measure(await decode(page, got.bytes));
     console.log(`voice e2e, disguised as sent: ${JSON.stringify(figures)}`);
     expect(figures.envelopeR).toBeGreaterThan(0.7);
     expect(figures.voicedFrames).toBeGreaterThan(50);
     expect(Math.abs(figures.pitchR)).toBeLessThan(0.3);
     expect(Math.abs(figures.stretch - 1)).toBeGreaterThan(0.05);
-    // No other request carried audio: every body is the form's JSON, an upload's bytes, or small.
-    for (const b of bodies) if (!uploads.includes(b)) expect(b.includes(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))).toBe(false);
-    // Nothing of it in the browser's storage.
-    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
-
-    // The handler's case has it: an audio file, downloaded byte for byte.
-    const auth = { authorization: `Bearer ${handlerToken}` };
-    const c = (await (await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}`, { headers: auth })).json()) as { description: string; files: { id: string; name: string; mimeType: string }[] };
-    expect(c.files.map((f) => [f.name, f.mimeType])).toEqual([['voice-message.webm', 'audio/webm']]);
-    const file = await fetch(`${portal.server.url}/api/handler/cases/${caseNumber}/files/${c.files[0]!.id}`, { headers: auth });
-    expect(file.status).toBe(200);
-    expect(sha(Buffer.from(await file.arrayBuffer()))).toBe(sha(sent));
 
     // The reporter replays it in the private area.
     const reporter = await open();
@@ -292,15 +307,10 @@ describe('voice messages', () => {
     // (the control for the journey's figures: the path and the measures keep a pitch).
     await setVoice('localhost', { enabled: true, disguise: 'never' });
     p = await open();
-    const uploads: Buffer[] = [];
-    p.page.on('request', (r) => {
-      const body = r.postDataBuffer();
-      if (r.method() === 'PATCH' && r.url().includes('/api/public/uploads/') && body) uploads.push(body);
-    });
     await p.page.goto(portal.url('localhost', '/online-form'));
     await p.page.getByText(en['voice.intro.never']!, { exact: false }).waitFor();
     await fillFormWithoutText(p.page);
-    await record(p.page, 5);
+    await record(p.page, 6);
     expect(await p.page.locator('audio[data-voice="disguised"]').count()).toBe(0);
     expect(await p.page.locator('audio[data-voice="original"]').count()).toBe(1);
     expect(await p.page.getByRole('radio', { name: en['voice.choose.disguised'] }).count()).toBe(0);
@@ -308,8 +318,10 @@ describe('voice messages', () => {
     const send = p.page.getByRole('button', { name: en['forms.send.online'] });
     await expect.poll(() => send.isEnabled()).toBe(true);
     await send.click();
-    await p.page.getByRole('dialog', { name: en['forms.success.online.title'] }).waitFor({ timeout: 60_000 });
-    const figures = measure(await decode(p.page, Buffer.concat(uploads)));
+    const done = p.page.getByRole('dialog', { name: en['forms.success.online.title'] });
+    await done.waitFor({ timeout: 60_000 });
+    const sent = await handlerFile((await done.getByTestId('case-number').textContent())!.replace(/ /g, ''));
+    const figures = measure(await decode(p.page, sent.bytes));
     console.log(`voice e2e, own voice as sent ("never"): ${JSON.stringify(figures)}`);
     expect(figures.envelopeR).toBeGreaterThan(0.8);
     expect(figures.pitchR).toBeGreaterThan(0.8);
