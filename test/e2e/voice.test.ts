@@ -4,8 +4,9 @@
  * pitch contour through moving formants). Against the real server with the built SPA:
  *
  * - the journey: record in the online form, hear both versions, send the disguised
- *   one with no text; the upload requests carry exactly the disguised file; the
- *   handler gets it (played in the workspace, downloaded); the reporter replays it;
+ *   one with no text; the recording proxy sees exactly the disguised file go out; the
+ *   handler downloads it (its player is test/view/handler-file-metadata.test.tsx);
+ *   the reporter replays it in the private area;
  * - the measurement of what was sent, decoded by Chromium itself: its pitch does not
  *   follow the original's, its envelope is moved, its loudness envelope is kept
  *   (figures in docs/decisions/voice-messages.md);
@@ -215,7 +216,7 @@ function sourceTrack(lag: number, n: number): number[] {
 
 
 describe('voice messages', () => {
-  it('journey: record, hear both, send the disguised one without text; only it is uploaded; the handler plays and downloads it; the reporter replays it', async () => {
+  it('journey: record, hear both, send the disguised one without text; only it is uploaded; the handler downloads it; the reporter replays it', async () => {
     await setVoice('localhost', { enabled: true, disguise: 'choice', maxMinutes: 10 });
     const { page } = await open();
     const before = proxy.recorded().length;
