@@ -5,7 +5,8 @@
  *
  * - the journey: record in the online form, hear both versions, send the disguised
  *   one with no text; the recording proxy sees exactly the disguised file go out; the
- *   handler downloads it (its player is test/view/handler-file-metadata.test.tsx);
+ *   handler downloads it through the API (the workspace's <audio> player is not walked
+ *   in a browser here);
  *   the reporter replays it in the private area;
  * - the measurement of what was sent, decoded by Chromium itself: its pitch does not
  *   follow the original's, its envelope is moved, its loudness envelope is kept
