@@ -424,7 +424,11 @@ export const caseDtoSchema = v.pipe(
     /** Ids of finished resumable uploads of the request's upload session (docs/decisions/resumable-uploads.md), joined to the case with it. */
     uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
   }),
-  v.forward(v.check((c) => c.description !== '' || c.voiceMessage, 'validation.required'), ['description']),
+  // A partial check: it runs (and names the description) even while other fields are wrong.
+  v.forward(
+    v.partialCheck([['description'], ['voiceMessage']], (c) => c.description !== '' || c.voiceMessage === true, 'validation.required'),
+    ['description'],
+  ),
   v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
   v.check(notificationNeedsFollow, 'validation.notificationNeedsFollow'),
 );
