@@ -18,7 +18,7 @@
  * reader's language.
  */
 import * as v from 'valibot';
-import { INTERNATIONAL_PHONE } from './schema.ts';
+import { INTERNATIONAL_PHONE, VOICE_DISGUISE_POLICIES, VOICE_LIMITS } from './schema.ts';
 import { LANGUAGES, type Language } from './languages.ts';
 
 export { LANGUAGES, type Language };
@@ -247,6 +247,20 @@ export const retentionSchema = v.strictObject(
   unknownKey,
 );
 
+/**
+ * Voice messages (issue 40, docs/decisions/voice-messages.md): off unless the company
+ * turns them on; at most `maxMinutes` a recording; `disguise` says whether the voice
+ * is always disguised on the device, the reporter chooses (disguised by default), or never.
+ */
+export const voiceSchema = v.strictObject(
+  {
+    enabled: v.optional(v.boolean('must be true or false'), false),
+    maxMinutes: v.optional(wholeNumber(VOICE_LIMITS.minMinutes, VOICE_LIMITS.maxMinutes, 'minutes'), VOICE_LIMITS.defaultMinutes),
+    disguise: v.optional(v.picklist(VOICE_DISGUISE_POLICIES, `must be one of ${VOICE_DISGUISE_POLICIES.join(', ')}`), 'choice'),
+  },
+  unknownKey,
+);
+
 export const siteColorsSchema = v.strictObject(
   { primaryColorCode: color, secondaryColorCode: color, infoColorCode: color },
   unknownKey,
@@ -278,6 +292,7 @@ export const companyFileSchema = v.strictObject(
     allowIndexing: v.optional(v.boolean('must be true or false'), false),
     /** Where "Leave quickly" goes (docs/decisions/quick-exit.md); absent: the portal's own blank /leave page. */
     quickExitUrl: v.optional(quickExitUrl),
+    voice: v.optional(voiceSchema),
   },
   unknownKey,
 );

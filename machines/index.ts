@@ -20,6 +20,7 @@ import { keyLogMachine } from './handler/keyLog.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
+import { voiceRecorderMachine } from './voiceRecorder.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -49,5 +50,6 @@ export const machines: Record<string, MachineEntry> = {
   adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
   companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },
+  voiceRecorder: { machine: voiceRecorderMachine, summary: 'A voice message recorded in the browser: microphone asked on start (refused, missing, unsupported told apart), level and elapsed time, pause, the company\'s maximum length, review of the disguised and own voice by the disguise policy, attach, discard with confirmation.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

@@ -84,6 +84,9 @@ export const SECURITY_HEADERS: Record<string, string> = {
     // a reporter's browser localhost is the reporter's own machine (issue 36, 6a).
     "img-src 'self' data: blob:",
     "font-src 'self'",
+    // Voice messages (issue 40) are heard back from this page's memory (blob:) and,
+    // in the handlers' workspace, from the download route ('self').
+    "media-src 'self' blob:",
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",

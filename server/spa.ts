@@ -26,7 +26,7 @@ import fastifyCompress from '@fastify/compress';
 import type { AppContext } from './context.ts';
 import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 import { companyByHost, requestHost, type Company } from './companies/service.ts';
-import { lookAndFeelResponse } from './companies/format.ts';
+import { lookAndFeelResponse, voiceSettings, type CompanyFile } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 import { EARLY_READ_EXCLUDED_PATH } from '../core/earlyRead.ts';
@@ -66,6 +66,18 @@ export const isReportPath = (pathname: string): boolean => /^\/(online-form|oral
 export function spaPageFor(pathname: string): SpaPage {
   return isPrivatePath(pathname) ? 'private' : isReportPath(pathname) ? 'report' : 'index';
 }
+
+/**
+ * The pages a voice message is recorded on (issue 40): the report forms' page (the
+ * online form's description step) and the private area's page (the message
+ * composer), each one document however the reporter moves within it.
+ */
+export function allowsMicrophone(pathname: string, settings: Pick<CompanyFile, 'voice'>): boolean {
+  return voiceSettings(settings).enabled && (isReportPath(pathname) || isPrivatePath(pathname));
+}
+
+/** SECURITY_HEADERS' policy (server/app.ts) with the microphone allowed to this origin alone. */
+export const MICROPHONE_ALLOWED_POLICY = 'camera=(), microphone=(self), geolocation=(), interest-cohort=()';
 
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
@@ -266,7 +278,7 @@ export function routeSources(pathname: string): string[] {
  * (src/metadata/context.tsx). Not preloaded: on a slow phone each request beside the
  * entry slows the entry down.
  */
-const LATER_AREAS = ['metadata'];
+const LATER_AREAS = ['metadata', 'voice'];
 
 /** A catalogue's manifest key, `src/i18n/<area>/<language>.json`: its area and language. */
 const CATALOGUE_KEY = /^src\/i18n\/([a-z]+)\/([a-z]{2})\.json$/;
@@ -853,6 +865,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       reply.header('cache-control', 'no-cache');
       reply.header('vary', 'accept-language');
       if (rep.policy) reply.header('content-security-policy', rep.policy);
+      // The microphone only where a voice message is recorded, for a company that takes them.
+      if (company && allowsMicrophone(pathname, company.settings)) reply.header('permissions-policy', MICROPHONE_ALLOWED_POLICY);
       return sendRepresentation(req, reply, rep, 'text/html; charset=utf-8');
     },
   };

@@ -11,6 +11,7 @@
 import * as v from 'valibot';
 import { companyFileSchema, checkCompany, type CompanyFile, type LookAndFeelEntry, type NavigationPage, type SiteColors } from '../../machines/companyFile.ts';
 import type { Language } from '../../machines/languages.ts';
+import { VOICE_LIMITS, type VoiceSettings } from '../../machines/schema.ts';
 import { vocabularyWarnings, type VocabularyWarning } from './vocabulary.ts';
 
 // The rules live in machines/companyFile.ts (the browser's company editor applies the same).
@@ -56,6 +57,13 @@ export interface LookAndFeelResponse {
   phoneCodes: Partial<Record<Language, string>>;
   defaultLanguage: Language;
   availableLanguages: Language[];
+  voice: VoiceSettings;
+}
+
+/** A company's voice settings with the defaults filled in (a company stored before issue 40 has none: off). */
+export function voiceSettings(company: Pick<CompanyFile, 'voice'>): VoiceSettings {
+  const v = company.voice;
+  return { enabled: v?.enabled === true, maxMinutes: v?.maxMinutes ?? VOICE_LIMITS.defaultMinutes, disguise: v?.disguise ?? 'choice' };
 }
 
 /**
@@ -97,5 +105,6 @@ export function lookAndFeelResponse(
     phoneCodes,
     defaultLanguage: company.defaultLanguage,
     availableLanguages: [...company.languages],
+    voice: voiceSettings(company),
   };
 }
