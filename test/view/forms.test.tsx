@@ -24,7 +24,11 @@ import {
   type SubmitOutcome,
   type SubmitReportInput,
   type SuccessData,
+  type ReserveOutcome,
+  type SubmissionProof,
 } from '../../machines/report.ts';
+import { ALLOWED_EXTENSIONS } from '../../machines/schema.ts';
+import { DERIVED, RESERVATION } from '../model/report.kit.ts';
 import common from '../../src/i18n/common/en.json';
 import forms from '../../src/i18n/forms/en.json';
 
@@ -65,6 +69,10 @@ function setup(channel: ReportChannel, submit: (input: SubmitReportInput) => Pro
       loadCompanyInfo: fromPromise(async () => company),
       submitReport: fromPromise<SubmitOutcome, SubmitReportInput>(({ input }) => submit(input)),
       solveProofOfWork: fromPromise(async () => PROOF),
+      // A followed case reserves its number and derives in the page first (issue 37); the
+      // views only show those states, so the reservation and the derivation answer at once.
+      reserveCase: fromPromise<ReserveOutcome, { proof: SubmissionProof | null }>(async () => RESERVATION),
+      deriveReporterKeys: fromPromise(async () => DERIVED),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -236,7 +244,7 @@ describe('online form view', { timeout: 30_000 }, () => {
   it('documents: dropped files keep five allowed ones with a notice; the picker adds files; remove works', async () => {
     const { user } = setup('online', async () => SUCCESS);
     await screen.findAllByRole('heading', { level: 2 }, { timeout: 10_000 });
-    expect(screen.getByText(msg('forms.documents.rules', { max: 5, types: 'docx, csv, pdf, txt, xlsx, xls, jpg, jpeg, png, mp4, mov, avi, wmv' }))).toBeTruthy();
+    expect(screen.getByText(msg('forms.documents.rules', { max: 5, types: ALLOWED_EXTENSIONS.join(', ') }))).toBeTruthy();
     const f = (name: string, type: string) => new File([CONTENT[name.split('.').pop()!] ?? 'x'.repeat(10)], name, { type });
     const zone = screen.getByText(en['forms.documents.drop']!).parentElement!;
     fireEvent.drop(zone, {
@@ -515,8 +523,10 @@ describe('online form view', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('alertdialog', { name: en['forms.rateLimited.title'] });
     expect(dialog.textContent).toContain('Too many reports have been sent from your connection');
     expect(dialog.textContent).toContain('try again in 25 minutes');
-    // The submission carried the proof worked out while typing.
-    expect(seen!.proof).toEqual(PROOF);
+    // The proof worked out while typing paid for the case number's reservation (issue 37);
+    // the submission names that reservation and sends the verifier, never the password.
+    expect(seen!.proof).toBeNull();
+    expect(seen!.submission.channel === 'online' && seen!.submission.dto.caseAccount).toEqual({ follow: true, reservation: RESERVATION.reservation, verifier: DERIVED.verifier, kdf: DERIVED.kdf });
     await user.click(within(dialog).getByRole('button', { name: en['forms.rateLimited.close'] }));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(value(field('forms.relation.label'))).toBe('Accountant');
