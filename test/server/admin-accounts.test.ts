@@ -14,6 +14,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { OPERATIONS } from '../../server/openapi.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 const HOST = 'acme.test';
 const OTHER = 'other.test';
@@ -42,14 +43,17 @@ async function enrolWith(link: string, host = HOST) {
   const code = link.split('#')[1]!;
   const start = await call(server, 'POST', '/api/handler/enrolment/start', { host, json: { code } });
   expect(start.status, JSON.stringify(start.data)).toBe(200);
-  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } });
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host, json: { code, keys: await keyBundle(PASSWORD), totpCode: totp(start.data.secret) } });
   expect(fin.status, JSON.stringify(fin.data)).toBe(200);
   return { secret: start.data.secret as string, recoveryCodes: fin.data.recoveryCodes as string[] };
 }
 
+/** `{ email, verifier }` for a sign-in on `host`. */
+const proof = (email: string, password: string, host = HOST) => signInProof((p, json) => call(server, 'POST', p, { host, json }), email, password);
+
 async function signedIn(email: string, code: string, host = HOST) {
   const c = new Client(host);
-  const r = await c.call('POST', '/api/handler/session', { json: { email, password: PASSWORD, code } });
+  const r = await c.call('POST', '/api/handler/session', { json: { ...(await proof(email, PASSWORD, host)), code } });
   expect(r.status, JSON.stringify(r.data)).toBe(200);
   return c;
 }
@@ -113,7 +117,7 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(disabled.data).toMatchObject({ state: 'disabled', activeSessions: 0 });
     expectError(await session.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'hans@acme.test', password: PASSWORD, code: hans.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
     // Not spent by the refused sign-in: only the one the token took is used (and code 0 signs in below).
     expect(await server.ctx.db.selectFrom('handler_recovery_code').select('used_at').where('handler_id', '=', hansId).where('used_at', 'is not', null).execute()).toHaveLength(1);
 
@@ -133,7 +137,7 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(reset.data.account).toMatchObject({ state: 'invited', enrolled: false, activeSessions: 0, activeTokens: 0 });
     expectError(await back.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'hans@acme.test', password: PASSWORD, code: hans.recoveryCodes[2] } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[2] } }), 401, 'SIGNIN_FAILED');
     expect((await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: inv.data.enrolmentLink.split('#')[1] } })).status).toBe(404);
     const renewed = await enrolWith(reset.data.enrolmentLink);
     await signedIn('hans@acme.test', totp(renewed.secret, 1));
@@ -179,7 +183,7 @@ describe("a company's accounts, administered in the browser's API", () => {
     const code = (await call(server, 'POST', '/api/admin/handlers', { token: server.ctx.adminToken, json: { company: 'other', name: 'x' } })).data;
     void code;
     const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: OTHER, json: { code: plain.enrolmentCode } });
-    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: OTHER, json: { code: plain.enrolmentCode, password: PASSWORD, totpCode: totp(start.data.secret) } });
+    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: OTHER, json: { code: plain.enrolmentCode, keys: await keyBundle(PASSWORD), totpCode: totp(start.data.secret) } });
     const paul = await signedIn('paul@other.test', fin.data.recoveryCodes[0], OTHER);
     expectError(await paul.call('GET', '/api/admin/companies/other/accounts'), 403, 'FORBIDDEN');
     expectError(await call(server, 'GET', '/api/admin/companies/other/accounts', { token: plain.token }), 403, 'SESSION_REQUIRED');
