@@ -231,7 +231,7 @@ export const ANSWER_SCHEMAS = {
   SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),
   SealedKeys: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), ecdhSpki: v.string(), ecdsaSpki: v.string(), sealedKeys: v.string(), sealedKeysRecovery: v.string() }),
   Colleagues: v.object({
-    handlers: v.array(v.object({ id: v.string(), name: v.string(), email: v.nullable(v.string()), ecdhSpki: v.string(), ecdsaSpki: v.string(), officerIds: v.array(v.string()) })),
+    handlers: v.array(v.object({ id: v.string(), name: v.string(), email: v.nullable(v.string()), ecdhSpki: v.string(), ecdsaSpki: v.string(), officerIds: v.array(v.string()), disabled: v.boolean() })),
   }),
   CompanyImported: v.object({ id: v.string(), created: v.boolean() }),
   SigningKey: v.object({ kid: v.string() }),

@@ -103,6 +103,11 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(made.data).toMatchObject({ madeBy: 'handler', state: 'active', label: 'script' });
     expect((await call(server, 'GET', '/api/handler/cases', { token })).status).toBe(200);
 
+    // A colleague's browser sees Hans's key, live.
+    const { token: colleague, id: colleagueId } = await createHandlerAccount(server.ctx.db, 'acme', 'Colleague');
+    const keyOf = async () => ((await call(server, 'GET', '/api/handler/keys/colleagues', { token: colleague })).data.handlers as { id: string; disabled: boolean }[]).find((h) => h.id === hansId);
+    expect(await keyOf()).toMatchObject({ disabled: false });
+
     let list = await admin.client.call('GET', base);
     expect(list.data.accounts.find((a: { id: string }) => a.id === hansId)).toMatchObject({ state: 'active', enrolled: true, lastSignInAt: expect.any(String), activeSessions: 1, activeTokens: 1 });
 
@@ -118,6 +123,8 @@ describe("a company's accounts, administered in the browser's API", () => {
     expectError(await session.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
     expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+    // Colleagues see the key marked: not to be certified, not a live recipient.
+    expect(await keyOf()).toMatchObject({ disabled: true });
     // Not spent by the refused sign-in: only the one the token took is used (and code 0 signs in below).
     expect(await server.ctx.db.selectFrom('handler_recovery_code').select('used_at').where('handler_id', '=', hansId).where('used_at', 'is not', null).execute()).toHaveLength(1);
 
@@ -138,15 +145,22 @@ describe("a company's accounts, administered in the browser's API", () => {
     expectError(await back.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
     expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[2] } }), 401, 'SIGNIN_FAILED');
+    // The old keys went with the reset: colleagues are offered none until the new enrolment makes new ones.
+    expect(await keyOf()).toBeUndefined();
+    expect(await server.ctx.db.selectFrom('handler_account').select(['ecdsa_spki', 'keys_sealed', 'keys_sealed_recovery', 'recovery_verifier_hash']).where('id', '=', hansId).executeTakeFirstOrThrow()).toEqual({ ecdsa_spki: null, keys_sealed: null, keys_sealed_recovery: null, recovery_verifier_hash: null });
     expect((await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: inv.data.enrolmentLink.split('#')[1] } })).status).toBe(404);
     const renewed = await enrolWith(reset.data.enrolmentLink);
     await signedIn('hans@acme.test', totp(renewed.secret, 1));
+    expect(await keyOf()).toMatchObject({ disabled: false });
     expectError(await admin.client.call('POST', `${base}/${hansId}/reset`, { json: { what: 'everything' } }), 400, 'VALIDATION', 'what');
 
     // An administrator does not remove or disable themself; removing another works.
     expectError(await admin.client.call('POST', `${base}/${admin.id}/disable`), 409, 'OWN_ACCOUNT');
     expect((await admin.client.call('DELETE', `${base}/${hansId}`)).status).toBe(204);
     expectError(await admin.client.call('DELETE', `${base}/${hansId}`), 404, 'ACCOUNT_NOT_FOUND');
+    expect(await keyOf()).toBeUndefined();
+    // The colleague was the test's viewer only, not an act of the administration.
+    await server.ctx.db.deleteFrom('handler_account').where('id', '=', colleagueId).execute();
     list = await admin.client.call('GET', base);
     expect(list.data.accounts.map((a: { email: string }) => a.email)).toEqual(['ada@acme.test']);
 
