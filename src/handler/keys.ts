@@ -59,6 +59,8 @@ interface Colleague {
   ecdhSpki: string;
   ecdsaSpki: string;
   officerIds: string[];
+  /** A disabled account: not offered for certification, its logged key not a live recipient. */
+  disabled: boolean;
 }
 
 async function status<T>(run: () => Promise<T>): Promise<{ status: number; data?: T }> {
@@ -204,8 +206,17 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const { handlers } = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues');
     const pending = [];
     for (const h of handlers) {
-      if (h.id === own.handlerId || active.has(await keyId(fromBase64(h.ecdsaSpki)))) continue;
+      if (h.disabled || h.id === own.handlerId || active.has(await keyId(fromBase64(h.ecdsaSpki)))) continue;
       pending.push({ id: h.id, name: h.name, email: h.email, fingerprint: await keyFingerprint(h.ecdsaSpki) });
+    }
+    // A logged key whose account is disabled, or holds another key or none (removed, reset),
+    // is not a recipient any more; the log keeps it until a certifier signs its removal.
+    const closed = [];
+    for (const k of v.result?.keys ?? []) {
+      const holder = handlers.find((h) => h.id === k.handlerId);
+      const held = holder && (await keyId(fromBase64(holder.ecdsaSpki))) === k.ecdsaKeyId;
+      if (held && !holder.disabled) continue;
+      closed.push({ handlerId: k.handlerId, name: holder?.name ?? null, fingerprint: await keyFingerprint(k.ecdsaSpki), why: held ? ('disabled' as const) : ('gone' as const) });
     }
     return {
       status: 'ok',
@@ -214,6 +225,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
         headSeq: v.result?.head?.seq ?? 0,
         mine: { fingerprint: await keyFingerprint(own.keys.ecdsaSpki), certified: active.has(mineId) },
         pending,
+        closed,
       },
     };
   };
@@ -261,6 +273,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const { handlers } = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues');
     const colleague = handlers.find((h) => h.id === handlerId);
     if (!colleague) return { status: 404 };
+    if (colleague.disabled) return { status: 409 };
     return appendFor({ privateKey: own.keys.ecdsa.privateKey, spki: own.keys.ecdsaSpki }, { handlerId, ecdhSpki: colleague.ecdhSpki, ecdsaSpki: colleague.ecdsaSpki, officerIds: colleague.officerIds });
   };
 
