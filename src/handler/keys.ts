@@ -8,6 +8,7 @@
  * key-log head it verified (public values, localStorage), and refuses a log that does
  * not extend them: a server that swaps the anchor or rewrites the log is caught here.
  */
+import { hasRecoveryCodeShape } from '../../core/recovery-shape.ts';
 import { POW_HEADER, solveProof, type PowChallenge } from '../../core/pow.ts';
 import {
   EnvelopeError,
@@ -82,15 +83,13 @@ async function withCode<T>(run: () => Promise<T>): Promise<{ status: number; dat
 }
 
 /**
- * The typed secret when it has a key recovery code's shape, else undefined: then it is a
- * password. The shape is the code as shown (seven groups of four, one dash or space
- * between groups) or its 28 symbols unbroken; normalising alone is not enough, since it
- * drops every space and a passphrase of 28 letters (e.g. "a long administrator
- * passphrase") would be read as a code and never sign in.
+ * The typed secret when it has a key recovery code's shape (core/recovery-shape.ts), else
+ * undefined: then it is a password. Normalising alone is not enough, since it drops every
+ * space and a passphrase of 28 letters (e.g. "a long administrator passphrase") would be
+ * read as a code and never sign in.
  */
-const RECOVERY_SHAPE = /^(?:[0-9a-z]{4}(?:[-\s][0-9a-z]{4}){6}|[0-9a-z]{28})$/i;
 export function asRecoveryCode(secret: string): string | undefined {
-  if (!RECOVERY_SHAPE.test(secret.trim())) return undefined;
+  if (!hasRecoveryCodeShape(secret)) return undefined;
   try {
     normaliseRecoveryCode(secret);
     return secret;
