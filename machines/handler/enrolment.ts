@@ -6,8 +6,10 @@
  * Invariants:
  * - Without a well-formed code in the fragment, or when the server does not know it, the chart
  *   ends in `invalid` and offers nothing.
- * - `finishing` is entered only with a password of 12+ characters, the same password
- *   typed twice and a six-digit code; the recovery codes live only in `done`.
+ * - `finishing` is entered only with a password of 12+ characters that does not have a
+ *   key recovery code's shape (it would be read as one at sign-in and never sign in),
+ *   the same password typed twice and a six-digit code; the recovery codes live only
+ *   in `done`.
  * - `finishing` makes the handler's key pairs in the browser and seals them under the
  *   password and under a new key recovery code (docs/decisions/blind-server.md); the
  *   server receives the verifier, never the password. The key recovery code, like the
@@ -16,6 +18,7 @@
  *   waits in `rateLimited` for a retry, finishing returns to the form with all typed.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { hasRecoveryCodeShape } from '../../core/recovery-shape.ts';
 
 export const HANDLER_PASSWORD_MIN = 12;
 
@@ -89,6 +92,7 @@ export const enrolmentMachine = setup({
     isOpened: ({ event }) => opening(event).status === 200 && !!opening(event).secret,
     isOpeningRateLimited: ({ event }) => opening(event).status === 429,
     isLongEnough: ({ context }) => [...context.password].length >= HANDLER_PASSWORD_MIN,
+    isLikeRecoveryCode: ({ context }) => hasRecoveryCodeShape(context.password),
     isRepeated: ({ context }) => context.password === context.repeat,
     hasTotpCode: ({ context }) => /^\d{6}$/.test(context.totpCode),
     isDone: ({ event }) => finish(event).status === 200 && !!finish(event).keyRecoveryCode,
@@ -127,11 +131,12 @@ export const enrolmentMachine = setup({
         'repeat.change': { target: '.ready', actions: 'assignRepeat' },
         'totp.change': { target: '.ready', actions: 'assignTotp' },
         'enrol.submit': [
+          { guard: 'isLikeRecoveryCode', target: '.likeRecoveryCode' },
           { guard: 'isLongEnough', target: 'checkingRepeat' },
           { target: '.tooShort' },
         ],
       },
-      states: { ready: {}, tooShort: {}, notRepeated: {}, codeMissing: {}, codeRefused: {}, rateLimited: {}, failed: {} },
+      states: { ready: {}, tooShort: {}, likeRecoveryCode: {}, notRepeated: {}, codeMissing: {}, codeRefused: {}, rateLimited: {}, failed: {} },
     },
     checkingRepeat: {
       always: [{ guard: 'isRepeated', target: 'checkingCode' }, { target: 'editing.notRepeated' }],

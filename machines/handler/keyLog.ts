@@ -25,12 +25,23 @@ export interface PendingColleague {
   fingerprint: string;
 }
 
+/** A key the log still lists as active whose account is disabled, or no longer holds it (removed or reset). */
+export interface ClosedKey {
+  handlerId: string;
+  /** Null when the account is gone. */
+  name: string | null;
+  fingerprint: string;
+  why: 'disabled' | 'gone';
+}
+
 export interface KeyLogView {
   /** Null while the company has no recovery key. */
   anchorFingerprint: string | null;
   headSeq: number;
   mine: { fingerprint: string; certified: boolean };
   pending: PendingColleague[];
+  /** Not live recipients, though still in the log until a certifier signs their remove entries. */
+  closed: ClosedKey[];
 }
 
 export type KeyLogAnswer = { status: 'ok'; view: KeyLogView } | { status: 'refused'; reason: string };

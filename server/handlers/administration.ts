@@ -290,6 +290,10 @@ export type ResetWhat = 'password' | 'secondFactor';
  * A new enrolment: the password, the TOTP secret, the recovery codes, every session and
  * every token stop in this transaction; the account works again once its person has
  * enrolled with the new link. Either reset needs the whole enrolment, which sets both.
+ * The keys go too (public halves, sealed private halves, the key recovery code's
+ * verifier): the new enrolment makes new ones, and until then the old public key is no
+ * longer offered to colleagues; its entry in the key log stays active until a certifier
+ * signs a remove entry (docs/decisions/administration.md, "Keys of a closed account").
  */
 export async function resetAccount(ctx: AppContext, companyId: string, actor: Actor, accountId: string, what: ResetWhat, origin?: string): Promise<Invitation> {
   const company = await companyInfo(ctx.db, companyId);
@@ -299,7 +303,21 @@ export async function resetAccount(ctx: AppContext, companyId: string, actor: Ac
     if (!a.email) throw new HttpError(409, 'NO_EMAIL', 'This account has no e-mail address to enrol with.');
     await trx
       .updateTable('handler_account')
-      .set({ password_hash: null, totp_secret_enc: null, totp_last_step: null, enrolled_at: null, enrolment_code_hash: hashToken(enrolment.code), enrolment_expires_at: enrolment.expiresAt })
+      .set({
+        password_hash: null,
+        totp_secret_enc: null,
+        totp_last_step: null,
+        enrolled_at: null,
+        enrolment_code_hash: hashToken(enrolment.code),
+        enrolment_expires_at: enrolment.expiresAt,
+        key_salt: null,
+        key_kdf: null,
+        ecdh_spki: null,
+        ecdsa_spki: null,
+        keys_sealed: null,
+        keys_sealed_recovery: null,
+        recovery_verifier_hash: null,
+      })
       .where('id', '=', a.id)
       .execute();
     await trx.deleteFrom('handler_recovery_code').where('handler_id', '=', a.id).execute();

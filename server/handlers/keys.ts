@@ -132,11 +132,16 @@ export async function sealedKeysOf(ctx: AppContext, handlerId: string) {
   };
 }
 
-/** Colleagues of the company who have keys, for a certifier's browser to compare with the key log. */
+/**
+ * Colleagues of the company who have keys, for a certifier's browser to compare with the
+ * key log. A disabled account is listed, marked, so that the browser neither offers it for
+ * certification nor takes its key, still active in the log, for a live recipient; only a
+ * certifier's signed remove entry takes it out of the log (the server cannot sign one).
+ */
 export async function colleaguesWithKeys(ctx: AppContext, companyId: string) {
   const rows = await ctx.db
     .selectFrom('handler_account')
-    .select(['id', 'name', 'email', 'ecdh_spki', 'ecdsa_spki'])
+    .select(['id', 'name', 'email', 'ecdh_spki', 'ecdsa_spki', 'disabled_at'])
     .where('company_id', '=', companyId)
     .where('ecdh_spki', 'is not', null)
     .where('ecdsa_spki', 'is not', null)
@@ -150,5 +155,6 @@ export async function colleaguesWithKeys(ctx: AppContext, companyId: string) {
     ecdhSpki: toBase64(asBytes(r.ecdh_spki!)),
     ecdsaSpki: toBase64(asBytes(r.ecdsa_spki!)),
     officerIds: officers.filter((o) => o.handler_id === r.id).map((o) => o.officer_id),
+    disabled: r.disabled_at !== null,
   }));
 }

@@ -61,7 +61,9 @@ export function EnrolPage() {
   const strength = passwordStrength(state.context.password);
   const formError = state.matches({ editing: 'tooShort' })
     ? t('handler.enrol.tooShort', { min: HANDLER_PASSWORD_MIN })
-    : state.matches({ editing: 'notRepeated' })
+    : state.matches({ editing: 'likeRecoveryCode' })
+      ? tk('keys.enrol.likeCode')
+      : state.matches({ editing: 'notRepeated' })
       ? t('handler.enrol.notRepeated')
       : state.matches({ editing: 'codeMissing' })
         ? t('handler.enrol.codeMissing')
@@ -111,7 +113,7 @@ export function EnrolPage() {
                 {t('handler.enrol.password', { min: HANDLER_PASSWORD_MIN })}
               </label>
               <input id={ids.password} type="password" autoComplete="new-password" className={input} value={state.context.password} aria-describedby={ids.strength}
-                onChange={(e) => actor.send({ type: 'password.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'tooShort' })} />
+                onChange={(e) => actor.send({ type: 'password.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'tooShort' }) || state.matches({ editing: 'likeRecoveryCode' })} />
               <label htmlFor={`${ids.strength}-m`} className={styles.hint} id={ids.strength}>
                 {t('handler.enrol.strength', { level: strength })}
               </label>

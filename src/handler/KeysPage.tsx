@@ -146,6 +146,24 @@ function KeyLogView({ keys, handler }: { keys: OpenedKeys; handler: HandlerProfi
           )}
         </section>
       )}
+      {view && view.closed.length > 0 && (
+        <section className={styles.section} aria-labelledby="closed-title" data-testid="closed-keys">
+          <h2 id="closed-title" className={styles.sectionTitle}>
+            {t('keys.closed.title')}
+          </h2>
+          <p>{t('keys.closed.text')}</p>
+          <ul className={styles.list}>
+            {view.closed.map((k) => (
+              <li key={`${k.handlerId}:${k.fingerprint}`} data-handler={k.handlerId} data-why={k.why}>
+                <p>
+                  <strong>{k.name !== null && k.why === 'disabled' ? t('keys.closed.disabled', { name: k.name }) : t('keys.closed.gone')}</strong>
+                </p>
+                <p className={keyStyles.fingerprint}>{t('keys.pending.fingerprint', { fingerprint: k.fingerprint })}</p>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <ConfirmDialog
         open={state.matches('confirmingCertify') || state.matches('certifying')}
         title={t('keys.pending.confirmTitle', { name: chosen?.name ?? '' })}

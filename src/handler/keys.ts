@@ -8,6 +8,7 @@
  * key-log head it verified (public values, localStorage), and refuses a log that does
  * not extend them: a server that swaps the anchor or rewrites the log is caught here.
  */
+import { hasRecoveryCodeShape } from '../../core/recovery-shape.ts';
 import { POW_HEADER, solveProof, type PowChallenge } from '../../core/pow.ts';
 import {
   EnvelopeError,
@@ -59,6 +60,8 @@ interface Colleague {
   ecdhSpki: string;
   ecdsaSpki: string;
   officerIds: string[];
+  /** A disabled account: not offered for certification, its logged key not a live recipient. */
+  disabled: boolean;
 }
 
 async function status<T>(run: () => Promise<T>): Promise<{ status: number; data?: T }> {
@@ -79,8 +82,14 @@ async function withCode<T>(run: () => Promise<T>): Promise<{ status: number; dat
   }
 }
 
-/** The typed secret when it has a key recovery code's shape (28 base32 symbols), else undefined: then it is a password. */
-function asRecoveryCode(secret: string): string | undefined {
+/**
+ * The typed secret when it has a key recovery code's shape (core/recovery-shape.ts), else
+ * undefined: then it is a password. Normalising alone is not enough, since it drops every
+ * space and a passphrase of 28 letters (e.g. "a long administrator passphrase") would be
+ * read as a code and never sign in.
+ */
+export function asRecoveryCode(secret: string): string | undefined {
+  if (!hasRecoveryCodeShape(secret)) return undefined;
   try {
     normaliseRecoveryCode(secret);
     return secret;
@@ -196,8 +205,17 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const { handlers } = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues');
     const pending = [];
     for (const h of handlers) {
-      if (h.id === own.handlerId || active.has(await keyId(fromBase64(h.ecdsaSpki)))) continue;
+      if (h.disabled || h.id === own.handlerId || active.has(await keyId(fromBase64(h.ecdsaSpki)))) continue;
       pending.push({ id: h.id, name: h.name, email: h.email, fingerprint: await keyFingerprint(h.ecdsaSpki) });
+    }
+    // A logged key whose account is disabled, or holds another key or none (removed, reset),
+    // is not a recipient any more; the log keeps it until a certifier signs its removal.
+    const closed = [];
+    for (const k of v.result?.keys ?? []) {
+      const holder = handlers.find((h) => h.id === k.handlerId);
+      const held = holder && (await keyId(fromBase64(holder.ecdsaSpki))) === k.ecdsaKeyId;
+      if (held && !holder.disabled) continue;
+      closed.push({ handlerId: k.handlerId, name: holder?.name ?? null, fingerprint: await keyFingerprint(k.ecdsaSpki), why: held ? ('disabled' as const) : ('gone' as const) });
     }
     return {
       status: 'ok',
@@ -206,6 +224,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
         headSeq: v.result?.head?.seq ?? 0,
         mine: { fingerprint: await keyFingerprint(own.keys.ecdsaSpki), certified: active.has(mineId) },
         pending,
+        closed,
       },
     };
   };
@@ -253,6 +272,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     const { handlers } = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues');
     const colleague = handlers.find((h) => h.id === handlerId);
     if (!colleague) return { status: 404 };
+    if (colleague.disabled) return { status: 409 };
     return appendFor({ privateKey: own.keys.ecdsa.privateKey, spki: own.keys.ecdsaSpki }, { handlerId, ecdhSpki: colleague.ecdhSpki, ecdsaSpki: colleague.ecdsaSpki, officerIds: colleague.officerIds });
   };
 

@@ -160,6 +160,7 @@ async function journey(api: Api) {
   const look = await api('GET', '/api/public/site-look-and-feel/language/da', { host });
   if (look.data.logoFileName) await api('GET', `/api/public/site-look-and-feel/logo/${encodeURIComponent(look.data.logoFileName)}`, { host });
   await api('GET', `/api/public/case/protection-officer/${officer}/logo`, { host });
+  await api('POST', '/api/public/case/reservation', { host });
   const online = await api('POST', '/api/public/case/new/by-form', { host, body: form('caseDto', caseDto(officer), [{ name: 'scan.pdf', bytes: PDF }]) });
   const onlineNumber = online.data.caseDto.caseNumber as string;
   await api('POST', '/api/public/case/new/by-meeting', { host, json: oralDto(officer) });

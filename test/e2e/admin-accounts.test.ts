@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as OTPAuth from 'otpauth';
@@ -27,6 +28,7 @@ const LANGS = ['da', 'no', 'se', 'en', 'es', 'pl', 'de'] as const;
 const cat = (area: string, lang: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/${lang}.json`), 'utf8')) as Record<string, string>;
 const en = { ...cat('handler', 'en'), ...cat('admin', 'en') };
 const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+const keysMsg = (key: string) => cat('keys', 'en')[key]!;
 
 const OPERATOR_HOST = 'admin.localhost';
 const COMPANY_HOST = 'beta.localhost';
@@ -53,7 +55,7 @@ interface Person {
   step: number;
 }
 
-/** The enrolment page as its person sees it: password twice and the first code. */
+/** The enrolment page as its person sees it: password twice and the first code; the browser makes the keys and shows their recovery code once. */
 async function enrol(page: Page, link: string, email: string): Promise<Person> {
   await page.goto(link);
   await page.getByRole('heading', { level: 1, name: msg('handler.enrol.title') }).waitFor();
@@ -63,6 +65,8 @@ async function enrol(page: Page, link: string, email: string): Promise<Person> {
   await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret));
   await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
   await page.getByText(msg('handler.enrol.done')).waitFor();
+  await page.getByText(keysMsg('keys.enrol.loss')).waitFor();
+  expect((await page.getByTestId('key-recovery-code').textContent())!.trim()).toMatch(/^([0-9A-Z]{4}-){6}[0-9A-Z]{4}$/);
   return { email, secret, step: 0 };
 }
 
@@ -178,8 +182,8 @@ describe('administration in the browser', () => {
     const h = await open();
     hansPage = h.page;
     hans = await enrol(h.page, link, 'hans@beta.test');
-    // Somebody else tries the address once.
-    const stranger = await fetch(`${portal.server.url}/api/handler/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-company-host': COMPANY_HOST }, body: JSON.stringify({ email: 'hans@beta.test', password: 'guessing', code: '123456' }) });
+    // Somebody else tries the address once (a verifier from a guessed password, as far as the server can tell).
+    const stranger = await fetch(`${portal.server.url}/api/handler/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-company-host': COMPANY_HOST }, body: JSON.stringify({ email: 'hans@beta.test', verifier: randomBytes(32).toString('base64url'), code: '123456' }) });
     expect(stranger.status).toBe(401);
     await logIn(h.page, COMPANY_HOST, hans, (p) => p === '/handler/cases');
     await h.page.getByTestId('failed-signins').getByText(msg('admin.failedSignIns', { count: 1 })).waitFor();

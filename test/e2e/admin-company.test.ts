@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { LANGUAGES } from '../../machines/languages.ts';
 import { contrastRatio, LIGHT_TEXT } from '../../machines/companyFile.ts';
+import { keyBundle } from '../helpers/handler-keys.ts';
 
 const ratio = (c: string) => (Math.floor(contrastRatio(c, LIGHT_TEXT) * 100) / 100).toFixed(2);
 
@@ -39,7 +40,7 @@ async function open(locale = 'en-GB') {
   return p;
 }
 
-/** The company's administrator, made by the operator (admin API), enrolled, and signed in in the browser. */
+/** The company's administrator, made by the operator (admin API), enrolled by script (a key bundle as the browser makes it), and signed in in the browser. */
 async function signInAdministrator(page: Page) {
   const email = 'ada@nordlys.example';
   const made = await fetch(`${portal.server.url}/api/admin/handlers`, {
@@ -53,7 +54,7 @@ async function signInAdministrator(page: Page) {
     (await fetch(`${portal.server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-company-host': 'localhost' }, body: JSON.stringify(body) })).json() as Promise<Record<string, any>>;
   const start = await post('/api/handler/enrolment/start', { code: enrolmentCode });
   const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-  const fin = await post('/api/handler/enrolment/finish', { code: enrolmentCode, password: PASSWORD, totpCode: code });
+  const fin = await post('/api/handler/enrolment/finish', { code: enrolmentCode, keys: await keyBundle(PASSWORD), totpCode: code });
   await page.goto(portal.url('localhost', '/handler'));
   await page.getByLabel(h['handler.signIn.email']!).fill(email);
   await page.getByLabel(h['handler.signIn.password']!).fill(PASSWORD);

@@ -200,6 +200,22 @@ describe("handlers' keys in the browser", () => {
     const checked = await verifyKeyLog(log.entries, fromBase64(log.anchor.ecdsaSpki));
     expect(checked.ok && checked.keys.length).toBe(2);
 
+    // Otto disabled: his key stays in the log (only a certifier's signed remove entry takes
+    // it out), but Hanne's keys page lists it apart, no live recipient; enabled, live again.
+    await cli('disable', '--company', 'localhost', otto.email);
+    await hanne.page.reload();
+    await unlock(hanne.page, PASSWORDS.hanne);
+    const closed = hanne.page.getByTestId('closed-keys');
+    await closed.getByText(msg('keys.closed.disabled', { name: 'otto' })).waitFor();
+    await closed.getByText(msg('keys.pending.fingerprint', { fingerprint: ottoFingerprint })).waitFor();
+    expect(await hanne.page.locator('li', { hasText: 'otto@example.org' }).count()).toBe(0);
+    expect(await axeViolations(hanne.page)).toEqual([]);
+    await cli('enable', '--company', 'localhost', otto.email);
+    await hanne.page.reload();
+    await unlock(hanne.page, PASSWORDS.hanne);
+    await hanne.page.getByText(msg('keys.pending.none')).waitFor();
+    expect(await closed.count()).toBe(0);
+
     // A server that drops the last entry is caught by a browser that saw it.
     await portal.server.ctx.db.deleteFrom('key_log_entry').where('seq', '=', 2).execute();
     await hanne.page.reload();

@@ -13,6 +13,8 @@ export const enrolmentEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'retry' },
   { type: 'password.change', value: 'short' },
   { type: 'password.change', value: 'correct horse battery' },
+  // A key recovery code's shape: refused as a password.
+  { type: 'password.change', value: 'ABCD EFGH JKMN PQRS TVWX YZ01 2345' },
   { type: 'repeat.change', value: 'correct horse battery' },
   { type: 'totp.change', value: '123456' },
   { type: 'enrol.submit' },
@@ -29,7 +31,7 @@ export const enrolmentEvents: (EventObject & Record<string, unknown>)[] = [
 /** Collapses the form to what the guards read, so the state space stays small. */
 function serializeState(s: { value: unknown; context: { password: string; repeat: string; totpCode: string; code: string } }) {
   const c = s.context;
-  return JSON.stringify([s.value, c.password.length >= 12, c.password === c.repeat, c.totpCode.length === 6, !!c.code]);
+  return JSON.stringify([s.value, c.password.length >= 12, /^[A-Z0-9]{4}( [A-Z0-9]{4}){6}$/.test(c.password), c.password === c.repeat, c.totpCode.length === 6, !!c.code]);
 }
 
 export default {

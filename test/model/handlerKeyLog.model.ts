@@ -4,9 +4,9 @@ import { keyLogMachine, type KeyLogView } from '../../machines/handler/keyLog.ts
 import type { MachineModel } from './harness.ts';
 
 const colleague = { id: 'h2', name: 'Otto', email: 'otto@example.org', fingerprint: '0123 4567 89ab cdef 0123 4567 89ab cdef' };
-const certified: KeyLogView = { anchorFingerprint: 'aaaa bbbb', headSeq: 1, mine: { fingerprint: 'cccc dddd', certified: true }, pending: [colleague] };
+const certified: KeyLogView = { anchorFingerprint: 'aaaa bbbb', headSeq: 1, mine: { fingerprint: 'cccc dddd', certified: true }, pending: [colleague], closed: [] };
 const pendingMine: KeyLogView = { ...certified, mine: { fingerprint: 'cccc dddd', certified: false } };
-const noAnchor: KeyLogView = { anchorFingerprint: null, headSeq: 0, mine: { fingerprint: 'cccc dddd', certified: false }, pending: [] };
+const noAnchor: KeyLogView = { anchorFingerprint: null, headSeq: 0, mine: { fingerprint: 'cccc dddd', certified: false }, pending: [], closed: [] };
 
 export const keyLogEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadKeyLog', output: { status: 'ok', view: certified } },

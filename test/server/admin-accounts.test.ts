@@ -14,6 +14,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { OPERATIONS } from '../../server/openapi.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 const HOST = 'acme.test';
 const OTHER = 'other.test';
@@ -42,14 +43,17 @@ async function enrolWith(link: string, host = HOST) {
   const code = link.split('#')[1]!;
   const start = await call(server, 'POST', '/api/handler/enrolment/start', { host, json: { code } });
   expect(start.status, JSON.stringify(start.data)).toBe(200);
-  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host, json: { code, password: PASSWORD, totpCode: totp(start.data.secret) } });
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host, json: { code, keys: await keyBundle(PASSWORD), totpCode: totp(start.data.secret) } });
   expect(fin.status, JSON.stringify(fin.data)).toBe(200);
   return { secret: start.data.secret as string, recoveryCodes: fin.data.recoveryCodes as string[] };
 }
 
+/** `{ email, verifier }` for a sign-in on `host`. */
+const proof = (email: string, password: string, host = HOST) => signInProof((p, json) => call(server, 'POST', p, { host, json }), email, password);
+
 async function signedIn(email: string, code: string, host = HOST) {
   const c = new Client(host);
-  const r = await c.call('POST', '/api/handler/session', { json: { email, password: PASSWORD, code } });
+  const r = await c.call('POST', '/api/handler/session', { json: { ...(await proof(email, PASSWORD, host)), code } });
   expect(r.status, JSON.stringify(r.data)).toBe(200);
   return c;
 }
@@ -99,6 +103,11 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(made.data).toMatchObject({ madeBy: 'handler', state: 'active', label: 'script' });
     expect((await call(server, 'GET', '/api/handler/cases', { token })).status).toBe(200);
 
+    // A colleague's browser sees Hans's key, live.
+    const { token: colleague, id: colleagueId } = await createHandlerAccount(server.ctx.db, 'acme', 'Colleague');
+    const keyOf = async () => ((await call(server, 'GET', '/api/handler/keys/colleagues', { token: colleague })).data.handlers as { id: string; disabled: boolean }[]).find((h) => h.id === hansId);
+    expect(await keyOf()).toMatchObject({ disabled: false });
+
     let list = await admin.client.call('GET', base);
     expect(list.data.accounts.find((a: { id: string }) => a.id === hansId)).toMatchObject({ state: 'active', enrolled: true, lastSignInAt: expect.any(String), activeSessions: 1, activeTokens: 1 });
 
@@ -113,7 +122,9 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(disabled.data).toMatchObject({ state: 'disabled', activeSessions: 0 });
     expectError(await session.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'hans@acme.test', password: PASSWORD, code: hans.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[0] } }), 401, 'SIGNIN_FAILED');
+    // Colleagues see the key marked: not to be certified, not a live recipient.
+    expect(await keyOf()).toMatchObject({ disabled: true });
     // Not spent by the refused sign-in: only the one the token took is used (and code 0 signs in below).
     expect(await server.ctx.db.selectFrom('handler_recovery_code').select('used_at').where('handler_id', '=', hansId).where('used_at', 'is not', null).execute()).toHaveLength(1);
 
@@ -133,16 +144,23 @@ describe("a company's accounts, administered in the browser's API", () => {
     expect(reset.data.account).toMatchObject({ state: 'invited', enrolled: false, activeSessions: 0, activeTokens: 0 });
     expectError(await back.call('GET', '/api/handler/cases'), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'GET', '/api/handler/cases', { token }), 401, 'UNAUTHORIZED');
-    expectError(await new Client().call('POST', '/api/handler/session', { json: { email: 'hans@acme.test', password: PASSWORD, code: hans.recoveryCodes[2] } }), 401, 'SIGNIN_FAILED');
+    expectError(await new Client().call('POST', '/api/handler/session', { json: { ...(await proof('hans@acme.test', PASSWORD)), code: hans.recoveryCodes[2] } }), 401, 'SIGNIN_FAILED');
+    // The old keys went with the reset: colleagues are offered none until the new enrolment makes new ones.
+    expect(await keyOf()).toBeUndefined();
+    expect(await server.ctx.db.selectFrom('handler_account').select(['ecdsa_spki', 'keys_sealed', 'keys_sealed_recovery', 'recovery_verifier_hash']).where('id', '=', hansId).executeTakeFirstOrThrow()).toEqual({ ecdsa_spki: null, keys_sealed: null, keys_sealed_recovery: null, recovery_verifier_hash: null });
     expect((await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: inv.data.enrolmentLink.split('#')[1] } })).status).toBe(404);
     const renewed = await enrolWith(reset.data.enrolmentLink);
     await signedIn('hans@acme.test', totp(renewed.secret, 1));
+    expect(await keyOf()).toMatchObject({ disabled: false });
     expectError(await admin.client.call('POST', `${base}/${hansId}/reset`, { json: { what: 'everything' } }), 400, 'VALIDATION', 'what');
 
     // An administrator does not remove or disable themself; removing another works.
     expectError(await admin.client.call('POST', `${base}/${admin.id}/disable`), 409, 'OWN_ACCOUNT');
     expect((await admin.client.call('DELETE', `${base}/${hansId}`)).status).toBe(204);
     expectError(await admin.client.call('DELETE', `${base}/${hansId}`), 404, 'ACCOUNT_NOT_FOUND');
+    expect(await keyOf()).toBeUndefined();
+    // The colleague was the test's viewer only, not an act of the administration.
+    await server.ctx.db.deleteFrom('handler_account').where('id', '=', colleagueId).execute();
     list = await admin.client.call('GET', base);
     expect(list.data.accounts.map((a: { email: string }) => a.email)).toEqual(['ada@acme.test']);
 
@@ -179,7 +197,7 @@ describe("a company's accounts, administered in the browser's API", () => {
     const code = (await call(server, 'POST', '/api/admin/handlers', { token: server.ctx.adminToken, json: { company: 'other', name: 'x' } })).data;
     void code;
     const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: OTHER, json: { code: plain.enrolmentCode } });
-    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: OTHER, json: { code: plain.enrolmentCode, password: PASSWORD, totpCode: totp(start.data.secret) } });
+    const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: OTHER, json: { code: plain.enrolmentCode, keys: await keyBundle(PASSWORD), totpCode: totp(start.data.secret) } });
     const paul = await signedIn('paul@other.test', fin.data.recoveryCodes[0], OTHER);
     expectError(await paul.call('GET', '/api/admin/companies/other/accounts'), 403, 'FORBIDDEN');
     expectError(await call(server, 'GET', '/api/admin/companies/other/accounts', { token: plain.token }), 403, 'SESSION_REQUIRED');

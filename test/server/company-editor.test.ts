@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call, expectError, PNG } from './api.ts';
 import { addCompany } from './fixtures/company.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 let server: TestServer;
 const HOST = 'acme.test';
@@ -34,9 +35,9 @@ async function signedIn(email: string, roles: { admin: boolean; handler: boolean
   expect(made.status).toBe(201);
   const start = await call(server, 'POST', '/api/handler/enrolment/start', { host: HOST, json: { code: made.data.enrolmentCode } });
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.data.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: made.data.enrolmentCode, password: PASSWORD, totpCode: totp } });
+  const fin = await call(server, 'POST', '/api/handler/enrolment/finish', { host: HOST, json: { code: made.data.enrolmentCode, keys: await keyBundle(PASSWORD), totpCode: totp } });
   expect(fin.status).toBe(200);
-  const session = await call(server, 'POST', '/api/handler/session', { host: HOST, json: { email, password: PASSWORD, code: fin.data.recoveryCodes[0] } });
+  const session = await call(server, 'POST', '/api/handler/session', { host: HOST, json: { ...(await signInProof((p, json) => call(server, 'POST', p, { host: HOST, json }), email, PASSWORD)), code: fin.data.recoveryCodes[0] } });
   expect(session.status).toBe(200);
   const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
   return (method: string, p: string, json?: unknown) => call(server, method, p, { host: HOST, json, headers: { cookie } });

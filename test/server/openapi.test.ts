@@ -12,6 +12,7 @@ import { companyByHost } from '../../server/companies/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Browser, newCase, signIn } from './identity-flow.ts';
 import { needsProof, solveChallenge } from './api.ts';
+import { keyBundle, signInProof } from '../helpers/handler-keys.ts';
 
 let server: TestServer;
 let doc: any;
@@ -37,8 +38,12 @@ beforeAll(async () => {
   const host = { 'content-type': 'application/json', 'x-company-host': 'localhost' };
   const start = await (await fetch(`${server.url}/api/handler/enrolment/start`, { method: 'POST', headers: host, body: JSON.stringify({ code: web.enrolmentCode }) })).json();
   const totp = () => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-  const fin = await (await fetch(`${server.url}/api/handler/enrolment/finish`, { method: 'POST', headers: host, body: JSON.stringify({ code: web.enrolmentCode, password: 'correct horse battery', totpCode: totp() }) })).json();
-  const signed = await fetch(`${server.url}/api/handler/session`, { method: 'POST', headers: host, body: JSON.stringify({ email: 'wera@example.org', password: 'correct horse battery', code: fin.recoveryCodes[0] }) });
+  const fin = await (await fetch(`${server.url}/api/handler/enrolment/finish`, { method: 'POST', headers: host, body: JSON.stringify({ code: web.enrolmentCode, keys: await keyBundle('correct horse battery'), totpCode: totp() }) })).json();
+  const proof = await signInProof(async (p, json) => {
+    const r = await fetch(`${server.url}${p}`, { method: 'POST', headers: host, body: JSON.stringify(json) });
+    return { status: r.status, data: await r.json() };
+  }, 'wera@example.org', 'correct horse battery');
+  const signed = await fetch(`${server.url}/api/handler/session`, { method: 'POST', headers: host, body: JSON.stringify({ ...proof, code: fin.recoveryCodes[0] }) });
   expect(signed.status).toBe(200);
   sessionCookie = signed.headers.get('set-cookie')!.split(';')[0]!;
 });
