@@ -21,6 +21,7 @@ import * as m0150 from './0150_upload_limits.ts';
 import * as m0160 from './0160_key_log.ts';
 import * as m0170 from './0170_r37_reporter_keys.ts';
 import * as m0180 from './0180_h37_handler_keys.ts';
+import * as m0240 from './0240_b37_sealed_cases.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0160_key_log': m0160,
   '0170_r37_reporter_keys': m0170,
   '0180_h37_handler_keys': m0180,
+  '0240_b37_sealed_cases': m0240,
 };

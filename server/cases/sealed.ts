@@ -1,0 +1,93 @@
+/**
+ * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): a report the
+ * reporter's browser sealed under a data key the server never sees. The server keeps
+ * what it is sent (the envelopes, and the data key wrapped to the reporter key and to
+ * every public key the verified key log entitles to the case's officer and to the
+ * company's recovery key) and checks only what it can without the key: the gate, the
+ * envelopes' shape, and that the wrap set is exactly the entitled keys.
+ *
+ * Invariants: no server wrapping exists for a sealed case (`wrapped_key` null, a check
+ * constraint holds it); nothing malformed is stored; a wrap to a key the log does not
+ * entitle is refused, so a case is never opened to someone the officer scoping leaves out.
+ */
+import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES } from '../../core/crypto/index.ts';
+import type { KeyWrap, SealedCaseDto } from '../../machines/schema.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { readKeyLog } from '../keys/key-log.ts';
+import type { SealedParts } from './service.ts';
+
+/** The first key epoch of a case; a revocation starts the next (not built yet). */
+export const FIRST_EPOCH = 1;
+
+/** A wrap's expected kind, by recipient key id. */
+export type Recipients = Map<string, 'handler' | 'recovery'>;
+
+/**
+ * The keys a case for `officerId` must be sealed to, or null when this company does not
+ * take sealed cases: the setting is off, no anchor is set, the log does not verify (the
+ * server's own copy is damaged), or no certified key is entitled to the officer.
+ */
+export async function sealedRecipients(ctx: Pick<AppContext, 'db' | 'config'>, companyId: string, officerId: string): Promise<Recipients | null> {
+  if (ctx.config.sealedCases !== 'browser') return null;
+  const log = await readKeyLog(ctx, companyId);
+  if (!log.anchor) return null;
+  const checked = await verifyKeyLog(log.entries, fromBase64(log.anchor.ecdsaSpki));
+  if (!checked.ok) return null;
+  const entitled = checked.byOfficer.get(officerId) ?? [];
+  if (!entitled.length) return null;
+  const recipients: Recipients = new Map(entitled.map((k) => [k.ecdhKeyId, 'handler' as const]));
+  recipients.set(await keyId(fromBase64(log.anchor.ecdhSpki)), 'recovery');
+  return recipients;
+}
+
+const MIN_FIELD_BYTES = 1 + NONCE_BYTES + TAG_BYTES;
+const REPORTER_WRAP_BYTES = 1 + NONCE_BYTES + DATA_KEY_BYTES + TAG_BYTES;
+const BOX_BYTES = 1 + 65 + NONCE_BYTES + DATA_KEY_BYTES + TAG_BYTES;
+const REPORTER_WRAP_VERSION = 1;
+
+function decode(text: string, field: string): Buffer {
+  try {
+    return Buffer.from(fromBase64(text));
+  } catch {
+    throw new HttpError(400, 'BAD_ENVELOPE', 'Send sealed parts in base64.', field);
+  }
+}
+
+/** A sealed field as core/crypto/field.ts writes it: version 1, nonce, at least a tag. */
+export function parseEnvelope(text: string, field: string): Buffer {
+  const bytes = decode(text, field);
+  if (bytes.length < MIN_FIELD_BYTES || bytes[0] !== FIELD_VERSION) throw new HttpError(400, 'BAD_ENVELOPE', 'This is not a sealed field (version 1, nonce, ciphertext, tag).', field);
+  return bytes;
+}
+
+function parseWrap(w: KeyWrap, field: string): Buffer {
+  const bytes = decode(w.wrap, field);
+  const [version, size] = w.kind === 'reporter' ? [REPORTER_WRAP_VERSION, REPORTER_WRAP_BYTES] : [BOX_VERSION, BOX_BYTES];
+  if (bytes.length !== size || bytes[0] !== version) throw new HttpError(400, 'BAD_WRAP', w.kind === 'reporter' ? 'This is not a data key wrapped to the reporter key.' : 'This is not a sealed box of a data key.', field);
+  return bytes;
+}
+
+/** The parts of a sealed case as createCase stores them; 400 with the product's code for anything else. */
+export function sealedParts(dto: SealedCaseDto, recipients: Recipients): SealedParts {
+  const details = parseEnvelope(dto.envelopes.details, 'envelopes.details');
+  const whistleblower = dto.envelopes.whistleblower ? parseEnvelope(dto.envelopes.whistleblower, 'envelopes.whistleblower') : null;
+  const seen = new Set<string>();
+  const wraps: SealedParts['wraps'] = [];
+  for (const [i, w] of dto.wraps.entries()) {
+    const field = `wraps[${i}]`;
+    if (seen.has(w.recipientKeyId)) throw new HttpError(400, 'DUPLICATE_WRAP', 'Wrap the data key once per key.', field);
+    seen.add(w.recipientKeyId);
+    if ((w.kind === 'reporter') !== (w.recipientKeyId === 'reporter')) throw new HttpError(400, 'BAD_WRAP', 'The reporter wrap is named `reporter`, and only it.', field);
+    if (w.kind === 'reporter') {
+      if (!dto.caseAccount.follow) throw new HttpError(400, 'WRAP_UNEXPECTED', 'A case nobody follows has no reporter key to wrap to.', field);
+    } else if (recipients.get(w.recipientKeyId) !== w.kind) {
+      throw new HttpError(400, 'WRAP_UNKNOWN_KEY', 'This key is not one the key log entitles to the officer (or not of this kind).', field);
+    }
+    wraps.push({ recipientKeyId: w.recipientKeyId, kind: w.kind, wrap: parseWrap(w, field) });
+  }
+  if (dto.caseAccount.follow && !seen.has('reporter')) throw new HttpError(400, 'WRAP_MISSING', 'A followed case is wrapped to the reporter key too.', 'wraps');
+  // A key left out would leave a handler (or the recovery key) unable to open the case; the browser reads the log again and resends.
+  for (const id of recipients.keys()) if (!seen.has(id)) throw new HttpError(400, 'WRAP_MISSING', `The data key is not wrapped to key ${id}.`, 'wraps');
+  return { details, whistleblower, epoch: FIRST_EPOCH, wraps };
+}
