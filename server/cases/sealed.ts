@@ -91,3 +91,45 @@ export function sealedParts(dto: SealedCaseDto, recipients: Recipients): SealedP
   for (const id of recipients.keys()) if (!seen.has(id)) throw new HttpError(400, 'WRAP_MISSING', `The data key is not wrapped to key ${id}.`, 'wraps');
   return { details, whistleblower, epoch: FIRST_EPOCH, wraps };
 }
+
+/** What a browser needs to open a sealed case: its clear metadata, the envelopes, and one recipient's wrap. */
+export interface SealedCaseView {
+  caseNumber: string;
+  caseId: string;
+  status: string;
+  created: string;
+  protectionOfficerId: string;
+  subsidiaryId: string | null;
+  epoch: number;
+  envelopes: { details: string; whistleblower: string | null };
+  /** The data key wrapped to the asker; null when none exists for them (the page says the case cannot be opened). */
+  wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
+}
+
+type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null };
+
+/** The case as sealed, with the wrap for `recipientKeyId` (a handler's ECDH keyId, or `reporter`) of the current epoch. */
+export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow, recipientKeyId: string | null): Promise<SealedCaseView> {
+  if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: read it on the usual path.');
+  const wrap = recipientKeyId
+    ? await ctx.db.selectFrom('case_key_wrap').select(['recipient_key_id', 'kind', 'wrap', 'epoch']).where('case_id', '=', row.id).where('recipient_key_id', '=', recipientKeyId).orderBy('epoch', 'desc').executeTakeFirst()
+    : undefined;
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+  return {
+    caseNumber: row.case_number,
+    caseId: row.id,
+    status: row.status,
+    created: new Date(row.created_at).toISOString(),
+    protectionOfficerId: row.protection_officer_id,
+    subsidiaryId: row.subsidiary_id,
+    epoch: wrap?.epoch ?? FIRST_EPOCH,
+    envelopes: { details: b64(row.details_enc), whistleblower: row.whistleblower_enc ? b64(row.whistleblower_enc) : null },
+    wrap: wrap ? { recipientKeyId: wrap.recipient_key_id, kind: wrap.kind, wrap: b64(wrap.wrap) } : null,
+  };
+}
+
+/** keyId of a handler's ECDH public key (enrolment, migration 0180); null for an account without keys. */
+export async function handlerRecipientId(ctx: Pick<AppContext, 'db'>, handlerId: string): Promise<string | null> {
+  const row = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', handlerId).executeTakeFirst();
+  return row?.ecdh_spki ? keyId(new Uint8Array(row.ecdh_spki)) : null;
+}

@@ -22,6 +22,7 @@ import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { bindCompany } from '../logging.ts';
+import { handlerRecipientId, sealedCaseView } from '../cases/sealed.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -180,6 +181,16 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
     return handlerCaseView(ctx, h, row);
+  });
+
+  // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace.
+  // No audit entry yet: the audit is sealed under the case's key, which the server no longer has.
+  app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const view = await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id));
+    await markSeen(ctx, h, row.id);
+    return reply.header('cache-control', 'no-store').send(view);
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {

@@ -28,6 +28,7 @@ import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
+import { sealedCaseView } from '../cases/sealed.ts';
 
 const BASE = '/api/private/case';
 
@@ -72,6 +73,12 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     if (cached && cached.companyId !== reporter.companyId) cached = await load();
     if (!cached) throw new HttpError(401, 'UNAUTHORIZED', 'This case no longer exists.');
     return sendWithEtag(req, reply.headers(noStore), cached.body, 'application/json; charset=utf-8', cached.etag);
+  });
+
+  // A sealed case (server/cases/sealed.ts): the envelopes and the reporter wrap, opened in the private area.
+  app.get(`${BASE}/my-case/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return reply.headers(noStore).send(await sealedCaseView(ctx, row, 'reporter'));
   });
 
   app.get(`${BASE}/messages`, async (req, reply) => {

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, countRows, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { Browser, signIn } from './identity-flow.ts';
 import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
 import {
   deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
@@ -26,6 +27,7 @@ let recovery: HandlerKeys;
 let hanneKeys: HandlerKeys;
 let ottoKeys: HandlerKeys;
 let hanne: { id: string; token: string };
+let otto: { id: string; token: string };
 
 const log = async () => (await call(server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog & { sealedCases?: string };
 const create = (body: unknown, headers: Record<string, string> = {}) => call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: body, headers });
@@ -49,11 +51,15 @@ beforeAll(async () => {
   recovery = await makeHandlerKeys();
   expect((await call(server, 'PUT', '/api/admin/companies/sealed/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
   hanne = await createHandlerAccount(server.ctx.db, 'sealed', 'Hanne', { officers: [officers[0]!] });
-  const otto = await createHandlerAccount(server.ctx.db, 'sealed', 'Otto', { officers: [officers[1]!] });
+  otto = await createHandlerAccount(server.ctx.db, 'sealed', 'Otto', { officers: [officers[1]!] });
   hanneKeys = await makeHandlerKeys();
   ottoKeys = await makeHandlerKeys();
   await certify(recovery, hanneKeys, hanne.id, [officers[0]!], hanne.token);
   await certify(hanneKeys, ottoKeys, otto.id, [officers[1]!], otto.token);
+  // The public halves enrolment stores (server/handlers/keys.ts).
+  for (const [h, k] of [[hanne, hanneKeys], [otto, ottoKeys]] as const) {
+    await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(k.ecdhSpki), ecdsa_spki: Buffer.from(k.ecdsaSpki) }).where('id', '=', h.id).execute();
+  }
 });
 afterAll(async () => server?.cleanup());
 
@@ -100,6 +106,22 @@ describe('a sealed case', () => {
     for (const w of wraps.filter((w) => w.kind !== 'reporter')) {
       await expect(openSealedBox(ottoKeys.ecdh, w.wrap, { ...at, recipientKeyId: await keyId(ottoKeys.ecdhSpki) })).rejects.toThrow();
     }
+    // The handler's workspace gets the envelopes and her own wrap, and opens them.
+    const view = await call(server, 'GET', `/api/handler/cases/${account.caseNumber}/sealed`, { token: hanne.token });
+    expect(view.status, JSON.stringify(view.data)).toBe(200);
+    expect(view.data.envelopes).toEqual(sealed.body.envelopes);
+    expect(view.data.wrap.recipientKeyId).toBe(hanneId);
+    const hanneDk = await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { ...at, recipientKeyId: hanneId });
+    expect(await openFieldText(hanneDk, fieldContext(sealed.caseId, DETAILS_COLUMN), fromBase64(view.data.envelopes.details))).toContain(MARKER);
+    // Officer B's handler cannot even see it.
+    expectError(await call(server, 'GET', `/api/handler/cases/${account.caseNumber}/sealed`, { token: otto.token }), 404, 'CASE_NOT_FOUND');
+    // The reporter signs in (here the plain path: the server derives the same verifier) and opens it with the reporter key.
+    const tokens = await signIn(new Browser(server, HOST), account.caseNumber, 'a long sealed password');
+    const mine = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
+    expect(mine.status, JSON.stringify(mine.data)).toBe(200);
+    expect(mine.data.wrap.kind).toBe('reporter');
+    const reporterDk = await unwrapDataKey(account.reporterKey, fromBase64(mine.data.wrap.wrap), at);
+    expect(await openFieldText(reporterDk, fieldContext(sealed.caseId, DETAILS_COLUMN), fromBase64(mine.data.envelopes.details))).toContain(MARKER);
     // The server's own paths that need a server key say so (409), never a 5xx.
     expectError(await call(server, 'GET', `/api/handler/cases/${account.caseNumber}`, { token: hanne.token }), 409, 'CASE_SEALED');
     // Nothing the server keeps holds the marker in clear.
