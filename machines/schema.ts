@@ -446,6 +446,19 @@ export const sealedCaseDtoSchema = v.object({
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 
+/**
+ * A message of a sealed case, sealed in the sender's browser under the case's data key
+ * with additional data `wb:<case id>:case_message.body_enc:<id>`: the browser picks
+ * the id, so the envelope is bound to its row before it is sent.
+ */
+export const sealedMessageDtoSchema = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  body: base64Text(64 * 1024),
+  type: v.optional(v.picklist(MESSAGE_TYPES), 'STANDARD'),
+  answerWanted: v.optional(v.boolean(), false),
+});
+export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
+
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({
   ...commonSubmission,

@@ -11,7 +11,7 @@
  * entitle is refused, so a case is never opened to someone the officer scoping leaves out.
  */
 import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES } from '../../core/crypto/index.ts';
-import type { KeyWrap, SealedCaseDto } from '../../machines/schema.ts';
+import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readKeyLog } from '../keys/key-log.ts';
@@ -104,6 +104,8 @@ export interface SealedCaseView {
   envelopes: { details: string; whistleblower: string | null };
   /** The data key wrapped to the asker; null when none exists for them (the page says the case cannot be opened). */
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
+  /** Oldest first; `body` is the envelope as its sender's browser sealed it. */
+  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
 }
 
 type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null };
@@ -115,6 +117,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     ? await ctx.db.selectFrom('case_key_wrap').select(['recipient_key_id', 'kind', 'wrap', 'epoch']).where('case_id', '=', row.id).where('recipient_key_id', '=', recipientKeyId).orderBy('epoch', 'desc').executeTakeFirst()
     : undefined;
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+  const messages = await ctx.db.selectFrom('case_message').select(['id', 'type', 'created_at', 'created_by', 'answer_wanted', 'body_enc']).where('case_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
   return {
     caseNumber: row.case_number,
     caseId: row.id,
@@ -125,6 +128,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     epoch: wrap?.epoch ?? FIRST_EPOCH,
     envelopes: { details: b64(row.details_enc), whistleblower: row.whistleblower_enc ? b64(row.whistleblower_enc) : null },
     wrap: wrap ? { recipientKeyId: wrap.recipient_key_id, kind: wrap.kind, wrap: b64(wrap.wrap) } : null,
+    messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc) })),
   };
 }
 
@@ -132,4 +136,31 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
 export async function handlerRecipientId(ctx: Pick<AppContext, 'db'>, handlerId: string): Promise<string | null> {
   const row = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', handlerId).executeTakeFirst();
   return row?.ecdh_spki ? keyId(new Uint8Array(row.ecdh_spki)) : null;
+}
+
+/**
+ * Stores a message of a sealed case as its sender's browser sealed it (a malformed
+ * envelope is refused, never stored). A handler's question sets the reporter's pending
+ * action, a reporter's message clears it, as on the usual path; no mail is queued (the
+ * outbox is sealed under the case's key, which the server does not have).
+ */
+export async function addSealedMessage(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  row: { id: string; sealed: boolean },
+  msg: SealedMessageDto & { createdBy: string; fromReporter: boolean },
+): Promise<{ id: string; time: string }> {
+  if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send the message on the usual path.');
+  const body = parseEnvelope(msg.body, 'body');
+  const now = ctx.clock.now();
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('case_message').values({ id: msg.id, case_id: row.id, type: msg.fromReporter ? 'STANDARD' : msg.type, created_by: msg.createdBy, created_at: now, body_enc: body, answer_wanted: !msg.fromReporter && msg.answerWanted }).execute();
+      if (!msg.fromReporter && msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
+      if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
+    });
+  } catch (err) {
+    if ((err as { code?: string })?.code === '23505') throw new HttpError(409, 'MESSAGE_ID_TAKEN', 'This message id is in use; choose another.', 'id');
+    throw err;
+  }
+  return { id: msg.id, time: now.toISOString() };
 }

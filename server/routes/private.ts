@@ -28,7 +28,8 @@ import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
-import { sealedCaseView } from '../cases/sealed.ts';
+import { addSealedMessage, sealedCaseView } from '../cases/sealed.ts';
+import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 const BASE = '/api/private/case';
 
@@ -79,6 +80,13 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   app.get(`${BASE}/my-case/sealed`, async (req, reply) => {
     const { row } = await reporterCase(req);
     return reply.headers(noStore).send(await sealedCaseView(ctx, row, 'reporter'));
+  });
+
+  app.post(`${BASE}/messages/sealed`, async (req, reply) => {
+    const { reporter, row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
+    return reply.status(201).headers(noStore).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: reporter.caseNumber, fromReporter: true }) });
   });
 
   app.get(`${BASE}/messages`, async (req, reply) => {

@@ -15,7 +15,7 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
 import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
+  deriveReporterKeys, fieldContext, sealField, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
   PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry,
 } from '../../core/crypto/index.ts';
 
@@ -122,10 +122,33 @@ describe('a sealed case', () => {
     expect(mine.data.wrap.kind).toBe('reporter');
     const reporterDk = await unwrapDataKey(account.reporterKey, fromBase64(mine.data.wrap.wrap), at);
     expect(await openFieldText(reporterDk, fieldContext(sealed.caseId, DETAILS_COLUMN), fromBase64(mine.data.envelopes.details))).toContain(MARKER);
+    // Messages both ways, sealed by the sender under the data key, bound to their row ids.
+    const MESSAGE = 'case_message.body_enc';
+    const sealMessage = async (text: string) => {
+      const id = crypto.randomUUID();
+      return { id, body: toBase64(await sealField(sealed.dataKey, fieldContext(sealed.caseId, MESSAGE, id), text)) };
+    };
+    const fromHanne = await sealMessage(`Please tell us more ${MARKER}`);
+    const sentByHanne = await call(server, 'POST', `/api/handler/cases/${account.caseNumber}/messages/sealed`, { token: hanne.token, json: { ...fromHanne, answerWanted: true } });
+    expect(sentByHanne.status, JSON.stringify(sentByHanne.data)).toBe(201);
+    const fromReporter = await sealMessage(`Here is more ${MARKER}`);
+    const sentByReporter = await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: fromReporter });
+    expect(sentByReporter.status, JSON.stringify(sentByReporter.data)).toBe(201);
+    expectError(await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: { id: crypto.randomUUID(), body: toBase64(Uint8Array.of(1, 2, 3)) } }), 400, 'BAD_ENVELOPE', 'body');
+    expectError(await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: fromReporter }), 409, 'MESSAGE_ID_TAKEN', 'id');
+    expectError(await call(server, 'POST', `/api/handler/cases/${account.caseNumber}/messages/sealed`, { token: otto.token, json: await sealMessage('x') }), 404, 'CASE_NOT_FOUND');
+    const thread = (await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token })).data.messages as { id: string; body: string; createdByUserId: string; answerWanted: boolean }[];
+    expect(thread.map((m) => m.id)).toEqual([fromHanne.id, fromReporter.id]);
+    expect(thread[0]!.answerWanted).toBe(true);
+    expect(thread[1]!.createdByUserId).toBe(account.caseNumber);
+    const handlerThread = (await call(server, 'GET', `/api/handler/cases/${account.caseNumber}/sealed`, { token: hanne.token })).data.messages as { id: string; body: string }[];
+    for (const m of handlerThread) expect(await openFieldText(hanneDk, fieldContext(sealed.caseId, MESSAGE, m.id), fromBase64(m.body))).toContain(MARKER);
+    // A message moved to another row does not open.
+    await expect(openFieldText(reporterDk, fieldContext(sealed.caseId, MESSAGE, thread[1]!.id), fromBase64(thread[0]!.body))).rejects.toThrow();
     // The server's own paths that need a server key say so (409), never a 5xx.
     expectError(await call(server, 'GET', `/api/handler/cases/${account.caseNumber}`, { token: hanne.token }), 409, 'CASE_SEALED');
     // Nothing the server keeps holds the marker in clear.
-    const dump = JSON.stringify(await server.ctx.db.selectFrom('report_case').selectAll().execute()) + JSON.stringify(await server.ctx.db.selectFrom('case_key_wrap').selectAll().execute());
+    const dump = JSON.stringify(await server.ctx.db.selectFrom('report_case').selectAll().execute()) + JSON.stringify(await server.ctx.db.selectFrom('case_key_wrap').selectAll().execute()) + JSON.stringify(await server.ctx.db.selectFrom('case_message').selectAll().execute());
     expect(dump).not.toContain(MARKER);
   });
 
