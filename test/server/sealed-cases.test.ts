@@ -34,7 +34,7 @@ const create = (body: unknown, headers: Record<string, string> = {}) => call(ser
 const wrapCount = async () => Number((await server.ctx.db.selectFrom('case_key_wrap').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, officerIds: string[], token: string) {
-  const { entries } = (await log()) as { entries: KeyLogEntry[] };
+  const { entries } = (await log()) as unknown as { entries: KeyLogEntry[] };
   const prev = entries.at(-1);
   const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
     seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds,
