@@ -147,6 +147,8 @@ describe('a sealed case', () => {
     await expect(openFieldText(reporterDk, fieldContext(sealed.caseId, MESSAGE, thread[1]!.id), fromBase64(thread[0]!.body))).rejects.toThrow();
     // The server's own paths that need a server key say so (409), never a 5xx.
     expectError(await call(server, 'GET', `/api/handler/cases/${account.caseNumber}`, { token: hanne.token }), 409, 'CASE_SEALED');
+    expectError(await call(server, 'GET', '/api/private/case/my-case', { host: HOST, token: tokens.access_token }), 409, 'CASE_SEALED');
+    expectError(await call(server, 'POST', '/api/private/case/upload-sessions', { host: HOST, token: tokens.access_token }), 409, 'CASE_SEALED');
     // Nothing the server keeps holds the marker in clear.
     const dump = JSON.stringify(await server.ctx.db.selectFrom('report_case').selectAll().execute()) + JSON.stringify(await server.ctx.db.selectFrom('case_key_wrap').selectAll().execute()) + JSON.stringify(await server.ctx.db.selectFrom('case_message').selectAll().execute());
     expect(dump).not.toContain(MARKER);
