@@ -12,7 +12,7 @@
  * four category scores, LCP and the failed audits side by side. Figures only.
  * LIGHTHOUSE_REPORT_DIR=dir also writes each page's full Lighthouse JSON there.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,6 +135,8 @@ async function bench() {
     for (const page of ['private', 'report']) {
       await build({ root, configFile: path.join(root, `vite.${page}.config.ts`), logLevel: 'warn', build: { outDir: portalDir, emptyOutDir: false } });
     }
+    // The digests every page pins its scripts by (docs/decisions/code-integrity.md), as `npm run build` writes them.
+    execFileSync(process.execPath, [path.join(root, 'scripts/build-manifest.mjs')], { env: { ...process.env, DIST_DIR: portalDir }, stdio: 'ignore' });
     // The baseline: the same client build, served without the first-paint bundle.
     const plainDir = path.join(tmp, 'portal-plain');
     cpSync(portalDir, plainDir, { recursive: true });

@@ -10,9 +10,15 @@
  *    once, decrypted, for the content check);
  * 3. a bare Node HTTP server (also a child process) that pipes the request body
  *    straight to a file.
+ * 4. the multipart file downloaded back, decrypted, by a handler.
  * Prints MB/s for each and their ratio, and the server's peak RSS growth over its
- * resting RSS while each upload runs, sampled from /proc every 20 ms. The budget is
- * a growth under 64 MB, for either path.
+ * resting RSS while each upload (and the download) runs, sampled from /proc every
+ * 20 ms. The budget is a growth under 64 MB, for every path.
+ *
+ * The portal runs on the embedded database unless DATABASE_URL names a PostgreSQL
+ * one (an empty database); FILE_STORE chooses the file store as for `npm start`
+ * (`FILE_STORE=postgres DATABASE_URL=… npm run bench -- upload 2048`: the files in
+ * chunk rows, docs/decisions/file-store.md).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -86,6 +92,21 @@ function upload(port: number, p: string, headers: Record<string, string>, prefix
   });
 }
 
+/** GET `p` with `headers`, its body counted and dropped; resolves with seconds, status and bytes. */
+function download(port: number, p: string, headers: Record<string, string>): Promise<{ seconds: number; status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    http
+      .get({ host: '127.0.0.1', port, path: p, headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (d: Buffer) => (bytes += d.length));
+        res.on('end', () => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, status: res.statusCode ?? 0, bytes }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 /** A tus PATCH of `mb` MiB at `offset` MiB; the file's first bytes are `fileHead`. */
 function patch(port: number, p: string, headers: Record<string, string>, offsetMb: number, mb: number, fileHead: Buffer): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -144,7 +165,7 @@ try {
   const port = await freePort();
   process.stderr.write('starting the portal…\n');
   const served = servedAsNpmStart('upload');
-  const server = await start(served.args, { ...served.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'true', DATABASE_URL: '',
+  const server = await start(served.args, { ...served.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'true', DATABASE_URL: process.env.DATABASE_URL ?? '', FILE_STORE: process.env.FILE_STORE ?? '',
     // Throughput, not abuse guards, is measured: no proof-of-work, a budget the bench never reaches.
     POW_DIFFICULTY: '0', SUBMIT_RATE_LIMIT_MAX: '1000' }, /running on/);
   children.push(server);
@@ -182,6 +203,21 @@ try {
   const portalCpu = portalUser + portalSystem;
   if (portal.status !== 201) throw new Error(`upload failed: ${portal.status} ${portal.body}`);
 
+  // ---- the same file, downloaded by a handler --------------------------------------
+  const adminToken = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+  const handler = await fetch(`http://127.0.0.1:${port}/api/admin/handlers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ company: 'localhost', name: 'Bench' }),
+  });
+  if (handler.status !== 201) throw new Error(`handler account: ${handler.status} ${await handler.text()}`);
+  const auth = { authorization: `Bearer ${((await handler.json()) as { token: string }).token}` };
+  const caseNumber = (JSON.parse(portal.body) as { caseDto: { caseNumber: string } }).caseDto.caseNumber;
+  const view = (await (await fetch(`http://127.0.0.1:${port}/api/handler/cases/${caseNumber}`, { headers: auth })).json()) as { files: { id: string }[] };
+  process.stderr.write(`downloading ${sizeMb} MiB from the portal…\n`);
+  const { result: got, resting: downRestingRss, peak: downPeakRss } = await peakRssDuring(server.pid!, () => download(port, `/api/handler/cases/${caseNumber}/files/${view.files[0]!.id}`, auth));
+  if (got.status !== 200 || got.bytes !== sizeMb * MB) throw new Error(`download: ${got.status}, ${got.bytes} bytes of ${sizeMb * MB}`);
+
   // ---- the same file, resumable --------------------------------------------------
   const warmTus = await tusUpload(port, dto, fileHead, 8);
   void warmTus;
@@ -216,8 +252,10 @@ try {
   const mbps = (s: number) => sizeMb / s;
   const growth = peakRss - restingRss;
   const tusGrowth = tusPeakRss - tusRestingRss;
+  const downGrowth = downPeakRss - downRestingRss;
   const rows: [string, string][] = [
     ['file size', `${sizeMb} MiB`],
+    ['database, file store', `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${process.env.FILE_STORE || (process.env.DATABASE_URL ? 'postgres' : 'disk')}`],
     ['portal new/by-form', `${mbps(portal.seconds).toFixed(1)} MiB/s (${portal.seconds.toFixed(2)} s)`],
     ['portal tus + case', `${mbps(tusSeconds).toFixed(1)} MiB/s (${tusSeconds.toFixed(2)} s, 64 MiB PATCHes, read back once to check)`],
     ['bare stream-to-disk', `${mbps(baseline.seconds).toFixed(1)} MiB/s (${baseline.seconds.toFixed(2)} s)`],
@@ -228,9 +266,11 @@ try {
     ['peak RSS growth', `${growth.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${growth < BUDGET_MB ? 'within' : 'OVER'})`],
     ['bare peak RSS growth', `${(barePeakRss - bareRestingRss).toFixed(1)} MiB over ${bareRestingRss.toFixed(1)} MiB (the baseline: no budget)`],
     ['tus peak RSS growth', `${tusGrowth.toFixed(1)} MiB over ${tusRestingRss.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${tusGrowth < BUDGET_MB ? 'within' : 'OVER'})`],
+    ['portal download', `${mbps(got.seconds).toFixed(1)} MiB/s (${got.seconds.toFixed(2)} s, decrypted)`],
+    ['download RSS growth', `${downGrowth.toFixed(1)} MiB over ${downRestingRss.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${downGrowth < BUDGET_MB ? 'within' : 'OVER'})`],
   ];
   process.stdout.write('\nupload benchmark\n' + rows.map(([k, v]) => `  ${k.padEnd(22)} ${v}`).join('\n') + '\n');
-  if (growth >= BUDGET_MB || tusGrowth >= BUDGET_MB) process.exitCode = 1;
+  if (growth >= BUDGET_MB || tusGrowth >= BUDGET_MB || downGrowth >= BUDGET_MB) process.exitCode = 1;
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });

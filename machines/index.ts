@@ -17,6 +17,10 @@ import { caseMachine } from './handler/case.ts';
 import { composerMachine } from './handler/composer.ts';
 import { recordEditorMachine } from './handler/recordEditor.ts';
 import { keyLogMachine } from './handler/keyLog.ts';
+import { accountsMachine } from './admin/accounts.ts';
+import { operatorMachine } from './admin/operator.ts';
+import { companyEditorMachine } from './admin/companyEditor.ts';
+import { voiceRecorderMachine } from './voiceRecorder.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -43,5 +47,9 @@ export const machines: Record<string, MachineEntry> = {
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
   handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
+  adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
+  operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
+  companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },
+  voiceRecorder: { machine: voiceRecorderMachine, summary: 'A voice message recorded in the browser: microphone asked on start (refused, missing, unsupported told apart), level and elapsed time, pause, the company\'s maximum length, review of the disguised and own voice by the disguise policy, attach, discard with confirmation.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

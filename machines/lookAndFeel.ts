@@ -16,6 +16,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
+import type { VoiceSettings } from './schema.ts';
 
 export interface TextSection {
   heading: string;
@@ -53,6 +54,8 @@ export interface LookAndFeel {
   phoneCodes: Record<string, string>;
   defaultLanguage: string;
   availableLanguages: string[];
+  /** Voice messages (issue 40); absent (an older server, the defaults) means off. */
+  voice?: VoiceSettings;
 }
 
 export interface ProtectionOfficer {

@@ -41,6 +41,8 @@ import * as v from 'valibot';
 import {
   descriptionSchema,
   keepAllowedFiles,
+  LIMITS,
+  optionalDescriptionSchema,
   type RejectedFile,
   passwordSchema,
   reportedPersonSchema,
@@ -127,6 +129,12 @@ export interface ReportDraft {
   personInput: PersonInput;
   reportedUnit: string;
   files: ReportFile[];
+  /**
+   * The voice message recorded in the description step (issue 40), when one is
+   * attached: it is also one of `files` (the same object), so it is sent, counted and
+   * refused like any file; while it is among them the description text is optional.
+   */
+  voice: ReportFile | null;
   identity: IdentityChoice | null;
   whistleblower: WhistleblowerInput;
   follow: boolean | null;
@@ -259,6 +267,8 @@ export type ReportEvent =
   | { type: 'unit.change'; value: string }
   | { type: 'files.add'; files: ReportFile[]; samples?: (FileSample | undefined)[] }
   | { type: 'file.remove'; index: number }
+  | { type: 'voice.attach'; file: ReportFile }
+  | { type: 'voice.remove' }
   | { type: 'identity.choose'; value: IdentityChoice }
   | { type: 'identity.change'; field: 'name' | 'email'; value: string }
   | { type: 'phone.change'; phone: string; countryCode: string; isValid: boolean }
@@ -314,6 +324,11 @@ export function whistleblowerPayload(w: WhistleblowerInput) {
   return result.success ? result.output : null;
 }
 
+/** Is a recorded voice message among the files to send? */
+export function hasVoiceMessage(d: Pick<ReportDraft, 'voice' | 'files'>): boolean {
+  return d.voice !== null && d.files.includes(d.voice);
+}
+
 export function stepValidity(context: Pick<ReportContext, 'company' | 'draft'>): Record<StepName, boolean> {
   const d = context.draft;
   return {
@@ -321,7 +336,7 @@ export function stepValidity(context: Pick<ReportContext, 'company' | 'draft'>):
     protectionOfficer:
       d.protectionOfficer !== null && context.company.protectionOfficers.some((o) => o.id === d.protectionOfficer),
     relation: v.is(requiredText(), d.whistleblowerRelation),
-    describeProblem: v.is(descriptionSchema, d.description) && d.repeatedViolations !== null,
+    describeProblem: v.is(hasVoiceMessage(d) ? optionalDescriptionSchema : descriptionSchema, d.description) && d.repeatedViolations !== null,
     reportRelated:
       d.concerns === 'persons'
         ? d.reportedPersons.length > 0 || v.is(reportedPersonSchema, d.personInput)
@@ -376,6 +391,7 @@ export function buildSubmission(context: Pick<ReportContext, 'channel' | 'draft'
       ...common,
       creationChannel: 'BY_ONLINE_FORM',
       description: d.description.trim(),
+      voiceMessage: hasVoiceMessage(d),
       violation: d.violation,
       repeatedViolations: d.repeatedViolations === true,
       caseAccount: d.follow ? followed : { follow: false, password: null },
@@ -425,6 +441,7 @@ export function emptyDraft(channel: ReportChannel, company: CompanyInfo): Report
     personInput: emptyPerson(),
     reportedUnit: '',
     files: [],
+    voice: null,
     identity: null,
     whistleblower: emptyWhistleblower(),
     // Oral report and meeting: follow is fixed on (spec §2).
@@ -576,6 +593,16 @@ const reportSetup = setup({
       const kept = keepAllowedFiles(context.draft.files, e.files, e.samples);
       return { draft: { ...context.draft, files: kept.files }, droppedFiles: kept.dropped, rejectedFiles: kept.rejected, refusedFiles: kept.refused };
     }),
+    /** A new recording replaces the one attached before; without room among the five files it is not added. */
+    attachVoice: assign(({ context, event }) => {
+      const file = (event as Ev<'voice.attach'>).file;
+      const others = context.draft.files.filter((f) => f !== context.draft.voice);
+      if (others.length >= LIMITS.maxFiles) return {};
+      return { draft: { ...context.draft, files: [...others, file], voice: file } };
+    }),
+    removeVoice: assign(({ context }) => ({
+      draft: { ...context.draft, files: context.draft.files.filter((f) => f !== context.draft.voice), voice: null },
+    })),
     removeFile: assign(({ context, event }) => ({
       draft: { ...context.draft, files: context.draft.files.filter((_, i) => i !== (event as Ev<'file.remove'>).index) },
       droppedFiles: 0,
@@ -731,6 +758,8 @@ export function createReportMachine(channel: ReportChannel) {
         editing: {
           on: {
             'description.change': { actions: 'assignDescription' },
+            'voice.attach': { actions: 'attachVoice' },
+            'voice.remove': { actions: 'removeVoice' },
             'violation.select': { actions: 'assignViolation' },
             'repeated.choose': { actions: 'assignRepeated' },
           },

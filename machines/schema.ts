@@ -55,10 +55,14 @@ export const ALLOWED_FILE_TYPES = {
   jpg: ['image/jpeg'],
   jpeg: ['image/jpeg'],
   png: ['image/png'],
-  mp4: ['video/mp4'],
+  mp4: ['video/mp4', 'audio/mp4'],
   mov: ['video/quicktime'],
   avi: ['video/x-msvideo', 'video/avi'],
   wmv: ['video/x-ms-wmv'],
+  // Voice messages recorded in the browser (issue 40): Opus in WebM (Chromium,
+  // Firefox) or in Ogg; Safari's MP4 is the `mp4` above.
+  webm: ['audio/webm', 'video/webm'],
+  ogg: ['audio/ogg'],
 } as const satisfies Record<string, readonly string[]>;
 export type AllowedExtension = keyof typeof ALLOWED_FILE_TYPES;
 export const ALLOWED_EXTENSIONS = Object.keys(ALLOWED_FILE_TYPES) as AllowedExtension[];
@@ -131,6 +135,8 @@ const ASF_GUID = [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11, 0xa6, 0xd9, 0x
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const QUICKTIME_ATOMS = ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'];
+/** The EBML header every Matroska/WebM file opens with. */
+const EBML = [0x1a, 0x45, 0xdf, 0xa3];
 
 /**
  * Does `head` (a file's first bytes) look like a file of extension `ext`? The one
@@ -159,6 +165,10 @@ export function headMatches(ext: AllowedExtension, head: Uint8Array): boolean {
       return ascii(head, 'RIFF') && ascii(head, 'AVI ', 8);
     case 'wmv':
       return startsWith(head, ASF_GUID);
+    case 'webm':
+      return startsWith(head, EBML);
+    case 'ogg':
+      return ascii(head, 'OggS');
     case 'txt':
     case 'csv':
       return true;
@@ -279,6 +289,25 @@ export const descriptionSchema = v.pipe(
   v.nonEmpty('validation.required'),
   v.maxLength(LIMITS.descriptionMax, 'validation.descriptionTooLong'),
 );
+/** With a voice message attached the text is optional (issue 40): only its length is checked. */
+export const optionalDescriptionSchema = v.pipe(trimmed, v.maxLength(LIMITS.descriptionMax, 'validation.descriptionTooLong'));
+
+/** Is `mimeType` (as the server stored it) a voice message's? */
+export const isAudioType = (mimeType: string) => mimeType.startsWith('audio/') || mimeType === 'video/webm';
+
+// ---- voice messages (issue 40, docs/decisions/voice-messages.md) -------------------
+
+export const VOICE_DISGUISE_POLICIES = ['always', 'choice', 'never'] as const;
+/** always: every recording is disguised; choice: the reporter chooses (disguised unless they say otherwise); never: no disguise. */
+export type VoiceDisguisePolicy = (typeof VOICE_DISGUISE_POLICIES)[number];
+export const VOICE_LIMITS = { defaultMinutes: 10, minMinutes: 1, maxMinutes: 30 } as const;
+/** A company's voice-message settings as the SPA receives them. */
+export interface VoiceSettings {
+  enabled: boolean;
+  maxMinutes: number;
+  disguise: VoiceDisguisePolicy;
+}
+export const VOICE_OFF: VoiceSettings = { enabled: false, maxMinutes: VOICE_LIMITS.defaultMinutes, disguise: 'choice' };
 
 export const passwordSchema = v.pipe(
   v.string(),
@@ -405,7 +434,9 @@ export const caseDtoSchema = v.pipe(
   v.object({
     ...commonSubmission,
     creationChannel: v.optional(v.literal('BY_ONLINE_FORM'), 'BY_ONLINE_FORM'),
-    description: descriptionSchema,
+    description: optionalDescriptionSchema,
+    /** One of the files is a voice message (issue 40): the text may then be empty. The server checks the audio file is there. */
+    voiceMessage: v.optional(v.boolean(), false),
     violation: v.optional(v.picklist(VIOLATIONS), 'DONT_KNOW'),
     repeatedViolations: v.boolean(),
     caseAccount: caseAccountSchema,
@@ -414,6 +445,11 @@ export const caseDtoSchema = v.pipe(
     /** Ids of finished resumable uploads of the request's upload session (docs/decisions/resumable-uploads.md), joined to the case with it. */
     uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
   }),
+  // A partial check: it runs (and names the description) even while other fields are wrong.
+  v.forward(
+    v.partialCheck([['description'], ['voiceMessage']], (c) => c.description !== '' || c.voiceMessage === true, 'validation.required'),
+    ['description'],
+  ),
   v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
   v.check(notificationNeedsFollow, 'validation.notificationNeedsFollow'),
 );
@@ -564,3 +600,22 @@ export function fieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue
 export const recordHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256'));
 /** `PUT /api/private/case/approve`: the version approved (required once a record exists). */
 export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSchema) });
+
+// ---- the handler inbox's pages (issue 41) ----------------------------------------
+
+/** Rows per inbox page: the default when a client names none, and the most it may ask for. */
+export const INBOX_PAGE = { default: 50, max: 200 } as const;
+
+/**
+ * GET /api/handler/cases' query: a page size, the cursor the previous page ended with
+ * (opaque to clients), and the filters the server applies before paging (status,
+ * channel, digits of the case number). Query values arrive as strings.
+ */
+export const inboxQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(INBOX_PAGE.max))),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,120}$/, 'must be a cursor from a previous page'))),
+  status: v.optional(v.picklist(CASE_STATUSES)),
+  channel: v.optional(v.picklist(SUBMISSION_TYPES)),
+  search: v.optional(v.pipe(v.string(), v.maxLength(40))),
+});
+export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;

@@ -17,16 +17,17 @@ import { HttpError, errorBody } from './errors.ts';
 import { loadSecret } from './crypto/secrets.ts';
 import { keyFileInDataDir, loadMasterKey } from './crypto/master-key.ts';
 import { CaseCrypto } from './crypto/case-crypto.ts';
-import { CaseKeys, caseKeysDir } from './crypto/case-keys.ts';
+import { CaseKeys, keysDirOf } from './crypto/case-keys.ts';
 import { hasLegacyWraps, migrateCaseKeys } from './crypto/case-key-migration.ts';
 import { Passwords } from './cases/passwords.ts';
-import { DiskFileStore } from './files/store.ts';
+import { filesLeftOnDisk, openFileStore } from './files/store.ts';
 import { seedDemoCompanies } from './companies/service.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { applyTusMethodOverride, registerUploadRoutes } from './routes/uploads.ts';
 import { ResumableUploads, uploadSweepJob } from './uploads/resumable.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerCompanyEditorRoutes } from './routes/company-editor.ts';
 import { registerLeaveRoutes } from './routes/leave.ts';
 import { registerIdentity } from './idp/index.ts';
 import { destroyAccountPayloads } from './idp/adapter.ts';
@@ -83,11 +84,22 @@ export const SECURITY_HEADERS: Record<string, string> = {
     // a reporter's browser localhost is the reporter's own machine (issue 36, 6a).
     "img-src 'self' data: blob:",
     "font-src 'self'",
+    // Voice messages (issue 40) are heard back from this page's memory (blob:) and,
+    // in the handlers' workspace, from the download route ('self').
+    "media-src 'self' blob:",
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
+    // Workers run only from our origin or from a blob: URL that src/integrity/worker.ts
+    // made of bytes it checked against the page's digests; Trusted Types (below) let
+    // only that module's policy name such a URL (docs/decisions/code-integrity.md).
+    "worker-src 'self' blob:",
+    // Every script URL and script text given to a DOM sink goes through a named policy:
+    // the SPA's worker loader and the provider's sign-in page's (no default policy).
+    "require-trusted-types-for 'script'",
+    'trusted-types wb-worker wb-idp-worker',
   ].join('; '),
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -219,12 +231,16 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   beforeDatabaseCloses.push(() => stopCaseCache());
   const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
   const adminToken = loadSecret({ name: 'admin token', dataDir: config.dataDir, file: 'admin.token', bytes: 32 }).toString('base64');
-  const files = new DiskFileStore(config.filesDir!);
-  await files.init();
+  const files = await openFileStore(config, opened.db);
+  const leftOnDisk = files.kind === 'postgres' ? await filesLeftOnDisk(opened.db, config.filesDir!) : null;
+  if (leftOnDisk) {
+    await app.close();
+    throw new Error(leftOnDisk);
+  }
   const mailer = createMailer(config);
   beforeDatabaseCloses.push(() => mailer.close());
   // What an earlier version or another tool left readable to others is narrowed, once.
-  for (const root of new Set([config.dataDir, config.filesDir!])) {
+  for (const root of new Set([config.dataDir, config.filesDir!, keysDirOf(config)])) {
     const tightened = tightenTree(root);
     if (tightened.files || tightened.folders) app.log.warn({ ...tightened, dir: path.basename(root) }, 'data folder: narrowed modes to 0600 files / 0700 folders');
   }
@@ -232,7 +248,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     app.log.warn('master key: it is in the data folder, so a copy of the folder (a backup, a stolen disk) opens every case; set MASTER_KEY or MASTER_KEY_FILE to keep it elsewhere (docs/operations.md, "The master key")');
   }
   const crypto = new CaseCrypto(masterKey);
-  const caseKeys = new CaseKeys(crypto, caseKeysDir(config.filesDir!));
+  const caseKeys = new CaseKeys(crypto, keysDirOf(config));
   await caseKeys.init();
   const migrated = await migrateCaseKeys(opened.db, crypto, caseKeys);
   if (migrated) app.log.info({ keys: migrated }, 'case keys: re-wrapped so that deleting a case destroys its key');
@@ -352,6 +368,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   });
 
   const spa = await registerSpa(app, ctx, SECURITY_HEADERS['content-security-policy']);
+  registerCompanyEditorRoutes(app, ctx, spa);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';
@@ -360,8 +377,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     const isApi = p.startsWith('/api/') || p.startsWith('/idp/') || p.startsWith('/config/') || p.startsWith('/assets/') || p.startsWith('/handler/assets/');
     // The handlers' workspace is a build of its own (vite.handler.config.ts).
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && (p === '/handler' || p.startsWith('/handler/')) && spa.hasHandlerDist) {
-      reply.header('cache-control', 'no-cache');
-      return reply.type('text/html; charset=utf-8').sendFile('handler/handler.html');
+      return spa.sendHandler(req, reply);
     }
     if (!isApi && (req.method === 'GET' || req.method === 'HEAD') && spa.hasDist) return spa.sendIndex(req, reply);
     return reply.status(404).send(errorBody('NOT_FOUND', `No such resource: ${req.method} ${p}`));

@@ -12,8 +12,19 @@ export interface ServerConfig {
   masterKeyFile?: string;
   /** Base64 of 32 bytes; otherwise generated into DATA_DIR/pepper. */
   passwordPepper?: string;
-  /** Where encrypted files live; DATA_DIR/files when not set. */
+  /** Where encrypted files live with FILE_STORE=disk; DATA_DIR/files when not set. */
   filesDir?: string;
+  /**
+   * Where sealed file bytes live (docs/decisions/file-store.md): `disk` (FILES_DIR) or
+   * `postgres` (chunk rows in the database). FILE_STORE; `postgres` when DATABASE_URL
+   * is set, `disk` otherwise.
+   */
+  fileStore: 'disk' | 'postgres';
+  /**
+   * The cases' shred keys (server/crypto/case-keys.ts): never in the database, under
+   * any store. KEYS_DIR; FILES_DIR/keys when not set. Several machines share it.
+   */
+  keysDir?: string;
   /** Largest accepted upload per file, in bytes (2 GB, spec §9). */
   maxFileBytes: number;
   /** Byte quotas on uploads, tus and multipart alike (docs/operations.md "Upload quotas"). */
@@ -21,6 +32,13 @@ export interface ServerConfig {
   distDir: string;
   /** Public base URL of the portal when behind a proxy; otherwise derived per request. */
   publicUrl?: string;
+  /**
+   * A host with no company where the operator signs in to the workspace (/handler) to
+   * set companies up (OPERATOR_HOST); the operator can sign in on any company's host too.
+   */
+  operatorHost?: string;
+  /** How long a handler's API token works (HANDLER_TOKEN_TTL_DAYS, default 90 days). */
+  handlerTokenTtlMs: number;
   seedDemo: boolean;
   logLevel: string;
   /** `smtp://user:pass@host:587` or `smtps://…:465`; without it no mail is sent (docs/operations.md "Mail"). */
@@ -123,6 +141,13 @@ function sealedCasesSetting(value: string | undefined): ServerConfig['sealedCase
   throw new Error(`SEALED_CASES must be "off" or "browser" (got "${value}")`);
 }
 
+function fileStoreFrom(env: NodeJS.ProcessEnv): ServerConfig['fileStore'] {
+  const v = env.FILE_STORE?.trim();
+  if (!v) return env.DATABASE_URL ? 'postgres' : 'disk';
+  if (v !== 'disk' && v !== 'postgres') throw new Error(`FILE_STORE must be "disk" or "postgres" (got "${v}")`);
+  return v;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const root = PROJECT_ROOT;
   return {
@@ -134,6 +159,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     masterKeyFile: env.MASTER_KEY_FILE ? path.resolve(env.MASTER_KEY_FILE) : undefined,
     passwordPepper: env.PASSWORD_PEPPER || undefined,
     filesDir: env.FILES_DIR ? path.resolve(env.FILES_DIR) : undefined,
+    fileStore: fileStoreFrom(env),
+    keysDir: env.KEYS_DIR ? path.resolve(env.KEYS_DIR) : undefined,
     maxFileBytes: Number(env.MAX_FILE_BYTES ?? 2 * 1024 ** 3),
     uploadQuota: {
       sessionBytes: int(env.UPLOAD_SESSION_MAX_BYTES, 10 * 1024 ** 3, 'UPLOAD_SESSION_MAX_BYTES', 1),
@@ -143,6 +170,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     distDir: path.resolve(env.DIST_DIR ?? path.join(root, 'dist')),
     publicUrl: env.PUBLIC_URL || undefined,
+    operatorHost: env.OPERATOR_HOST?.trim().toLowerCase() || undefined,
+    handlerTokenTtlMs: int(env.HANDLER_TOKEN_TTL_DAYS, 90, 'HANDLER_TOKEN_TTL_DAYS', 1) * 24 * 3600_000,
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
     smtpUrl: env.SMTP_URL || undefined,

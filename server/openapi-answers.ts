@@ -106,8 +106,43 @@ const handlerCaseView = v.object({
 
 const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });
 const uploadSession = v.object({ uploadSession: v.string(), expiresAt: when });
-const handlerIdentity = v.object({ id: v.string(), name: v.string(), email: v.optional(nullableString), companyId: v.string(), companyName: v.optional(v.string()), officers: v.optional(v.array(v.string())) });
-const handlerSession = v.object({ handler: handlerIdentity, idleTimeoutMs: v.number() });
+const roles = v.object({ operator: v.boolean(), admin: v.boolean(), handler: v.boolean() });
+const handlerIdentity = v.object({ id: v.string(), name: v.string(), email: v.optional(nullableString), companyId: v.string(), companyName: v.optional(v.string()), officers: v.optional(v.array(v.string())), roles: v.optional(roles) });
+const handlerSession = v.object({ handler: handlerIdentity, idleTimeoutMs: v.number(), signIn: v.optional(v.object({ failedSignIns: v.number(), previousSignInAt: v.nullable(when) })) });
+
+const accountView = v.object({
+  id: v.string(),
+  name: v.string(),
+  email: nullableString,
+  officers: v.array(v.string()),
+  roles: v.object({ admin: v.boolean(), handler: v.boolean() }),
+  enrolled: v.boolean(),
+  enrolledAt: v.nullable(when),
+  lastSignInAt: v.nullable(when),
+  state: v.picklist(['invited', 'active', 'disabled', 'expired']),
+  enrolmentExpiresAt: v.nullable(when),
+  activeSessions: v.number(),
+  activeTokens: v.number(),
+});
+const tokenView = v.object({
+  id: v.string(),
+  label: v.string(),
+  madeBy: v.picklist(['handler', 'operator']),
+  createdAt: when,
+  expiresAt: when,
+  revokedAt: v.nullable(when),
+  lastUsedAt: v.nullable(when),
+  state: v.picklist(['active', 'expired', 'revoked']),
+});
+const invitation = v.object({ account: accountView, enrolmentLink: nullableString, mailed: v.boolean(), enrolmentExpiresAt: when });
+const trailEntry = v.object({
+  id: v.string(),
+  at: when,
+  actor: v.object({ id: nullableString, name: v.string(), role: v.string() }),
+  action: v.string(),
+  target: v.nullable(v.object({ id: v.string(), name: nullableString })),
+  detail: v.record(v.string(), v.unknown()),
+});
 
 const languageEntry = v.object({ languageCode: v.string(), languageName: v.string() });
 
@@ -147,6 +182,7 @@ export const ANSWER_SCHEMAS = {
         scheduledDeletion: v.nullable(when),
       }),
     ),
+    nextCursor: nullableString,
   }),
   HandlerCase: handlerCaseView,
   HandlerCreated: v.object({
@@ -159,7 +195,20 @@ export const ANSWER_SCHEMAS = {
     hosts: v.array(v.string()),
     enrolmentCode: nullableString,
     enrolmentExpiresAt: v.nullable(when),
+    enrolmentLink: v.optional(nullableString),
+    roles: v.optional(v.object({ admin: v.boolean(), handler: v.boolean() })),
   }),
+  OperatorCreated: v.object({ id: v.string(), name: v.string(), email: v.string(), enrolmentCode: v.string(), enrolmentLink: v.string(), enrolmentExpiresAt: when }),
+  AdminCompanies: v.object({ companies: v.array(v.object({ id: v.string(), name: v.string(), hosts: v.array(v.string()) })), operator: v.boolean() }),
+  Accounts: v.object({ accounts: v.array(accountView), officers: v.array(v.object({ id: v.string(), name: v.string() })), mail: v.boolean(), hosts: v.array(v.string()) }),
+  Account: accountView,
+  Invitation: invitation,
+  SessionsEnded: v.object({ sessionsEnded: v.number() }),
+  Tokens: v.object({ tokens: v.array(tokenView) }),
+  Token: tokenView,
+  NewToken: v.object({ token: v.string(), ...tokenView.entries }),
+  Trail: v.object({ entries: v.array(trailEntry) }),
+  SignInChallenge: v.object({ challenge: v.nullable(v.object({ challenge: v.string(), difficulty: v.number(), expiresAt: when })) }),
   Purge: v.object({ dryRun: v.boolean(), cases: v.array(v.unknown()) }),
   KeyAnchor: v.object({ ecdhSpki: v.string(), ecdsaSpki: v.string(), fingerprint: v.string() }),
   KeyLog: v.object({
@@ -187,6 +236,14 @@ export const ANSWER_SCHEMAS = {
   }),
   CompanyImported: v.object({ id: v.string(), created: v.boolean() }),
   SigningKey: v.object({ kid: v.string() }),
+  CompanyEditor: v.object({ version: v.number(), file: v.record(v.string(), v.unknown()), images: v.record(v.string(), v.object({ sha256: v.string(), contentType: v.string() })), canEditHosts: v.boolean() }),
+  CompanyVersion: v.object({ version: v.number() }),
+  CompanyVersions: v.object({
+    versions: v.array(v.object({ version: v.number(), action: v.picklist(['import', 'save', 'revert']), revertedTo: v.nullable(v.number()), actorName: v.string(), actorRole: v.string(), createdAt: when })),
+  }),
+  CompanyExport: v.object({ file: v.record(v.string(), v.unknown()), assets: v.record(v.string(), v.object({ contentType: v.string(), base64: v.string() })) }),
+  CompanyImage: v.object({ sha256: v.string(), contentType: v.string(), file: v.string() }),
+  CompanyPreview: v.object({ id: v.string(), languages: v.array(v.string()), expiresAt: when }),
 } satisfies Record<string, GenericSchema>;
 
 export type AnswerName = keyof typeof ANSWER_SCHEMAS;
@@ -259,4 +316,32 @@ export const ANSWERS: Record<string, Answer> = {
   // tus creation: the answer is its Location and Upload-Offset headers.
   'POST /api/public/uploads': { bodiless: true },
   'POST /api/admin/identity/rotate-signing-key': { json: 'SigningKey' },
+  'GET /api/handler/session/challenge': { json: 'SignInChallenge' },
+  'GET /api/handler/tokens': { json: 'Tokens' },
+  'POST /api/handler/tokens': { json: 'NewToken' },
+  'DELETE /api/handler/tokens/:token': { json: 'Token' },
+  'POST /api/admin/operators': { json: 'OperatorCreated' },
+  'GET /api/admin/trail': { json: 'Trail' },
+  'GET /api/admin/companies': { json: 'AdminCompanies' },
+  'GET /api/admin/companies/:company/accounts': { json: 'Accounts' },
+  'POST /api/admin/companies/:company/accounts': { json: 'Invitation' },
+  'PATCH /api/admin/companies/:company/accounts/:account': { json: 'Account' },
+  'POST /api/admin/companies/:company/accounts/:account/disable': { json: 'Account' },
+  'POST /api/admin/companies/:company/accounts/:account/enable': { json: 'Account' },
+  'POST /api/admin/companies/:company/accounts/:account/reset': { json: 'Invitation' },
+  'POST /api/admin/companies/:company/accounts/:account/sessions/end': { json: 'SessionsEnded' },
+  'GET /api/admin/companies/:company/accounts/:account/tokens': { json: 'Tokens' },
+  'POST /api/admin/companies/:company/accounts/:account/tokens': { json: 'NewToken' },
+  'DELETE /api/admin/companies/:company/accounts/:account/tokens/:token': { json: 'Token' },
+  'GET /api/admin/companies/:company/trail': { json: 'Trail' },
+  'GET /api/admin/companies/:company/editor': { json: 'CompanyEditor' },
+  'PUT /api/admin/companies/:company/settings': { json: 'CompanyVersion' },
+  'GET /api/admin/companies/:company/versions': { json: 'CompanyVersions' },
+  'POST /api/admin/companies/:company/versions/:version/revert': { json: 'CompanyVersion' },
+  'GET /api/admin/companies/:company/export': { json: 'CompanyExport' },
+  'POST /api/admin/companies/:company/import': { json: 'CompanyVersion' },
+  'POST /api/admin/companies/:company/images': { json: 'CompanyImage' },
+  'GET /api/admin/companies/:company/images/:sha256': { media: IMAGE },
+  'POST /api/admin/companies/:company/preview': { json: 'CompanyPreview' },
+  'GET /api/admin/companies/:company/preview/:previewId/:language': { media: ['text/html'] },
 };

@@ -8,10 +8,11 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
-import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
-import { handlerSchema, importSchema, purgeSchema } from './routes/admin.ts';
+import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
+import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
+import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
 import { ANSWERS, ANSWER_SCHEMAS, type AnswerName } from './openapi-answers.ts';
@@ -20,9 +21,11 @@ import { CASE_UPLOAD_SESSIONS_PATH, UPLOADS_PATH, UPLOAD_SESSIONS_PATH } from '.
 /**
  * Who may call: `handler` is a handler API token (bearer) or the web workspace's
  * session cookie, both accepted by the handler routes; `handlerSession` is the
- * session cookie alone (signing out).
+ * session cookie alone (signing out, the handler's own tokens). `admin` is the
+ * operator: the loopback admin token or an operator's session; `companyAdmin` the
+ * operator or the company's administrator by session (server/security/roles.ts).
  */
-type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin' | 'uploadSession';
+type Auth = 'none' | 'reporter' | 'handler' | 'handlerSession' | 'admin' | 'companyAdmin' | 'uploadSession';
 type Tag = 'public' | 'private' | 'handler' | 'admin' | 'operations';
 
 export interface Operation {
@@ -40,6 +43,8 @@ export interface Operation {
   headers?: { name: string; required: boolean; description: string }[];
   /** The body is raw bytes of this media type (a tus PATCH). */
   octets?: string;
+  /** Query parameters the call reads (a list's page and filters). */
+  query?: { name: string; description: string; schema: Record<string, unknown> }[];
   /** Success status and what it carries. */
   ok: [number, string];
 }
@@ -65,6 +70,17 @@ export const SCHEMAS = {
   handlerSignIn: signInSchema,
   handlerSignInSalt: signInSaltSchema,
   handlerKeyAnchor: keyAnchorSchema,
+  handlerNewToken: newTokenSchema,
+  adminOperator: operatorSchema,
+  adminInvite: inviteSchema,
+  adminAccountChange: accountChangeSchema,
+  adminReset: resetSchema,
+  adminOperatorToken: operatorTokenSchema,
+  companyDraft: draftSchema,
+  companyPreview: previewSchema,
+  companyRevert: revertSchema,
+  companyImage: imageSchema,
+  companyEditorImport: editorImportSchema,
 } satisfies Record<string, GenericSchema>;
 
 /** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
@@ -122,7 +138,21 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/keys/colleagues`, tag: 'handler', summary: "The company's handlers who have keys, to compare with the key log", auth: 'handler', ok: [200, '{ handlers }'] },
   { method: 'POST', path: `${H}/key-anchor`, tag: 'handler', summary: "Set the company's recovery public key from the workspace, while it has none", auth: 'handler', body: { schema: 'handlerKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'GET', path: `${H}/me`, tag: 'handler', summary: 'The handler and their company', auth: 'handler', ok: [200, 'the handler'] },
-  { method: 'GET', path: `${H}/cases`, tag: 'handler', summary: "The company's cases", auth: 'handler', ok: [200, 'cases'] },
+  {
+    method: 'GET',
+    path: `${H}/cases`,
+    tag: 'handler',
+    summary: "One page of the company's cases this handler may see, newest first; the filters apply before paging",
+    auth: 'handler',
+    query: [
+      { name: 'limit', description: `Rows on the page (default ${INBOX_PAGE.default})`, schema: { type: 'integer', minimum: 1, maximum: INBOX_PAGE.max } },
+      { name: 'cursor', description: "The previous page's nextCursor: the page after it", schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,120}$' } },
+      { name: 'status', description: 'Only cases in this status', schema: { enum: [...CASE_STATUSES] } },
+      { name: 'channel', description: 'Only cases submitted this way', schema: { enum: [...SUBMISSION_TYPES] } },
+      { name: 'search', description: 'Only cases whose number holds these digits (anything else in it is ignored)', schema: { type: 'string', maxLength: 40 } },
+    ],
+    ok: [200, '{ cases, nextCursor } (nextCursor null on the last page)'],
+  },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/sealed`, tag: 'handler', summary: "A sealed case: its envelopes and this handler's wrap, opened in the workspace", auth: 'handler', ok: [200, '{ caseNumber, caseId, status, epoch, envelopes, wrap }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/messages/sealed`, tag: 'handler', summary: 'A message of a sealed case, sealed in the workspace (`{ id, body, type, answerWanted }`)', auth: 'handler', ok: [201, '{ message: { id, time } }'] },
@@ -138,6 +168,35 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/api/admin/cases/purge', tag: 'admin', summary: 'Delete the cases due for deletion, or list them with dryRun (loopback only)', auth: 'admin', body: { schema: 'adminPurge' }, ok: [200, '{ dryRun, cases }'] },
   { method: 'POST', path: '/api/admin/companies', tag: 'admin', summary: 'Create or replace a company from its file (loopback only)', auth: 'admin', body: { schema: 'adminCompanyImport' }, ok: [200, 'what was imported'] },
   { method: 'POST', path: '/api/admin/identity/rotate-signing-key', tag: 'admin', summary: "Rotate the identity provider's signing key (loopback only)", auth: 'admin', ok: [201, '{ kid }'] },
+  { method: 'GET', path: `${H}/session/challenge`, tag: 'handler', summary: 'The sign-in proof-of-work challenge during a burst of failed sign-ins (null: none needed)', auth: 'none', ok: [200, '{ challenge }'] },
+  { method: 'GET', path: `${H}/tokens`, tag: 'handler', summary: "The signed-in handler's API tokens", auth: 'handlerSession', ok: [200, '{ tokens }'] },
+  { method: 'POST', path: `${H}/tokens`, tag: 'handler', summary: 'Make an API token (shown once), after a fresh second-factor code', auth: 'handlerSession', body: { schema: 'handlerNewToken' }, ok: [201, 'the token and its row'] },
+  { method: 'DELETE', path: `${H}/tokens/:token`, tag: 'handler', summary: "Revoke one of the handler's own API tokens", auth: 'handlerSession', ok: [200, 'the token row'] },
+  { method: 'POST', path: '/api/admin/operators', tag: 'admin', summary: 'Make an operator account; answers its enrolment link', auth: 'admin', body: { schema: 'adminOperator' }, ok: [201, '{ id, enrolmentLink, … }'] },
+  { method: 'GET', path: '/api/admin/trail', tag: 'admin', summary: "The operators' own administration trail", auth: 'admin', ok: [200, '{ entries }'] },
+  { method: 'GET', path: '/api/admin/companies', tag: 'admin', summary: 'The companies the caller administers', auth: 'companyAdmin', ok: [200, '{ companies, operator }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/accounts', tag: 'admin', summary: "The company's accounts and their state", auth: 'companyAdmin', ok: [200, '{ accounts, officers, mail, hosts }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts', tag: 'admin', summary: 'Invite a handler or administrator: the enrolment link by mail, or answered once', auth: 'companyAdmin', body: { schema: 'adminInvite' }, ok: [201, 'the invitation'] },
+  { method: 'PATCH', path: '/api/admin/companies/:company/accounts/:account', tag: 'admin', summary: "Change an account's name, officers or roles", auth: 'companyAdmin', body: { schema: 'adminAccountChange' }, ok: [200, 'the account'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/disable', tag: 'admin', summary: 'Disable an account: its sessions end, its tokens are refused', auth: 'companyAdmin', ok: [200, 'the account'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/enable', tag: 'admin', summary: 'Enable a disabled account again', auth: 'companyAdmin', ok: [200, 'the account'] },
+  { method: 'DELETE', path: '/api/admin/companies/:company/accounts/:account', tag: 'admin', summary: 'Remove an account', auth: 'companyAdmin', ok: [204, 'removed'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/reset', tag: 'admin', summary: 'Reset the password or second factor: a new enrolment; the old credentials, sessions and tokens stop', auth: 'companyAdmin', body: { schema: 'adminReset' }, ok: [200, 'the invitation'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/sessions/end', tag: 'admin', summary: "End every session of the account", auth: 'companyAdmin', ok: [200, '{ sessionsEnded }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/accounts/:account/tokens', tag: 'admin', summary: "The account's API tokens", auth: 'companyAdmin', ok: [200, '{ tokens }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/accounts/:account/tokens', tag: 'admin', summary: 'Make an API token for automation (the operator; shown once)', auth: 'admin', body: { schema: 'adminOperatorToken' }, ok: [201, 'the token and its row'] },
+  { method: 'DELETE', path: '/api/admin/companies/:company/accounts/:account/tokens/:token', tag: 'admin', summary: "Revoke one of the account's API tokens", auth: 'companyAdmin', ok: [200, 'the token row'] },
+  { method: 'GET', path: '/api/admin/companies/:company/trail', tag: 'admin', summary: "The company's administration trail, newest first", auth: 'companyAdmin', ok: [200, '{ entries }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/editor', tag: 'admin', summary: "The company's settings as the editor opens them: the newest version's file and images (docs/decisions/company-editor.md)", auth: 'companyAdmin', ok: [200, '{ version, file, images, canEditHosts }'] },
+  { method: 'PUT', path: '/api/admin/companies/:company/settings', tag: 'admin', summary: 'Save the company file as a new version, atomically (409 when the draft is of an older version; hosts: the operator only)', auth: 'companyAdmin', body: { schema: 'companyDraft' }, ok: [200, '{ version }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/versions', tag: 'admin', summary: "The company's versions, newest first", auth: 'companyAdmin', ok: [200, '{ versions }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/versions/:version/revert', tag: 'admin', summary: 'Restore a version as a new version', auth: 'companyAdmin', body: { schema: 'companyRevert' }, ok: [200, '{ version }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/export', tag: 'admin', summary: 'The company file and its images, as POST /api/admin/companies takes them', auth: 'companyAdmin', ok: [200, '{ file, assets }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/import', tag: 'admin', summary: 'Import a company file as a new version of this company', auth: 'companyAdmin', body: { schema: 'companyEditorImport' }, ok: [200, '{ version }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/images', tag: 'admin', summary: 'Upload a logo: checked as at import, raster metadata removed, SVG only as plain drawing', auth: 'companyAdmin', body: { schema: 'companyImage' }, ok: [201, '{ sha256, contentType, file }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/images/:sha256', tag: 'admin', summary: "One of the company's stored images", auth: 'companyAdmin', ok: [200, 'the image'] },
+  { method: 'POST', path: '/api/admin/companies/:company/preview', tag: 'admin', summary: 'Keep a draft for ten minutes to draw its landing page', auth: 'companyAdmin', body: { schema: 'companyPreview' }, ok: [201, '{ id, languages, expiresAt }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/preview/:previewId/:language', tag: 'admin', summary: 'The landing page of a kept draft in one language, without script', auth: 'companyAdmin', ok: [200, 'text/html'] },
 ];
 
 /** A valibot schema as JSON Schema 2020-12, the dialect of OpenAPI 3.1; the input side (what a client sends). */
@@ -165,7 +224,7 @@ function successAnswers(op: Operation): Record<string, unknown> {
 }
 
 /** Each auth kind's alternatives (any one of them will do). */
-const SECURITY: Record<Exclude<Auth, 'none'>, string[]> = { reporter: ['reporterToken'], handler: ['handlerToken', 'handlerSession'], handlerSession: ['handlerSession'], admin: ['adminToken'], uploadSession: ['uploadSession'] };
+const SECURITY: Record<Exclude<Auth, 'none'>, string[]> = { reporter: ['reporterToken'], handler: ['handlerToken', 'handlerSession'], handlerSession: ['handlerSession'], admin: ['adminToken', 'handlerSession'], companyAdmin: ['adminToken', 'handlerSession'], uploadSession: ['uploadSession'] };
 
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -189,7 +248,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
       : undefined;
     const company = (op.auth === 'none' && op.path !== CHALLENGE_PATH) || op.auth === 'reporter' ? [{ name: 'X-Company-Host', in: 'header', required: false, schema: { type: 'string' }, description: "The page's host name; the request's Host when absent" }] : [];
     const pow = op.pow ? [{ name: 'X-Proof-Of-Work', in: 'header', required: true, schema: { type: 'string' }, description: `<challenge>:<nonce>, a solved challenge from GET ${CHALLENGE_PATH}; one use (docs/api.md "Proof of work")` }] : [];
-    const extra = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, schema: { type: 'string' }, description: h.description }));
+    const extra = [
+      ...(op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, schema: { type: 'string' }, description: h.description })),
+      ...(op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, schema: q.schema, description: q.description })),
+    ];
     (paths[op.path.replace(/:(\w+)/g, '{$1}')] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.method.toLowerCase()}${op.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       tags: [op.tag],

@@ -26,13 +26,14 @@ import fastifyCompress from '@fastify/compress';
 import type { AppContext } from './context.ts';
 import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 import { companyByHost, requestHost, type Company } from './companies/service.ts';
-import { lookAndFeelResponse } from './companies/format.ts';
+import { lookAndFeelResponse, voiceSettings, type CompanyFile } from './companies/format.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../machines/languages.ts';
 import { FALLBACK_API_BASE_URL, QUICK_EXIT_FLAG, apiBaseUrlOf } from '../machines/config.ts';
 import { EARLY_READ_EXCLUDED_PATH } from '../core/earlyRead.ts';
 import { EARLY_READ_JS } from '../core/earlyReadScript.ts';
 import { BOOT_ELEMENT_ID, CATALOGUES_DIR, groupedRoutesFile, manifestFile, type SpaPage } from '../core/boot.ts';
 import { HashedAssets } from './hashedAssets.ts';
+import { INTEGRITY_MANIFEST_FILE, readIntegrity, reachableScripts, withIntegrity, type BuildIntegrity, type IntegrityOf } from './integrity.ts';
 
 /**
  * A page reached by a quick exit's history traversal must show nothing on its way to
@@ -65,6 +66,18 @@ export const isReportPath = (pathname: string): boolean => /^\/(online-form|oral
 export function spaPageFor(pathname: string): SpaPage {
   return isPrivatePath(pathname) ? 'private' : isReportPath(pathname) ? 'report' : 'index';
 }
+
+/**
+ * The pages a voice message is recorded on (issue 40): the report forms' page (the
+ * online form's description step) and the private area's page (the message
+ * composer), each one document however the reporter moves within it.
+ */
+export function allowsMicrophone(pathname: string, settings: Pick<CompanyFile, 'voice'>): boolean {
+  return voiceSettings(settings).enabled && (isReportPath(pathname) || isPrivatePath(pathname));
+}
+
+/** SECURITY_HEADERS' policy (server/app.ts) with the microphone allowed to this origin alone. */
+export const MICROPHONE_ALLOWED_POLICY = 'camera=(), microphone=(self), geolocation=(), interest-cohort=()';
 
 /** True for the private pages whose head starts the early read. */
 export function hasEarlyRead(pathname: string): boolean {
@@ -133,6 +146,21 @@ export function representation(text: string, brotliQuality = 11): Representation
     rep.gzip = gzipSync(body, { level: 9 });
   }
   return rep;
+}
+
+/** When the build's digests were written (0 without them), so that pages are re-read with new ones. */
+function integrityMtime(distDir: string): number {
+  try {
+    return statSync(path.join(distDir, INTEGRITY_MANIFEST_FILE)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** The Brotli size of a page as `representation` would compress it. */
+function brotliSize(text: string, brotliQuality: number): number {
+  const body = Buffer.from(text, 'utf8');
+  return brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }).length;
 }
 
 /**
@@ -250,7 +278,7 @@ export function routeSources(pathname: string): string[] {
  * (src/metadata/context.tsx). Not preloaded: on a slow phone each request beside the
  * entry slows the entry down.
  */
-const LATER_AREAS = ['metadata'];
+const LATER_AREAS = ['metadata', 'voice'];
 
 /** A catalogue's manifest key, `src/i18n/<area>/<language>.json`: its area and language. */
 const CATALOGUE_KEY = /^src\/i18n\/([a-z]+)\/([a-z]{2})\.json$/;
@@ -343,6 +371,8 @@ export interface RenderInput {
   catalogue?: (key: string) => object | null;
   /** A private page's words until its script runs ("Opening your case…"), in the page's language. */
   opening?: string;
+  /** The build's recorded digests (server/integrity.ts): every preload it names carries its `integrity`. */
+  integrity?: IntegrityOf | null;
 }
 
 /** What src/ssr.tsx gives (kept in step by hand: the bundle is loaded at run time). */
@@ -392,7 +422,7 @@ export function bootData(company: Company | null, language: Language, config: Re
  * index.html for one host, language and route, and the CSP sources (hashes) of the
  * inline scripts it wrote, which its response must allow.
  */
-export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null, opening }: RenderInput): { html: string; scriptSources: string[] } {
+export function renderIndex({ html, manifest, pathname, language, config, company, firstPaint, catalogue = () => null, opening, integrity }: RenderInput): { html: string; scriptSources: string[] } {
   // A company whose settings the API cannot answer (it then answers 500) gets no
   // inline copy: the SPA fetches and meets the same failure as without inlining.
   const boot: BootInput & { catalogues?: Record<string, unknown> } = bootData(company, language, config);
@@ -404,8 +434,12 @@ export function renderIndex({ html, manifest, pathname, language, config, compan
     // request beside the entry slows the entry on a slow phone's link, and a
     // catalogue is a few kB (performance.md, eleventh round).
     const { js, css, catalogues } = routePreloads(manifest, pathname, language, (key) => catalogue(key) !== null);
-    for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`);
-    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`);
+    const sri = (f: string) => {
+      const value = integrity?.(`/${f}`);
+      return value ? ` integrity="${escapeAttr(value)}"` : '';
+    };
+    for (const f of css) head.push(`<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}"${sri(f)}>`);
+    for (const f of js) head.push(`<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}"${sri(f)}>`);
     // `catalogue` is the build's cache: asking again reads nothing.
     if (catalogues.length) boot.catalogues = Object.fromEntries(catalogues.map((key) => [key, catalogue(key)]));
   }
@@ -492,6 +526,11 @@ class BuiltFiles {
   private mtime = -1;
   html = '';
   manifest: Manifest | null = null;
+  /** The build's recorded digests, and the CSP sources of what `html` holds inline (its import map). */
+  integrity: BuildIntegrity | null = null;
+  templateSources: string[] = [];
+  /** The import map at the body's end (server/integrity.ts), which the first round trip need not carry. */
+  laterMap: string | null = null;
   /** The first-paint renderer of this build (dist/.ssr/ssr.js), loaded on first use. */
   private firstPaint: Promise<RenderFirstPaint | null> | null = null;
   constructor(
@@ -525,19 +564,27 @@ class BuiltFiles {
     let m: number;
     let html: string;
     try {
-      m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs;
+      // The digests are written last (npm run build): a page read before them is read again once they are there.
+      m = statSync(path.join(this.distDir, `${this.page}.html`)).mtimeMs + integrityMtime(this.distDir);
       if (m === this.mtime) return false;
       html = readFileSync(path.join(this.distDir, `${this.page}.html`), 'utf8');
     } catch {
       return false;
     }
-    this.html = inlineStylesheets(html, this.distDir);
     const mf = path.join(this.distDir, manifestFile(this.page));
+    let graph: Manifest | null = null;
     try {
-      this.manifest = existsSync(mf) ? withGroupedRoutes(JSON.parse(readFileSync(mf, 'utf8')) as Manifest, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
+      graph = existsSync(mf) ? (JSON.parse(readFileSync(mf, 'utf8')) as Manifest) : null;
+      this.manifest = graph ? withGroupedRoutes({ ...graph }, path.join(this.distDir, groupedRoutesFile(this.page))) : null;
     } catch {
       this.manifest = null;
     }
+    this.integrity = readIntegrity(this.distDir);
+    const scripts = graph ? reachableScripts(graph) : { firstLoad: [], later: [] };
+    const pinned = this.integrity ? withIntegrity(inlineStylesheets(html, this.distDir), this.integrity.of, scripts.firstLoad, scripts.later) : null;
+    this.html = pinned?.html ?? inlineStylesheets(html, this.distDir);
+    this.templateSources = pinned?.sources ?? [];
+    this.laterMap = pinned?.tail ?? null;
     this.mtime = m;
     this.firstPaint = null;
     this.catalogues.clear();
@@ -633,6 +680,55 @@ export interface Spa {
   hasHandlerDist: boolean;
   /** Answers a client-side route with index.html. */
   sendIndex(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /** Answers a route of the handlers' workspace with handler.html, its scripts pinned by their digests. */
+  sendHandler(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /**
+   * The landing page of `company` (an unsaved draft of the company editor) in
+   * `language`, drawn by the first-paint renderer, without any script: a picture for
+   * the editor's preview frame (docs/decisions/company-editor.md). Null without a build.
+   */
+  renderPreview(req: FastifyRequest, company: Company, language: Language, imageUrl: (logoFileName: string) => string): Promise<string | null>;
+}
+
+/** A first-paint picture as a page of its own: the build's styles, no script, nothing to click. */
+export function previewPage(html: string, css: readonly string[], picture: FirstPaint, language: Language): string {
+  let out = html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '')
+    .replace(/<link\b(?![^>]*rel="stylesheet")[^>]*>/gi, '')
+    .replace(/<html([^>]*)\slang="[^"]*"/, `<html$1 lang="${language === 'se' ? 'sv' : language}"${picture.themeStyle ? ` style="${escapeAttr(picture.themeStyle)}"` : ''}`)
+    .replace('<div id="root"></div>', `<div inert>${firstPaintPicture(picture.html)}</div>`);
+  if (picture.title) out = out.replace(/<title>[^<]*<\/title>/, `<title>${escapeAttr(picture.title)}</title>`);
+  const links = css.map((f) => `<link rel="stylesheet" href="/${escapeAttr(f)}">`).join('');
+  return links ? out.replace('</head>', `${links}</head>`) : out;
+}
+
+/**
+ * The handlers' page as built, with `integrity` on its scripts and stylesheets and an
+ * import map of every script of its build (dist/handler/assets: one build, one page),
+ * re-read when the page changes.
+ */
+class HandlerPage {
+  private mtime = -1;
+  page: (Representation & { policy?: string }) | null = null;
+  constructor(
+    private readonly distDir: string,
+    private readonly securityPolicy?: string,
+  ) {}
+  get(): (Representation & { policy?: string }) | null {
+    const file = path.join(this.distDir, 'handler', 'handler.html');
+    try {
+      const m = statSync(file).mtimeMs + integrityMtime(this.distDir);
+      if (m === this.mtime && this.page) return this.page;
+      const html = readFileSync(file, 'utf8');
+      const integrity = readIntegrity(this.distDir);
+      const pinned = integrity ? withIntegrity(html, integrity.of, integrity.paths.filter((p) => p.startsWith('/handler/assets/') && p.endsWith('.js'))) : { html, sources: [] };
+      this.page = { ...representation(pinned.html), policy: this.securityPolicy && pinned.sources.length ? cspWithScripts(this.securityPolicy, pinned.sources) : undefined };
+      this.mtime = m;
+    } catch {
+      // Mid-rebuild: what was read stays in use.
+    }
+    return this.page;
+  }
 }
 
 export async function registerSpa(app: FastifyInstance, ctx: AppContext, securityPolicy?: string): Promise<Spa> {
@@ -645,7 +741,7 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   const distDir = ctx.config.distDir;
   const hasDist = existsSync(path.join(distDir, 'index.html'));
   const hasHandlerDist = existsSync(path.join(distDir, 'handler', 'handler.html'));
-  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send() };
+  if (!hasDist) return { hasDist, hasHandlerDist: false, sendIndex: async (_req, reply) => reply.status(404).send(), sendHandler: async (_req, reply) => reply.status(404).send(), renderPreview: async () => null };
 
   await app.register(fastifyStatic, {
     root: distDir,
@@ -687,9 +783,34 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
   let rendered = new WeakMap<Company, Map<string, Representation & { policy?: string }>>();
   let renderedCount = 0;
   let pictures = new WeakMap<Company, Map<string, Promise<FirstPaint | null>>>();
+  const handlerPage = new HandlerPage(distDir, securityPolicy);
   return {
     hasDist,
     hasHandlerDist,
+    sendHandler: async (req, reply) => {
+      const page = handlerPage.get();
+      if (!page) return reply.status(404).send();
+      reply.header('cache-control', 'no-cache');
+      if (page.policy) reply.header('content-security-policy', page.policy);
+      return sendRepresentation(req, reply, page, 'text/html; charset=utf-8');
+    },
+    renderPreview: async (req, company, language, imageUrl) => {
+      built.refresh();
+      if (!built.html) return null;
+      const config = runtimeConfig(ctx, req);
+      const render = await built.renderFirstPaint();
+      const boot = bootData(company, language, { ...config, api: PICTURE_CONFIG_API });
+      const drawn = render ? await render({ pathname: '/', host: requestHost(req), boot }).catch(() => null) : null;
+      const picture = withApiBase(drawn, config);
+      if (!picture) return null;
+      // The draft's logo may be unsaved: the editor's own image route serves it to the editor.
+      const name = company.settings.logoFileName;
+      const logoPath = `/api/public/site-look-and-feel/logo/${encodeURIComponent(name)}`;
+      const base = escapeAttr(apiBaseUrlOf(config) ?? FALLBACK_API_BASE_URL);
+      const html = picture.html.split(`${base}${logoPath}`).join(escapeAttr(imageUrl(name))).split(logoPath).join(escapeAttr(imageUrl(name)));
+      const css = built.manifest ? routePreloads(built.manifest, '/', language, () => false).css : [];
+      return previewPage(built.html, css, { ...picture, html }, language);
+    },
     sendIndex: async (req, reply) => {
       // Every page is checked on every request: a rebuild replaces them together.
       if ([built, ...ownPages.values()].map((b) => b.refresh()).some(Boolean)) {
@@ -715,14 +836,18 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
         const quality = company ? 11 : 5;
         let page!: ReturnType<typeof renderIndex>;
         let made!: Representation;
+        let madeFirstBytes = 0;
         for (const inline of CATALOGUE_CHOICES) {
           const opening = isPrivatePath(pathname) ? ((spa.catalogue(`common/${language}`) as Record<string, unknown> | null)?.['page.openingCase'] as string | undefined) : undefined;
-          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening });
+          const candidate = renderIndex({ html: spa.html, manifest: spa.manifest, pathname, language, config, company, firstPaint, catalogue: (key) => (inline(key) ? spa.catalogue(key) : null), opening, integrity: spa.integrity?.of });
           const compressed = representation(candidate.html, quality);
-          if (!made || (compressed.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) [page, made] = [candidate, compressed];
-          if ((made.br?.length ?? 0) <= FIRST_ROUND_TRIP_BYTES) break;
+          // What the first paint needs: the page up to the later chunks' import map at its end.
+          const firstBytes = spa.laterMap ? brotliSize(candidate.html.replace(spa.laterMap, ''), quality) : (compressed.br?.length ?? 0);
+          if (!made || firstBytes <= FIRST_ROUND_TRIP_BYTES) [page, made, madeFirstBytes] = [candidate, compressed, firstBytes];
+          if (madeFirstBytes <= FIRST_ROUND_TRIP_BYTES) break;
         }
-        rep = { ...made, policy: securityPolicy && page.scriptSources.length ? cspWithScripts(securityPolicy, page.scriptSources) : undefined };
+        const sources = [...spa.templateSources, ...page.scriptSources];
+        rep = { ...made, policy: securityPolicy && sources.length ? cspWithScripts(securityPolicy, sources) : undefined };
         // Only known companies are kept: an unknown Host header costs a render, never memory.
         if (company) {
           if (renderedCount >= MAX_RENDERED) {
@@ -740,6 +865,8 @@ export async function registerSpa(app: FastifyInstance, ctx: AppContext, securit
       reply.header('cache-control', 'no-cache');
       reply.header('vary', 'accept-language');
       if (rep.policy) reply.header('content-security-policy', rep.policy);
+      // The microphone only where a voice message is recorded, for a company that takes them.
+      if (company && allowsMicrophone(pathname, company.settings)) reply.header('permissions-policy', MICROPHONE_ALLOWED_POLICY);
       return sendRepresentation(req, reply, rep, 'text/html; charset=utf-8');
     },
   };

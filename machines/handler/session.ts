@@ -32,6 +32,11 @@ export interface HandlerProfile {
   email: string | null;
   companyName: string;
   officers: string[];
+  /** The company ('' for the operator) and the account's roles (docs/decisions/administration.md). */
+  companyId?: string;
+  roles?: { operator: boolean; admin: boolean; handler: boolean };
+  /** Failed logins on this address since the last one; present only right after signing in. */
+  failedSignIns?: number;
 }
 
 /** A handler's key pairs opened in the browser (core/crypto HandlerKeys): private halves non-extractable. */

@@ -10,8 +10,8 @@
 import path from 'node:path';
 import { hkdfSync } from 'node:crypto';
 import { openDatabase } from '../db/database.ts';
-import { DiskFileStore } from '../files/store.ts';
-import { CaseKeys, caseKeysDir } from '../crypto/case-keys.ts';
+import { openFileStore } from '../files/store.ts';
+import { CaseKeys, keysDirOf } from '../crypto/case-keys.ts';
 import { loadSecret } from '../crypto/secrets.ts';
 import { purge, type PurgeResult } from '../retention/purge.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -69,10 +69,9 @@ async function direct(): Promise<PurgeResult> {
   const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     const pepper = loadSecret({ name: 'PASSWORD_PEPPER', fromEnv: config.passwordPepper, dataDir: config.dataDir, file: 'pepper', bytes: 32 });
-    const files = new DiskFileStore(config.filesDir ?? path.join(config.dataDir, 'files'));
-    await files.init();
+    const files = await openFileStore(config, opened.db);
     const log = { error: (_obj: object, msg: string) => process.stderr.write(`warning: ${msg}\n`), warn: (_obj: object, msg: string) => process.stderr.write(`warning: ${msg}\n`) };
-    const caseKeys = new CaseKeys(null, caseKeysDir(config.filesDir ?? path.join(config.dataDir, 'files')));
+    const caseKeys = new CaseKeys(null, keysDirOf(config));
     return await purge({ db: opened.db, files, caseKeys, log, recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)) }, new Date(), { dryRun });
   } finally {
     await opened.close();

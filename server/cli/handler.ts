@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openDatabase } from '../db/database.ts';
 import { createHandlerAccount, enrolmentLink, HandlerAccountError, normalizeEmail } from '../handlers/accounts.ts';
+import { appendTrail } from '../handlers/administration.ts';
 import { companyByHost, companyById } from '../companies/service.ts';
 import { adminToken, cliConfig, fail, failFromResponse, isConnectionRefused, parseCli, runningServer, serverUrl, usageError } from './common.ts';
 import { escapeForTerminal, freeName, jsonForTerminal } from './terminal.ts';
@@ -24,15 +25,34 @@ const USAGE = `usage: npm run handler -- COMMAND [options]
   report CASE TEXT                       record the text of a phone or meeting report
   message CASE TEXT [--type T] [--answer-wanted] [--file F]…
                                          T: STANDARD (default), FEEDBACK or CONFIRMATION
-  create-account --company HOST [--name NAME] [--email ADDRESS] [--officer ID]…
+  create-account --company HOST [--name NAME] [--email ADDRESS] [--officer ID]… [--admin]
                                          prints a new handler token for the company and,
                                          with --email, a one-time link (72 hours) to enrol
                                          for the web workspace at <portal>/handler; --officer
-                                         limits the handler to those protection officers' cases
+                                         limits the handler to those protection officers' cases;
+                                         --admin makes the account the company's administrator too
+
+  administration (the operator, with DATA_DIR/admin.token; ACCOUNT is an account id or e-mail):
+  create-operator --name NAME --email ADDRESS   an operator account (no company), enrolled
+                                         with the link printed, for the browser at /handler
+  accounts --company HOST                the company's accounts and their state
+  invite --company HOST --name NAME --email ADDRESS [--officer ID]… [--admin] [--no-cases]
+                                         a web account, its enrolment link mailed (SMTP set)
+                                         or printed; no API token
+  set-officers --company HOST ACCOUNT [--officer ID]…   none: every officer
+  disable | enable | remove --company HOST ACCOUNT
+  reset --company HOST ACCOUNT [--what password|secondFactor]
+                                         a new enrolment; the old password, second factor,
+                                         sessions and tokens stop at once
+  end-sessions --company HOST ACCOUNT
+  tokens --company HOST ACCOUNT          the account's API tokens
+  create-token --company HOST ACCOUNT [--label TEXT]   a token for automation (expires)
+  revoke-token --company HOST ACCOUNT TOKEN_ID
+  trail --company HOST                   the administration trail, newest first
 
 options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
 
-const SYNOPSIS = 'npm run handler -- list | show CASE | status CASE STATUS | report CASE TEXT | message CASE TEXT | create-account --company HOST (--help for all)';
+const SYNOPSIS = 'npm run handler -- list | show CASE | status CASE STATUS | report CASE TEXT | message CASE TEXT | create-account --company HOST | create-operator | accounts | invite | disable | enable | remove | reset | end-sessions | tokens | create-token | revoke-token | trail (--help for all)';
 
 const { values, positionals } = parseCli({
   options: {
@@ -46,6 +66,10 @@ const { values, positionals } = parseCli({
     name: { type: 'string' },
     email: { type: 'string' },
     officer: { type: 'string', multiple: true },
+    admin: { type: 'boolean' },
+    'no-cases': { type: 'boolean' },
+    what: { type: 'string' },
+    label: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -154,7 +178,7 @@ async function createAccount() {
       const res = await fetch(`${url}/api/admin/handlers`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ company: values.company, name, email, officers }),
+        body: JSON.stringify({ company: values.company, name, email, officers, admin: !!values.admin }),
       });
       if (!res.ok) await failFromResponse(res);
       printAccount((await res.json()) as Parameters<typeof printAccount>[0], name);
@@ -170,7 +194,7 @@ async function createAccount() {
     if (!company) fail(`no company has the host name or id "${values.company}"`);
     let account;
     try {
-      account = await createHandlerAccount(db.db, company.id, name, { email, officers, knownOfficers: company.settings.protectionOfficers.map((o) => o.id) });
+      account = await createHandlerAccount(db.db, company.id, name, { email, officers, knownOfficers: company.settings.protectionOfficers.map((o) => o.id), roles: { admin: !!values.admin }, tokenTtlMs: config.handlerTokenTtlMs });
     } catch (err) {
       if (err instanceof HandlerAccountError) fail(err.message);
       throw err;
@@ -178,7 +202,7 @@ async function createAccount() {
     const hosts = await db.db.selectFrom('company_host').select('host').where('company_id', '=', company.id).orderBy('host').execute();
     printAccount(
       {
-        token: account.token,
+        token: account.token!,
         companyId: company.id,
         hosts: hosts.map((h) => h.host),
         enrolmentCode: account.enrolmentCode ?? null,
@@ -190,6 +214,163 @@ async function createAccount() {
     await db.close();
   }
 }
+
+/** A call to the running server's admin API with the admin token. */
+async function adminApi(method: string, p: string, json?: unknown): Promise<any> {
+  const admin = adminToken(config);
+  if (!admin) fail(`no admin token in ${config.dataDir}: start the server (npm start) once, then run this on its host`);
+  let res: Response;
+  try {
+    res = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${admin}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, body: json !== undefined ? JSON.stringify(json) : undefined });
+  } catch (err) {
+    if (isConnectionRefused(err)) fail(`no server answers at ${url} (start it with npm start, or pass --url)`);
+    throw err;
+  }
+  if (!res.ok) await failFromResponse(res);
+  return res.status === 204 ? null : res.json();
+}
+
+function companyPath(): string {
+  if (!values.company) usageError(`${command} needs --company HOST (a host name or company id)`, SYNOPSIS);
+  return `/api/admin/companies/${encodeURIComponent(values.company)}`;
+}
+
+/** ACCOUNT as given: an account id, or an e-mail address looked up among the company's accounts. */
+async function accountPath(): Promise<string> {
+  need(1, 'an account (its id or e-mail)');
+  const c = companyPath();
+  const given = args[0]!;
+  if (/^[0-9a-f-]{36}$/i.test(given)) return `${c}/accounts/${given.toLowerCase()}`;
+  const { accounts } = (await adminApi('GET', `${c}/accounts`)) as { accounts: { id: string; email: string | null }[] };
+  const found = accounts.find((a) => a.email === normalizeEmail(given));
+  if (!found) fail(`the company has no account "${given}"`);
+  return `${c}/accounts/${found.id}`;
+}
+
+function printInvitation(i: { account: { name: string; email: string }; enrolmentLink: string | null; mailed: boolean; enrolmentExpiresAt: string }) {
+  if (values.json) return out(jsonForTerminal(i));
+  if (i.enrolmentLink) {
+    out(i.enrolmentLink);
+    process.stderr.write(`send the link above to ${i.account.email} in person or by a trusted channel: it works once, until ${i.enrolmentExpiresAt}\n`);
+  } else process.stderr.write(`the enrolment link was mailed to ${i.account.email}; it works once, until ${i.enrolmentExpiresAt}\n`);
+}
+
+async function createOperator() {
+  if (!values.name || !values.email) usageError('create-operator needs --name NAME and --email ADDRESS', SYNOPSIS);
+  const email = normalizeEmail(values.email);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email "${values.email}" is not an e-mail address`);
+  const admin = adminToken(config);
+  if (admin) {
+    try {
+      const res = await fetch(`${url}/api/admin/operators`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: values.name, email }) });
+      if (!res.ok) await failFromResponse(res);
+      const r = (await res.json()) as { enrolmentLink: string; enrolmentExpiresAt: string };
+      out(r.enrolmentLink);
+      process.stderr.write(`operator "${escapeForTerminal(values.name)}" created; enrol with the link above once, until ${r.enrolmentExpiresAt}\n`);
+      return;
+    } catch (err) {
+      if (!isConnectionRefused(err)) throw err;
+      if (runningServer(config)) fail(`the server holding ${config.dataDir} does not answer at ${url}; pass --url`);
+    }
+  }
+  // No server: the first operator is made in the database directly (and the trail says so).
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    let account;
+    try {
+      account = await createHandlerAccount(db.db, null, values.name, { email, token: false });
+    } catch (err) {
+      if (err instanceof HandlerAccountError) fail(err.message);
+      throw err;
+    }
+    await appendTrail(db.db, null, { actorId: null, actorName: 'operator (command line)', actorRole: 'operator-cli' }, 'OPERATOR_CREATED', { id: account.id, name: values.name }, { email });
+    const origin = config.publicUrl ? new URL(config.publicUrl).origin : `http://${config.operatorHost ?? 'localhost'}:${config.port}`;
+    out(enrolmentLink(origin, account.enrolmentCode!));
+    process.stderr.write(`operator "${escapeForTerminal(values.name)}" created; enrol with the link above once, until ${account.enrolmentExpiresAt!.toISOString()}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+function printAccounts(accounts: { id: string; name: string; email: string | null; state: string; roles: { admin: boolean; handler: boolean }; officers: string[]; lastSignInAt: string | null }[]) {
+  if (values.json) return out(jsonForTerminal(accounts));
+  if (!accounts.length) return out('no accounts');
+  for (const a of accounts) {
+    const roles = [a.roles.admin ? 'admin' : '', a.roles.handler ? 'handler' : ''].filter(Boolean).join('+') || 'none';
+    out(escapeForTerminal(`${a.id}  ${a.state.padEnd(8)} ${roles.padEnd(13)} ${a.email ?? '-'}  ${a.name}  officers: ${a.officers.length ? a.officers.join(',') : 'all'}  last sign-in: ${a.lastSignInAt ?? 'never'}`));
+  }
+}
+
+async function administration(): Promise<boolean> {
+  switch (command) {
+    case 'create-operator':
+      await createOperator();
+      return true;
+    case 'accounts':
+      printAccounts((await adminApi('GET', `${companyPath()}/accounts`)).accounts);
+      return true;
+    case 'invite': {
+      if (!values.name || !values.email) usageError('invite needs --name NAME and --email ADDRESS', SYNOPSIS);
+      printInvitation(await adminApi('POST', `${companyPath()}/accounts`, { name: values.name, email: values.email, officers: values.officer ?? [], admin: !!values.admin, handler: !values['no-cases'] }));
+      return true;
+    }
+    case 'set-officers': {
+      const a = await adminApi('PATCH', await accountPath(), { officers: values.officer ?? [] });
+      out(values.json ? jsonForTerminal(a) : `officers of ${a.email ?? a.id}: ${a.officers.length ? a.officers.join(', ') : 'all'}`);
+      return true;
+    }
+    case 'disable':
+    case 'enable': {
+      const a = await adminApi('POST', `${await accountPath()}/${command}`);
+      out(values.json ? jsonForTerminal(a) : `${a.email ?? a.id} is now ${a.state}`);
+      return true;
+    }
+    case 'remove':
+      await adminApi('DELETE', await accountPath());
+      out(`removed ${args[0]}`);
+      return true;
+    case 'reset': {
+      const what = values.what ?? 'secondFactor';
+      if (what !== 'password' && what !== 'secondFactor') usageError('--what is password or secondFactor', SYNOPSIS);
+      printInvitation(await adminApi('POST', `${await accountPath()}/reset`, { what }));
+      return true;
+    }
+    case 'end-sessions': {
+      const r = await adminApi('POST', `${await accountPath()}/sessions/end`);
+      out(`${r.sessionsEnded} session(s) ended`);
+      return true;
+    }
+    case 'tokens': {
+      const { tokens } = await adminApi('GET', `${await accountPath()}/tokens`);
+      if (values.json) out(jsonForTerminal(tokens));
+      else if (!tokens.length) out('no tokens');
+      else for (const t of tokens) out(escapeForTerminal(`${t.id}  ${t.state.padEnd(7)} made by ${t.madeBy.padEnd(8)} expires ${t.expiresAt}  last used ${t.lastUsedAt ?? 'never'}  ${t.label}`));
+      return true;
+    }
+    case 'create-token': {
+      const t = await adminApi('POST', `${await accountPath()}/tokens`, { label: values.label ?? 'automation' });
+      out(t.token);
+      process.stderr.write(`token ${t.id} made for automation; it works until ${t.expiresAt}; keep it secret, it is shown only once\n`);
+      return true;
+    }
+    case 'revoke-token': {
+      need(2, 'an account and a token id');
+      const t = await adminApi('DELETE', `${await accountPath()}/tokens/${encodeURIComponent(args[1]!)}`);
+      out(`token ${t.id} is ${t.state}`);
+      return true;
+    }
+    case 'trail': {
+      const { entries } = await adminApi('GET', `${companyPath()}/trail`);
+      if (values.json) out(jsonForTerminal(entries));
+      else for (const e of entries) out(escapeForTerminal(`${e.at}  ${e.action.padEnd(17)} by ${e.actor.name} (${e.actor.role})${e.target ? `  on ${e.target.name ?? e.target.id}` : ''}  ${JSON.stringify(e.detail)}`));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+if (await administration()) process.exit(0);
 
 switch (command) {
   case 'list': {

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { openDatabase } from '../db/database.ts';
 import { loadMasterKey, masterKeyPath, nextKeyPath, rotateMasterKey } from '../crypto/master-key.ts';
 import { CaseCrypto } from '../crypto/case-crypto.ts';
-import { CaseKeys, caseKeysDir } from '../crypto/case-keys.ts';
+import { CaseKeys, keysDirOf } from '../crypto/case-keys.ts';
 import { cliConfig, fail, parseCli, runningServer, usageError } from './common.ts';
 import { runningServers } from '../presence.ts';
 
@@ -61,7 +61,7 @@ if (others.length) {
 }
 try {
   const oldKey = await loadMasterKey({ fromEnv: config.masterKey, dataDir: config.dataDir, keyFile: config.masterKeyFile, db: opened.db });
-  const shreds = new CaseKeys(new CaseCrypto(oldKey), caseKeysDir(config.filesDir ?? path.join(config.dataDir, 'files')));
+  const shreds = new CaseKeys(new CaseCrypto(oldKey), keysDirOf(config));
   if (config.masterKey) {
     const done = await rotateMasterKey(opened.db, oldKey, newKey, shreds);
     process.stdout.write(`re-wrapped ${done.cases} case keys and ${done.secrets} provider key store(s).\nStart every server with MASTER_KEY set to the new key now.\n`);

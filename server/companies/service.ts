@@ -2,7 +2,7 @@
  * Companies (tenants): import from a company file (server/companies/format.ts),
  * look-up by host name, and the demo seed on first start.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
@@ -12,6 +12,9 @@ import { parseCompanyFile, type CompanyFile, type CompanyAsset, LOGO_CONTENT_TYP
 import type { VocabularyWarning } from './vocabulary.ts';
 import { bindCompany } from '../logging.ts';
 import { companyCacheOf } from './cache.ts';
+import { storeCompany } from './versions.ts';
+import { OPERATOR_CLI, type AdministrationActor } from './trail.ts';
+import { svgProblem } from '../../core/svg.ts';
 
 export interface AssetBytes {
   contentType: string;
@@ -70,8 +73,8 @@ export function imageMatches(contentType: string, b: Buffer): boolean {
     case 'image/webp':
       return b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP';
     case 'image/svg+xml': {
-      const head = b.subarray(0, 4096).toString('utf8');
-      return /<svg[\s>]/.test(head) && !/<script/i.test(b.toString('utf8'));
+      // Plain drawing only (core/svg.ts): an SVG with anything else is refused, never rewritten.
+      return svgProblem(b.toString('utf8')) === null;
     }
     default:
       return false;
@@ -105,43 +108,10 @@ export function logoFileName(companyId: string, a: AssetBytes): string {
   return `${companyId}-${h}.${EXT[a.contentType] ?? 'img'}`;
 }
 
-/** Creates or replaces a company (by id): settings, host names and images. Cases stay. */
-export async function importCompany(db: Database, bundle: CompanyBundle): Promise<{ id: string; created: boolean }> {
-  try {
-    return await writeCompany(db, bundle);
-  } finally {
-    // At once for this process; other processes hear of it from the database (cache.ts).
-    companyCacheOf(db)?.invalidate();
-  }
-}
-
-async function writeCompany(db: Database, bundle: CompanyBundle): Promise<{ id: string; created: boolean }> {
-  const { company, assets } = bundle;
-  return db.transaction().execute(async (trx) => {
-    const taken = await trx.selectFrom('company_host').select(['host', 'company_id']).where('host', 'in', company.hosts).where('company_id', '!=', company.id).executeTakeFirst();
-    if (taken) {
-      throw new CompanyFileError(`hosts.${company.hosts.indexOf(taken.host)}`, `host "${taken.host}" already belongs to company "${taken.company_id}"`);
-    }
-    const existing = await trx.selectFrom('company').select('id').where('id', '=', company.id).executeTakeFirst();
-    const logo = assets[company.logo.file]!;
-    const settings = JSON.stringify({ ...company, logoFileName: logoFileName(company.id, logo) });
-    if (existing) {
-      await trx.updateTable('company').set({ name: company.name, default_language: company.defaultLanguage, settings }).where('id', '=', company.id).execute();
-    } else {
-      await trx.insertInto('company').values({ id: company.id, name: company.name, default_language: company.defaultLanguage, settings }).execute();
-    }
-    await trx.deleteFrom('company_host').where('company_id', '=', company.id).execute();
-    await trx.insertInto('company_host').values(company.hosts.map((host) => ({ host, company_id: company.id }))).execute();
-    await trx.deleteFrom('company_asset').where('company_id', '=', company.id).execute();
-    const rows = [{ id: randomUUID(), company_id: company.id, kind: 'logo' as const, name: logoFileName(company.id, logo), content_type: logo.contentType, bytes: logo.bytes }];
-    for (const o of company.protectionOfficers) {
-      if (!o.logo) continue;
-      const a = assets[o.logo.file]!;
-      rows.push({ id: randomUUID(), company_id: company.id, kind: 'officer-logo' as never, name: o.id, content_type: a.contentType, bytes: a.bytes });
-    }
-    await trx.insertInto('company_asset').values(rows).execute();
-    return { id: company.id, created: !existing };
-  });
+/** Creates or replaces a company (by id) as a new version: settings, host names and images. Cases stay. */
+export async function importCompany(db: Database, bundle: CompanyBundle, actor: AdministrationActor = OPERATOR_CLI, baseVersion?: number): Promise<{ id: string; created: boolean; version: number }> {
+  const images = Object.fromEntries(Object.entries(bundle.assets).map(([p, a]) => [p, { sha256: '', contentType: a.contentType, bytes: new Uint8Array(a.bytes) }]));
+  return storeCompany(db, bundle.company, images, { action: 'import', actor, baseVersion });
 }
 
 export interface StoredCompany extends CompanyFile {

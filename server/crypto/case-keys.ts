@@ -189,7 +189,16 @@ export class CaseKeys {
   }
 }
 
-/** Where the shred keys live: beside the encrypted files, on the volume every server process shares. */
+/** Where the shred keys live by default: beside the encrypted files, on the volume every server process shares. */
 export function caseKeysDir(filesDir: string): string {
   return path.join(filesDir, 'keys');
+}
+
+/**
+ * The shred keys' folder of a configuration: KEYS_DIR, or FILES_DIR/keys. Outside
+ * the database whatever FILE_STORE says (docs/decisions/file-store.md): with the
+ * files in PostgreSQL, several machines still share this one small folder.
+ */
+export function keysDirOf(config: { keysDir?: string; filesDir?: string; dataDir: string }): string {
+  return config.keysDir ?? caseKeysDir(config.filesDir ?? path.join(config.dataDir, 'files'));
 }

@@ -8,10 +8,54 @@
  * the same master key opens them on the other side. Tables go parents first (by
  * their foreign keys), identity sequences are moved past the copied ids, and the
  * target is checked table by table to hold exactly the source's row counts.
+ *
+ * The files go too (`files`): every case file and unfinished upload of the source's
+ * disk store becomes chunk rows of the target (FILE_STORE=postgres,
+ * docs/decisions/file-store.md), in the same transaction as the rows, so the copy
+ * has all of them or nothing. Files already in chunk rows travel with their table,
+ * a few rows per statement.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Database } from './database.ts';
+import type { FileStore } from '../files/store.ts';
+import { PostgresFileStore } from '../files/pg-store.ts';
 
 const BATCH = 500;
+/** Chunk rows are up to 1 MiB each: a few per statement keeps the copy's memory small. */
+const CHUNK_BATCH = 4;
+
+/** A table's rows as JSON, in batches in key order. */
+async function copyRows(source: AnyDb, target: AnyDb, table: string, order: ReturnType<typeof sql.join>): Promise<number> {
+  let copied = 0;
+  for (;;) {
+    const { rows } = await sql<{ j: string }>`
+      select row_to_json(t)::text as j from ${ident(table)} t order by ${order} limit ${BATCH} offset ${copied}`.execute(source);
+    if (!rows.length) break;
+    const json = `[${rows.map((r) => r.j).join(',')}]`;
+    await sql`insert into ${ident(table)} overriding system value
+      select * from json_populate_recordset(null::${ident(table)}, ${json}::json)`.execute(target);
+    copied += rows.length;
+    if (rows.length < BATCH) break;
+  }
+  return copied;
+}
+
+/** file_chunk, object by object and by position (an offset would read every skipped row's bytes again). */
+async function copyChunks(source: AnyDb, target: AnyDb): Promise<number> {
+  let copied = 0;
+  const keys = (await source.selectFrom('file_object').select('key').orderBy('key').execute()) as { key: string }[];
+  for (const { key } of keys) {
+    let last = -1;
+    for (;;) {
+      const rows = (await source.selectFrom('file_chunk').select(['key', 'pos', 'data']).where('key', '=', key).where('pos', '>', last).orderBy('pos').limit(CHUNK_BATCH).execute()) as { key: string; pos: string | number; data: Uint8Array }[];
+      if (!rows.length) break;
+      await target.insertInto('file_chunk').values(rows).execute();
+      copied += rows.length;
+      last = Number(rows[rows.length - 1]!.pos);
+    }
+  }
+  return copied;
+}
 // server_process: rows of processes on the source, meaningless on the target.
 const SKIP = new Set(['kysely_migration', 'kysely_migration_lock', 'server_process']);
 
@@ -67,9 +111,41 @@ async function count(db: AnyDb, table: string): Promise<number> {
 
 export interface CopyReport {
   tables: { name: string; rows: number }[];
+  /** Objects moved from the source's disk store into chunk rows, and their bytes. */
+  files: { objects: number; bytes: number };
 }
 
-export async function copyDatabase(source: AnyDb, target: AnyDb): Promise<CopyReport> {
+/**
+ * Every object the rows of `db` name (case files and unfinished uploads) that is in
+ * `from` and not yet in `db`'s chunk rows, written into them. A case file that is in
+ * neither is an error: the copy would serve a case without its file.
+ */
+export async function importFiles(db: Database, from: FileStore): Promise<{ objects: number; bytes: number }> {
+  const to = new PostgresFileStore(db);
+  const have = new Set((await db.selectFrom('file_object').select('key').execute()).map((r) => r.key));
+  const files = (await db.selectFrom('case_file').select('storage_key').orderBy('storage_key').execute()).map((r) => r.storage_key);
+  const uploads = (await db.selectFrom('file_upload').select('id').orderBy('id').execute()).map((r) => r.id);
+  let objects = 0;
+  let bytes = 0;
+  for (const key of files) {
+    if (have.has(key)) continue;
+    try {
+      bytes += await to.importObject(key, 'final', from.get(key));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ENOENT') throw new CopyRefused(`the file ${key} of a case is not in the file store: is FILES_DIR the folder the portal used?`);
+      throw err;
+    }
+    objects++;
+  }
+  for (const key of uploads) {
+    if (have.has(key) || !(await from.uploadSize(key))) continue;
+    bytes += await to.importObject(key, 'upload', from.readUpload(key));
+    objects++;
+  }
+  return { objects, bytes };
+}
+
+export async function copyDatabase(source: AnyDb, target: AnyDb, opts: { files?: FileStore } = {}): Promise<CopyReport> {
   const names = await inDependencyOrder(source, await tables(source));
   const targetNames = new Set(await tables(target));
   const missing = names.filter((n) => !targetNames.has(n));
@@ -78,22 +154,12 @@ export async function copyDatabase(source: AnyDb, target: AnyDb): Promise<CopyRe
     if ((await count(target, n)) > 0) throw new CopyRefused(`the target is not empty (table ${n} has rows): copy only into a new database`);
   }
 
-  const report: CopyReport = { tables: [] };
+  const report: CopyReport = { tables: [], files: { objects: 0, bytes: 0 } };
   await target.transaction().execute(async (trx) => {
     for (const table of names) {
       const key = await primaryKey(source, table);
       const order = key.length ? sql.join(key.map(ident)) : sql`ctid`;
-      let copied = 0;
-      for (;;) {
-        const { rows } = await sql<{ j: string }>`
-          select row_to_json(t)::text as j from ${ident(table)} t order by ${order} limit ${BATCH} offset ${copied}`.execute(source);
-        if (!rows.length) break;
-        const batch = `[${rows.map((r) => r.j).join(',')}]`;
-        await sql`insert into ${ident(table)} overriding system value
-          select * from json_populate_recordset(null::${ident(table)}, ${batch}::json)`.execute(trx);
-        copied += rows.length;
-        if (rows.length < BATCH) break;
-      }
+      const copied = table === 'file_chunk' ? await copyChunks(source, trx) : await copyRows(source, trx, table, order);
       // Identity columns continue after the copied ids.
       const { rows: identities } = await sql<{ col: string }>`
         select column_name as col from information_schema.columns
@@ -106,6 +172,7 @@ export async function copyDatabase(source: AnyDb, target: AnyDb): Promise<CopyRe
       if (landed !== expected) throw new Error(`table ${table}: ${landed} rows arrived of ${expected}`);
       report.tables.push({ name: table, rows: landed });
     }
+    if (opts.files) report.files = await importFiles(trx as unknown as Database, opts.files);
   });
   return report;
 }

@@ -63,6 +63,12 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<OpenedDat
     // Without a listener pg re-emits that as an uncaught error and the process
     // exits; the pool already discards the client, so noting it is enough.
     pool.on('error', (err) => opts.onPoolError?.(err));
+    // The same for a client checked out between two statements (a transaction doing
+    // its sealing, the job runner holding its advisory lock): the server's
+    // "terminating connection" on a restart came as an unhandled 'error' and ended the
+    // process (the soak, test/server/soak.test.ts). The statement that follows fails,
+    // and the pool drops the client on its release (no longer queryable).
+    pool.on('connect', (client) => client.on('error', (err) => opts.onPoolError?.(err)));
     dialect = new PostgresDialect({ pool });
   } else {
     kind = 'pglite';

@@ -56,6 +56,39 @@ export interface CompanyAssetTable {
   bytes: Bytes;
 }
 
+/** Every image a company has had, by content hash (migration 0200, docs/decisions/company-editor.md). */
+export interface CompanyImageTable {
+  company_id: string;
+  sha256: string;
+  content_type: string;
+  bytes: Bytes;
+  created_at: Generated<Timestamp>;
+}
+
+/** Every saved company file, numbered per company; the newest is what `company` holds. */
+export interface CompanyVersionTable {
+  company_id: string;
+  version: number;
+  /** The company file exactly as imported or saved (no `logoFileName`). */
+  file: Json<unknown>;
+  /** Image path in the file → { sha256, contentType } in company_image. */
+  images: Json<Record<string, { sha256: string; contentType: string }>>;
+  action: 'import' | 'save' | 'revert';
+  reverted_to: number | null;
+  actor_name: string;
+  actor_role: string;
+  created_at: Timestamp;
+}
+
+/** A draft shown in the editor's preview frame, for a few minutes. */
+export interface CompanyPreviewTable {
+  id: string;
+  company_id: string;
+  file: Json<unknown>;
+  images: Json<Record<string, { sha256: string; contentType: string }>>;
+  expires_at: Timestamp;
+}
+
 export interface ReportCaseTable {
   id: string;
   company_id: string;
@@ -157,10 +190,11 @@ export interface CaseReservationTable {
 
 export interface HandlerAccountTable {
   id: string;
-  company_id: string;
+  /** Null for an operator's account (role_operator): the portal's owner belongs to no company. */
+  company_id: string | null;
   name: string;
-  /** SHA-256 of the token, hex; the token itself is shown once and never stored. */
-  token_hash: string;
+  /** No longer read: API tokens live in handler_token (migration 0190). */
+  token_hash: string | null;
   created_at: Timestamp;
   /** The web sign-in: trimmed and lower-cased; unique within the company (migration 0010). */
   email: string | null;
@@ -184,6 +218,44 @@ export interface HandlerAccountTable {
   keys_sealed_recovery: Bytes | null;
   /** Argon2id(verifier of the key recovery code, pepper): signs in in place of the password. */
   recovery_verifier_hash: string | null;
+  /** Roles (server/security/roles.ts, docs/decisions/administration.md). */
+  role_handler: Generated<boolean>;
+  role_admin: Generated<boolean>;
+  role_operator: Generated<boolean>;
+  /** Set: no sign-in, no session, no token works. */
+  disabled_at: Timestamp | null;
+  last_signin_at: Timestamp | null;
+  /** Failed sign-ins on this address since the last success, shown to the owner at the next one. */
+  failed_signins: Generated<number>;
+}
+
+/** A handler's API token: only its SHA-256 is kept; it expires and can be revoked. */
+export interface HandlerTokenTable {
+  id: string;
+  handler_id: string;
+  token_hash: string;
+  label: string;
+  /** 'handler' (made in the workspace after a fresh second-factor check) or 'operator' (automation). */
+  made_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+/** Every administration act; append-only (a trigger refuses update and delete). */
+export interface AdminTrailTable {
+  id: Generated<string | number>;
+  company_id: string | null;
+  at: Timestamp;
+  actor_id: string | null;
+  actor_name: string;
+  actor_role: string;
+  action: string;
+  target_id: string | null;
+  target_name: string | null;
+  /** JSON object. */
+  detail: Generated<string>;
 }
 
 /** A handler tied to these protection officers sees only their cases; no rows: every officer. */
@@ -332,6 +404,9 @@ export interface DB {
   company: CompanyTable;
   company_host: CompanyHostTable;
   company_asset: CompanyAssetTable;
+  company_image: CompanyImageTable;
+  company_version: CompanyVersionTable;
+  company_preview: CompanyPreviewTable;
   report_case: ReportCaseTable;
   case_status_event: CaseStatusEventTable;
   case_message: CaseMessageTable;
@@ -342,6 +417,8 @@ export interface DB {
   case_key_wrap: CaseKeyWrapTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
+  handler_token: HandlerTokenTable;
+  admin_trail: AdminTrailTable;
   handler_officer: HandlerOfficerTable;
   handler_recovery_code: HandlerRecoveryCodeTable;
   handler_session: HandlerSessionTable;
@@ -363,6 +440,8 @@ export interface DB {
   upload_quota: UploadQuotaTable;
   company_key_anchor: CompanyKeyAnchorTable;
   key_log_entry: KeyLogEntryTable;
+  file_object: FileObjectTable;
+  file_chunk: FileChunkTable;
 }
 
 export type { Generated };
@@ -418,4 +497,20 @@ export interface FileUploadTable {
   metadata_remaining: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** An object of the database file store (FILE_STORE=postgres, migration 0220). */
+export interface FileObjectTable {
+  key: string;
+  state: 'temp' | 'upload' | 'final';
+  /** Set when the object became final. */
+  size: BigIntColumn | null;
+  updated_at: Timestamp;
+}
+
+/** Up to 1 MiB of a stored object's sealed bytes, starting at byte `pos`. */
+export interface FileChunkTable {
+  key: string;
+  pos: BigIntColumn;
+  data: Bytes;
 }

@@ -6,14 +6,21 @@
  * Uploads are written under a temporary name first (`putTemp`), and only renamed
  * to their final name (`commit`) once the database transaction that records them
  * has committed; a failed upload `discard`s its temporaries, so nothing is left.
+ *
+ * Two stores (FILE_STORE, docs/decisions/file-store.md): this folder, or chunk rows in
+ * the database (server/files/pg-store.ts).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Database } from '../db/database.ts';
+import { PostgresFileStore } from './pg-store.ts';
 
 export interface FileStore {
+  /** `disk`: FILES_DIR; `postgres`: chunk rows in the database (server/files/pg-store.ts). */
+  readonly kind: 'disk' | 'postgres';
   /** Streams `source` (through `through`, in order) into a temporary object named by `key`; resolves with the bytes written. */
   putTemp(key: string, source: Readable, ...through: Transform[]): Promise<number>;
   /** Makes a temporary object final. */
@@ -63,6 +70,7 @@ function checkKey(key: string): string {
 }
 
 export class DiskFileStore implements FileStore {
+  readonly kind = 'disk' as const;
   readonly tmpDir: string;
   readonly uploadDir: string;
 
@@ -190,6 +198,11 @@ export class DiskFileStore implements FileStore {
     return createReadStream(this.finalPath(key));
   }
 
+  /** Whether a final object is here. */
+  async exists(key: string): Promise<boolean> {
+    return (await stat(this.finalPath(key)).catch(() => null)) !== null;
+  }
+
   async recover(known: (keys: string[]) => Promise<Set<string>>, maxAgeMs = 60 * 60 * 1000) {
     // Resumable uploads a case took whose rename did not happen (a crash after the commit).
     // The others are the upload sweep's (server/uploads/sweep.ts), which knows their age.
@@ -223,4 +236,27 @@ export class DiskFileStore implements FileStore {
     }
     return { committed, removed };
   }
+}
+
+/** The store a configuration names, ready for use. */
+export async function openFileStore(config: { fileStore: 'disk' | 'postgres'; filesDir?: string; dataDir: string }, db: Database): Promise<FileStore> {
+  const store = config.fileStore === 'postgres' ? new PostgresFileStore(db) : new DiskFileStore(config.filesDir ?? path.join(config.dataDir, 'files'));
+  await store.init();
+  return store;
+}
+
+/**
+ * A portal switched to FILE_STORE=postgres (the default with DATABASE_URL) whose files
+ * are still in FILES_DIR: the message that says what to do, or null. One case file no
+ * chunk row holds, found in the folder, is enough to tell.
+ */
+export async function filesLeftOnDisk(db: Database, filesDir: string): Promise<string | null> {
+  const missing = await db
+    .selectFrom('case_file')
+    .select('storage_key')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('file_object').select('file_object.key').whereRef('file_object.key', '=', 'case_file.storage_key'))))
+    .limit(1)
+    .executeTakeFirst();
+  if (!missing || !(await new DiskFileStore(filesDir).exists(missing.storage_key))) return null;
+  return `FILE_STORE=postgres, but the case files are in ${filesDir}: move them with \`npm run db -- files-to-postgres\` (every server stopped), or set FILE_STORE=disk (docs/operations.md, "Several servers")`;
 }

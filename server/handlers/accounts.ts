@@ -34,7 +34,8 @@ export class HandlerAccountError extends Error {
 
 export interface NewHandlerAccount {
   id: string;
-  token: string;
+  /** An API token made for automation (marked `made_by: operator`); absent when `token: false`. */
+  token?: string;
   /** Present when an e-mail was given: the one-time code of `<portal>/handler/enrol#<code>`. */
   enrolmentCode?: string;
   enrolmentExpiresAt?: Date;
@@ -47,10 +48,30 @@ export interface HandlerAccountOptions {
   /** Ids the company has; given, every `officers` entry must be one of them. */
   knownOfficers?: string[];
   now?: Date;
+  /** Roles of a company account (default: a handler, no admin). */
+  roles?: { admin?: boolean; handler?: boolean };
+  /** Make an API token for automation (default true: the CLI's create-account prints one). */
+  token?: boolean;
+  /** How long that token works (default TOKEN_TTL_MS). */
+  tokenTtlMs?: number;
 }
 
-export async function createHandlerAccount(db: Database, companyId: string, name: string, opts: HandlerAccountOptions = {}): Promise<NewHandlerAccount> {
-  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+/** A handler API token's default lifetime (HANDLER_TOKEN_TTL_DAYS). */
+export const TOKEN_TTL_MS = 90 * 24 * 3600_000;
+
+/** A fresh `wbh_` token. */
+export function newApiToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** A fresh enrolment code and its expiry. */
+export function newEnrolment(now = new Date()): { code: string; expiresAt: Date } {
+  return { code: randomBytes(32).toString('base64url'), expiresAt: new Date(now.getTime() + ENROLMENT_TTL_MS) };
+}
+
+/** A company account; `companyId` null makes an operator's account (role_operator, no company, needs an e-mail). */
+export async function createHandlerAccount<O extends HandlerAccountOptions>(db: Database, companyId: string | null, name: string, opts: O = {} as O): Promise<O extends { token: false } ? NewHandlerAccount : NewHandlerAccount & { token: string }> {
+  const token = opts.token === false ? undefined : newApiToken();
   const id = randomUUID();
   const officers = [...new Set(opts.officers ?? [])];
   if (opts.knownOfficers) {
@@ -62,7 +83,12 @@ export async function createHandlerAccount(db: Database, companyId: string, name
   const enrolmentExpiresAt = email ? new Date((opts.now ?? new Date()).getTime() + ENROLMENT_TTL_MS) : undefined;
   await db.transaction().execute(async (trx) => {
     if (email) {
-      const taken = await trx.selectFrom('handler_account').select('id').where('company_id', '=', companyId).where('email', '=', email).executeTakeFirst();
+      const taken = await trx
+        .selectFrom('handler_account')
+        .select('id')
+        .where((eb) => (companyId === null ? eb('company_id', 'is', null) : eb('company_id', '=', companyId)))
+        .where('email', '=', email)
+        .executeTakeFirst();
       if (taken) throw new HandlerAccountError('EMAIL_TAKEN', `A handler of this company already signs in as ${email}.`, 'email');
     }
     await trx
@@ -71,20 +97,26 @@ export async function createHandlerAccount(db: Database, companyId: string, name
         id,
         company_id: companyId,
         name,
-        token_hash: hashToken(token),
+        token_hash: null,
         created_at: new Date(),
+        role_operator: companyId === null,
+        role_admin: companyId !== null && (opts.roles?.admin ?? false),
+        role_handler: companyId !== null && (opts.roles?.handler ?? true),
         email,
         enrolment_code_hash: enrolmentCode ? hashToken(enrolmentCode) : null,
         enrolment_expires_at: enrolmentExpiresAt ?? null,
       })
       .execute();
+    if (token) {
+      const now = opts.now ?? new Date();
+      await trx
+        .insertInto('handler_token')
+        .values({ id: randomUUID(), handler_id: id, token_hash: hashToken(token), label: 'automation', made_by: 'operator', created_at: now, expires_at: new Date(now.getTime() + (opts.tokenTtlMs ?? TOKEN_TTL_MS)) })
+        .execute();
+    }
     if (officers.length) await trx.insertInto('handler_officer').values(officers.map((officer_id) => ({ handler_id: id, officer_id }))).execute();
   });
-  return { id, token, enrolmentCode, enrolmentExpiresAt };
-}
-
-export async function handlerByToken(db: Database, token: string) {
-  return db.selectFrom('handler_account').select(['id', 'company_id', 'name']).where('token_hash', '=', hashToken(token)).executeTakeFirst();
+  return { id, token, enrolmentCode, enrolmentExpiresAt } as never;
 }
 
 /** The protection officers a handler is tied to; empty: every officer of the company. */

@@ -2,7 +2,8 @@
  * The handlers' web sign-in (issue 14): enrolment with the one-time code from
  * `create-account --email`, sign-in with e-mail, password and a TOTP code (or a
  * recovery code), and sessions. The throttle is the reporter's own
- * (server/idp/throttle.ts) with the same settings, keyed by company and e-mail.
+ * (server/idp/throttle.ts) with the same settings, per client only (no lock by
+ * e-mail address), with a proof-of-work during a burst (issue 39 item 4).
  *
  * Sessions (docs/decisions/handler-sessions.md): an opaque 32-byte token in an
  * HttpOnly, SameSite=Strict cookie; only its SHA-256 is stored. A session ends
@@ -10,10 +11,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
+import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Company } from '../companies/service.ts';
 import { SigninThrottle, type Attempt } from '../idp/throttle.ts';
 import { identitySettings } from '../idp/settings.ts';
+import { ProofOfWork } from '../security/pow.ts';
 import { hashToken, handlerOfficers, normalizeEmail } from './accounts.ts';
 import { checkKeyBundle } from './keys.ts';
 import type { HandlerKeyBundle } from '../../core/crypto/index.ts';
@@ -54,22 +57,41 @@ export interface EnrolmentStart {
   uri: string;
 }
 
+export interface SignInSuccess {
+  token: string;
+  handlerId: string;
+  /** Failed sign-ins on this address since the last success (counted before this one). */
+  failedSignIns: number;
+  previousSignInAt: string | null;
+}
+
+/** The burst counter's scope: the company, or the operator's host. */
+export function burstScope(company: Company | null): string {
+  return company?.id ?? 'operator-host';
+}
+
 export type AuthFailure = 'ENROLMENT_INVALID' | 'TOTP_INVALID';
 
 export class HandlerAuth {
   readonly throttle: SigninThrottle;
+  /** The sign-in's proof-of-work during a burst: its own key, so no other proof pays for it. */
+  readonly pow: ProofOfWork;
 
   constructor(private readonly ctx: AppContext) {
-    this.throttle = new SigninThrottle(ctx.db, ctx.crypto.deriveKey('handler-throttle'), identitySettings(ctx.config.identity).throttle);
+    const settings = identitySettings(ctx.config.identity).throttle;
+    this.throttle = new SigninThrottle(ctx.db, ctx.crypto.deriveKey('handler-throttle'), settings);
+    this.pow = new ProofOfWork(ctx.crypto.deriveKey('handler-signin-pow'), ctx.db, { difficulty: settings.powDifficulty, ttlSeconds: 300 });
   }
 
-  private async accountByEnrolment(company: Company, code: string) {
+  /** A company account enrols on its company's hosts; an operator's account (no company) on any host of the portal. */
+  private async accountByEnrolment(company: Company | null, code: string) {
     if (!/^[\w-]{20,100}$/.test(code)) return undefined;
     return this.ctx.db
       .selectFrom('handler_account')
       .select(['id', 'name', 'email', 'totp_secret_enc', 'enrolment_expires_at'])
       .where('enrolment_code_hash', '=', hashToken(code))
-      .where('company_id', '=', company.id)
+      .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb('company_id', 'is', null)]) : eb('company_id', 'is', null)))
+      .where('disabled_at', 'is', null)
       .where('enrolment_expires_at', '>', new Date())
       .executeTakeFirst();
   }
@@ -78,7 +100,7 @@ export class HandlerAuth {
    * Opens an enrolment: a fresh TOTP secret is sealed and kept pending until
    * `finishEnrolment` confirms it with a code. Opening again (a reload) draws a new one.
    */
-  async startEnrolment(company: Company, code: string): Promise<EnrolmentStart | null> {
+  async startEnrolment(company: Company | null, code: string): Promise<EnrolmentStart | null> {
     const account = await this.accountByEnrolment(company, code);
     if (!account?.email) return null;
     const secret = new OTPAuth.Secret({ size: 20 });
@@ -87,7 +109,8 @@ export class HandlerAuth {
       .set({ totp_secret_enc: this.ctx.crypto.sealWithMaster(totpContext(account.id), secret.bytes) })
       .where('id', '=', account.id)
       .execute();
-    return { name: account.name, email: account.email, companyName: company.name, secret: secret.base32, uri: totpFor(secret, company.name, account.email).toString() };
+    const issuer = company?.name ?? 'Whistleblower portal';
+    return { name: account.name, email: account.email, companyName: issuer, secret: secret.base32, uri: totpFor(secret, issuer, account.email).toString() };
   }
 
   /**
@@ -95,7 +118,7 @@ export class HandlerAuth {
    * sealed copies) and the TOTP factor; answers the sign-in recovery codes, shown once.
    * The password's length is the page's check: the server never sees the password.
    */
-  async finishEnrolment(company: Company, code: string, keys: HandlerKeyBundle, totpCode: string): Promise<{ recoveryCodes: string[] } | AuthFailure> {
+  async finishEnrolment(company: Company | null, code: string, keys: HandlerKeyBundle, totpCode: string): Promise<{ recoveryCodes: string[] } | AuthFailure> {
     const account = await this.accountByEnrolment(company, code);
     if (!account?.totp_secret_enc) return 'ENROLMENT_INVALID';
     const checked = await checkKeyBundle(keys);
@@ -122,18 +145,28 @@ export class HandlerAuth {
 
   /**
    * One sign-in attempt: the same work and the same answer whatever is wrong (unknown
-   * e-mail, password, code, lock). Null on failure; the session token on success.
+   * e-mail, password, code, disabled account). Null on failure; the session token on
+   * success, with the failed attempts on this address since the owner's last sign-in.
+   * `company` null: a host with no company (OPERATOR_HOST), where only an operator's
+   * account signs in; on a company's host its own accounts come first, then operators.
+   *
+   * Throttled per client only (server/idp/throttle.ts beginClient): growing delays
+   * past a client's free failures, and the proof-of-work the route asks for during a
+   * burst. Nothing is counted per e-mail address, so no number of failures sent by
+   * others keeps the owner with the right password and code out (issue 39 item 4).
    */
-  async signIn(company: Company, emailInput: string, credential: HandlerCredential, code: string, clientAddress?: string): Promise<{ token: string; handlerId: string } | null> {
+  async signIn(company: Company | null, emailInput: string, credential: HandlerCredential, code: string, clientAddress?: string): Promise<SignInSuccess | null> {
     const email = normalizeEmail(emailInput);
-    // Per account and per client, like the reporter's sign-in: no company-wide lock.
-    const attempt: Attempt = await this.throttle.begin(company.id, `handler:${email}`, clientAddress);
+    const attempt: Attempt = await this.throttle.beginClient(burstScope(company), clientAddress);
     const row = await this.ctx.db
       .selectFrom('handler_account')
-      .select(['id', 'password_hash', 'recovery_verifier_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step'])
-      .where('company_id', '=', company.id)
+      .select(['id', 'password_hash', 'recovery_verifier_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step', 'failed_signins', 'last_signin_at'])
       .where('email', '=', email)
       .where('enrolled_at', 'is not', null)
+      .where('disabled_at', 'is', null)
+      .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])]) : eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])))
+      .orderBy(sql`company_id is null`)
+      .limit(1)
       .executeTakeFirst();
     if (attempt.delayMs > 0) await new Promise((r) => setTimeout(r, attempt.delayMs));
     const upgrade = 'password' in credential ? await checkKeyBundle(credential.keys) : undefined;
@@ -141,7 +174,8 @@ export class HandlerAuth {
     let secondOk = false;
     if (row && passwordOk && !attempt.blocked) secondOk = await this.checkSecondFactor(row, code);
     if (!row || !passwordOk || !secondOk || attempt.blocked) {
-      this.ctx.metrics?.signInFailed('handler', company.id);
+      this.ctx.metrics?.signInFailed('handler', company?.id ?? 'operator');
+      if (row) await this.ctx.db.updateTable('handler_account').set({ failed_signins: sql<number>`failed_signins + 1` }).where('id', '=', row.id).execute();
       await this.throttle.failure(attempt);
       return null;
     }
@@ -157,7 +191,14 @@ export class HandlerAuth {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return null;
     }
-    return { token: await this.createSession(row.id), handlerId: row.id };
+    await this.ctx.db.updateTable('handler_account').set({ failed_signins: 0, last_signin_at: new Date() }).where('id', '=', row.id).execute();
+    return { token: await this.createSession(row.id), handlerId: row.id, failedSignIns: Number(row.failed_signins), previousSignInAt: row.last_signin_at ? new Date(row.last_signin_at).toISOString() : null };
+  }
+
+  /** A fresh second-factor check for a signed-in account (a current TOTP code, once, or a recovery code). */
+  async confirmSecondFactor(accountId: string, code: string): Promise<boolean> {
+    const row = await this.ctx.db.selectFrom('handler_account').select(['id', 'totp_secret_enc', 'totp_last_step']).where('id', '=', accountId).where('disabled_at', 'is', null).executeTakeFirst();
+    return row ? this.checkSecondFactor(row, code) : false;
   }
 
   /**
@@ -211,22 +252,6 @@ export class HandlerAuth {
       .values({ token_hash: hashToken(token), handler_id: handlerId, created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + SESSION_MAX_MS) })
       .execute();
     return token;
-  }
-
-  /** The session's handler, moving its idle clock on; undefined when unknown, idle too long or expired. */
-  async touchSession(token: string) {
-    const now = new Date();
-    const row = await this.ctx.db
-      .updateTable('handler_session')
-      .set({ last_seen_at: now })
-      .where('token_hash', '=', hashToken(token))
-      .where('last_seen_at', '>', new Date(now.getTime() - IDLE_TIMEOUT_MS))
-      .where('expires_at', '>', now)
-      .returning(['handler_id', 'expires_at'])
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const handler = await this.ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'email']).where('id', '=', row.handler_id).executeTakeFirst();
-    return handler ? { ...handler, sessionExpiresAt: new Date(row.expires_at) } : undefined;
   }
 
   async endSession(token: string): Promise<void> {

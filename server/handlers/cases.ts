@@ -10,7 +10,7 @@
  * case's audit trail (append-only, sealed with the case's key).
  */
 import type { CaseStatus, CreationChannel, SubmissionType } from '../../machines/schema.ts';
-import { legalClocks, normalizeCaseNumber } from '../../machines/schema.ts';
+import { INBOX_PAGE, legalClocks, normalizeCaseNumber, type InboxQuery } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { caseKey, type CaseRow } from '../cases/service.ts';
@@ -130,14 +130,64 @@ const clockFacts = (facts: Awaited<ReturnType<typeof caseFacts>>, id: string) =>
   feedbackAt: facts.feedback.get(id) ?? null,
 });
 
-export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<InboxRow[]> {
-  const rows = await visibleCases(ctx, handler)
-    .select(['report_case.id', 'report_case.case_number', 'report_case.status', 'report_case.created_at', 'report_case.submission_type', 'report_case.creation_channel', 'report_case.protection_officer_id', 'report_case.pending_whistleblower_action', 'report_case.approved_at'])
-    .orderBy('report_case.created_at', 'desc')
-    .execute();
+export interface InboxPage {
+  cases: InboxRow[];
+  /** Where the next page starts (pass it back as `cursor`); null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * A cursor is the last row's (created_at, id), the inbox's order, so a page costs an
+ * index range scan from there whatever the number of cases before it (an offset would
+ * read and drop them all). created_at is written from a JS Date, so milliseconds hold it whole.
+ */
+function encodeCursor(createdAt: Date | string, id: string): string {
+  return Buffer.from(`${iso(createdAt)}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (rest.length || !id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+    throw new HttpError(400, 'VALIDATION', 'cursor must be a cursor from a previous page.', 'cursor');
+  }
+  return { createdAt, id };
+}
+
+/**
+ * One page of the cases this handler may see, newest first, with the filters applied
+ * before paging (so a page is full whatever they keep). The SPA orders the rows it
+ * has loaded by their legal clock (machines/handler/inbox.ts `inboxRows`).
+ */
+export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: InboxQuery = {}): Promise<InboxPage> {
+  const limit = query.limit ?? INBOX_PAGE.default;
+  const digits = (query.search ?? '').replace(/\D/g, '');
+  let q = visibleCases(ctx, handler).select([
+    'report_case.id',
+    'report_case.case_number',
+    'report_case.status',
+    'report_case.created_at',
+    'report_case.submission_type',
+    'report_case.creation_channel',
+    'report_case.protection_officer_id',
+    'report_case.pending_whistleblower_action',
+    'report_case.approved_at',
+  ]);
+  if (query.status) q = q.where('report_case.status', '=', query.status);
+  if (query.channel) q = q.where('report_case.submission_type', '=', query.channel);
+  if (digits.length === 16) q = q.where('report_case.case_number', '=', digits);
+  else if (digits) q = q.where('report_case.case_number', 'like', `%${digits}%`);
+  if (query.cursor) {
+    const c = decodeCursor(query.cursor);
+    q = q.where((eb) => eb(eb.refTuple('report_case.created_at', 'report_case.id'), '<', eb.tuple(c.createdAt, c.id)));
+  }
+  // One row more than asked says whether another page follows, without a count.
+  const found = await q.orderBy('report_case.created_at', 'desc').orderBy('report_case.id', 'desc').limit(limit + 1).execute();
+  const rows = found.slice(0, limit);
+  const last = found.length > limit ? rows.at(-1) : undefined;
   const [facts, company] = await Promise.all([caseFacts(ctx, handler.id, rows), companyById(ctx.db, handler.company_id)]);
   const retention = retentionOf(company?.settings);
-  return rows.map((r) => {
+  const cases = rows.map((r) => {
     const received = facts.received.get(r.id) ?? null;
     return {
       caseNumber: r.case_number,
@@ -155,6 +205,7 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity): Promise<
         scheduledDeletion({ status: r.status, submissionType: r.submission_type, createdAt: new Date(r.created_at), closedAt: facts.closed.get(r.id) ?? null }, retention)?.at.toISOString() ?? null,
     };
   });
+  return { cases, nextCursor: last ? encodeCursor(last.created_at, last.id) : null };
 }
 
 /** The clock of one case. */

@@ -14,6 +14,7 @@
  */
 import { createHmac } from 'node:crypto';
 import * as v from 'valibot';
+import { sql } from 'kysely';
 import { ARGON2ID_DEFAULT, checkKdf, EnvelopeError, fromBase64, toBase64, type HandlerKeyBundle, type Kdf } from '../../core/crypto/index.ts';
 import type { AppContext } from '../context.ts';
 import type { Company } from '../companies/service.ts';
@@ -92,17 +93,22 @@ export interface SaltAnswer {
 }
 
 /** What a sign-in page derives with: the account's own salt and derivation, or a stable look-alike. */
-export async function signInSalt(ctx: AppContext, company: Company, emailInput: string): Promise<SaltAnswer> {
+export async function signInSalt(ctx: AppContext, company: Company | null, emailInput: string): Promise<SaltAnswer> {
   const email = normalizeEmail(emailInput);
+  // The account the sign-in itself would find (server/handlers/auth.ts signIn): the
+  // company's own first, then an operator's; on a host with no company, operators only.
   const row = await ctx.db
     .selectFrom('handler_account')
     .select(['key_salt', 'key_kdf', 'password_hash'])
-    .where('company_id', '=', company.id)
     .where('email', '=', email)
     .where('enrolled_at', 'is not', null)
+    .where('disabled_at', 'is', null)
+    .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])]) : eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])))
+    .orderBy(sql`company_id is null`)
+    .limit(1)
     .executeTakeFirst();
   if (row?.key_salt && row.key_kdf) return { salt: toBase64(asBytes(row.key_salt)), kdf: JSON.parse(row.key_kdf) as Kdf };
-  const salt = createHmac('sha256', ctx.crypto.deriveKey('handler-salt')).update(`${company.id}\u0000${email}`).digest().subarray(0, 16);
+  const salt = createHmac('sha256', ctx.crypto.deriveKey('handler-salt')).update(`${company?.id ?? 'operator-host'}\u0000${email}`).digest().subarray(0, 16);
   return { salt: toBase64(salt), kdf: { ...ARGON2ID_DEFAULT }, ...(row?.password_hash ? { legacy: true as const } : {}) };
 }
 

@@ -8,12 +8,13 @@
  * (`reply.hijack()`), with our security headers set first, so its pages obey the
  * same Content-Security-Policy as the rest of the portal.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authorize } from '../security/roles.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { companyByHost, type Company } from '../companies/service.ts';
@@ -368,7 +369,7 @@ export class IdentityService {
 
     // Operator: rotate the signing key (npm run identity -- rotate-signing-key). Loopback and admin token only.
     app.post('/api/admin/identity/rotate-signing-key', async (req, reply) => {
-      adminGuard(service.ctx, req);
+      await authorize(service.ctx, req, 'operator');
       const kid = await service.rotateSigningKey();
       return reply.status(201).send({ kid });
     });
@@ -609,17 +610,6 @@ function frame(company: Company | null, lang: Language, switchTo?: PageFrame['sw
     company: company ? { name: company.name, logoFileName: company.settings.logoFileName } : null,
     switchTo,
   };
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
-/** The admin routes' two locks (as server/routes/admin.ts): the loopback interface and the admin token. */
-function adminGuard(ctx: AppContext, req: FastifyRequest) {
-  if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(404, 'NOT_FOUND', `No such resource: ${req.method} ${req.url.split('?')[0]}`);
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  const a = createHash('sha256').update(m?.[1] ?? '').digest();
-  const b = createHash('sha256').update(ctx.adminToken).digest();
-  if (!m || !timingSafeEqual(a, b)) throw new HttpError(401, 'UNAUTHORIZED', 'The admin token (DATA_DIR/admin.token) is needed.');
 }
 
 /** What a sign-in post carries besides the case number (issue 37). */

@@ -13,6 +13,28 @@ import { LANGUAGE_NAMES } from '../../machines/languages.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { htmlLang, type Translate } from './i18n.ts';
 import { QUICK_EXIT_FLAG, REPORTER_KEY_HANDOVER, SIGNIN_HANDOVER_KEY } from '../../machines/config.ts';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { sriOf } from '../integrity.ts';
+
+/**
+ * `integrity` of one of our scripts (assets/), as read once per process: index.ts
+ * serves the bytes it read at start, and scripts/build-manifest.mjs records the same
+ * files for an auditor (docs/decisions/code-integrity.md).
+ */
+const SCRIPT_INTEGRITY = new Map<string, string>();
+/** Scripts index.ts serves from a package rather than from assets/ (the same file it reads). */
+const PACKAGE_SCRIPTS: Record<string, string> = { 'argon2.js': 'hash-wasm/dist/argon2.umd.min.js' };
+function scriptIntegrity(name: string): string {
+  let sri = SCRIPT_INTEGRITY.get(name);
+  if (!sri) {
+    const pkg = PACKAGE_SCRIPTS[name];
+    const file = pkg ? createRequire(import.meta.url).resolve(pkg) : new URL(`./assets/${name}`, import.meta.url);
+    SCRIPT_INTEGRITY.set(name, (sri = sriOf(readFileSync(file))));
+  }
+  return sri;
+}
+const scriptTag = (f: PageFrame, name: string) => `<script src="${f.base}/assets/${name}" integrity="${scriptIntegrity(name)}" defer></script>\n`;
 
 /** The portal's blank page a quick exit goes through (server/routes/leave.ts). */
 const LEAVE_PATH = '/leave';
@@ -78,7 +100,7 @@ function frame(f: PageFrame, title: string, body: string, opts: { script?: strin
 ${NO_FAVICON}
 <link rel="stylesheet" href="${f.base}/assets/idp.css">
 <link rel="stylesheet" href="${f.base}/assets/theme.css">
-${scripts.map((name) => `<script src="${f.base}/assets/${name}" defer></script>\n`).join('')}${opts.quickExit ? `<script src="${f.base}/assets/quick-exit.js" defer></script>\n` : ''}</head>
+${scripts.map((name) => scriptTag(f, name)).join('')}${opts.quickExit ? scriptTag(f, 'quick-exit.js') : ''}</head>
 <body>
 <a class="skip" href="#main">${esc(f.t('page.skip'))}</a>
 <header class="bar">${logo}${languageSwitch(f)}${opts.quickExit ? quickExitButton(f) : ''}</header>

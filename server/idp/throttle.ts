@@ -170,6 +170,37 @@ export class SigninThrottle {
     return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count, ...(blocked ? { pausedMs } : {}) };
   }
 
+  /**
+   * An attempt counted per client only, with no row for the name typed and so no lock
+   * on it: the handlers' sign-in (server/handlers/auth.ts), where a password and a
+   * second factor are both needed and a lock by e-mail address would let anyone who
+   * knows a work address keep its owner out (issue 39 item 4).
+   */
+  async beginClient(companyId: string, clientAddress?: string): Promise<Attempt> {
+    if (clientAddress === undefined) return { key: '', companyId, blocked: false, delayMs: 0, count: 1 };
+    const clientKey = this.clientRowKey(clientAddress);
+    const now = new Date();
+    const since = new Date(now.getTime() - this.settings.windowMs);
+    const c = await this.db
+      .insertInto('signin_throttle')
+      .values({ key: clientKey, failures: 1, window_started_at: now, last_attempt_at: now, locked_until: null })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          failures: sql<number>`case when signin_throttle.window_started_at > ${since} then signin_throttle.failures + 1 else 1 end`,
+          window_started_at: sql<Date>`case when signin_throttle.window_started_at > ${since} then signin_throttle.window_started_at else ${now} end`,
+          last_attempt_at: now,
+        }),
+      )
+      .returning(['failures', 'window_started_at'])
+      .executeTakeFirstOrThrow();
+    const clientCount = Number(c.failures);
+    if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) {
+      const pausedMs = new Date(c.window_started_at).getTime() + this.settings.windowMs - now.getTime();
+      return { key: '', clientKey, companyId, blocked: true, delayMs: 0, count: clientCount, pausedMs };
+    }
+    return { key: '', clientKey, companyId, blocked: false, delayMs: this.clientDelayFor(clientCount - 1), count: clientCount };
+  }
+
   private async lock(key: string): Promise<void> {
     await this.db
       .updateTable('signin_throttle')
@@ -182,6 +213,7 @@ export class SigninThrottle {
   async failure(attempt: Attempt): Promise<number> {
     await this.countBurst(attempt.companyId);
     if (attempt.blocked) return attempt.pausedMs ?? 0;
+    if (attempt.key === '') return 0; // a client-only attempt (beginClient) locks nothing
     if (attempt.count >= this.settings.lockAfter) {
       await this.lock(attempt.key);
       return this.settings.lockMs;
@@ -229,7 +261,7 @@ export class SigninThrottle {
   }
 
   async success(attempt: Attempt): Promise<void> {
-    await this.db.deleteFrom('signin_throttle').where('key', '=', attempt.key).execute();
+    if (attempt.key !== '') await this.db.deleteFrom('signin_throttle').where('key', '=', attempt.key).execute();
     if (attempt.clientKey) {
       await this.db
         .updateTable('signin_throttle')

@@ -98,3 +98,9 @@ export function deadlineMail(stage: DeadlineStage, deadline: Deadline, lang: Lan
     text: withFooter(lang, t(lang, `handler.deadline.${stage}.body`, values), portal),
   };
 }
+
+/** The enrolment link for a new or reset account (issue 39): the link is the only way in, so it goes to the account's own address only. */
+export function enrolmentMail(lang: Language, to: string, name: string, company: string, link: string, portal: string): OutgoingMail {
+  const values = { name, company, link };
+  return { to, subject: t(lang, 'account.enrolment.subject', values), text: withFooter(lang, t(lang, 'account.enrolment.body', values), portal) };
+}

@@ -5,23 +5,25 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
-import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, normalizeCaseNumber } from '../../machines/schema.ts';
+import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, inboxQuerySchema, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { registerKeyLogRoutes } from './keys.ts';
 import { HttpError } from '../errors.ts';
-import { parseCookie, stringifySetCookie } from 'cookie';
-import { handlerByToken } from '../handlers/accounts.ts';
-import { HandlerAuth, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
+import { authorize, sessionCookie, sessionToken, type Principal } from '../security/roles.ts';
+import { burstScope, HandlerAuth, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
+import { POW_HEADER } from '../security/pow.ts';
+import { createToken, listTokens, revokeToken } from '../handlers/administration.ts';
+import { stringifySetCookie } from 'cookie';
+import { sessionPrincipal } from '../security/roles.ts';
 import { colleaguesWithKeys, keyBundleSchema, sealedKeysOf, signInSalt } from '../handlers/keys.ts';
 import { appendAudit, deadlineOf, findVisibleCase, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
-import { companyByHost, requestHost, requireCompany } from '../companies/service.ts';
+import { companyByHost, normalizeHost, requestHost, requireCompany } from '../companies/service.ts';
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
-import { bindCompany } from '../logging.ts';
 import { addSealedMessage, handlerRecipientId, sealedCaseView } from '../cases/sealed.ts';
 import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
@@ -38,39 +40,26 @@ export const handlerMessageSchema = v.object({
   answerWanted: v.optional(v.boolean(), false),
 });
 
-const COOKIE = 'wb_handler';
+/**
+ * The caller, through the one authorisation entry point (server/security/roles.ts): a
+ * handler's bearer API token (scripts) or the workspace's session cookie, which also
+ * binds the company of the host it is used on. An unsafe call with the cookie must
+ * come from our own origin: SameSite=Strict keeps other sites' requests from carrying
+ * it, and the cross-site guard in front of every /api route (server/security/abuse.ts)
+ * refuses them anyway (403 CROSS_SITE_REQUEST).
+ */
+function authenticate(ctx: AppContext, req: FastifyRequest) {
+  return authorize(ctx, req, 'handler', { idleTimeoutMs: IDLE_TIMEOUT_MS });
+}
 
 /**
- * The caller: a bearer API token (scripts) or the workspace's session cookie. A
- * session also binds the company of the host it is used on. An unsafe call with the
- * cookie must come from our own origin: SameSite=Strict keeps other sites' requests
- * from carrying it, and the cross-site guard in front of every /api route
- * (server/security/abuse.ts) refuses them anyway (403 CROSS_SITE_REQUEST).
+ * The company whose workspace a sign-in or enrolment is on; null on OPERATOR_HOST (a
+ * host with no company, where only operators sign in); 404 UNKNOWN_COMPANY elsewhere.
  */
-async function authenticate(ctx: AppContext, auth: HandlerAuth, req: FastifyRequest): Promise<HandlerIdentity> {
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  if (m) {
-    const handler = await handlerByToken(ctx.db, m[1]!);
-    if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'A valid handler token is needed: Authorization: Bearer <token>.');
-    bindCompany(req, handler.company_id);
-    return handler;
-  }
-  const token = sessionToken(req);
-  const handler = token ? await auth.touchSession(token) : undefined;
-  if (!handler) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
-  const company = await companyByHost(ctx.db, requestHost(req));
-  if (company?.id !== handler.company_id) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended, or a handler token is needed.');
-  bindCompany(req, handler.company_id);
-  return handler;
-}
-
-function sessionToken(req: FastifyRequest): string | undefined {
-  const header = req.headers.cookie;
-  return header ? parseCookie(header)[COOKIE] : undefined;
-}
-
-function sessionCookie(req: FastifyRequest, token: string, maxAgeSeconds: number): string {
-  return stringifySetCookie({ name: COOKIE, value: token, httpOnly: true, sameSite: 'strict', secure: req.protocol === 'https', path: '/api/handler', maxAge: maxAgeSeconds });
+async function companyOrOperatorHost(ctx: AppContext, req: FastifyRequest) {
+  const host = normalizeHost(requestHost(req));
+  if (ctx.config.operatorHost && host === ctx.config.operatorHost && !(await companyByHost(ctx.db, host))) return null;
+  return requireCompany(ctx.db, req);
 }
 
 export const enrolStartSchema = v.object({ code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)) });
@@ -79,6 +68,10 @@ export const enrolFinishSchema = v.object({
   code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(200)),
   keys: keyBundleSchema,
   totpCode: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'validation.totpCode')),
+});
+export const newTokenSchema = v.object({
+  label: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(100)),
+  code: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(40)),
 });
 export const signInSaltSchema = v.object({ email: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(254)) });
 const signInBase = {
@@ -91,9 +84,14 @@ export const signInSchema = v.union([
   v.object({ ...signInBase, password: v.pipe(v.string(), v.nonEmpty('validation.required'), v.maxLength(1000, 'validation.tooLong')), keys: keyBundleSchema }),
 ]);
 
-async function sessionView(ctx: AppContext, auth: HandlerAuth, h: HandlerIdentity & { email?: string | null }) {
-  const company = await ctx.db.selectFrom('company').select('name').where('id', '=', h.company_id).executeTakeFirst();
-  return { handler: { id: h.id, name: h.name, email: h.email ?? null, companyId: h.company_id, companyName: company?.name ?? '', officers: await auth.officers(h.id) }, idleTimeoutMs: IDLE_TIMEOUT_MS };
+/** The signed-in account as the workspace shows it; `signIn` only in the sign-in's own answer. */
+async function sessionView(ctx: AppContext, auth: HandlerAuth, p: Principal, signIn?: { failedSignIns: number; previousSignInAt: string | null }) {
+  const company = p.companyId ? await ctx.db.selectFrom('company').select('name').where('id', '=', p.companyId).executeTakeFirst() : undefined;
+  return {
+    handler: { id: p.accountId ?? '', name: p.name, email: p.email, companyId: p.companyId ?? '', companyName: company?.name ?? '', officers: p.accountId ? await auth.officers(p.accountId) : [], roles: p.roles },
+    idleTimeoutMs: IDLE_TIMEOUT_MS,
+    ...(signIn ? { signIn } : {}),
+  };
 }
 
 /** The case as a handler reads it: the reporter's view plus the legal clock and the audit trail. */
@@ -104,7 +102,8 @@ async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow
 
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   const auth = new HandlerAuth(ctx);
-  const who = (req: FastifyRequest) => authenticate(ctx, auth, req);
+  const who = (req: FastifyRequest) => authenticate(ctx, req);
+  const signedIn = (req: FastifyRequest) => authorize(ctx, req, 'signedIn', { idleTimeoutMs: IDLE_TIMEOUT_MS });
   registerKeyLogRoutes(app, ctx, who);
   const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
   sweep.unref();
@@ -113,7 +112,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   // ---- enrolment and sign-in (the web workspace) -------------------------------
 
   app.post('/api/handler/enrolment/start', async (req) => {
-    const company = await requireCompany(ctx.db, req);
+    const company = await companyOrOperatorHost(ctx, req);
     const { code } = parseOr400(enrolStartSchema, req.body ?? {}, 'body');
     const started = await auth.startEnrolment(company, code);
     if (!started) throw new HttpError(404, 'ENROLMENT_INVALID', 'This enrolment link is unknown, used or expired; ask for a new one.');
@@ -121,7 +120,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   app.post('/api/handler/enrolment/finish', async (req) => {
-    const company = await requireCompany(ctx.db, req);
+    const company = await companyOrOperatorHost(ctx, req);
     const body = parseOr400(enrolFinishSchema, req.body ?? {}, 'body');
     const r = await auth.finishEnrolment(company, body.code, body.keys, body.totpCode);
     if (r === 'ENROLMENT_INVALID') throw new HttpError(404, r, 'This enrolment link is unknown, used or expired; ask for a new one.');
@@ -129,24 +128,33 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     return r;
   });
 
+  /** During a burst of failed sign-ins the sign-in needs a proof-of-work: this hands out its challenge (null: none needed). */
+  app.get('/api/handler/session/challenge', async (req) => {
+    const company = await companyOrOperatorHost(ctx, req);
+    return { challenge: (await auth.throttle.isBurst(burstScope(company))) ? auth.pow.issue() : null };
+  });
+
   app.post('/api/handler/session', async (req, reply) => {
-    const company = await requireCompany(ctx.db, req);
+    const company = await companyOrOperatorHost(ctx, req);
     const body = parseOr400(signInSchema, req.body ?? {}, 'body');
+    // Before any count or password hash, so a flood without work costs next to nothing.
+    if (await auth.throttle.isBurst(burstScope(company))) await auth.pow.spend(req.headers[POW_HEADER]);
     const r = await auth.signIn(company, body.email, 'verifier' in body ? { verifier: body.verifier } : { password: body.password, keys: body.keys }, body.code, req.ip);
-    if (!r) throw new HttpError(401, 'SIGNIN_FAILED', 'The e-mail, password or code is not right, or the account is locked for a while.');
-    reply.header('set-cookie', sessionCookie(req, r.token, SESSION_MAX_MS / 1000));
-    const h = await ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'email']).where('id', '=', r.handlerId).executeTakeFirstOrThrow();
-    return sessionView(ctx, auth, h);
+    if (!r) throw new HttpError(401, 'SIGNIN_FAILED', 'The e-mail, password or code is not right.');
+    // A session cookie of the older path (/api/handler) would shadow the new one there.
+    reply.header('set-cookie', [sessionCookie(req, r.token, SESSION_MAX_MS / 1000), legacyCookieClear(req)]);
+    const p = await sessionPrincipalOf(ctx, r.token);
+    return sessionView(ctx, auth, p, { failedSignIns: r.failedSignIns, previousSignInAt: r.previousSignInAt });
   });
 
   /** The salt and derivation a sign-in page derives the verifier with; an unknown e-mail gets a look-alike. */
   app.post('/api/handler/session/salt', async (req, reply) => {
-    const company = await requireCompany(ctx.db, req);
+    const company = await companyOrOperatorHost(ctx, req);
     const { email } = parseOr400(signInSaltSchema, req.body ?? {}, 'body');
     return reply.header('cache-control', 'no-store').send(await signInSalt(ctx, company, email));
   });
 
-  app.get('/api/handler/session', async (req) => sessionView(ctx, auth, await who(req)));
+  app.get('/api/handler/session', async (req) => sessionView(ctx, auth, await signedIn(req)));
 
   /** The caller's own sealed private keys, for the workspace to open in the browser. */
   app.get('/api/handler/keys', async (req, reply) => reply.header('cache-control', 'no-store').send(await sealedKeysOf(ctx, (await who(req)).id)));
@@ -155,13 +163,33 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/api/handler/keys/colleagues', async (req) => ({ handlers: await colleaguesWithKeys(ctx, (await who(req)).company_id) }));
 
   /** "Stay signed in": any call moves the idle clock; this one does nothing else. */
-  app.post('/api/handler/session/refresh', async (req) => sessionView(ctx, auth, await who(req)));
+  app.post('/api/handler/session/refresh', async (req) => sessionView(ctx, auth, await signedIn(req)));
 
   app.delete('/api/handler/session', async (req, reply) => {
     const token = sessionToken(req);
     if (token) await auth.endSession(token);
-    reply.header('set-cookie', sessionCookie(req, '', 0));
+    reply.header('set-cookie', [sessionCookie(req, '', 0), legacyCookieClear(req)]);
     return reply.status(204).send();
+  });
+
+  // ---- the handler's own API tokens (session only) ------------------------------------
+
+  app.get('/api/handler/tokens', async (req) => {
+    const h = await authorize(ctx, req, 'handler', { idleTimeoutMs: IDLE_TIMEOUT_MS, sessionOnly: true });
+    return { tokens: await listTokens(ctx.db, h.id) };
+  });
+
+  /** A token, after a fresh second-factor check in the same request (issue 39 item 3). */
+  app.post('/api/handler/tokens', async (req, reply) => {
+    const h = await authorize(ctx, req, 'handler', { idleTimeoutMs: IDLE_TIMEOUT_MS, sessionOnly: true });
+    const body = parseOr400(newTokenSchema, req.body ?? {}, 'body');
+    if (!(await auth.confirmSecondFactor(h.id, body.code))) throw new HttpError(400, 'TOTP_INVALID', 'The code does not match; type the current code of the authenticator app, or a recovery code.', 'code');
+    return reply.status(201).send(await createToken(ctx, h.company_id, { actorId: h.id, actorName: h.name, actorRole: 'handler' }, h, body.label, 'handler'));
+  });
+
+  app.delete<{ Params: { token: string } }>('/api/handler/tokens/:token', async (req) => {
+    const h = await authorize(ctx, req, 'handler', { idleTimeoutMs: IDLE_TIMEOUT_MS, sessionOnly: true });
+    return revokeToken(ctx, h.company_id, { actorId: h.id, actorName: h.name, actorRole: 'handler' }, h, req.params.token);
   });
 
   // ---- cases (token or session) --------------------------------------------------
@@ -173,7 +201,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
 
   app.get('/api/handler/cases', async (req) => {
     const h = await who(req);
-    return { cases: await inbox(ctx, h) };
+    return inbox(ctx, h, parseOr400(inboxQuerySchema, req.query ?? {}, 'query'));
   });
 
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {
@@ -261,4 +289,15 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
       throw err;
     }
   });
+}
+
+/** Clears a cookie set before the session moved to path /api/ (issue 39). */
+function legacyCookieClear(req: FastifyRequest): string {
+  return stringifySetCookie({ name: 'wb_handler', value: '', httpOnly: true, sameSite: 'strict', secure: req.protocol === 'https', path: '/api/handler', maxAge: 0 });
+}
+
+async function sessionPrincipalOf(ctx: AppContext, token: string): Promise<Principal> {
+  const p = await sessionPrincipal(ctx, token, IDLE_TIMEOUT_MS);
+  if (!p) throw new HttpError(401, 'UNAUTHORIZED', 'Sign in again: the session has ended.');
+  return p;
 }

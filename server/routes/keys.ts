@@ -50,7 +50,7 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
   });
 
   app.put<{ Params: { company: string } }>('/api/admin/companies/:company/key-anchor', async (req, reply) => {
-    adminGuard(ctx, req);
+    await adminGuard(ctx, req);
     const body = parseOr400(keyAnchorSchema, req.body ?? {}, 'body');
     const company = await findCompany(ctx, req.params.company);
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the host name or id "${req.params.company}".`, 'company');

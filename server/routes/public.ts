@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { LANGUAGES, caseDtoSchema, sealedCaseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import { LANGUAGES, caseDtoSchema, isAudioType, sealedCaseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { requireCompany, type Company } from '../companies/service.ts';
-import { lookAndFeelResponse } from '../companies/format.ts';
+import { lookAndFeelResponse, voiceSettings, type CompanyFile } from '../companies/format.ts';
 import { createCase, type AccountInput } from '../cases/service.ts';
 import { reserveCase } from '../cases/reservations.ts';
 import { sealedParts, sealedRecipients } from '../cases/sealed.ts';
@@ -132,6 +132,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
       if (upload.files.length + dto.uploads.length > LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'uploads');
       if (new Set(dto.uploads).size !== dto.uploads.length) throw new HttpError(400, 'DUPLICATE_UPLOAD', 'Name each upload once.', 'uploads');
+      if (!session) assertVoiceMessage(company, dto.voiceMessage, upload.files);
       const created = await createCase(ctx, {
         company,
         caseId,
@@ -151,7 +152,16 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
         reportedPersons: dto.reportedPersons,
         reportedUnit: dto.reportedUnit,
         files: upload.files,
-        uploads: session ? { claim: (trx) => uploads.claim(trx, session, dto.uploads), commit: (files) => uploads.commit(files) } : undefined,
+        uploads: session
+          ? {
+              claim: async (trx) => {
+                const claimed = await uploads.claim(trx, session, dto.uploads);
+                assertVoiceMessage(company, dto.voiceMessage, [...upload.files, ...claimed]);
+                return claimed;
+              },
+              commit: (files) => uploads.commit(files),
+            }
+          : undefined,
         language: requestLanguage(req),
       });
       return reply.status(201).send({ caseDto: created });
@@ -239,6 +249,16 @@ function accountInput(req: FastifyRequest, account: CaseAccount | OralSubmission
   if (!account.follow) return null;
   if ('reservation' in account) return { reservation: account.reservation, verifier: account.verifier, kdf: account.kdf };
   return { password: account.password };
+}
+
+/**
+ * A report that says it carries a voice message instead of a text (issue 40) must
+ * carry an audio file, at a company that takes voice messages.
+ */
+function assertVoiceMessage(company: { settings: CompanyFile }, voiceMessage: boolean, files: readonly { mimeType: string }[]): void {
+  if (!voiceMessage) return;
+  if (!voiceSettings(company.settings).enabled) throw new HttpError(400, 'VOICE_MESSAGES_OFF', 'This portal does not take voice messages.', 'voiceMessage');
+  if (!files.some((f) => isAudioType(f.mimeType))) throw new HttpError(400, 'VOICE_MESSAGE_MISSING', 'voiceMessage is true but no audio file was sent; send the recording or a description.', 'voiceMessage');
 }
 
 /** Runs the creation of case `caseId`; when it fails, the key made for it is removed (null: the key is not this call's to remove). */

@@ -54,6 +54,8 @@ export class UploadQuotas {
 
   /** 507 `INSUFFICIENT_STORAGE` when writing `bytes` more would leave less than the reserve free. */
   async assertDisk(bytes: number, field?: string): Promise<void> {
+    // Chunk rows: the database's disk is PostgreSQL's to watch (docs/decisions/file-store.md).
+    if (this.ctx.files.kind === 'postgres') return;
     const s = await statfs(this.ctx.config.filesDir!);
     const free = Number(s.bavail) * Number(s.bsize);
     if (free - bytes < this.limits.diskReserveBytes) {

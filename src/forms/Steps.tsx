@@ -3,26 +3,27 @@
  * show the draft from the machine's context and send one event per change; what is
  * enabled comes from `snapshot.can(...)`, which the machine guards again.
  */
-import { useId, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
 import { lazyModule, useLazyModule } from '../components/lazyModule.ts';
 import { useSelector } from '@xstate/react';
 import * as v from 'valibot';
 import { toBcp47, useLanguage, useT, type TFunction } from '../i18n/index.ts';
 import { formatBytes } from '../i18n/bytes.ts';
 import { formatDuration } from '../i18n/duration.ts';
-import { useApi, useLookAndFeel } from '../app/lookAndFeel.tsx';
+import { useApi, useDrawingPicture, useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { Icon } from '../components/Icon.tsx';
 import {
   LIMITS,
   VIOLATIONS,
   descriptionSchema,
+  optionalDescriptionSchema,
   emailSchema,
   internationalPhoneSchema,
   passwordSchema,
   phoneOrEmailSchema,
   requiredText,
 } from '../../machines/schema.ts';
-import { stepValidity, type ProtectionOfficer, type ReportEvent, type StepName } from '../../machines/report.ts';
+import { hasVoiceMessage, stepValidity, type ProtectionOfficer, type ReportEvent, type StepName } from '../../machines/report.ts';
 import { useReport } from './context.ts';
 import { companyPhoneCountry, phoneExample } from '../components/phoneDefaults.ts';
 
@@ -38,6 +39,9 @@ import * as fields from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
 export const stepHeadingId = (step: StepName) => `step-${step}-heading`;
+
+// The recorder (its chart, effects, worklet and texts) loads only for a company that takes voice messages.
+const VoiceRecorder = lazy(() => import('../voice/VoiceRecorder.tsx').then((m) => ({ default: m.VoiceRecorder })));
 
 function useDraft() {
   return useSelector(useReport(), (s) => s.context.draft);
@@ -369,6 +373,10 @@ function DescribeProblemStep() {
   const d = useDraft();
   const id = useId();
   const attempted = useAttempted();
+  const laf = useLookAndFeel();
+  const voice = laf.voice;
+  const drawing = useDrawingPicture();
+  const voiceAttached = hasVoiceMessage(d);
   return (
     <>
       <div className={styles.field}>
@@ -392,12 +400,24 @@ function DescribeProblemStep() {
         label={t('forms.describe.description')}
         value={d.description}
         multiline
-        required
-        issue={firstMessage(descriptionSchema, d.description)}
+        required={!voiceAttached}
+        issue={firstMessage(voiceAttached ? optionalDescriptionSchema : descriptionSchema, d.description)}
         hint={t(counterKey(d.description.length), { count: d.description.length, max: LIMITS.descriptionMax })}
         hintTone={counterTone(d.description.length)}
         onChange={(value) => actor.send({ type: 'description.change', value })}
       />
+      {voice?.enabled && !drawing && (
+        <Suspense fallback={null}>
+          <VoiceRecorder
+            settings={voice}
+            target="report"
+            contactPhone={laf.contactPhone}
+            bookingHref={laf.siteFrontPage.showBookingOption ? '/book-meeting' : undefined}
+            onAttach={(file) => actor.send({ type: 'voice.attach', file })}
+            onWithdraw={() => actor.send({ type: 'voice.remove' })}
+          />
+        </Suspense>
+      )}
       <Choices
         legend={t('forms.describe.repeated')}
         name="repeatedViolations"

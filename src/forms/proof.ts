@@ -5,6 +5,9 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import type { PowChallenge, PowProof } from '../../core/pow.ts';
+import { startPinnedWorker } from '../integrity/worker.ts';
+// The built worker's address, started only once its bytes match the page's digest for it.
+import powWorkerUrl from './pow.worker.ts?worker&url';
 
 /** A proof closer than this to its expiry is replaced rather than sent. */
 const FRESH_FOR_MS = 10 * 60 * 1000;
@@ -13,9 +16,14 @@ export function isFresh(proof: PowProof | null, now = Date.now()): proof is PowP
   return proof !== null && Date.parse(proof.expiresAt) - now > FRESH_FOR_MS;
 }
 
-function solveInWorker(challenge: PowChallenge, signal?: AbortSignal): Promise<string> {
+async function solveInWorker(challenge: PowChallenge, signal?: AbortSignal): Promise<string> {
+  const worker = await startPinnedWorker(new URL(powWorkerUrl, location.href), signal);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./pow.worker.ts', import.meta.url), { type: 'module' });
+    if (signal?.aborted) {
+      worker.terminate();
+      reject(new DOMException('aborted', 'AbortError'));
+      return;
+    }
     const stop = () => {
       worker.terminate();
       reject(new DOMException('aborted', 'AbortError'));

@@ -15,7 +15,7 @@ import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { RecordDiff } from '../components/RecordDiff.tsx';
-import { MESSAGE_TYPES, type CaseStatus, type MessageType } from '../../machines/schema.ts';
+import { MESSAGE_TYPES, isAudioType, type CaseStatus, type MessageType } from '../../machines/schema.ts';
 // The one exception to "share only schema, client, design, i18n": the reporter's progress
 // rule (spec §4), a pure function, read here so the handler sees exactly what the reporter
 // sees. Moving it would change the reporter's chunks (docs/decisions/handler-spa.md).
@@ -114,9 +114,15 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
   const isOral = view.submission.type !== 'ONLINE_FORM';
   const fromReporter = (m: { createdByUserId: string }) => m.createdByUserId === view.caseNumber;
   const fileLink = (f: FileView) => (
-    <a href={api.fileUrl(view.caseNumber, f.id)} download={f.name}>
-      {t('handler.case.download', { name: f.name, size: Math.max(1, Math.round(f.size / 1024)) })}
-    </a>
+    <>
+      <a href={api.fileUrl(view.caseNumber, f.id)} download={f.name}>
+        {t('handler.case.download', { name: f.name, size: Math.max(1, Math.round(f.size / 1024)) })}
+      </a>
+      {isAudioType(f.mimeType) && (
+        // A voice message (issue 40) plays here from the download route: the browser's own player, never autoplay.
+        <audio className={styles.voice} controls preload="none" src={api.fileUrl(view.caseNumber, f.id)} aria-label={t('handler.case.voiceMessage', { name: f.name })} data-voice="handler" />
+      )}
+    </>
   );
 
   return (

@@ -4,6 +4,7 @@ import { HLink } from './links.tsx';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
 import { useT } from '../i18n/index.ts';
+import '../i18n/paging/index.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { CASE_STATUSES, SUBMISSION_TYPES } from '../../machines/schema.ts';
@@ -17,10 +18,11 @@ const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
 
 export function InboxPage() {
   const t = useT('handler');
+  const tp = useT('paging');
   const { api, session } = useHandler();
   const actor = useActorRef(
     inboxMachine.provide({
-      actors: { loadInbox: fromPromise(() => api.loadInbox()) },
+      actors: { loadInbox: fromPromise(({ input }) => api.loadInbox(input)) },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
   );
@@ -80,8 +82,8 @@ export function InboxPage() {
           {t('handler.error.load')}
         </p>
       )}
-      {state.matches('ready') && (
-        <div role="region" aria-label={t('handler.inbox.title')} tabIndex={0} className={styles.scroll}>
+      {state.hasTag('rows') && (
+        <div role="region" aria-label={t('handler.inbox.title')} aria-busy={!state.matches({ shown: 'ready' })} tabIndex={0} className={styles.scroll}>
           <table className={styles.table}>
             <caption className={styles.caption}>
               {t('handler.inbox.count', { count: rows.length })}
@@ -120,6 +122,19 @@ export function InboxPage() {
             </tbody>
           </table>
           {rows.length === 0 && <p>{t('handler.inbox.empty')}</p>}
+        </div>
+      )}
+      {state.hasTag('rows') && state.context.nextCursor !== null && (
+        <div className={styles.section}>
+          <p aria-live="polite">{state.matches({ shown: 'loadingMore' }) ? tp('paging.loadingMore') : tp('paging.partial', { shown: state.context.cases.length })}</p>
+          {state.context.moreFailed && (
+            <p role="alert" className={styles.error}>
+              {tp('paging.moreFailed')}
+            </p>
+          )}
+          <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'more.load' })} aria-busy={state.matches({ shown: 'loadingMore' })} onClick={() => actor.send({ type: 'more.load' })}>
+            {tp('paging.more')}
+          </button>
         </div>
       )}
     </div>

@@ -4,7 +4,7 @@
  * Signed out, every page but enrolment shows the sign-in page's route.
  */
 import { Suspense, useEffect, useId } from 'react';
-import { Outlet, useRouterState } from '@tanstack/react-router';
+import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { HLink, useHandlerNavigate } from './links.tsx';
 import { useSelector } from '@xstate/react';
 import { LANGUAGE_NAMES, LANGUAGES, isLanguage, toBcp47, useT } from '../i18n/index.ts';
@@ -14,6 +14,14 @@ import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { KeysGate } from './KeysGate.tsx';
 import * as keyStyles from './KeysPage.css.ts';
+import * as adminStyles from './admin/Admin.css.ts';
+
+/** Where an account lands after logging in: its cases, its company's accounts, or the operator's companies. */
+function homeOf(h: { roles?: { operator: boolean; admin: boolean; handler: boolean }; companyId?: string } | null): string {
+  if (h?.roles?.operator) return '/handler/operator';
+  if (h?.roles && !h.roles.handler && h.roles.admin && h.companyId) return `/handler/admin/${encodeURIComponent(h.companyId)}`;
+  return '/handler/cases';
+}
 
 export function Layout() {
   return (
@@ -26,6 +34,8 @@ export function Layout() {
 function Frame() {
   const t = useT('handler');
   const tk = useT('keys');
+  const ta = useT('admin');
+  const go = useNavigate();
   const { session, language, setLanguage } = useHandler();
   const handler = useSelector(session, (s) => s.context.handler);
   const signedIn = useSelector(session, (s) => s.matches('signedIn'));
@@ -41,8 +51,9 @@ function Frame() {
   useEffect(() => {
     const onEnrol = pathname.startsWith('/handler/enrol');
     if (signedOut && !onEnrol && pathname !== '/handler') void navigate('/handler');
-    if (signedIn && (pathname === '/handler' || pathname === '/handler/')) void navigate('/handler/cases');
-  }, [signedIn, signedOut, pathname, navigate]);
+    if (signedIn && (pathname === '/handler' || pathname === '/handler/')) void go({ to: homeOf(handler) as never, replace: true });
+  }, [signedIn, signedOut, pathname, navigate, go, handler]);
+  const roles = handler?.roles;
 
   return (
     <div className={styles.shell}>
@@ -54,6 +65,28 @@ function Frame() {
           <span className={styles.who}>
             {t('handler.bar.signedInAs', { name: handler.name, company: handler.companyName })}
           </span>
+        )}
+        {signedIn && roles && (roles.admin || roles.operator) && (
+          <nav aria-label={ta('admin.nav.accounts')} className={adminStyles.nav}>
+            {roles.handler && (
+              <Link to={'/handler/cases' as never} className={adminStyles.navLink}>
+                {ta('admin.nav.cases')}
+              </Link>
+            )}
+            {roles.admin && handler?.companyId && (
+              <Link to={'/handler/admin/$companyId' as never} params={{ companyId: handler.companyId } as never} className={adminStyles.navLink}>
+                {ta('admin.nav.accounts')}
+              </Link>
+            )}
+            <HLink to="/handler/company" className={adminStyles.navLink}>
+              {t('handler.bar.company')}
+            </HLink>
+            {roles.operator && (
+              <Link to={'/handler/operator' as never} className={adminStyles.navLink}>
+                {ta('admin.nav.companies')}
+              </Link>
+            )}
+          </nav>
         )}
         <label htmlFor={langId} className={visuallyHidden}>
           {t('frame.language')}
@@ -77,6 +110,11 @@ function Frame() {
         )}
       </header>
       <main className={styles.main}>
+        {signedIn && (handler?.failedSignIns ?? 0) > 0 && (
+          <p role="status" className={adminStyles.notice} data-testid="failed-signins">
+            {ta('admin.failedSignIns', { count: handler!.failedSignIns! })}
+          </p>
+        )}
         <Suspense fallback={<div aria-busy="true" />}>
           <KeysGate />
           <Outlet />

@@ -62,3 +62,6 @@ export const scroll = style({ overflowX: 'auto' });
 export const caption = style({ textAlign: 'left', padding: '8px 0', color: vars.color.textMuted });
 export const checkbox = style({ display: 'flex', gap: 8, alignItems: 'center', minHeight: 44 });
 export const hash = style({ fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: '0.8125rem', overflowWrap: 'anywhere', margin: 0 });
+
+/** A voice message's player under its download link (issue 40). */
+export const voice = style({ display: 'block', width: '100%', maxWidth: 420, minHeight: 44, marginTop: 6 });

@@ -6,7 +6,7 @@
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { SessionAnswer, Credentials, HandlerProfile } from '../../machines/handler/session.ts';
 import type { EnrolmentFinish, EnrolmentOpening } from '../../machines/handler/enrolment.ts';
-import type { InboxAnswer, InboxCase } from '../../machines/handler/inbox.ts';
+import type { InboxAnswer, InboxCase, InboxRequest } from '../../machines/handler/inbox.ts';
 import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
 import { fromCallback } from 'xstate';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
@@ -26,11 +26,13 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
 }
 
 export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
-  const session = async (run: () => Promise<{ handler: HandlerProfile }>): Promise<SessionAnswer> => {
+  const session = async (run: () => Promise<{ handler: HandlerProfile; signIn?: { failedSignIns: number } }>): Promise<SessionAnswer> => {
     const r = await call(run);
-    return { status: r.status, handler: r.data?.handler };
+    return { status: r.status, handler: r.data ? { ...r.data.handler, ...(r.data.signIn ? { failedSignIns: r.data.signIn.failedSignIns } : {}) } : undefined };
   };
   return {
+    /** The client itself, for the administration's own calls (src/handler/admin). */
+    client: api,
     checkSession: () => session(() => api.json('/api/handler/session')),
     /** Derives in the page: the server gets the verifier (core/crypto), and the keys open in the same step. */
     signIn: (c: Credentials) => keys.signIn(c),
@@ -48,9 +50,17 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
       const r = await call(() => api.json<{ recoveryCodes: string[] }>('/api/handler/enrolment/finish', { method: 'POST', body: { code: input.code, keys: made.bundle, totpCode: input.totpCode } }));
       return { status: r.status, code: r.code, recoveryCodes: r.data?.recoveryCodes, keyRecoveryCode: r.status === 200 ? made.keyRecoveryCode : undefined };
     },
-    loadInbox: async (): Promise<InboxAnswer> => {
-      const r = await call(() => api.json<{ cases: InboxCase[] }>('/api/handler/cases'));
-      return { status: r.status, cases: r.data?.cases };
+    /** One page; the filters go to the server, which applies them before paging. */
+    loadInbox: async (req: InboxRequest): Promise<InboxAnswer> => {
+      const q = new URLSearchParams();
+      if (req.status !== 'ALL') q.set('status', req.status);
+      if (req.channel !== 'ALL') q.set('channel', req.channel);
+      const digits = req.search.replace(/\D/g, '');
+      if (digits) q.set('search', digits);
+      if (req.cursor) q.set('cursor', req.cursor);
+      const query = q.toString();
+      const r = await call(() => api.json<{ cases: InboxCase[]; nextCursor: string | null }>(`/api/handler/cases${query ? `?${query}` : ''}`));
+      return { status: r.status, cases: r.data?.cases, nextCursor: r.data?.nextCursor ?? null };
     },
     loadCase: async (caseNumber: string): Promise<CaseAnswer> => {
       const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}`));

@@ -5,9 +5,12 @@ import type { handlerSessionMachine } from '../../machines/handler/session.ts';
 import type { HandlerApi } from './api.ts';
 import type { HandlerKeysApi } from './keys.ts';
 import type { Language } from '../i18n/index.ts';
+import type { ApiClient } from '../api/client.ts';
 
 export interface HandlerEnv {
   api: HandlerApi & { keys: HandlerKeysApi };
+  /** The shared API client itself, for the administration's calls (src/handler/adminApi.ts). */
+  rawApi: ApiClient;
   session: ActorRefFrom<typeof handlerSessionMachine>;
   language: Language;
   setLanguage: (l: Language) => void;

@@ -8,6 +8,7 @@
  * key-log head it verified (public values, localStorage), and refuses a log that does
  * not extend them: a server that swaps the anchor or rewrites the log is caught here.
  */
+import { POW_HEADER, solveProof, type PowChallenge } from '../../core/pow.ts';
 import {
   EnvelopeError,
   fromBase64,
@@ -69,6 +70,15 @@ async function status<T>(run: () => Promise<T>): Promise<{ status: number; data?
   }
 }
 
+async function withCode<T>(run: () => Promise<T>): Promise<{ status: number; data?: T; code?: string }> {
+  try {
+    return { status: 200, data: await run() };
+  } catch (err) {
+    if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, code: err.code };
+    throw err;
+  }
+}
+
 /** The typed secret when it has a key recovery code's shape (28 base32 symbols), else undefined: then it is a password. */
 function asRecoveryCode(secret: string): string | undefined {
   try {
@@ -82,9 +92,23 @@ function asRecoveryCode(secret: string): string | undefined {
 export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | 'setItem'>, host: string) {
   const sealed = () => status(() => api.json<SealedKeys>('/api/handler/keys'));
 
+  /**
+   * During a burst of failed sign-ins the server asks for a proof-of-work (403
+   * POW_REQUIRED, docs/decisions/administration.md): fetch the challenge, solve it
+   * (core/pow.ts, as the reporter's side), and send the same sign-in again with it.
+   */
   const signInWith = async (c: Credentials, body: Record<string, unknown>): Promise<SessionAnswer> => {
-    const r = await status(() => api.json<{ handler: HandlerProfile }>('/api/handler/session', { method: 'POST', body: { email: c.email, code: c.code, ...body } }));
-    return { status: r.status, handler: r.data?.handler };
+    type Answer = { handler: HandlerProfile; signIn?: { failedSignIns: number } };
+    const send = (headers?: Record<string, string>) => withCode(() => api.json<Answer>('/api/handler/session', { method: 'POST', body: { email: c.email, code: c.code, ...body }, headers }));
+    let r = await send();
+    if (r.code === 'POW_REQUIRED') {
+      const { challenge } = await api.json<{ challenge: PowChallenge | null }>('/api/handler/session/challenge');
+      if (!challenge) return { status: 403 };
+      const nonce = await solveProof(challenge.challenge, challenge.difficulty);
+      if (nonce === null) return { status: 403 };
+      r = await send({ [POW_HEADER]: `${challenge.challenge}:${nonce}` });
+    }
+    return { status: r.status, handler: r.data ? { ...r.data.handler, ...(r.data.signIn ? { failedSignIns: r.data.signIn.failedSignIns } : {}) } : undefined };
   };
 
   /**

@@ -3,63 +3,36 @@
  * pages are lazy chunks (docs/decisions/handler-spa.md). Sharing with the reporter's
  * side: the API client, the schema module, the design system and i18n only.
  */
-import { StrictMode, useEffect, useMemo, useRef, useState } from "react";
-import { createRoot } from "react-dom/client";
-import {
-  createRootRoute,
-  createRoute,
-  createRouter,
-  lazyRouteComponent,
-  RouterProvider,
-} from "@tanstack/react-router";
-import { useActorRef } from "@xstate/react";
-import { fromPromise } from "xstate";
-import "../styles/global.css.ts";
-import "../i18n/handler/index.ts";
-import "../i18n/keys/index.ts";
-import { loadRuntimeConfig } from "../api/config.ts";
-import { createApiClient } from "../api/client.ts";
-import { I18nProvider, loadCatalogue, type Language } from "../i18n/index.ts";
-import { initialLanguage, storeLanguage } from "../app/language.ts";
-import {
-  handlerSessionMachine,
-  type Credentials,
-} from "../../machines/handler/session.ts";
-import { handlerApi } from "./api.ts";
-import { handlerKeys } from "./keys.ts";
-import { HandlerContext } from "./context.ts";
-import { Layout } from "./Layout.tsx";
+import { StrictMode, useEffect, useMemo, useRef, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, RouterProvider } from '@tanstack/react-router';
+import { useActorRef } from '@xstate/react';
+import { fromPromise } from 'xstate';
+import '../styles/global.css.ts';
+import '../i18n/handler/index.ts';
+import '../i18n/admin/index.ts';
+import '../i18n/keys/index.ts';
+import { loadRuntimeConfig } from '../api/config.ts';
+import { createApiClient } from '../api/client.ts';
+import { I18nProvider, loadCatalogue, type Language } from '../i18n/index.ts';
+import { initialLanguage, storeLanguage } from '../app/language.ts';
+import { handlerSessionMachine, type Credentials } from '../../machines/handler/session.ts';
+import { handlerApi } from './api.ts';
+import { handlerKeys } from './keys.ts';
+import { HandlerContext } from './context.ts';
+import { Layout } from './Layout.tsx';
 
 const rootRoute = createRootRoute({ component: Layout });
 const routeTree = rootRoute.addChildren([
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: "/handler",
-    component: lazyRouteComponent(
-      () => import("./SignInPage.tsx"),
-      "SignInPage",
-    ),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: "/handler/enrol",
-    component: lazyRouteComponent(() => import("./EnrolPage.tsx"), "EnrolPage"),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: "/handler/keys",
-    component: lazyRouteComponent(() => import("./KeysPage.tsx"), "KeysPage"),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: "/handler/cases",
-    component: lazyRouteComponent(() => import("./InboxPage.tsx"), "InboxPage"),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: "/handler/cases/$caseNumber",
-    component: lazyRouteComponent(() => import("./CasePage.tsx"), "CasePage"),
-  }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler', component: lazyRouteComponent(() => import('./SignInPage.tsx'), 'SignInPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/enrol', component: lazyRouteComponent(() => import('./EnrolPage.tsx'), 'EnrolPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/keys', component: lazyRouteComponent(() => import('./KeysPage.tsx'), 'KeysPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
+  // The administration (docs/decisions/administration.md): the server decides who may; these only show.
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/$companyId', component: lazyRouteComponent(() => import('./admin/AccountsPage.tsx'), 'AccountsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/operator', component: lazyRouteComponent(() => import('./admin/OperatorPage.tsx'), 'OperatorPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
 ]);
 const router = createRouter({ routeTree });
 
@@ -75,32 +48,29 @@ function HandlerRoot({
 }) {
   const [language, setLanguageState] = useState(firstLanguage);
   // Calls that succeed move the session chart's idle clock; a 401 ends it there.
-  const bridge = useRef<{ touch: () => void; expired: () => void }>({
-    touch: () => {},
-    expired: () => {},
-  });
+  const bridge = useRef<{ touch: () => void; expired: () => void }>({ touch: () => {}, expired: () => {} });
+  const rawApi = useMemo(
+    () =>
+        createApiClient({
+          baseUrl: apiBaseUrl,
+          companyHost: window.location.hostname,
+          onUnauthorized: (status) => {
+            if (status === 401) bridge.current.expired();
+          },
+          // The shared client omits credentials (the reporter's side has no cookies);
+          // the workspace's session is its same-origin HttpOnly cookie.
+          fetch: async (input, init) => {
+            const res = await fetch(input, { ...init, credentials: 'same-origin' });
+            if (res.ok) bridge.current.touch();
+            return res;
+          },
+        }),
+    [apiBaseUrl],
+  );
   const api = useMemo(() => {
-    const client = createApiClient({
-      baseUrl: apiBaseUrl,
-      companyHost: window.location.hostname,
-      onUnauthorized: (status) => {
-        if (status === 401) bridge.current.expired();
-      },
-      // The shared client omits credentials (the reporter's side has no cookies);
-      // the workspace's session is its same-origin HttpOnly cookie.
-      fetch: async (input, init) => {
-        const res = await fetch(input, { ...init, credentials: "same-origin" });
-        if (res.ok) bridge.current.touch();
-        return res;
-      },
-    });
-    const keys = handlerKeys(
-      client,
-      window.localStorage,
-      window.location.hostname,
-    );
-    return { ...handlerApi(client, keys), keys };
-  }, [apiBaseUrl]);
+    const keys = handlerKeys(rawApi, window.localStorage, window.location.hostname);
+    return { ...handlerApi(rawApi, keys), keys };
+  }, [rawApi]);
   const session = useActorRef(
     handlerSessionMachine.provide({
       actors: {
@@ -125,6 +95,7 @@ function HandlerRoot({
   const env = useMemo(
     () => ({
       api,
+      rawApi,
       session,
       language,
       setLanguage: (l: Language) => {
@@ -136,7 +107,7 @@ function HandlerRoot({
         ]).then(() => setLanguageState(l));
       },
     }),
-    [api, session, language],
+    [api, rawApi, session, language],
   );
   return (
     <HandlerContext value={env}>

@@ -7,29 +7,49 @@
 import { createActor, fromPromise, waitFor, type ActorRefFrom } from 'xstate';
 import { fileCheckMachine, fileToSend, type CheckedFile, type CleanResult, type InspectResult } from '../../machines/fileCheck.ts';
 import type { WorkerAnswer, WorkerRequest } from './worker.ts';
+import { startPinnedWorker } from '../integrity/worker.ts';
+import checkWorkerUrl from './worker.ts?worker&url';
 
 export type FileCheckActor = ActorRefFrom<typeof fileCheckMachine>;
 
 function createWorkerClient() {
-  let worker: Worker | null = null;
+  let worker: Promise<Worker> | null = null;
   let next = 1;
   const waiting = new Map<number, (a: WorkerAnswer) => void>();
-  const call = (op: WorkerRequest['op'], file: Blob) =>
-    new Promise<WorkerAnswer>((resolve) => {
-      if (!worker) {
-        worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
-        worker.onmessage = (e: MessageEvent<WorkerAnswer>) => {
+  const fail = (error: string) => {
+    for (const [id, r] of waiting) r({ id, ok: false, error });
+    waiting.clear();
+  };
+  const started = () => {
+    if (!worker) {
+      // Started only once its bytes match the page's digest for it (src/integrity/worker.ts).
+      const pending = startPinnedWorker(new URL(checkWorkerUrl, location.href)).then((w) => {
+        w.onmessage = (e: MessageEvent<WorkerAnswer>) => {
           waiting.get(e.data.id)?.(e.data);
           waiting.delete(e.data.id);
         };
-        worker.onerror = () => {
-          for (const [id, r] of waiting) r({ id, ok: false, error: 'worker failed' });
-          waiting.clear();
-        };
-      }
+        w.onerror = () => fail('worker failed');
+        return w;
+      });
+      // A worker that could not be checked fails the calls waiting for it; the next call tries again.
+      pending.catch(() => {
+        if (worker === pending) worker = null;
+      });
+      worker = pending;
+    }
+    return worker;
+  };
+  const call = (op: WorkerRequest['op'], file: Blob) =>
+    new Promise<WorkerAnswer>((resolve) => {
       const id = next++;
       waiting.set(id, resolve);
-      worker.postMessage({ id, op, file } satisfies WorkerRequest);
+      started().then(
+        (w) => w.postMessage({ id, op, file } satisfies WorkerRequest),
+        (err: Error) => {
+          waiting.delete(id);
+          resolve({ id, ok: false, error: err.message });
+        },
+      );
     });
   return {
     async inspect(file: Blob): Promise<InspectResult> {
@@ -43,7 +63,7 @@ function createWorkerClient() {
       return { file: new File([a.bytes], file.name, { type: file.type, lastModified: Date.now() }), removed: a.removed, remaining: a.remaining };
     },
     stop() {
-      worker?.terminate();
+      void worker?.then((w) => w.terminate(), () => undefined);
       worker = null;
     },
   };

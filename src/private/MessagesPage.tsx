@@ -9,17 +9,18 @@
  * scrolls there again when a message arrives, so a reporter who sent one sees it
  * while the focus stays in the text field.
  */
-import { Suspense, useEffect, useId, useRef, useState, type RefObject } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState, type RefObject } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { chatMachine } from '../../machines/chat.ts';
-import { ALLOWED_EXTENSIONS, LIMITS } from '../../machines/schema.ts';
+import { ALLOWED_EXTENSIONS, LIMITS, isAudioType } from '../../machines/schema.ts';
 import { toBcp47, useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime, formatRelativeTime } from '../i18n/dates.ts';
 import { formatBytes } from '../i18n/bytes.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
-import { chatEffects, downloadFile } from './services.ts';
+import { chatEffects, downloadFile, fileBlob } from './services.ts';
+import { useLookAndFeel } from '../app/lookAndFeel.tsx';
 import { UploadProgress } from '../components/UploadProgress.tsx';
 import { useFileChecksOwner } from '../metadata/context.tsx';
 import { FileCheckStatus } from '../metadata/FileCheckStatus.tsx';
@@ -36,6 +37,10 @@ import * as layout from './Layout.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as pages from './Pages.css.ts';
 import * as styles from './MessagesPage.css.ts';
+
+// Voice messages (issue 40) are played here; the player and its texts load only when a case has one.
+const VoicePlayer = lazy(() => import('../voice/VoicePlayer.tsx').then((m) => ({ default: m.VoicePlayer })));
+const VoiceRecorder = lazy(() => import('../voice/VoiceRecorder.tsx').then((m) => ({ default: m.VoiceRecorder })));
 
 export function MessagesPage() {
   const t = useT('private');
@@ -103,6 +108,10 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   const ids = { text: useId(), counter: useId(), files: useId(), error: useId() };
   // What an attached file gives away is checked on this device; an identified reporter may keep originals.
   const identified = !!useCase().whistleblower?.name;
+  // A sent message (the case reloaded with one more) starts the recorder afresh.
+  const sentCount = useCase().messages.length;
+  const laf = useLookAndFeel();
+  const voice = laf.voice;
   const checks = useFileChecksOwner(identified);
   // Made once: the effects keep the upload session and addresses for the next send.
   const [effects] = useState(() => chatEffects(services, checks));
@@ -205,6 +214,22 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           </ul>
         </div>
       )}
+      {voice?.enabled && (
+        // A recorded voice message goes with the message as one of its files (issue 40).
+        <Suspense fallback={null}>
+          <VoiceRecorder
+            key={sentCount}
+            settings={voice}
+            target="message"
+            contactPhone={laf.contactPhone}
+            onAttach={(file) => composer.send({ type: 'files.add', files: [file] })}
+            onWithdraw={() => {
+              const index = composer.getSnapshot().context.files.findIndex((f) => f.name.startsWith('voice-message.'));
+              if (index >= 0) composer.send({ type: 'file.remove', index });
+            }}
+          />
+        </Suspense>
+      )}
       {posting && <progress className={styles.progress} aria-label={t('private.messages.uploading')} />}
       {failed && (
         <p id={ids.error} role="alert" className={pages.error}>
@@ -299,6 +324,11 @@ function SharedFiles() {
                   {formatBytes(f.size, locale, t)}
                 </span>
               </button>
+              {isAudioType(f.mimeType ?? '') && (
+                <Suspense fallback={null}>
+                  <VoicePlayer name={f.name} load={() => fileBlob(services, f)} />
+                </Suspense>
+              )}
             </li>
           ))}
         </ul>

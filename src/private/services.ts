@@ -479,6 +479,12 @@ export function downloadRecord(s: PrivateServices, caseNumber: string, version: 
 }
 
 /** Downloads a file of the case as an attachment. */
+/** A file's bytes for playing it here (a voice message, issue 40): in memory only. */
+export async function fileBlob(s: PrivateServices, file: { id: string }): Promise<Blob> {
+  const res = await s.api.request(`/api/private/case/files/${encodeURIComponent(file.id)}`, { headers: { accept: 'application/octet-stream' } });
+  return res.blob();
+}
+
 export function downloadFile(s: PrivateServices, file: { id: string; name: string }): Promise<number> {
   return download(s, `/api/private/case/files/${encodeURIComponent(file.id)}`, 'application/octet-stream', file.name);
 }

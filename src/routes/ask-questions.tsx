@@ -36,7 +36,7 @@ function AskQuestions() {
         </AskBox>
         <AskBox id="ask-online" icon="question" title={t('ask.online.title')}>
           <p>{t('ask.online.text')}</p>
-          <Link to="/online-form" className={styles.button}>
+          <Link to="/online-form" className={styles.button} reloadDocument={laf.voice?.enabled === true}>
             {t('ask.online.action')}
           </Link>
         </AskBox>

@@ -26,6 +26,7 @@ interface CardDef {
 }
 
 function Card({ def }: { def: CardDef }) {
+  const voiceOn = useLookAndFeel().voice?.enabled === true;
   const t = useT();
   const router = useRouter();
   const body = (
@@ -58,7 +59,9 @@ function Card({ def }: { def: CardDef }) {
     );
   }
   return (
-    <Link to={def.to} className={styles.card} data-card={def.id}>
+    // With voice messages on, the form opens as its own page: only that page's
+    // Permissions-Policy lets it ask for the microphone (docs/decisions/voice-messages.md).
+    <Link to={def.to} className={styles.card} data-card={def.id} reloadDocument={voiceOn && def.to === '/online-form'}>
       {body}
     </Link>
   );

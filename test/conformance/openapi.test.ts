@@ -214,7 +214,7 @@ async function journey(api: Api) {
   const account = await createHandlerAccount(server.ctx.db, company!.id, 'Sara', { email: 'sara@example.org' });
   const start = await api('POST', `${H}/enrolment/start`, { host, json: { code: account.enrolmentCode } });
   const password = 'correct horse battery';
-  await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, keys: await keyBundle(password), totpCode: totp(start.data.secret) } });
+  const finished = await api('POST', `${H}/enrolment/finish`, { host, json: { code: account.enrolmentCode, keys: await keyBundle(password), totpCode: totp(start.data.secret) } });
   const salt = await api('POST', `${H}/session/salt`, { host, json: { email: 'sara@example.org' } });
   const signedIn = await api('POST', `${H}/session`, { host, json: { email: 'sara@example.org', verifier: await verifierFor(password, salt.data), code: totp(start.data.secret, 1) } });
   const cookie = { host, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]! } };
@@ -225,6 +225,11 @@ async function journey(api: Api) {
   const recovery = await makeHandlerKeys();
   await api('POST', `${H}/key-anchor`, { ...cookie, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } });
   await api('POST', `${H}/session/refresh`, cookie);
+  await api('GET', `${H}/session/challenge`, { host });
+  // The handler's own API tokens, made with a fresh second factor (a recovery code here).
+  const ownToken = await api('POST', `${H}/tokens`, { ...cookie, json: { label: 'script', code: finished.data.recoveryCodes[0] } });
+  await api('GET', `${H}/tokens`, cookie);
+  await api('DELETE', `${H}/tokens/${ownToken.data.id}`, cookie);
   await api('DELETE', `${H}/session`, cookie);
 
   // The operator (loopback, admin token).
@@ -234,7 +239,39 @@ async function journey(api: Api) {
   const f = companyFixture({ id: 'journey-co', hosts: ['journey.test'], languages: ['da'] });
   const assets = Object.fromEntries(Object.entries(f.assets).map(([p, a]) => [p, { contentType: a.contentType, base64: a.bytes.toString('base64') }]));
   await api('POST', '/api/admin/companies', { ...admin, json: { file: f.file, assets } });
+  // The company editor (docs/decisions/company-editor.md), as the operator.
+  const co = '/api/admin/companies/journey-co';
+  const opened = (await api('GET', `${co}/editor`, admin)).data;
+  const upload = (await api('POST', `${co}/images`, { ...admin, json: { contentType: 'image/svg+xml', base64: f.assets['officer.svg']!.bytes.toString('base64') } })).data;
+  await api('GET', `${co}/images/${upload.sha256}`, admin);
+  const edited = { ...opened.file, name: 'Journey Co (edited)' };
+  const preview = (await api('POST', `${co}/preview`, { ...admin, json: { file: edited, images: opened.images } })).data;
+  await api('GET', `${co}/preview/${preview.id}/da`, admin);
+  await api('PUT', `${co}/settings`, { ...admin, json: { baseVersion: opened.version, file: edited, images: opened.images } });
+  await api('GET', `${co}/versions`, admin);
+  await api('POST', `${co}/versions/1/revert`, { ...admin, json: { baseVersion: opened.version + 1 } });
+  const exported = (await api('GET', `${co}/export`, admin)).data;
+  await api('POST', `${co}/import`, { ...admin, json: exported });
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
+
+  // The administration (docs/decisions/administration.md), as the operator.
+  await api('POST', '/api/admin/operators', { ...admin, json: { name: 'Olga Operator', email: 'olga@example.org' } });
+  await api('GET', '/api/admin/trail', admin);
+  await api('GET', '/api/admin/companies', admin);
+  const A = `/api/admin/companies/${company!.id}`;
+  await api('GET', `${A}/accounts`, admin);
+  const invited = await api('POST', `${A}/accounts`, { ...admin, json: { name: 'Ivo', email: 'ivo@example.org' } });
+  const ivo = `${A}/accounts/${invited.data.account.id}`;
+  await api('PATCH', ivo, { ...admin, json: { officers: [officer] } });
+  await api('POST', `${ivo}/disable`, admin);
+  await api('POST', `${ivo}/enable`, admin);
+  const auto = await api('POST', `${ivo}/tokens`, { ...admin, json: { label: 'nightly' } });
+  await api('GET', `${ivo}/tokens`, admin);
+  await api('DELETE', `${ivo}/tokens/${auto.data.id}`, admin);
+  await api('POST', `${ivo}/sessions/end`, admin);
+  await api('POST', `${ivo}/reset`, { ...admin, json: { what: 'secondFactor' } });
+  await api('GET', `${A}/trail`, admin);
+  await api('DELETE', ivo, admin);
 
   // The key log: the recovery key set once, Hanne's key certified by it, the log read as a reporter's browser reads it.
   const other = await makeHandlerKeys();

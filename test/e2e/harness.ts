@@ -76,8 +76,20 @@ export interface OpenedPage {
   requests: RecordedRequest[];
   /** Requests whose origin is not one of `allowedOrigins` (data:/blob: URLs never leave the page). */
   foreignRequests(allowedOrigins: string[]): RecordedRequest[];
+  /**
+   * Every CSP violation a page of this context reported (`securitypolicyviolation`),
+   * as `directive blocked-uri`. `close()` fails when one of them is a Trusted Types,
+   * script or worker violation: no journey may need a sink outside the named policies
+   * (docs/decisions/code-integrity.md).
+   */
+  violations: string[];
   close(): Promise<void>;
 }
+
+/** Marks the console line an init script writes for each CSP violation. */
+const VIOLATION_MARK = '[wb-csp-violation]';
+const VIOLATION_SCRIPT = `document.addEventListener('securitypolicyviolation', (e) => console.error(${JSON.stringify(VIOLATION_MARK)} + ' ' + e.effectiveDirective + ' ' + (e.blockedURI || '-') + ' ' + (e.sample || '')));`;
+const FATAL_DIRECTIVES = /^(require-trusted-types-for|trusted-types|script-src|script-src-elem|worker-src)$/;
 
 export interface PageOptions {
   width?: number;
@@ -94,6 +106,12 @@ export async function openPage(browser: Browser, opts: PageOptions = {}): Promis
   });
   const requests: RecordedRequest[] = [];
   context.on('request', (r) => requests.push({ url: r.url(), method: r.method() }));
+  const violations: string[] = [];
+  await context.addInitScript(VIOLATION_SCRIPT);
+  context.on('console', (m) => {
+    const text = m.text();
+    if (text.startsWith(VIOLATION_MARK)) violations.push(`${text.slice(VIOLATION_MARK.length + 1)} (${m.page()?.url() ?? '?'})`);
+  });
   const page = await context.newPage();
   return {
     context,
@@ -104,7 +122,12 @@ export async function openPage(browser: Browser, opts: PageOptions = {}): Promis
         if (r.url.startsWith('data:') || r.url.startsWith('blob:') || r.url === 'about:blank') return false;
         return !allowed.includes(new URL(r.url).origin);
       }),
-    close: () => context.close(),
+    violations,
+    close: async () => {
+      await context.close();
+      const fatal = violations.filter((v) => FATAL_DIRECTIVES.test(v.split(' ')[0] ?? ''));
+      if (fatal.length) throw new Error(`CSP violations (Trusted Types, script or worker):\n${fatal.join('\n')}`);
+    },
   };
 }
 

@@ -6,10 +6,11 @@
  */
 import net from 'node:net';
 
-export function relay() {
+export function relay(opts: { record?: boolean } = {}) {
   let target: number | null = null;
   let sent = 0;
   const pairs = new Set<[net.Socket, net.Socket]>();
+  const connections: Buffer[][] = [];
   const server = net.createServer((client) => {
     if (target === null) return client.destroy();
     const upstream = net.connect(target, '127.0.0.1');
@@ -20,7 +21,12 @@ export function relay() {
       client.destroy();
       upstream.destroy();
     };
-    client.on('data', (d) => (sent += d.length));
+    const mine: Buffer[] = [];
+    if (opts.record) connections.push(mine);
+    client.on('data', (d: Buffer) => {
+      sent += d.length;
+      if (opts.record) mine.push(d);
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('error', end).on('close', end);
@@ -37,6 +43,8 @@ export function relay() {
       pairs.clear();
     },
     sent: () => sent,
+    /** What the browser sent on each connection, when recording. */
+    recorded: () => connections.map((c) => Buffer.concat(c)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -52,9 +52,19 @@ const suites: [MachineModel, string[], string[], Check][] = [
       else expect(s.context.password).toBe('');
     },
   ],
-  [inbox, ['loadInbox'], ['reportUnauthorized'], (s, e, _b, actions) => {
+  [inbox, ['loadInbox'], ['reportUnauthorized'], (s, e, before, actions) => {
     if (e.type === 'xstate.done.actor.loadInbox' && (e as unknown as { output: { status: number } }).output.status === 401) expect(actions.at(-1)).toBe('reportUnauthorized');
-    if (!s.matches('ready') && !s.matches('loading')) expect(s.matches('failed')).toBe(true);
+    // More pages only after a page that named one; their rows come after those shown.
+    const more = { shown: 'loadingMore' };
+    if (s.matches(more) && !before.matches(more)) expect(before.matches({ shown: 'ready' }) && before.context.nextCursor !== null).toBe(true);
+    if (before.matches(more) && s.matches({ shown: 'ready' }) && !s.context.moreFailed) expect(s.context.cases.slice(0, before.context.cases.length)).toEqual(before.context.cases);
+    if (before.matches(more) && s.matches({ shown: 'ready' }) && s.context.moreFailed) expect(s.context.cases).toEqual(before.context.cases);
+    // A filter change always asks the server again (typing: after the pause).
+    if (e.type.startsWith('filter.')) expect(s.matches('loading') || s.matches({ shown: 'refreshing' })).toBe(true);
+    if (e.type === 'search.change') expect(s.matches('loading') || s.matches({ shown: 'searching' })).toBe(true);
+    if (e.type.startsWith('xstate.after.searchPause')) expect(s.matches({ shown: 'refreshing' })).toBe(true);
+    // Rows only once a page came.
+    expect(s.hasTag('rows')).toBe(s.matches('shown'));
   }],
   [handlerCase, ['loadCase', 'changeStatus'], ['reportUnauthorized'], (s, e, before) => {
     if (s.matches('confirmingStatus')) expect(s.context.nextStatus).not.toBe(before.context.view?.status ?? null);
@@ -103,7 +113,7 @@ for (const [model, promiseActors, recordActions, check] of suites) {
 
 describe('handler helpers', () => {
   it('inbox rows: nearest deadline first, cases without a clock last; filters and search by digits', () => {
-    const ctx: InboxContext = { cases: inboxCases as never, status: 'ALL', channel: 'ALL', search: '' };
+    const ctx: InboxContext = { cases: inboxCases as never, status: 'ALL', channel: 'ALL', search: '', nextCursor: null, moreFailed: false };
     expect(inboxRows(ctx).map((c) => c.caseNumber)).toEqual(['1111222233334444', '5555666677778888']);
     expect(inboxRows({ ...ctx, channel: 'PHONE' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
     expect(inboxRows({ ...ctx, status: 'RECEIVED' }).map((c) => c.caseNumber)).toEqual(['1111222233334444']);

@@ -1,4 +1,4 @@
-/** Model of the inbox: every load answer, reload, and the filters in every state. */
+/** Model of the inbox: every load answer (a last page and one with more), reload, more pages, and the filters in every state. */
 import type { EventObject } from 'xstate';
 import { inboxMachine } from '../../machines/handler/inbox.ts';
 import type { MachineModel } from './harness.ts';
@@ -10,6 +10,7 @@ export const inboxCases = [
 
 export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadInbox', output: { status: 200, cases: inboxCases } },
+  { type: 'xstate.done.actor.loadInbox', output: { status: 200, cases: inboxCases.slice(0, 1), nextCursor: 'page-2' } },
   { type: 'xstate.done.actor.loadInbox', output: { status: 401 } },
   { type: 'xstate.done.actor.loadInbox', output: { status: 500 } },
   { type: 'xstate.error.actor.loadInbox', error: 'network' },
@@ -17,11 +18,14 @@ export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'filter.status', value: 'RECEIVED' },
   { type: 'filter.channel', value: 'PHONE' },
   { type: 'search.change', value: '5555' },
+  { type: 'more.load' },
+  { type: 'xstate.after.searchPause.inbox.shown.searching' },
 ];
 
 export default {
   name: 'handlerInbox',
   machine: inboxMachine,
   events: inboxEvents,
-  serializeState: ((s: { value: unknown; context: { status: string; channel: string; search: string } }) => JSON.stringify([s.value, s.context.status, s.context.channel, s.context.search])) as never,
+  serializeState: ((s: { value: unknown; context: { status: string; channel: string; search: string; nextCursor: string | null; moreFailed: boolean; cases: unknown[] } }) =>
+    JSON.stringify([s.value, s.context.status, s.context.channel, s.context.search, s.context.nextCursor, s.context.moreFailed])) as never,
 } satisfies MachineModel;

@@ -42,6 +42,8 @@ export const SUCCESS: SuccessData = {
   caseDto: { caseNumber: '1234567890123456', status: 'RECEIVED', created: '2026-11-22T01:00:00Z', submission: { type: 'ONLINE_FORM' } },
 };
 
+export const VOICE_FILE = { name: 'voice-message.webm', size: 2000, type: 'audio/webm' };
+
 export const PROOF: SubmissionProof = { challenge: 'v1.4.1893456000.id.mac', nonce: '1b', expiresAt: '2030-01-01T00:00:00.000Z' };
 export const RATE_LIMITED: RateLimited = { rateLimited: { retryAfterSeconds: 900 } };
 export const RESERVATION: CaseReservation = { reservation: 'r'.repeat(43), caseNumber: '1234567812345678', salt: 'AAAAAAAAAAAAAAAAAAAAAA' };
@@ -183,6 +185,9 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
       { type: 'unit.change', value: now('reportRelated') ? 'Finance department' : d.reportedUnit },
       { type: 'files.add', files: phase === 'complete' ? [{ name: 'a.pdf', size: 100, type: 'application/pdf' }] : [] },
       { type: 'file.remove', index: 99 },
+      // A voice message (issue 40) is attached and removed once the form is complete:
+      // the transitions are taken without multiplying the state space.
+      ...(phase === 'complete' ? [{ type: 'voice.attach', file: VOICE_FILE }, { type: 'voice.remove' }] : []),
       ...either('followReport', [true, false], d.follow).map((value) => ({ type: 'follow.choose', value })),
     );
   }

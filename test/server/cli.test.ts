@@ -61,7 +61,9 @@ describe('npm run handler', () => {
     const port = new URL(server.url).port;
     expect(link).toMatch(new RegExp(`^http://acme\\.test:${port}/handler/enrol#[\\w-]{43}$`));
     expect(r.stderr).toContain('hanne@example.org');
-    const row = await server.ctx.db.selectFrom('handler_account').selectAll().where('token_hash', '=', hashToken(apiToken!)).executeTakeFirstOrThrow();
+    const row = await server.ctx.db.selectFrom('handler_account').innerJoin('handler_token', 'handler_token.handler_id', 'handler_account.id').selectAll('handler_account').select('handler_token.made_by').where('handler_token.token_hash', '=', hashToken(apiToken!)).executeTakeFirstOrThrow();
+    // The operator's token for automation, marked as such, and expiring (docs/decisions/administration.md).
+    expect(row.made_by).toBe('operator');
     expect(row.email).toBe('hanne@example.org');
     expect(row.enrolment_code_hash).toBe(hashToken(link!.split('#')[1]!));
     expect(new Date(row.enrolment_expires_at!).getTime() - Date.now()).toBeGreaterThan(71.9 * 3600_000);
@@ -179,7 +181,7 @@ describe('with no server running', () => {
     const t = r.stdout.trim();
     const db = await openDatabase({ dataDir: server.dataDir, databaseUrl: server.config.databaseUrl });
     try {
-      const row = await db.db.selectFrom('handler_account').select(['company_id']).where('token_hash', '=', hashToken(t)).executeTakeFirst();
+      const row = await db.db.selectFrom('handler_account').innerJoin('handler_token', 'handler_token.handler_id', 'handler_account.id').select(['handler_account.company_id']).where('handler_token.token_hash', '=', hashToken(t)).executeTakeFirst();
       expect(row?.company_id).toBe('acme');
     } finally {
       await db.close();

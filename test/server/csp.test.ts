@@ -35,6 +35,8 @@ function foreignSources(csp: string): string[] {
   const out: string[] = [];
   for (const directive of csp.split(';').map((d) => d.trim()).filter(Boolean)) {
     const [name, ...sources] = directive.split(/\s+/);
+    // Trusted Types policy names and sink groups, not sources (checked below).
+    if (name === 'trusted-types' || name === 'require-trusted-types-for') continue;
     for (const s of sources) {
       if (allowed.has(s) || /^'sha(256|384|512)-[A-Za-z0-9+/=]+'$/.test(s)) continue;
       out.push(`${name} ${s}`);
@@ -51,6 +53,11 @@ function expectOwnOriginOnly(where: string, csp: string | null) {
   const directive = (name: string) => csp!.split(';').map((d) => d.trim().split(/\s+/)).find((d) => d[0] === name)?.slice(1) ?? [];
   expect(directive('connect-src'), where).toEqual(["'self'"]);
   expect(directive('script-src').filter((s) => !s.startsWith("'sha")), where).toEqual(["'self'", "'wasm-unsafe-eval'"]);
+  // A worker from a blob: URL only through the named policies, which make such URLs of
+  // checked bytes alone (src/integrity/worker.ts, docs/decisions/code-integrity.md).
+  expect(directive('worker-src'), where).toEqual(["'self'", 'blob:']);
+  expect(directive('require-trusted-types-for'), where).toEqual(["'script'"]);
+  expect(directive('trusted-types'), where).toEqual(['wb-worker', 'wb-idp-worker']);
 }
 
 describe('Content-Security-Policy', () => {

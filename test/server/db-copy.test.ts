@@ -4,7 +4,9 @@
  * same cases (decrypted with the same master key), sign-ins (same pepper) and new
  * rows (identity sequences moved on). The core runs PGlite to PGlite in every run;
  * `npm run db -- copy-to-postgres` into a real PostgreSQL runs where DATABASE_URL
- * names one (CI's PostgreSQL pass).
+ * names one (CI's PostgreSQL pass). The files move too: into chunk rows
+ * (FILE_STORE=postgres), served by a portal whose data folder holds no file, only
+ * the keys.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +22,7 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 import { openDatabase } from '../../server/db/database.ts';
 import { CopyRefused, copyDatabase } from '../../server/db/copy.ts';
+import { DiskFileStore } from '../../server/files/store.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FILE = 'ledger line\n'.repeat(8_000);
@@ -49,6 +52,14 @@ afterAll(async () => {
 function siblingDataDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-copy-'));
   for (const f of ['master.key', 'pepper', 'admin.token', 'files']) cpSync(path.join(source.dataDir, f), path.join(dir, f), { recursive: true });
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A data folder with the source's keys (master key, pepper, shred keys) and no file of the file store. */
+function keysOnlyDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-copy-'));
+  for (const f of ['master.key', 'pepper', 'admin.token', path.join('files', 'keys')]) cpSync(path.join(source.dataDir, f), path.join(dir, f), { recursive: true });
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -98,6 +109,43 @@ describe('copying the embedded database', () => {
     await expectSameCase(copy);
   });
 
+  it('moves the files into chunk rows in the same copy; a portal with FILE_STORE=postgres and no files folder serves them', async () => {
+    const dir = keysOnlyDataDir();
+    const from = await openDatabase({ dataDir: source.dataDir });
+    const to = await openDatabase({ dataDir: dir });
+    try {
+      const report = await copyDatabase(from.db, to.db, { files: new DiskFileStore(path.join(source.dataDir, 'files')) });
+      expect(report.files.objects).toBe(1);
+      expect(report.files.bytes).toBeGreaterThan(FILE.length); // sealed: header and tags
+      const objects = await to.db.selectFrom('file_object').select(['key', 'state']).execute();
+      expect(objects.map((o) => o.state)).toEqual(['final']);
+      const stored = await from.db.selectFrom('case_file').select('storage_key').execute();
+      expect(objects.map((o) => o.key)).toEqual(stored.map((r) => r.storage_key));
+    } finally {
+      await to.close();
+      await from.close();
+    }
+    const copy = await startTestServer({ dataDir: dir, databaseUrl: undefined, fileStore: 'postgres' });
+    cleanups.push(() => copy.stop());
+    expect(copy.ctx.files.kind).toBe('postgres');
+    await expectSameCase(copy);
+  });
+
+  it('refuses a copy whose files are not in the files folder, and copies nothing', async () => {
+    const dir = siblingDataDir();
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'wb-copy-nofiles-'));
+    cleanups.push(async () => rmSync(empty, { recursive: true, force: true }));
+    const from = await openDatabase({ dataDir: source.dataDir });
+    const to = await openDatabase({ dataDir: dir });
+    try {
+      await expect(copyDatabase(from.db, to.db, { files: new DiskFileStore(empty) })).rejects.toThrow(/is not in the file store/);
+      expect(await to.db.selectFrom('report_case').select('id').execute()).toEqual([]);
+    } finally {
+      await to.close();
+      await from.close();
+    }
+  });
+
   it('explains what is missing or wrong instead of starting a copy', async () => {
     const run = (env: Record<string, string>) => cli(source.dataDir, env);
     const none = await run({ TARGET_DATABASE_URL: '' });
@@ -135,7 +183,9 @@ describe('copying the embedded database', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the target is not empty');
 
-    const moved = await startTestServer({ dataDir: source.dataDir, databaseUrl: target });
+    expect(out.stdout).toMatch(/and 1 files \(\d+ bytes\) into chunk rows/);
+    // The files are in the rows: a data folder with the keys only serves them.
+    const moved = await startTestServer({ dataDir: keysOnlyDataDir(), databaseUrl: target, fileStore: 'postgres' });
     cleanups.push(() => moved.stop());
     expect(moved.ctx.dbKind).toBe('postgres');
     await expectSameCase(moved);

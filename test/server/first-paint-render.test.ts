@@ -36,6 +36,19 @@ afterAll(async () => {
 const catalogue = (area: string, lang: string) => JSON.parse(readFileSync(path.join(root, 'src/i18n', area, `${lang}.json`), 'utf8')) as Record<string, string>;
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/**
+ * The CSP sources of a page's import maps (server/integrity.ts): inline scripts of
+ * data, never run, that pin every chunk the page's scripts can import by its digest
+ * (the first load's in the head, the later chunks' at the body's end).
+ */
+function importMapSources(html: string): string[] {
+  const maps = [...html.matchAll(/<script type="importmap">([^<]*)<\/script>/g)].map((m) => m[1]!);
+  expect(maps.length, 'the page has import maps').toBeGreaterThan(0);
+  return maps.map((map) => `'sha256-${createHash('sha256').update(map).digest('base64')}'`);
+}
+/** Inline scripts that run: neither data (the boot JSON) nor the import map. */
+const RUNNING_INLINE = /<script(?![^>]*\bsrc=)(?![^>]*type="(?:application\/json|importmap)")[^>]*>([\s\S]*?)<\/script>/g;
+
 async function page(p: string, lang: string, host = 'painted.test') {
   const res = await fetch(`${server.url}${p}`, { headers: { 'accept-language': lang, 'x-company-host': host } });
   const html = await res.text();
@@ -82,7 +95,9 @@ describe('the first paint in index.html', () => {
     const builtReport = readFileSync(path.join(dist, 'report.html'), 'utf8');
     const entry = /<script type="module" crossorigin src="([^"]+)">/.exec(builtReport)![1]!;
     const { html } = await page('/online-form', 'en');
-    expect(html).toContain(`<script type="module" crossorigin src="${entry}"></script>`);
+    const manifest = JSON.parse(readFileSync(path.join(dist, 'manifest-sha256.json'), 'utf8')) as { files: Record<string, string> };
+    const integrity = `sha256-${Buffer.from(manifest.files[entry]!, 'hex').toString('base64')}`;
+    expect(html).toContain(`<script type="module" crossorigin src="${entry}" integrity="${integrity}"></script>`);
     const grouped = JSON.parse(readFileSync(path.join(dist, '.vite/grouped-routes-report.json'), 'utf8')) as Record<string, string>;
     expect(grouped['src/routes/online-form.tsx?tsr-split=component']).toBe('report.html');
     expect(html).not.toMatch(/<link rel="modulepreload"/);
@@ -113,7 +128,7 @@ describe('the first paint in index.html', () => {
       expect(html).not.toContain('"quick-exit"');
       if (p.startsWith('/private/')) continue; // its head starts the early read (below)
       expect(html).not.toContain('sessionStorage');
-      expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+      expect(/script-src ([^;]*)/.exec(res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", ...importMapSources(html)]);
     }
   });
 
@@ -121,32 +136,32 @@ describe('the first paint in index.html', () => {
     for (const p of ['/private/status', '/private/messages', '/private']) {
       const { res, html } = await page(p, 'da');
       const csp = res.headers.get('content-security-policy') ?? '';
-      const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*type="application\/json")[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+      const inline = [...html.matchAll(RUNNING_INLINE)].map((m) => m[1]!);
       expect(inline, p).toEqual([EARLY_READ_JS]);
       // After the boot data it reads.
       expect(html.indexOf(EARLY_READ_JS)).toBeGreaterThan(html.indexOf('id="wb-boot"'));
       const hash = `'sha256-${createHash('sha256').update(EARLY_READ_JS).digest('base64')}'`;
-      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", hash]);
+      expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", ...importMapSources(html), hash]);
       // The private page's own entry (src/entries/private.ts) holds its layout. Showing
       // the page needs the stored session, not the OpenID client: it comes later.
-      expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/private-[\w-]+\.js"><\/script>/);
+      expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/private-[\w-]+\.js" integrity="sha256-[\w+/=]+"><\/script>/);
       expect(html).not.toMatch(/rel="modulepreload"[^>]*oidc-client-ts/);
     }
     // The sign-in callback completes a sign-in: no early read, no inline script.
     const callback = await page('/private/callback', 'da');
     expect(callback.html).not.toContain(EARLY_READ_JS);
-    expect(callback.res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    expect(/script-src ([^;]*)/.exec(callback.res.headers.get('content-security-policy') ?? '')![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", ...importMapSources(callback.html)]);
   });
 
   it('keeps the CSP strict: the quick-exit gate is the one inline script, allowed by its hash alone', async () => {
     const { res, html } = await page('/', 'da');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
-    const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*type="application\/json")[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    const inline = [...html.matchAll(RUNNING_INLINE)].map((m) => m[1]!);
     expect(inline).toHaveLength(1);
     expect(inline[0]).toContain('sessionStorage.getItem("quick-exit")');
     const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
-    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", hash]);
+    expect(/script-src ([^;]*)/.exec(csp)![1]!.split(' ')).toEqual(["'self'", "'wasm-unsafe-eval'", ...importMapSources(html), hash]);
   });
 
   it('draws a re-imported company anew', async () => {

@@ -44,7 +44,7 @@ describe('handler authentication', () => {
   });
 
   it('stores only a hash of the token', async () => {
-    const rows = await server.ctx.db.selectFrom('handler_account').select(['token_hash', 'name']).execute();
+    const rows = await server.ctx.db.selectFrom('handler_token').innerJoin('handler_account', 'handler_account.id', 'handler_token.handler_id').select(['handler_token.token_hash', 'handler_account.name']).execute();
     expect(rows.map((r) => r.name).sort()).toEqual(['Hanne Handler', 'Olaf Other']);
     for (const r of rows) {
       expect(r.token_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -259,7 +259,9 @@ describe('the admin API (loopback and admin token)', () => {
 
   it('refuses without the admin token, for an unknown company and a bad body', async () => {
     expectError(await call(server, 'POST', '/api/admin/handlers', { json: { company: 'acme' } }), 401, 'UNAUTHORIZED');
-    expectError(await call(server, 'POST', '/api/admin/handlers', { token: token, json: { company: 'acme' } }), 401, 'UNAUTHORIZED');
+    // A handler's token is somebody, but never the operator (roles.ts).
+    expectError(await call(server, 'POST', '/api/admin/handlers', { token: token, json: { company: 'acme' } }), 403, 'SESSION_REQUIRED');
+    expectError(await call(server, 'POST', '/api/admin/handlers', { token: 'not-the-admin-token', json: { company: 'acme' } }), 401, 'UNAUTHORIZED');
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { company: 'nobody.test' } }), 404, 'UNKNOWN_COMPANY', 'company');
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { name: 'x' } }), 400, 'VALIDATION', 'company');
     expectError(await call(server, 'POST', '/api/admin/handlers', { token: admin(), json: { company: 'acme\u0000' } }), 400, 'VALIDATION', 'company');

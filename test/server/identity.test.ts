@@ -108,7 +108,7 @@ describe('sign-in', () => {
     const q = new URLSearchParams({ id_token_hint: fresh.id_token, post_logout_redirect_uri: `${b.origin}/`, client_id: 'whistleblower-app' });
     const end = await b.get(`${MOUNT}/session/end?${q}`);
     expect(end.status, end.text).toBe(200);
-    expect(end.text).toContain(`<script src="${MOUNT}/assets/logout.js" defer></script>`);
+    expect(end.text).toMatch(new RegExp(`<script src="${MOUNT}/assets/logout\\.js" integrity="sha256-[\\w+/=]+" defer></script>`));
     const confirm = await b.postForm(formAction(end.text), { xsrf: /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!, logout: 'yes' });
     expect(confirm.status).toBe(303);
     expect(confirm.headers.location).toBe(`${b.origin}/`);
@@ -227,7 +227,7 @@ describe('sign-in', () => {
     const step = await b.postForm(formAction(page.text), { caseNumber, password: 'old-pass' });
     expect(step.status).toBe(200);
     expect(step.text).toContain('id="newPassword"');
-    expect(step.text).toContain(`<script src="${MOUNT}/assets/password.js" defer></script>`);
+    expect(step.text).toMatch(new RegExp(`<script src="${MOUNT}/assets/password\\.js" integrity="sha256-[\\w+/=]+" defer></script>`));
     expect(step.text).toContain('data-label="Password strength: {level}" data-weak="weak" data-fair="fair" data-strong="strong"');
     expect((await b.get(`${MOUNT}/assets/password.js`)).headers['content-type']).toContain('text/javascript');
     const short = await b.postForm(formAction(step.text), { newPassword: 'abc', confirmPassword: 'abc' });

@@ -3,6 +3,7 @@
  * gone), and its request schemas are the validators': each documented required field,
  * left out, is what the real route refuses.
  */
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { OPERATIONS, SCHEMAS, openApiDocument, type Operation } from '../../server/openapi.ts';
@@ -14,7 +15,10 @@ import { needsProof, solveChallenge } from './api.ts';
 
 let server: TestServer;
 let doc: any;
-const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, handlerSession: undefined, admin: undefined, uploadSession: undefined };
+const tokens: Record<Operation['auth'], string | undefined> = { none: undefined, reporter: undefined, handler: undefined, handlerSession: undefined, admin: undefined, companyAdmin: undefined, uploadSession: undefined };
+/** A workspace session's cookie (the handler's own tokens need one). */
+let sessionCookie = '';
+let accountId = '';
 let caseNumber: string;
 
 beforeAll(async () => {
@@ -27,6 +31,16 @@ beforeAll(async () => {
   const company = await companyByHost(server.ctx.db, 'localhost');
   tokens.handler = (await createHandlerAccount(server.ctx.db, company!.id, 'Hanne')).token;
   tokens.admin = server.ctx.adminToken;
+  tokens.companyAdmin = server.ctx.adminToken;
+  const web = await createHandlerAccount(server.ctx.db, company!.id, 'Wera', { email: 'wera@example.org', token: false });
+  accountId = web.id;
+  const host = { 'content-type': 'application/json', 'x-company-host': 'localhost' };
+  const start = await (await fetch(`${server.url}/api/handler/enrolment/start`, { method: 'POST', headers: host, body: JSON.stringify({ code: web.enrolmentCode }) })).json();
+  const totp = () => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(start.secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+  const fin = await (await fetch(`${server.url}/api/handler/enrolment/finish`, { method: 'POST', headers: host, body: JSON.stringify({ code: web.enrolmentCode, password: 'correct horse battery', totpCode: totp() }) })).json();
+  const signed = await fetch(`${server.url}/api/handler/session`, { method: 'POST', headers: host, body: JSON.stringify({ email: 'wera@example.org', password: 'correct horse battery', code: fin.recoveryCodes[0] }) });
+  expect(signed.status).toBe(200);
+  sessionCookie = signed.headers.get('set-cookie')!.split(';')[0]!;
 });
 afterAll(async () => server?.cleanup());
 
@@ -88,11 +102,11 @@ describe('the API description', () => {
       const schema = doc.components.schemas[op.body!.schema];
       const required: string[] = schema.required ?? [];
       if (!required.length) continue;
-      const path = op.path.replace(':caseNumber', caseNumber);
+      const path = op.path.replace(':caseNumber', caseNumber).replace(':company', 'localhost').replace(':account', accountId);
       // A submission needs a solved proof-of-work to get as far as validation.
       const headers: Record<string, string> = { 'x-company-host': 'localhost', ...(op.pow ? await solveChallenge(server) : {}) };
-      if (op.auth === 'handlerSession') throw new Error(`${op.method} ${op.path}: no workspace session in this test`);
-      if (tokens[op.auth]) headers.authorization = `Bearer ${tokens[op.auth]}`;
+      if (op.auth === 'handlerSession') headers.cookie = sessionCookie;
+      else if (tokens[op.auth]) headers.authorization = `Bearer ${tokens[op.auth]}`;
       let body: BodyInit;
       if (op.body!.multipart) {
         const fd = new FormData();

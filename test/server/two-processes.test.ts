@@ -1,14 +1,19 @@
 /**
- * Two server processes on one PostgreSQL database and one data folder behave as one
- * portal behind a load balancer: a reporter's whole journey alternates between them
+ * Two server processes on one PostgreSQL database behave as one portal behind a load
+ * balancer, as on two machines: each has a data folder of its own and the files are
+ * in the database (FILE_STORE=postgres); they share nothing but PostgreSQL, the
+ * secrets from the environment and the small shred-key folder (KEYS_DIR,
+ * docs/decisions/file-store.md). A reporter's whole journey alternates between them
  * (report, sign-in, code exchange, refresh, messages, password change, a signing-key
- * rotation), failed sign-ins on both add up to one lock, and master-key rotation is
- * refused while either runs. Runs only with DATABASE_URL (.ci/run); PGlite admits one
- * process per data folder.
+ * rotation), files uploaded through one (multipart, and a resumable upload begun on
+ * one and finished on the other) are downloaded through the other, a `pg_dump`
+ * restored into a new database serves the same case with its files, failed sign-ins
+ * on both add up to one lock, and master-key rotation is refused while either runs.
+ * Runs only with DATABASE_URL (.ci/run); PGlite admits one process per data folder.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,7 +21,8 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startChildServer, type ChildServer } from '../helpers/child-server.ts';
 import { createTestDatabase, type TestServer } from '../helpers/server.ts';
-import { Browser, exchangeCode, followToApp, formAction, newCase, openSignIn, refresh, signIn, withProof, type Tokens } from './identity-flow.ts';
+import { Browser, exchangeCode, followToApp, formAction, newCase, officerOf, openSignIn, refresh, signIn, withProof, type Tokens } from './identity-flow.ts';
+import { call, caseDto, form, listFiles, solveChallenge } from './api.ts';
 
 const PUBLIC_PORT = 9443; // what the reporter's browser sees: the balancer's address, never contacted
 const front = { port: PUBLIC_PORT, url: `http://localhost:${PUBLIC_PORT}` } as TestServer;
@@ -24,6 +30,16 @@ const front = { port: PUBLIC_PORT, url: `http://localhost:${PUBLIC_PORT}` } as T
 const alertOf = (html: string) => /role="alert"[^>]*>([\s\S]*?)<\//.exec(html)?.[1];
 const asServer = (s: ChildServer) => ({ url: s.url, port: s.port }) as TestServer;
 const BURST = 20;
+/** PostgreSQL's client tools (pg_dump, pg_restore), as .ci/run finds the server's. */
+const PG_BIN = existsSync('/usr/lib/postgresql')
+  ? readdirSync('/usr/lib/postgresql')
+      .sort((x, y) => Number(x) - Number(y))
+      .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      .filter((d) => existsSync(`${d}/pg_dump`))
+      .pop()
+  : undefined;
+const LEDGER = 'supplier;invoice;amount\n'.repeat(120_000); // 2.8 MB: several chunk rows
+const TUS = { 'tus-resumable': '1.0.0' };
 
 describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreSQL', () => {
   let a: ChildServer;
@@ -34,14 +50,14 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
   const masterKey = randomBytes(32).toString('base64');
   const pepper = randomBytes(32).toString('base64');
   // A low burst threshold, so the last test can make a burst with a few failures.
-  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: masterKey, PASSWORD_PEPPER: pepper, SIGNIN_BURST_THRESHOLD: String(BURST), SIGNIN_POW_DIFFICULTY: '8' });
+  // Files in the database, each process its own data folder: only the shred keys are shared.
+  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: masterKey, PASSWORD_PEPPER: pepper, SIGNIN_BURST_THRESHOLD: String(BURST), SIGNIN_POW_DIFFICULTY: '8', FILE_STORE: 'postgres', KEYS_DIR: path.join(tmp, 'keys') });
 
   beforeAll(async () => {
     db = await createTestDatabase();
     tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-two-'));
-    const dataDir = path.join(tmp, 'shared');
-    a = await startChildServer({ dataDir, env: env() });
-    b = await startChildServer({ dataDir, env: env() });
+    a = await startChildServer({ dataDir: path.join(tmp, 'a'), env: env() });
+    b = await startChildServer({ dataDir: path.join(tmp, 'b'), env: env() });
   });
 
   afterAll(async () => {
@@ -108,7 +124,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     expect(read.text).toContain('Sent through one process');
 
     // A signing-key rotation on A: tokens signed with the new key verify on B at once.
-    const adminToken = readFileSync(path.join(tmp, 'shared', 'admin.token'), 'utf8').trim();
+    const adminToken = readFileSync(path.join(tmp, 'a', 'admin.token'), 'utf8').trim();
     const rotated = await fetch(`${a.url}/api/admin/identity/rotate-signing-key`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
     expect(rotated.status).toBe(201);
     const { kid } = (await rotated.json()) as { kid: string };
@@ -151,6 +167,96 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
       const fresh = new Browser(front);
       fresh.via = via;
       expect(decodeJwt((await signIn(fresh, caseNumber, 'new-pass-2')).access_token).case_number).toBe(caseNumber);
+    }
+  });
+
+  /** The reporter's case and the text of each of its files, read through `via` with a fresh sign-in. */
+  async function filesVia(via: ChildServer, caseNumber: string, password: string) {
+    const browser = new Browser(front);
+    browser.via = via;
+    const t = await signIn(browser, caseNumber, password);
+    const mine = await api(browser, via, 'GET', '/api/private/case/my-case', t.access_token);
+    expect(mine.status, mine.text).toBe(200);
+    const files = (JSON.parse(mine.text) as { files: { id: string; name: string }[] }).files;
+    const out: Record<string, string> = {};
+    for (const f of files) {
+      const got = await api(browser, via, 'GET', `/api/private/case/files/${f.id}`, t.access_token);
+      expect(got.status).toBe(200);
+      out[f.name] = got.text;
+    }
+    return out;
+  }
+
+  /** Solved on `via`: an upload session for a case still to come. */
+  async function uploadSession(via: ChildServer): Promise<string> {
+    const res = await fetch(`${via.url}/api/public/upload-sessions`, { method: 'POST', headers: { 'x-company-host': 'localhost', ...(await solveChallenge(via)) } });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { uploadSession: string }).uploadSession;
+  }
+
+  const tusPatch = async (via: ChildServer, session: string, id: string, offset: number, bytes: Buffer) => {
+    const res = await fetch(`${via.url}/api/public/uploads/${id}`, {
+      method: 'PATCH',
+      headers: { ...TUS, 'x-upload-session': session, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+      body: new Uint8Array(bytes),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, offset: Number(res.headers.get('upload-offset')) };
+  };
+
+  let filed: { caseNumber: string; password: string; files: Record<string, string> } | undefined;
+
+  it('serves files uploaded through one process from the other, with no folder shared: multipart, and a resumable upload begun on one and finished on the other', async () => {
+    // Multipart through A, read through B.
+    const password = 'files-pass';
+    const caseNumber = await newCase(asServer(a), { password, files: [{ name: 'ledger.csv', bytes: LEDGER }] });
+    expect(await filesVia(b, caseNumber, password)).toEqual({ 'ledger.csv': LEDGER });
+
+    // tus: session and first half on A, the offset asked and the rest sent on B, the case made on B, read on A.
+    const session = await uploadSession(a);
+    const bytes = Buffer.from('Notes of the meeting, line by line.\n'.repeat(90_000)); // 3.2 MB
+    const created = await fetch(`${a.url}/api/public/uploads`, {
+      method: 'POST',
+      headers: { ...TUS, 'x-upload-session': session, 'upload-length': String(bytes.length), 'upload-metadata': `filename ${Buffer.from('notes.txt').toString('base64')}` },
+    });
+    expect(created.status).toBe(201);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    const half = 1_500_000;
+    expect(await tusPatch(a, session, id, 0, bytes.subarray(0, half))).toEqual({ status: 204, offset: half });
+    const asked = await fetch(`${b.url}/api/public/uploads/${id}`, { method: 'HEAD', headers: { ...TUS, 'x-upload-session': session } });
+    expect(Number(asked.headers.get('upload-offset'))).toBe(half);
+    expect(await tusPatch(b, session, id, half, bytes.subarray(half))).toEqual({ status: 204, offset: bytes.length });
+    const officer = await officerOf(asServer(b), 'localhost');
+    const made = await call(asServer(b), 'POST', '/api/public/case/new/by-form', {
+      host: 'localhost',
+      body: form('caseDto', caseDto(officer, { uploads: [id], caseAccount: { follow: true, password } })),
+      headers: { 'x-upload-session': session },
+    });
+    expect(made.status, JSON.stringify(made.data)).toBe(201);
+    expect(await filesVia(a, made.data.caseDto.caseNumber, password)).toEqual({ 'notes.txt': bytes.toString() });
+
+    // Nothing of either file is in either data folder: the bytes are in PostgreSQL.
+    for (const dir of ['a', 'b']) {
+      const stored = listFiles(path.join(tmp, dir)).filter((f) => !f.includes(`${path.sep}keys${path.sep}`) && f.includes(`${path.sep}files${path.sep}`));
+      expect(stored).toEqual([]);
+    }
+    filed = { caseNumber, password, files: { 'ledger.csv': LEDGER } };
+  });
+
+  it.skipIf(!PG_BIN)('a pg_dump of the database, restored into a new one, serves the same case with its files', async () => {
+    expect(filed).toBeDefined();
+    const dump = path.join(tmp, 'portal.dump');
+    execFileSync(`${PG_BIN}/pg_dump`, ['--format=custom', '--file', dump, '--dbname', db.url]);
+    const restored = await createTestDatabase();
+    let c: ChildServer | undefined;
+    try {
+      execFileSync(`${PG_BIN}/pg_restore`, ['--no-owner', '--dbname', restored.url, dump]);
+      // A third machine: its own data folder, the restored database, the same secrets and shred keys.
+      c = await startChildServer({ dataDir: path.join(tmp, 'c'), env: { ...env(), DATABASE_URL: restored.url } });
+      expect(await filesVia(c, filed!.caseNumber, filed!.password)).toEqual(filed!.files);
+    } finally {
+      await c?.stop();
+      await restored.drop();
     }
   });
 

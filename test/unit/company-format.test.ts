@@ -16,6 +16,7 @@ import {
   contrastRatio,
   lookAndFeelResponse,
   parseCompanyFile,
+  voiceSettings,
   type CompanyFile,
   type LookAndFeelEntry,
 } from '../../server/companies/format.ts';
@@ -302,7 +303,7 @@ describe('lookAndFeelResponse', () => {
       [
         'languageCode', 'languageName', 'logoFileName', 'supportLanguages', 'siteColors', 'contactPhone', 'contactPerson',
         'contactDetails', 'siteHowToReportPage', 'siteFrontPage', 'siteFAQPage', 'siteAboutPages', 'navigationPages',
-        'phoneCodes', 'defaultLanguage', 'availableLanguages',
+        'phoneCodes', 'defaultLanguage', 'availableLanguages', 'voice',
       ].sort(),
     );
     expect(r.languageCode).toBe('se');
@@ -378,5 +379,33 @@ describe('quickExitUrl (docs/decisions/quick-exit.md)', () => {
     const r = withUrl(bad);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.field).toBe('quickExitUrl');
+  });
+});
+
+describe('voice (docs/decisions/voice-messages.md)', () => {
+  const withVoice = (voice: unknown) => {
+    const { voice: _seeded, ...rest } = readSeed('localhost.json') as Record<string, unknown>;
+    return parseCompanyFile(voice === undefined ? rest : { ...rest, voice });
+  };
+
+  it('is off without a voice field; the demo company has it on; the defaults are 10 minutes and the reporter choosing', () => {
+    const none = withVoice(undefined);
+    expect(none.ok && voiceSettings(none.company)).toEqual({ enabled: false, maxMinutes: 10, disguise: 'choice' });
+    const seeded = parseCompanyFile(readSeed('localhost.json'));
+    expect(seeded.ok && voiceSettings(seeded.company).enabled).toBe(true);
+    const partial = withVoice({ enabled: true });
+    expect(partial.ok && voiceSettings(partial.company)).toEqual({ enabled: true, maxMinutes: 10, disguise: 'choice' });
+  });
+
+  it.each([
+    [{ enabled: 'yes' }, 'voice.enabled'],
+    [{ maxMinutes: 0 }, 'voice.maxMinutes'],
+    [{ maxMinutes: 31 }, 'voice.maxMinutes'],
+    [{ disguise: 'sometimes' }, 'voice.disguise'],
+    [{ transcript: true }, 'voice'],
+  ])('refuses %j, naming the field', (voice, field) => {
+    const r = withVoice(voice);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.field.startsWith(field)).toBe(true);
   });
 });

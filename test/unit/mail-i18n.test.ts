@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { LANGUAGES } from '../../machines/schema.ts';
-import { MAIL_CATALOGUES, reporterNewsMail, handlerCaseMail, deadlineMail, portalUrl } from '../../server/mail/messages.ts';
+import { MAIL_CATALOGUES, reporterNewsMail, handlerCaseMail, deadlineMail, portalUrl, enrolmentMail } from '../../server/mail/messages.ts';
 
 type MessageFormatElement = ReturnType<IntlMessageFormat['getAst']>[number];
 // The ICU AST's element type of a plain argument (@formatjs/icu-messageformat-parser TYPE.argument).
@@ -51,6 +51,18 @@ describe('mail catalogues', () => {
       for (const key of Object.keys(cat).filter((k) => k.startsWith('handler.'))) {
         expect([...args(parse(cat[key]!))].every((a) => ['workspace', 'portal', 'date', 'deadline'].includes(a)), `${lang} ${key}`).toBe(true);
       }
+    }
+  });
+
+  it('the enrolment mail holds the person, the company and the link, nothing of a case (issue 39)', () => {
+    for (const lang of LANGUAGES) {
+      const cat = MAIL_CATALOGUES[lang];
+      for (const key of ['account.enrolment.subject', 'account.enrolment.body']) {
+        expect([...args(parse(cat[key]!))].every((a) => ['name', 'company', 'link'].includes(a)), `${lang} ${key}`).toBe(true);
+      }
+      const mail = enrolmentMail(lang, 'h@example.org', 'Hans', 'Acme', 'https://acme.example/handler/enrol#code', 'https://acme.example');
+      expect(mail.text).toContain('https://acme.example/handler/enrol#code');
+      expect(mail.subject).toContain('Acme');
     }
   });
 

@@ -21,6 +21,10 @@ import * as m0150 from './0150_upload_limits.ts';
 import * as m0160 from './0160_key_log.ts';
 import * as m0170 from './0170_r37_reporter_keys.ts';
 import * as m0180 from './0180_h37_handler_keys.ts';
+import * as m0190 from './0190_a39_accounts.ts';
+import * as m0200 from './0200_c39_company_versions.ts';
+import * as m0220 from './0220_f41_file_chunks.ts';
+import * as m0230 from './0230_s41_inbox_page.ts';
 import * as m0240 from './0240_b37_sealed_cases.ts';
 
 /**
@@ -50,5 +54,9 @@ export const migrations: Record<string, Migration> = {
   '0160_key_log': m0160,
   '0170_r37_reporter_keys': m0170,
   '0180_h37_handler_keys': m0180,
+  '0190_a39_accounts': m0190,
+  '0200_c39_company_versions': m0200,
+  '0220_f41_file_chunks': m0220,
+  '0230_s41_inbox_page': m0230,
   '0240_b37_sealed_cases': m0240,
 };

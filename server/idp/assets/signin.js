@@ -138,7 +138,15 @@
     var done = false;
     var resolveDone;
     var ready = new Promise(function (r) { resolveDone = r; });
-    var worker = new Worker(form.getAttribute('data-pow-worker'), { type: 'module' });
+    // The CSP requires Trusted Types for script URLs: this policy names the provider's own worker and nothing else.
+    var url = form.getAttribute('data-pow-worker') || '';
+    var policy = window.trustedTypes && window.trustedTypes.createPolicy('wb-idp-worker', {
+      createScriptURL: function (u) {
+        if (!/^\/idp\/realms\/[\w-]+\/assets\/[\w.-]+\.worker\.js$/.test(u)) throw new TypeError('not the provider\'s worker: ' + u);
+        return u;
+      },
+    });
+    var worker = new Worker(policy ? policy.createScriptURL(url) : url, { type: 'module' });
     worker.onmessage = function (e) {
       field.value = challenge + ':' + e.data.nonce;
       done = true;

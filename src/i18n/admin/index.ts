@@ -1,0 +1,3 @@
+import { registerCatalogues } from '../index.ts';
+
+registerCatalogues('admin', import.meta.glob('./*.json', { import: 'default' }));
