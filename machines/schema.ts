@@ -455,6 +455,46 @@ export const caseDtoSchema = v.pipe(
 );
 export type CaseDto = v.InferOutput<typeof caseDtoSchema>;
 
+/**
+ * A case sealed in the reporter's browser (issue 37, docs/decisions/blind-server.md
+ * "Sealed cases"): clear metadata the server needs, the sealed fields (core/crypto
+ * field format, base64) and the data key's wraps: `reporter` (core/crypto
+ * wrapDataKey) when followed, and a sealed box to every key the verified log entitles
+ * to the officer and to the company's recovery key, each named by its keyId.
+ */
+const base64Text = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'validation.invalid'));
+export const keyWrapSchema = v.object({
+  recipientKeyId: v.union([v.literal('reporter'), v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid'))]),
+  kind: v.picklist(['reporter', 'handler', 'recovery']),
+  wrap: base64Text(400),
+});
+export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
+export const sealedCaseDtoSchema = v.object({
+  caseId: v.pipe(v.string(), v.uuid()),
+  protectionOfficer: idRef,
+  subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  caseAccount: v.variant('follow', [derivedAccountSchema, v.object({ follow: v.literal(false) })]),
+  envelopes: v.object({
+    details: base64Text(4 * 1024 * 1024),
+    whistleblower: v.optional(v.nullable(base64Text(64 * 1024)), null),
+  }),
+  wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
+});
+export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
+
+/**
+ * A message of a sealed case, sealed in the sender's browser under the case's data key
+ * with additional data `wb:<case id>:case_message.body_enc:<id>`: the browser picks
+ * the id, so the envelope is bound to its row before it is sent.
+ */
+export const sealedMessageDtoSchema = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  body: base64Text(64 * 1024),
+  type: v.optional(v.picklist(MESSAGE_TYPES), 'STANDARD'),
+  answerWanted: v.optional(v.boolean(), false),
+});
+export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
+
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({
   ...commonSubmission,

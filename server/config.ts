@@ -79,6 +79,13 @@ export interface ServerConfig {
   trustProxy: string[];
   /** The child process that re-checks received files for hidden data (docs/decisions/metadata-removal.md). */
   metadataCheck: MetadataCheckLimits;
+  /**
+   * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): `browser`
+   * lets a company with a key anchor and a certified handler key for the chosen officer
+   * take cases sealed in the reporter's browser (the server never knows their data
+   * key); `off` (the default this release): every case on the server-keyed path.
+   */
+  sealedCases: 'off' | 'browser';
   /** `GET /metrics` on a port of its own (docs/operations.md "Metrics"); off unless METRICS_PORT is set. */
   metrics?: MetricsSettings;
 }
@@ -126,6 +133,12 @@ function int(value: string | undefined, fallback: number, name: string, min = 0)
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min} (got "${value}")`);
   return n;
+}
+
+function sealedCasesSetting(value: string | undefined): ServerConfig['sealedCases'] {
+  if (value === undefined || value === '' || value === 'off') return 'off';
+  if (value === 'browser') return 'browser';
+  throw new Error(`SEALED_CASES must be "off" or "browser" (got "${value}")`);
 }
 
 function fileStoreFrom(env: NodeJS.ProcessEnv): ServerConfig['fileStore'] {
@@ -196,6 +209,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     powDifficulty: int(env.POW_DIFFICULTY, 18, 'POW_DIFFICULTY'),
     powTtlSeconds: int(env.POW_TTL_SECONDS, 7200, 'POW_TTL_SECONDS', 60),
+    sealedCases: sealedCasesSetting(env.SEALED_CASES),
     trustProxy: (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     metrics: {
       port: env.METRICS_PORT ? int(env.METRICS_PORT, 0, 'METRICS_PORT', 1) : undefined,

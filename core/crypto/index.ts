@@ -16,6 +16,7 @@
  * - handler.ts  handler key pairs, their sealed private keys, recovery codes
  * - keylog.ts   the signed, hash-chained key log and its verification
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
+ * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -30,3 +31,4 @@ export * from './reporter.ts';
 export * from './handler.ts';
 export * from './keylog.ts';
 export * from './handler-wire.ts';
+export * from './case.ts';

@@ -57,8 +57,11 @@ export interface CaseDetails {
 export interface NewCaseInput {
   company: Company;
   caseId: string;
-  key: Buffer;
-  wrappedKey: Buffer;
+  /** The data key and its server wrapping; null for a sealed case (the server never knows its key). */
+  key: Buffer | null;
+  wrappedKey: Buffer | null;
+  /** A case sealed in the reporter's browser (server/cases/sealed.ts): its envelopes and wraps, stored as sent. */
+  sealed?: SealedParts;
   submissionType: SubmissionType;
   creationChannel: CreationChannel;
   whistleblowerRelation: string;
@@ -86,6 +89,13 @@ export interface NewCaseInput {
   uploads?: { claim(trx: Transaction<DB>): Promise<StagedFile[]>; commit(files: readonly StagedFile[]): Promise<void> };
   /** The interface language the report was sent in: the language of mails to the reporter. */
   language?: Language | null;
+}
+
+export interface SealedParts {
+  details: Buffer;
+  whistleblower: Buffer | null;
+  epoch: number;
+  wraps: { recipientKeyId: string; kind: 'reporter' | 'handler' | 'recovery'; wrap: Buffer }[];
 }
 
 export type AccountInput = { password: string } | { reservation: string; verifier: string; kdf: Kdf };
@@ -140,15 +150,22 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   const reserved = account && 'reservation' in account ? account : null;
   const verifierHash = reserved ? await ctx.passwords.hash(parseVerifier(reserved.verifier, 'caseAccount.verifier')) : null;
   if (reserved) parseKdf(reserved.kdf, 'caseAccount.kdf');
-  const { caseId, key } = input;
+  const { caseId } = input;
   const now = new Date();
+  const inBrowser = input.sealed ?? null;
+  const key = input.key;
+  if (!inBrowser && !key) throw new Error('a case not sealed in the browser needs its data key');
+  if (inBrowser && (input.files?.length || input.uploads)) throw new HttpError(400, 'CASE_SEALED', 'A sealed case takes no files on this path yet.', 'uploads');
   // Sealed before the transaction too: nothing but statements runs while it is open.
-  const sealed = {
-    details_enc: ctx.crypto.sealJson(key, caseId, COLUMNS.details, details),
-    whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
-    language_enc: input.language ? ctx.crypto.seal(key, caseId, LANGUAGE_COLUMN, input.language) : null,
-  };
-  const sentFiles = fileRows(ctx, caseId, key, null, input.files ?? [], now);
+  // A sealed case's envelopes are stored as the browser sent them; it has no sealed language (mails wait for the mail key).
+  const sealed = inBrowser
+    ? { details_enc: inBrowser.details, whistleblower_enc: inBrowser.whistleblower, language_enc: null }
+    : {
+        details_enc: ctx.crypto.sealJson(key!, caseId, COLUMNS.details, details),
+        whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key!, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
+        language_enc: input.language ? ctx.crypto.seal(key!, caseId, LANGUAGE_COLUMN, input.language) : null,
+      };
+  const sentFiles = key ? fileRows(ctx, caseId, key, null, input.files ?? [], now) : [];
 
   for (let attempt = 0; ; attempt++) {
     let caseNumber = reserved ? '' : newCaseNumber();
@@ -168,7 +185,11 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           secret = { salt: Buffer.from(r.salt), kdf: reserved.kdf, passwordHash: verifierHash! };
         }
         claimed = input.uploads ? await input.uploads.claim(trx) : [];
-        const files = [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)];
+        const files = key ? [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)] : [];
+        // The browser chose a sealed case's id: one an upload session holds is not free either.
+        if (inBrowser && (await trx.selectFrom('upload_session').select('id').where('case_id', '=', caseId).executeTakeFirst())) {
+          throw new HttpError(409, 'CASE_ID_TAKEN', 'This case id is in use; choose another.', 'caseId');
+        }
         // One statement (one round trip on the embedded database's single connection)
         // inserts the case, its first status event, its follow account and its files,
         // and reads the master key's check value under the shared lock that
@@ -192,7 +213,8 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
                 approved_at: null,
                 protection_officer_id: officer.id,
                 subsidiary_id: subsidiary?.id ?? null,
-                wrapped_key: input.wrappedKey,
+                wrapped_key: inBrowser ? null : input.wrappedKey,
+                sealed: !!inBrowser,
                 ...sealed,
                 report_enc: null,
                 report_updated_at: null,
@@ -202,6 +224,10 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           .with('new_event', (db) => db.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).returning('case_id'));
         const acc = secret as AccountSecret | null;
         if (acc) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: acc.passwordHash, salt: acc.salt, kdf: kdfText(acc.kdf), created_at: now }).returning('case_id')) as unknown as typeof q;
+        if (inBrowser) {
+          const wraps = inBrowser.wraps.map((w) => ({ case_id: caseId, epoch: inBrowser.epoch, recipient_key_id: w.recipientKeyId, kind: w.kind, wrap: w.wrap, created_at: now }));
+          q = q.with('new_wraps', (db) => db.insertInto('case_key_wrap').values(wraps).returning('case_id')) as unknown as typeof q;
+        }
         if (files.length) q = q.with('new_files', (db) => db.insertInto('case_file').values(files).returning('id')) as unknown as typeof q;
         const inserted = await q
           .selectFrom('new_case')
@@ -216,6 +242,9 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
       return { caseNumber, status, created: now.toISOString(), submission: { type: input.submissionType } };
     } catch (err) {
       // A clash of 16 random digits (about 1 in 9·10^15 per existing case): draw again.
+      if (inBrowser && isUniqueViolation(err) && String((err as { constraint?: string }).constraint ?? (err as Error).message).includes('report_case_pkey')) {
+        throw new HttpError(409, 'CASE_ID_TAKEN', 'This case id is in use; choose another.', 'caseId');
+      }
       if (!reserved && isUniqueViolation(err) && String((err as { constraint?: string }).constraint ?? (err as Error).message).includes('case_number') && attempt < 5) continue;
       throw err;
     }
@@ -309,7 +338,7 @@ export interface CaseView {
 
 export type CaseRow = Selectable<ReportCaseTable>;
 
-export async function caseKey(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }): Promise<Buffer> {
+export async function caseKey(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }): Promise<Buffer> {
   return ctx.caseKeys.unwrap(row.id, row.wrapped_key);
 }
 
@@ -469,7 +498,7 @@ export interface NewMessage {
  * transaction, then makes the files final. The caller discards the staged files
  * if this throws.
  */
-export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }, msg: NewMessage): Promise<MessageView> {
+export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }, msg: NewMessage): Promise<MessageView> {
   const key = await caseKey(ctx, row);
   const id = randomUUID();
   const now = new Date();
@@ -500,7 +529,7 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
 }
 
 /** A case file's name and a stream of its decrypted bytes. */
-export async function openCaseFile(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }, fileId: string) {
+export async function openCaseFile(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }, fileId: string) {
   const f = await ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', row.id).where('id', '=', fileId).executeTakeFirst();
   if (!f) return null;
   const key = await caseKey(ctx, row);

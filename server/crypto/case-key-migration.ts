@@ -36,8 +36,9 @@ export async function migrateCaseKeys(db: Kysely<DB>, crypto: CaseCrypto, keys: 
     for (let after: string | null = null; ; ) {
       let q = db.selectFrom(table).select(['id', 'wrapped_key', table === 'report_case' ? 'id as case_id' : 'case_id']).orderBy('id').limit(BATCH);
       if (after !== null) q = q.where('id', '>', after);
-      const rows = (await q.execute()) as { id: string; case_id: string; wrapped_key: Uint8Array }[];
+      const rows = (await q.execute()) as { id: string; case_id: string; wrapped_key: Uint8Array | null }[];
       for (const r of rows) {
+        if (!r.wrapped_key) continue; // sealed: no server wrapping at all
         const key = legacyKey(crypto, r.case_id, r.wrapped_key);
         if (!key) continue; // already shreddable
         const wrapped = await keys.wrap(r.case_id, key);

@@ -125,7 +125,9 @@ export class CaseKeys {
   }
 
   /** The data key; MissingCaseKey when the case's shred key is gone (the case was deleted). */
-  async unwrap(caseId: string, wrapped: Uint8Array): Promise<Buffer> {
+  async unwrap(caseId: string, wrapped: Uint8Array | null): Promise<Buffer> {
+    // A sealed case (docs/decisions/blind-server.md): the server holds no key to it, by design.
+    if (!wrapped) throw new HttpError(409, 'CASE_SEALED', 'This case is sealed: only its reporter and its handlers open it, in their browsers.');
     const shred = await this.readShred(caseId);
     if (!shred) throw new MissingCaseKey('the key of this case was destroyed');
     return this.sealer().unwrapShreddable(caseId, wrapped, shred);

@@ -47,8 +47,8 @@ export async function fitsDatabase(db: Db, crypto: CaseCrypto): Promise<boolean 
   const check = await db.selectFrom('meta').select('value').where('key', '=', CHECK_ROW).executeTakeFirst();
   if (check) return crypto.opensCheck(check.value);
   // A database from before the check value: any wrapped key tells.
-  const c = await db.selectFrom('report_case').select(['id', 'wrapped_key']).orderBy('created_at').limit(1).executeTakeFirst();
-  if (c) return opens(crypto, c.id, c.wrapped_key);
+  const c = await db.selectFrom('report_case').select(['id', 'wrapped_key']).where('wrapped_key', 'is not', null).orderBy('created_at').limit(1).executeTakeFirst();
+  if (c?.wrapped_key) return opens(crypto, c.id, c.wrapped_key);
   const s = await db.selectFrom('idp_secret').select('wrapped').where('name', '=', WRAP_NAME).executeTakeFirst();
   if (s) return opens(crypto, WRAP_CONTEXT_ID, s.wrapped);
   return null;
@@ -169,7 +169,8 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
       if (after !== null) q = q.where('id', '>', after);
       const rows = await q.execute();
       for (const r of rows) {
-        const wrapped = await rewrap(from, to, shreds, r.id, r.wrapped_key);
+        // A sealed case has no server wrapping to move.
+        const wrapped = r.wrapped_key && (await rewrap(from, to, shreds, r.id, r.wrapped_key));
         if (wrapped) await trx.updateTable('report_case').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
       }
       cases += rows.length;

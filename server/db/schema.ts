@@ -101,7 +101,10 @@ export interface ReportCaseTable {
   pending_whistleblower_action: Generated<boolean>;
   protection_officer_id: string;
   subsidiary_id: string | null;
-  wrapped_key: Bytes;
+  /** The data key under the server's master and shred keys; null for a sealed case (migration 0240). */
+  wrapped_key: Bytes | null;
+  /** Sealed in the reporter's browser: the server never knew the data key (docs/decisions/blind-server.md). */
+  sealed: Generated<boolean>;
   details_enc: Bytes;
   whistleblower_enc: Bytes | null;
   report_enc: Bytes | null;
@@ -385,6 +388,17 @@ export interface PowSpentTable {
   expires_at: Timestamp;
 }
 
+/** A sealed case's data key wrapped to one recipient for one key epoch (migration 0240). */
+export interface CaseKeyWrapTable {
+  case_id: string;
+  epoch: number;
+  /** keyId of the recipient's ECDH SPKI, or `reporter`. */
+  recipient_key_id: string;
+  kind: 'reporter' | 'handler' | 'recovery';
+  wrap: Bytes;
+  created_at: Timestamp;
+}
+
 export interface DB {
   meta: MetaTable;
   company: CompanyTable;
@@ -400,6 +414,7 @@ export interface DB {
   case_comment: CaseCommentTable;
   case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
+  case_key_wrap: CaseKeyWrapTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
   handler_token: HandlerTokenTable;

@@ -240,14 +240,14 @@ export interface AuditEntry {
 const AUDIT_COLUMN = 'case_audit.entry_enc';
 
 /** Appends one entry; sealed with the case's key and bound to its time. */
-export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: { id: string; wrapped_key: Uint8Array }, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
+export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: { id: string; wrapped_key: Uint8Array | null }, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
   const key = await caseKey(ctx, row);
   const at = new Date();
   const entry = { handlerId: handler.id, handlerName: handler.name, action, detail };
   await ctx.db.insertInto('case_audit').values({ case_id: row.id, at, entry_enc: ctx.crypto.sealJson(key, row.id, AUDIT_COLUMN, entry, at.toISOString()) }).execute();
 }
 
-export async function readAudit(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array }): Promise<AuditEntry[]> {
+export async function readAudit(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }): Promise<AuditEntry[]> {
   const key = await caseKey(ctx, row);
   const rows = await ctx.db.selectFrom('case_audit').select(['at', 'entry_enc']).where('case_id', '=', row.id).orderBy('id').execute();
   return rows.map((r) => {

@@ -56,7 +56,8 @@ export async function onCaseEvent(ctx: AppContext, trx: Db, caseId: string, even
     .select(['id', 'company_id', 'protection_officer_id', 'wrapped_key', 'whistleblower_enc', 'language_enc'])
     .where('id', '=', caseId)
     .executeTakeFirst();
-  if (!row) return;
+  // A sealed case: the server cannot seal a mail to its outbox under the case's key (a mail key of its own is still to come).
+  if (!row?.wrapped_key) return;
   const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
   const company = await companyForMail(trx, row.company_id);
   const portal = portalUrl(ctx.config, company);

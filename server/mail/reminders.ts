@@ -33,6 +33,8 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
       eb.selectFrom('case_message as m').select((e) => e.fn.min('m.created_at').as('m')).whereRef('m.case_id', '=', 'c.id').where('m.type', '=', 'FEEDBACK').as('feedback_at'),
     ])
     .where('c.status', '!=', 'CLOSED')
+    // A sealed case's reminders wait for the mail key (docs/decisions/blind-server.md "Sealed cases").
+    .where('c.wrapped_key', 'is not', null)
     .execute();
   let queued = 0;
   for (const row of rows) {

@@ -27,7 +27,7 @@ export function contentDisposition(name: string): string {
 /** A real UUID, the only file id that may reach the database (a 36-character id of dashes would make PostgreSQL fail). */
 export const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array }, fileId: string) {
+export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array | null }, fileId: string) {
   const file = isUuid(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase()) : null;
   if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
   return reply

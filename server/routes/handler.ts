@@ -24,6 +24,8 @@ import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
+import { addSealedMessage, handlerRecipientId, sealedCaseView } from '../cases/sealed.ts';
+import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -208,6 +210,23 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
     return handlerCaseView(ctx, h, row);
+  });
+
+  // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace.
+  // No audit entry yet: the audit is sealed under the case's key, which the server no longer has.
+  app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const view = await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id));
+    await markSeen(ctx, h, row.id);
+    return reply.header('cache-control', 'no-store').send(view);
+  });
+
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
+    return reply.status(201).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: h.id, fromReporter: false }) });
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {

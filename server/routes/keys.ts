@@ -29,7 +29,9 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
   app.get('/api/public/key-log', async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
     // Always the log as it is now: a cached copy could hide a removal.
-    return reply.header('cache-control', 'no-store').send(await readKeyLog(ctx, company.id));
+    // With SEALED_CASES on, the answer says so: the reporter's browser seals only then (off: the answer as before).
+    const log = await readKeyLog(ctx, company.id);
+    return reply.header('cache-control', 'no-store').send(ctx.config.sealedCases === 'browser' ? { ...log, sealedCases: 'browser' } : log);
   });
 
   app.post('/api/handler/key-log', { bodyLimit: 16 * 1024 }, async (req, reply) => {

@@ -28,6 +28,8 @@ import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
+import { addSealedMessage, sealedCaseView } from '../cases/sealed.ts';
+import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 const BASE = '/api/private/case';
 
@@ -72,6 +74,19 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     if (cached && cached.companyId !== reporter.companyId) cached = await load();
     if (!cached) throw new HttpError(401, 'UNAUTHORIZED', 'This case no longer exists.');
     return sendWithEtag(req, reply.headers(noStore), cached.body, 'application/json; charset=utf-8', cached.etag);
+  });
+
+  // A sealed case (server/cases/sealed.ts): the envelopes and the reporter wrap, opened in the private area.
+  app.get(`${BASE}/my-case/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return reply.headers(noStore).send(await sealedCaseView(ctx, row, 'reporter'));
+  });
+
+  app.post(`${BASE}/messages/sealed`, async (req, reply) => {
+    const { reporter, row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
+    return reply.status(201).headers(noStore).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: reporter.caseNumber, fromReporter: true }) });
   });
 
   app.get(`${BASE}/messages`, async (req, reply) => {

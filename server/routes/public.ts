@@ -5,13 +5,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { LANGUAGES, caseDtoSchema, isAudioType, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
+import { LANGUAGES, caseDtoSchema, isAudioType, sealedCaseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { requireCompany, type Company } from '../companies/service.ts';
 import { lookAndFeelResponse, voiceSettings, type CompanyFile } from '../companies/format.ts';
 import { createCase, type AccountInput } from '../cases/service.ts';
 import { reserveCase } from '../cases/reservations.ts';
+import { sealedParts, sealedRecipients } from '../cases/sealed.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
@@ -169,6 +170,36 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       throw err;
     }
     });
+  });
+
+  // A case sealed in the reporter's browser (server/cases/sealed.ts): the server never
+  // has its data key, so it takes only what the browser sealed, checked for shape and
+  // for a wrap set that is exactly the keys the verified log entitles to the officer.
+  app.post('/api/public/case/new/sealed', { bodyLimit: 5 * 1024 * 1024 }, async (req, reply) => {
+    const company = await requireCompany(ctx.db, req);
+    if (ctx.config.sealedCases !== 'browser') throw new HttpError(409, 'SEALED_CASES_OFF', 'This portal does not take sealed cases (SEALED_CASES is off).');
+    if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send sealedCaseDto as a JSON object.');
+    const dto = parseOr400(sealedCaseDtoSchema, req.body, 'sealedCaseDto');
+    const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
+    if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
+    const sealed = sealedParts(dto, recipients);
+    const created = await createCase(ctx, {
+      company,
+      caseId: dto.caseId,
+      key: null,
+      wrappedKey: null,
+      sealed,
+      submissionType: 'ONLINE_FORM',
+      creationChannel: 'BY_ONLINE_FORM',
+      // Sealed in details_enc; the server's own copy of the details is never made.
+      whistleblowerRelation: '',
+      protectionOfficerId: dto.protectionOfficer.id,
+      subsidiaryId: dto.subsidiary,
+      follow: dto.caseAccount.follow,
+      account: accountInput(req, dto.caseAccount.follow ? dto.caseAccount : { follow: false, password: '' }),
+      language: requestLanguage(req),
+    });
+    return reply.status(201).send({ caseDto: created });
   });
 
   // A case number and salt before the case is sealed (issue 37; server/cases/reservations.ts).

@@ -134,7 +134,9 @@ export class ResumableUploads {
    * A session bound to the signed-in reporter's existing case: its uploads are sealed
    * with that case's key (the row's wrapping, copied) and may join only a message of it.
    */
-  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array; company_id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
+  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array | null; company_id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
+    // Files of a sealed case are sealed in the browser (not built yet): no server key to give a session.
+    if (!reportCase.wrapped_key) throw new HttpError(409, 'CASE_SEALED', 'This case is sealed: its files are not taken on this path yet.');
     const id = randomUUID();
     const secret = randomBytes(32);
     const now = this.ctx.clock.now();

@@ -99,7 +99,7 @@ describe('a data folder whose case keys the master key alone wrapped', () => {
     expect((await description(second, caseNumber)).text).toBe(DESCRIPTION);
     // The master key alone no longer opens what the row holds now.
     const now = await second.ctx.db.selectFrom('report_case').select('wrapped_key').where('id', '=', row.id).executeTakeFirstOrThrow();
-    expect(() => second.ctx.crypto.unwrapCaseKey(row.id, now.wrapped_key)).toThrow();
+    expect(() => second.ctx.crypto.unwrapCaseKey(row.id, now.wrapped_key!)).toThrow();
 
     const oldKey = Buffer.from(readFileSync(path.join(first.dataDir, 'master.key'), 'utf8').trim(), 'base64');
     const newKey = randomBytes(32);

@@ -155,7 +155,7 @@ describe('deleting cases when their retention period ends', () => {
     }
     // The wrapped data key lived only in the case row; no byte of it is left in any table.
     const dump = JSON.stringify(await server.ctx.db.selectFrom('case_deletion').selectAll().execute());
-    expect(dump).not.toContain(Buffer.from(row.wrapped_key).toString('hex'));
+    expect(dump).not.toContain(Buffer.from(row.wrapped_key!).toString('hex'));
     expect(await caseRow(openCase)).toBeDefined();
 
     const record = await server.ctx.db.selectFrom('case_deletion').selectAll().where('case_number_hash', '=', caseNumberHash(server.ctx.recordKey, closedCase)).executeTakeFirstOrThrow();
