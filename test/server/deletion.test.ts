@@ -140,7 +140,11 @@ describe.skipIf(!!process.env.DATABASE_URL).each(['disk', 'postgres'] as const)(
   beforeAll(() => setUp(fileStore), 300_000);
   afterAll(async () => server?.cleanup());
 
-  it('no wrapped key of the deleted case opens with any key the server holds, anywhere in the data folder; the same scan opens the kept case\'s', () => {
+  // The wrapped keys and the shred keys are where they are whatever the file store (rows
+  // of report_case, files of KEYS_DIR), so the scan, the slow part (minutes: every key at
+  // every offset of every file), runs once, on the disk store; under FILE_STORE=postgres
+  // this file checks what differs: the chunk rows gone and no text in clear.
+  it.skipIf(fileStore === 'postgres')('no wrapped key of the deleted case opens with any key the server holds, anywhere in the data folder; the same scan opens the kept case\'s', () => {
     const found = openableWrappings([deleted, kept]);
     // The control: the scan does find and open a wrapped key when one can be opened.
     expect(found[kept]!.length).toBeGreaterThan(0);
