@@ -7,6 +7,7 @@
  * only as a hash.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
 export const TOKEN_PREFIX = 'wbh_';
@@ -128,4 +129,20 @@ export async function handlerOfficers(db: Database, handlerId: string): Promise<
 /** `<origin>/handler/enrol#<code>`: the code sits in the fragment, so it never reaches a server log. */
 export function enrolmentLink(origin: string, code: string): string {
   return `${origin.replace(/\/$/, '')}/handler/enrol#${code}`;
+}
+
+/**
+ * The enrolled, enabled accounts a sign-in with `email` may mean, best first: on a
+ * company's host its own account, then an operator's; on a host with no company,
+ * operators only. The sign-in and its salt answer read the same account.
+ */
+export function signInCandidates(db: Database, company: { id: string } | null, email: string) {
+  return db
+    .selectFrom('handler_account')
+    .where('email', '=', email)
+    .where('enrolled_at', 'is not', null)
+    .where('disabled_at', 'is', null)
+    .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])]) : eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])))
+    .orderBy(sql`company_id is null`)
+    .limit(1);
 }

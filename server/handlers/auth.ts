@@ -17,7 +17,7 @@ import type { Company } from '../companies/service.ts';
 import { SigninThrottle, type Attempt } from '../idp/throttle.ts';
 import { identitySettings } from '../idp/settings.ts';
 import { ProofOfWork } from '../security/pow.ts';
-import { hashToken, handlerOfficers, normalizeEmail } from './accounts.ts';
+import { hashToken, handlerOfficers, normalizeEmail, signInCandidates } from './accounts.ts';
 import { checkKeyBundle } from './keys.ts';
 import type { HandlerKeyBundle } from '../../core/crypto/index.ts';
 
@@ -158,15 +158,8 @@ export class HandlerAuth {
   async signIn(company: Company | null, emailInput: string, credential: HandlerCredential, code: string, clientAddress?: string): Promise<SignInSuccess | null> {
     const email = normalizeEmail(emailInput);
     const attempt: Attempt = await this.throttle.beginClient(burstScope(company), clientAddress);
-    const row = await this.ctx.db
-      .selectFrom('handler_account')
+    const row = await signInCandidates(this.ctx.db, company, email)
       .select(['id', 'password_hash', 'recovery_verifier_hash', 'key_salt', 'totp_secret_enc', 'totp_last_step', 'failed_signins', 'last_signin_at'])
-      .where('email', '=', email)
-      .where('enrolled_at', 'is not', null)
-      .where('disabled_at', 'is', null)
-      .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])]) : eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])))
-      .orderBy(sql`company_id is null`)
-      .limit(1)
       .executeTakeFirst();
     if (attempt.delayMs > 0) await new Promise((r) => setTimeout(r, attempt.delayMs));
     const upgrade = 'password' in credential ? await checkKeyBundle(credential.keys) : undefined;

@@ -14,12 +14,11 @@
  */
 import { createHmac } from 'node:crypto';
 import * as v from 'valibot';
-import { sql } from 'kysely';
 import { ARGON2ID_DEFAULT, checkKdf, EnvelopeError, fromBase64, toBase64, type HandlerKeyBundle, type Kdf } from '../../core/crypto/index.ts';
 import type { AppContext } from '../context.ts';
 import type { Company } from '../companies/service.ts';
 import { HttpError } from '../errors.ts';
-import { normalizeEmail } from './accounts.ts';
+import { normalizeEmail, signInCandidates } from './accounts.ts';
 
 const b64 = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64'));
 export const kdfSchema = v.union([
@@ -97,16 +96,7 @@ export async function signInSalt(ctx: AppContext, company: Company | null, email
   const email = normalizeEmail(emailInput);
   // The account the sign-in itself would find (server/handlers/auth.ts signIn): the
   // company's own first, then an operator's; on a host with no company, operators only.
-  const row = await ctx.db
-    .selectFrom('handler_account')
-    .select(['key_salt', 'key_kdf', 'password_hash'])
-    .where('email', '=', email)
-    .where('enrolled_at', 'is not', null)
-    .where('disabled_at', 'is', null)
-    .where((eb) => (company ? eb.or([eb('company_id', '=', company.id), eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])]) : eb.and([eb('company_id', 'is', null), eb('role_operator', '=', true)])))
-    .orderBy(sql`company_id is null`)
-    .limit(1)
-    .executeTakeFirst();
+  const row = await signInCandidates(ctx.db, company, email).select(['key_salt', 'key_kdf', 'password_hash']).executeTakeFirst();
   if (row?.key_salt && row.key_kdf) return { salt: toBase64(asBytes(row.key_salt)), kdf: JSON.parse(row.key_kdf) as Kdf };
   const salt = createHmac('sha256', ctx.crypto.deriveKey('handler-salt')).update(`${company?.id ?? 'operator-host'}\u0000${email}`).digest().subarray(0, 16);
   return { salt: toBase64(salt), kdf: { ...ARGON2ID_DEFAULT }, ...(row?.password_hash ? { legacy: true as const } : {}) };
