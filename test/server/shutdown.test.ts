@@ -86,9 +86,9 @@ async function startUpload(server: ChildServer, officerId: string, mb: number) {
   return { answer, finish: () => req.end(Buffer.concat([file.subarray(half), tail])) };
 }
 
-async function waitFor(cond: () => boolean, what: string, ms = 20_000) {
+async function waitFor(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000) {
   const end = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -96,11 +96,30 @@ async function waitFor(cond: () => boolean, what: string, ms = 20_000) {
 
 const tempFiles = (dataDir: string) => (existsSync(path.join(dataDir, 'files/tmp')) ? readdirSync(path.join(dataDir, 'files/tmp')) : []);
 
-/** Cases and files left in a stopped server's data (its database opened directly). */
+/**
+ * Whether an upload's bytes have reached the file store: a temporary file on disk, or,
+ * with a database URL (where FILE_STORE defaults to postgres), a temporary object row.
+ */
+async function uploadStarted(dataDir: string, databaseUrl?: string): Promise<boolean> {
+  if (!databaseUrl) return tempFiles(dataDir).length > 0;
+  const opened = await openDatabase({ dataDir, databaseUrl });
+  try {
+    const row = await opened.db.selectFrom('file_object').select('key').where('state', '!=', 'final').executeTakeFirst();
+    return row !== undefined;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Cases and files left in a stopped server's data (its database opened directly), in whichever store it used. */
 async function leftovers(dataDir: string, databaseUrl?: string) {
   const opened = await openDatabase({ dataDir, databaseUrl });
   try {
     const count = async (t: 'report_case' | 'case_file') => Number((await opened.db.selectFrom(t).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    if (databaseUrl) {
+      const objects = await opened.db.selectFrom('file_object').select(['key', 'state']).execute();
+      return { cases: await count('report_case'), fileRows: await count('case_file'), temporaries: objects.filter((o) => o.state !== 'final').map((o) => o.key), stored: objects.filter((o) => o.state === 'final').map((o) => o.key) };
+    }
     const all = listFiles(path.join(dataDir, 'files')).map((f) => path.relative(path.join(dataDir, 'files'), f));
     return { cases: await count('report_case'), fileRows: await count('case_file'), temporaries: all.filter((f) => f.startsWith('tmp')), stored: all.filter((f) => !f.startsWith('tmp') && !f.startsWith('keys')) };
   } finally {
@@ -113,7 +132,7 @@ describe('SIGTERM during an upload', () => {
     const { server, dataDir, databaseUrl } = await child('finishes');
     const officer = (await get(server, '/api/public/case/company-info')).body.protectionOfficers[0].id as string;
     const upload = await startUpload(server, officer, 8);
-    await waitFor(() => tempFiles(dataDir).length > 0, 'the upload to reach the file store');
+    await waitFor(() => uploadStarted(dataDir, databaseUrl), 'the upload to reach the file store');
 
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
@@ -133,7 +152,7 @@ describe('SIGTERM during an upload', () => {
     const { server, dataDir, databaseUrl } = await child('cut');
     const officer = (await get(server, '/api/public/case/company-info')).body.protectionOfficers[0].id as string;
     const upload = await startUpload(server, officer, 8);
-    await waitFor(() => tempFiles(dataDir).length > 0, 'the upload to reach the file store');
+    await waitFor(() => uploadStarted(dataDir, databaseUrl), 'the upload to reach the file store');
 
     const t0 = Date.now();
     server.child.kill('SIGTERM');
