@@ -7,7 +7,9 @@
  * The conversation is part of the page, not a scroll box inside it (issue 17 §2):
  * the page opens scrolled to the newest message, just above the composer, and
  * scrolls there again when a message arrives, so a reporter who sent one sees it
- * while the focus stays in the text field.
+ * while the focus stays in the text field. What is scrolled into view is the
+ * composer's Send row, not the whole form: the voice recorder (issue 40) sits below
+ * that row, so on a phone it never pushes the newest message off the screen.
  */
 import { lazy, Suspense, useEffect, useId, useRef, useState, type RefObject } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -44,11 +46,11 @@ const VoiceRecorder = lazy(() => import('../voice/VoiceRecorder.tsx').then((m) =
 
 export function MessagesPage() {
   const t = useT('private');
-  const composer = useRef<HTMLFormElement>(null);
+  const sendRow = useRef<HTMLDivElement>(null);
   const count = useCase().messages.length;
   useEffect(() => {
     // The router resets the scroll after a navigation: the newest message is shown once that is done.
-    const frame = requestAnimationFrame(() => composer.current?.scrollIntoView({ block: 'end' }));
+    const frame = requestAnimationFrame(() => sendRow.current?.scrollIntoView({ block: 'end' }));
     return () => cancelAnimationFrame(frame);
   }, [count]);
   return (
@@ -57,7 +59,7 @@ export function MessagesPage() {
       <div className={styles.layout}>
         <div className={styles.chat}>
           <Thread />
-          <Composer formRef={composer} />
+          <Composer sendRowRef={sendRow} />
         </div>
         <SharedFiles />
       </div>
@@ -100,7 +102,7 @@ function Thread() {
   );
 }
 
-function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
+function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null> }) {
   const t = useT('private');
   const textArea = useRef<HTMLTextAreaElement>(null);
   const { session, services } = usePrivateArea();
@@ -145,7 +147,6 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
   };
   return (
     <form
-      ref={formRef}
       className={styles.composer}
       aria-label={t('private.messages.composer')}
       onSubmit={(e) => {
@@ -214,22 +215,6 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           </ul>
         </div>
       )}
-      {voice?.enabled && (
-        // A recorded voice message goes with the message as one of its files (issue 40).
-        <Suspense fallback={null}>
-          <VoiceRecorder
-            key={sentCount}
-            settings={voice}
-            target="message"
-            contactPhone={laf.contactPhone}
-            onAttach={(file) => composer.send({ type: 'files.add', files: [file] })}
-            onWithdraw={() => {
-              const index = composer.getSnapshot().context.files.findIndex((f) => f.name.startsWith('voice-message.'));
-              if (index >= 0) composer.send({ type: 'file.remove', index });
-            }}
-          />
-        </Suspense>
-      )}
       {posting && <progress className={styles.progress} aria-label={t('private.messages.uploading')} />}
       {failed && (
         <p id={ids.error} role="alert" className={pages.error}>
@@ -241,7 +226,7 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           {t('private.messages.rateLimited', { minutes: waitMinutes })}
         </p>
       )}
-      <div className={styles.composerRow}>
+      <div ref={sendRowRef} className={styles.composerRow}>
         <span>
           <label htmlFor={ids.files} className={styles.fileLabel}>
             <PrivateIcon name="attach" size={18} />
@@ -272,6 +257,22 @@ function Composer({ formRef }: { formRef: RefObject<HTMLFormElement | null> }) {
           </button>
         )}
       </div>
+      {voice?.enabled && (
+        // A recorded voice message goes with the message as one of its files (issue 40).
+        <Suspense fallback={null}>
+          <VoiceRecorder
+            key={sentCount}
+            settings={voice}
+            target="message"
+            contactPhone={laf.contactPhone}
+            onAttach={(file) => composer.send({ type: 'files.add', files: [file] })}
+            onWithdraw={() => {
+              const index = composer.getSnapshot().context.files.findIndex((f) => f.name.startsWith('voice-message.'));
+              if (index >= 0) composer.send({ type: 'file.remove', index });
+            }}
+          />
+        </Suspense>
+      )}
     </form>
   );
 }
