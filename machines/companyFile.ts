@@ -44,6 +44,8 @@ export const MIN_CONTRAST = 4.5;
 export const LIGHT_TEXT = '#ffffff';
 /** The darkest text the SPA puts on the secondary colour is at least this dark. */
 export const DARK_TEXT = '#1a1a1a';
+/** What a colour picker shows while the typed colour is not (yet) a #rrggbb value: an input of type color needs one. */
+export const UNSET_COLOUR = '#000000';
 
 export const LIMITS = {
   short: 200,
@@ -75,6 +77,8 @@ const host = v.pipe(v.string('must be a string'), v.regex(HOST, 'must be a lower
 const language = v.picklist(LANGUAGES, `must be one of ${LANGUAGES.join(', ')}`);
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
+/** Whether a colour is written as the company file takes it (#rrggbb). */
+export const isHexColour = (c: string): boolean => COLOR.test(c);
 const color = v.pipe(v.string('must be a string'), v.regex(COLOR, 'must be a colour written #rrggbb'), v.toLowerCase());
 
 const uuid = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'), v.toLowerCase());

@@ -15,7 +15,7 @@ import * as buttons from '../../styles/button.css.ts';
 import { visuallyHidden } from '../../styles/global.css.ts';
 import { companyEditorMachine, type EditorContext } from '../../../machines/admin/companyEditor.ts';
 import { choicesAt, dotted, getAt, keysAt, kindAt, maxLengthAt, sameDraft, textRows, type Path } from '../../../machines/admin/companyDraft.ts';
-import { contrastRatio, DARK_TEXT, LIGHT_TEXT, LOGO_CONTENT_TYPES, type CompanyIssue } from '../../../machines/companyFile.ts';
+import { contrastRatio, DARK_TEXT, isHexColour, LIGHT_TEXT, LOGO_CONTENT_TYPES, UNSET_COLOUR, type CompanyIssue } from '../../../machines/companyFile.ts';
 import { useHandler } from '../context.ts';
 import { companyEditorApi } from './companyApi.ts';
 import * as page from '../Pages.css.ts';
@@ -262,7 +262,6 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 function Colours({ ctx, send, issues }: { ctx: EditorContext; send: Send; issues: Map<string, CompanyIssue> }) {
   const t = useT('company');
   const colors = ctx.draft!.file.siteColors;
-  const valid = (c: string) => /^#[0-9a-f]{6}$/i.test(c);
   const rows: { key: 'primaryColorCode' | 'secondaryColorCode' | 'infoColorCode'; against?: string; note?: string }[] = [
     { key: 'primaryColorCode', against: LIGHT_TEXT, note: 'colour.primaryOnWhite' },
     { key: 'secondaryColorCode', against: DARK_TEXT, note: 'colour.darkOnSecondary' },
@@ -280,10 +279,10 @@ function Colours({ ctx, send, issues }: { ctx: EditorContext; send: Send; issues
                 type="color"
                 className={styles.swatch}
                 aria-label={t(`field.${key}`)}
-                value={valid(value) ? value.toLowerCase() : '#000000'}
+                value={isHexColour(value) ? value.toLowerCase() : UNSET_COLOUR}
                 onChange={(e) => send({ type: 'field.change', path: ['siteColors', key], value: e.target.value })}
               />
-              {against && valid(value) && (
+              {against && isHexColour(value) && (
                 <>
                   <span className={styles.sample} style={{ background: value, color: against }} aria-hidden="true">
                     {t('colour.sample')}
