@@ -148,24 +148,11 @@ export class SigninThrottle {
       clientKey = this.clientRowKey(clientAddress);
       // Counted now like the case row (parallel requests cannot pass the budget);
       // a success gives the attempt back (success()).
-      const since = new Date(now.getTime() - this.settings.windowMs);
-      const c = await this.db
-        .insertInto('signin_throttle')
-        .values({ key: clientKey, failures: 1, window_started_at: now, last_attempt_at: now, locked_until: null })
-        .onConflict((oc) =>
-          oc.column('key').doUpdateSet({
-            failures: sql<number>`case when signin_throttle.window_started_at > ${since} then signin_throttle.failures + 1 else 1 end`,
-            window_started_at: sql<Date>`case when signin_throttle.window_started_at > ${since} then signin_throttle.window_started_at else ${now} end`,
-            last_attempt_at: now,
-          }),
-        )
-        .returning(['failures', 'window_started_at'])
-        .executeTakeFirstOrThrow();
-      const clientCount = Number(c.failures);
-      if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) {
+      const client = await this.countClient(clientKey, now);
+      if (client.pausedMs !== undefined) {
         blocked = true;
-        pausedMs = Math.max(pausedMs, new Date(c.window_started_at).getTime() + this.settings.windowMs - now.getTime());
-      } else delayMs = Math.max(delayMs, this.clientDelayFor(clientCount - 1));
+        pausedMs = Math.max(pausedMs, client.pausedMs);
+      } else delayMs = Math.max(delayMs, this.clientDelayFor(client.count - 1));
     }
     return { key, clientKey, companyId, blocked, delayMs: blocked ? 0 : delayMs, count, ...(blocked ? { pausedMs } : {}) };
   }
@@ -179,7 +166,13 @@ export class SigninThrottle {
   async beginClient(companyId: string, clientAddress?: string): Promise<Attempt> {
     if (clientAddress === undefined) return { key: '', companyId, blocked: false, delayMs: 0, count: 1 };
     const clientKey = this.clientRowKey(clientAddress);
-    const now = new Date();
+    const client = await this.countClient(clientKey, new Date());
+    if (client.pausedMs !== undefined) return { key: '', clientKey, companyId, blocked: true, delayMs: 0, count: client.count, pausedMs: client.pausedMs };
+    return { key: '', clientKey, companyId, blocked: false, delayMs: this.clientDelayFor(client.count - 1), count: client.count };
+  }
+
+  /** One more attempt in the client's window (a fresh window once the last has passed); `pausedMs` when it is over the client limit. */
+  private async countClient(clientKey: string, now: Date): Promise<{ count: number; pausedMs?: number }> {
     const since = new Date(now.getTime() - this.settings.windowMs);
     const c = await this.db
       .insertInto('signin_throttle')
@@ -193,12 +186,9 @@ export class SigninThrottle {
       )
       .returning(['failures', 'window_started_at'])
       .executeTakeFirstOrThrow();
-    const clientCount = Number(c.failures);
-    if (this.settings.clientLimit > 0 && clientCount > this.settings.clientLimit) {
-      const pausedMs = new Date(c.window_started_at).getTime() + this.settings.windowMs - now.getTime();
-      return { key: '', clientKey, companyId, blocked: true, delayMs: 0, count: clientCount, pausedMs };
-    }
-    return { key: '', clientKey, companyId, blocked: false, delayMs: this.clientDelayFor(clientCount - 1), count: clientCount };
+    const count = Number(c.failures);
+    if (this.settings.clientLimit > 0 && count > this.settings.clientLimit) return { count, pausedMs: new Date(c.window_started_at).getTime() + this.settings.windowMs - now.getTime() };
+    return { count };
   }
 
   private async lock(key: string): Promise<void> {
