@@ -90,6 +90,18 @@ function withIssues(draft: Draft): { draft: Draft; issues: CompanyIssue[] } {
   return { draft, issues };
 }
 
+/**
+ * Where a write (save, revert, import) leads by the server's answer: the stored version
+ * is read back, or the draft stays in editing with the refusal, conflict or failure.
+ */
+const WRITE_ANSWERED = [
+  { guard: 'isOk', target: 'reloading', actions: 'clearRefusal' },
+  { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
+  { guard: 'isConflict', target: 'editing.conflict', actions: 'assignRefusal' },
+  { guard: 'isRefusal', target: 'editing.refused', actions: 'assignRefusal' },
+  { target: 'editing.failed' },
+] as const;
+
 export const companyEditorMachine = setup({
   types: {} as { context: EditorContext; events: EditorEvent; input: { companyId: string } },
   actors: {
@@ -282,13 +294,7 @@ export const companyEditorMachine = setup({
         id: 'saveDraft',
         src: 'saveDraft',
         input: ({ context }) => ({ companyId: context.companyId, baseVersion: context.version, draft: { file: context.draft!.file, images: usedImages(context.draft!) } }),
-        onDone: [
-          { guard: 'isOk', target: 'reloading', actions: 'clearRefusal' },
-          { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
-          { guard: 'isConflict', target: 'editing.conflict', actions: 'assignRefusal' },
-          { guard: 'isRefusal', target: 'editing.refused', actions: 'assignRefusal' },
-          { target: 'editing.failed' },
-        ],
+        onDone: WRITE_ANSWERED,
         onError: 'editing.failed',
       },
     },
@@ -321,13 +327,7 @@ export const companyEditorMachine = setup({
         id: 'revertVersion',
         src: 'revertVersion',
         input: ({ context }) => ({ companyId: context.companyId, baseVersion: context.version, version: context.revertTo! }),
-        onDone: [
-          { guard: 'isOk', target: 'reloading', actions: 'clearRefusal' },
-          { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
-          { guard: 'isConflict', target: 'editing.conflict', actions: 'assignRefusal' },
-          { guard: 'isRefusal', target: 'editing.refused', actions: 'assignRefusal' },
-          { target: 'editing.failed' },
-        ],
+        onDone: WRITE_ANSWERED,
         onError: 'editing.failed',
       },
     },
@@ -337,13 +337,7 @@ export const companyEditorMachine = setup({
         id: 'importBundle',
         src: 'importBundle',
         input: ({ context, event }) => ({ companyId: context.companyId, baseVersion: context.version, bundle: (event as Extract<EditorEvent, { type: 'import.choose' }>).bundle }),
-        onDone: [
-          { guard: 'isOk', target: 'reloading', actions: 'clearRefusal' },
-          { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
-          { guard: 'isConflict', target: 'editing.conflict', actions: 'assignRefusal' },
-          { guard: 'isRefusal', target: 'editing.refused', actions: 'assignRefusal' },
-          { target: 'editing.failed' },
-        ],
+        onDone: WRITE_ANSWERED,
         onError: 'editing.failed',
       },
     },
