@@ -16,6 +16,7 @@ import { useHandler } from '../context.ts';
 import { adminApi } from '../adminApi.ts';
 import * as styles from '../Pages.css.ts';
 import * as admin from './Admin.css.ts';
+import { AdminLoadFailed, AdminLoading } from './LoadState.tsx';
 
 const ACT_LABEL: Record<AccountAct, string> = { disable: 'admin.act.disable', enable: 'admin.act.enable', reset: 'admin.act.reset', endSessions: 'admin.act.endSessions', remove: 'admin.act.remove' };
 
@@ -52,16 +53,8 @@ export function AccountsPage() {
   const account = ctx.accounts.find((a) => a.id === ctx.accountId);
   const officerName = (id: string) => ctx.officers.find((o) => o.id === id)?.name ?? id;
 
-  if (state.matches('loading')) return <p aria-busy="true">{t('admin.loading')}</p>;
-  if (state.matches('failed'))
-    return (
-      <div role="alert">
-        <p className={styles.error}>{t('admin.failed')}</p>
-        <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'reload' })}>
-          {t('admin.retry')}
-        </button>
-      </div>
-    );
+  if (state.matches('loading')) return <AdminLoading />;
+  if (state.matches('failed')) return <AdminLoadFailed onRetry={() => actor.send({ type: 'reload' })} />;
 
   if (state.matches('showingLink') && ctx.link)
     return (

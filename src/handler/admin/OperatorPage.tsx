@@ -15,6 +15,7 @@ import { useHandler } from '../context.ts';
 import { adminApi } from '../adminApi.ts';
 import * as styles from '../Pages.css.ts';
 import * as admin from './Admin.css.ts';
+import { AdminLoadFailed, AdminLoading } from './LoadState.tsx';
 
 function toBase64(bytes: Uint8Array): string {
   let s = '';
@@ -41,16 +42,8 @@ export function OperatorPage() {
     document.title = t('admin.operator.title');
   }, [t]);
 
-  if (state.matches('loading')) return <p aria-busy="true">{t('admin.loading')}</p>;
-  if (state.matches('failed'))
-    return (
-      <div role="alert">
-        <p className={styles.error}>{t('admin.failed')}</p>
-        <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'reload' })}>
-          {t('admin.retry')}
-        </button>
-      </div>
-    );
+  if (state.matches('loading')) return <AdminLoading />;
+  if (state.matches('failed')) return <AdminLoadFailed onRetry={() => actor.send({ type: 'reload' })} />;
   if (state.matches('showingLink') && ctx.link)
     return (
       <section className={styles.section} aria-labelledby={ids.link}>
