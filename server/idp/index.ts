@@ -31,7 +31,8 @@ import { sweepExpiredAccounts } from './expiry.ts';
 import { ProofOfWork } from '../security/pow.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
-import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
+import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverReporterKeys, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
+import { addReporterWrap, needsReporterWrap } from '../keys/migrate-wraps.ts';
 import type { Kdf } from '../../core/crypto/index.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
@@ -242,8 +243,17 @@ export class IdentityService {
     const passwords = this.ctx.passwords;
     let ok = false;
     let upgrade: { passwordHash: string; salt: Buffer; kdf: Kdf } | undefined;
+    // A server-keyed case being migrated (server/keys/migrate-wraps.ts) whose reporter has no wrap yet: a sign-in
+    // that sends the password gives the server, once, what derives the reporter key.
+    let reporterKey: CryptoKey | null = null;
+    const wantsWrap = async () => !!row && proof.password !== undefined && (await needsReporterWrap(this.ctx, row.id));
     if (row && row.kdf && row.salt) {
-      const verifier = proof.verifier ?? (proof.password !== undefined ? await serverVerifier(caseNumber, proof.password, row.salt, JSON.parse(row.kdf) as Kdf) : '');
+      let verifier = proof.verifier ?? '';
+      if (!proof.verifier && proof.password !== undefined) {
+        const kdf = JSON.parse(row.kdf) as Kdf;
+        if (await wantsWrap()) ({ verifier, reporterKey } = await serverReporterKeys(caseNumber, proof.password, row.salt, kdf));
+        else verifier = await serverVerifier(caseNumber, proof.password, row.salt, kdf);
+      }
       ok = await passwords.verify(row.password_hash, verifier);
     } else if (row) {
       // legacy: only the plain password opens it, once.
@@ -251,7 +261,14 @@ export class IdentityService {
       if (ok) {
         const salt = proof.next?.salt ?? newSalt();
         const kdf = proof.next?.kdf ?? DEFAULT_KDF;
-        const verifier = proof.next?.verifier ?? (await serverVerifier(caseNumber, proof.password!, salt, kdf));
+        let verifier = proof.next?.verifier;
+        if (await wantsWrap()) {
+          const derived = await serverReporterKeys(caseNumber, proof.password!, salt, kdf);
+          // The page's own derivation decides; a wrap to a key it would not derive again would open nothing.
+          if (!verifier || verifier === derived.verifier) reporterKey = derived.reporterKey;
+          verifier ??= derived.verifier;
+        }
+        verifier ??= await serverVerifier(caseNumber, proof.password!, salt, kdf);
         upgrade = { passwordHash: await passwords.hash(verifier), salt, kdf };
       }
     } else {
@@ -269,6 +286,14 @@ export class IdentityService {
       .set({ last_login_at: new Date(), ...(upgrade ? { password_hash: upgrade.passwordHash, salt: upgrade.salt, kdf: kdfText(upgrade.kdf) } : {}) })
       .where('case_id', '=', row.id)
       .execute();
+    if (reporterKey) {
+      try {
+        await addReporterWrap(this.ctx, row.id, reporterKey);
+      } catch (err) {
+        // The sign-in stands; the wrap waits for the next sign-in with the password. The message only, no case data.
+        this.ctx.log.error({ err: { message: (err as Error).message } }, 'could not wrap a legacy case key to its reporter');
+      }
+    }
     return { caseId: row.id, mustChange: !!row.must_change_password };
   }
 
