@@ -21,6 +21,7 @@
 import { sealToPublicKey, wrapDataKey, type ActiveKey } from '../../core/crypto/index.ts';
 import type { AppContext } from '../context.ts';
 import { MissingCaseKey } from '../crypto/case-keys.ts';
+import { HttpError } from '../errors.ts';
 import type { Job } from '../jobs/runner.ts';
 import { verifiedKeys } from '../cases/sealed.ts';
 
@@ -126,6 +127,39 @@ export async function addReporterWrap(ctx: Ctx, caseId: string, reporterKey: Cry
     .execute();
   return inserted.length > 0;
 }
+
+/**
+ * A reporter who signs in by verifier never sends the password again, so the server
+ * cannot make that wrap itself: the private area asks for the data key of its own
+ * server-keyed case (the server hands the same reporter the case's content in clear
+ * today), wraps it in the browser to the reporter key it holds, checks that it opens,
+ * and sends the wrap back. 409 `REPORTER_WRAP_NOT_NEEDED` when the case is sealed, has a
+ * reporter wrap already, or is not being migrated (no anchor, or the setting is off).
+ */
+export async function reporterWrapOffer(ctx: Pick<AppContext, 'db' | 'config' | 'caseKeys'>, row: { id: string; wrapped_key: Uint8Array | null }): Promise<{ caseId: string; epoch: number; dataKey: string }> {
+  if (!row.wrapped_key || !(await needsReporterWrap(ctx, row.id))) throw notNeeded();
+  const dataKey = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
+  return { caseId: row.id, epoch: MIGRATED_EPOCH, dataKey: dataKey.toString('base64') };
+}
+
+/** Stores the wrap the reporter's browser made (core/crypto `wrapDataKey`, 61 bytes, version 1); the server cannot check that it opens. */
+export async function storeReporterWrap(ctx: Pick<AppContext, 'db' | 'config'>, row: { id: string; wrapped_key: Uint8Array | null }, body: unknown): Promise<{ epoch: number }> {
+  const text = (body as { wrap?: unknown } | null)?.wrap;
+  const wrap = typeof text === 'string' && /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : null;
+  if (!wrap || wrap.length !== REPORTER_WRAP_BYTES || wrap[0] !== 1) throw new HttpError(400, 'BAD_WRAP', 'Send { wrap }: the data key wrapped to the reporter key (core/crypto wrapDataKey, 61 bytes, base64).', 'wrap');
+  if (!row.wrapped_key || !(await needsReporterWrap(ctx, row.id))) throw notNeeded();
+  const inserted = await ctx.db
+    .insertInto('case_key_wrap')
+    .values({ case_id: row.id, epoch: MIGRATED_EPOCH, recipient_key_id: 'reporter', kind: 'reporter', wrap, created_at: new Date() })
+    .onConflict((oc) => oc.columns(['case_id', 'epoch', 'recipient_key_id']).doNothing())
+    .returning('case_id')
+    .execute();
+  if (!inserted.length) throw notNeeded();
+  return { epoch: MIGRATED_EPOCH };
+}
+
+const REPORTER_WRAP_BYTES = 1 + 12 + 32 + 16;
+const notNeeded = () => new HttpError(409, 'REPORTER_WRAP_NOT_NEEDED', 'This case needs no reporter wrap from the browser: it is sealed, has one already, or is not being migrated.');
 
 export const WRAP_MIGRATION_JOB = 'key-wraps';
 

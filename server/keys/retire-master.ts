@@ -69,7 +69,7 @@ export async function masterKeyUses(db: Kysely<DB>): Promise<MasterKeyUses> {
         : `company ${c.company_id}: ${count(c)} case(s) and no key anchor: its first handler makes the company recovery key on /handler/keys (or set it: PUT /api/admin/companies/${c.company_id}/key-anchor)`,
     );
   }
-  if (noReporter) blocking.push(`${noReporter} followed case(s) whose reporter has no wrap yet: each needs one sign-in that sends the password (the sign-in page of a case made before verifiers does; a scripted client's plain sign-in does)`);
+  if (noReporter) blocking.push(`${noReporter} followed case(s) whose reporter has no wrap yet: each needs one sign-in: with the password (the sign-in page of a case made before verifiers sends it; so does a scripted client's plain sign-in), or by verifier with the private area wrapping the key (PUT /api/private/case/my-case/reporter-wrap)`);
   if (sessions) blocking.push(`${sessions} upload session(s) open: each holds a case's data key under the master key; they end with their case or expire (UPLOAD_SESSION_TTL)`);
   if (mails) blocking.push(`${mails} mail(s) in the outbox of server-keyed cases: the mail worker unwraps their case's key to send them; start the server until the outbox is empty`);
 

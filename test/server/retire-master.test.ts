@@ -15,19 +15,19 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
-import { call, caseDto, form, listFiles } from './api.ts';
+import { call, caseDto, expectError, form, listFiles } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { Browser, formAction, openSignIn, signIn, withProof } from './identity-flow.ts';
+import { Browser, formAction, openSignIn, signIn, signInWithVerifier, withProof } from './identity-flow.ts';
 import { migrateWraps, WRAP_MIGRATION_JOB } from '../../server/keys/migrate-wraps.ts';
 import { CaseCrypto } from '../../server/crypto/case-crypto.ts';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
+  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey, wrapDataKey,
   PBKDF2_DEFAULT, SEALED_COLUMNS, type HandlerKeys, type Kdf,
 } from '../../core/crypto/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const HOST = 'retire.test';
-const PASSWORDS = { legacy: 'a password from before verifiers', verifier: 'a password with a verifier' };
+const PASSWORDS = { legacy: 'a password from before verifiers', verifier: 'a password with a verifier', browser: 'a password the browser derived from' };
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
 const servers: TestServer[] = [];
@@ -59,14 +59,19 @@ describe('migrating a data folder of the previous release and retiring the maste
     const first = await startTestServer({ seedDemo: false });
     servers.push(first);
     const [officerA, officerB] = (await addCompany(first.ctx.db, { id: 'retire', hosts: [HOST], officers: 2 })).officerIds as [string, string];
-    const made: Record<'legacy' | 'verifier' | 'anonymous', Made> = {} as never;
+    const made: Record<'legacy' | 'verifier' | 'anonymous' | 'browser', Made> = {} as never;
+    // The report form of the previous release: a reservation, and a verifier derived in the browser (the server never saw the password).
+    const reservation = (await call(first, 'POST', '/api/public/case/reservation', { host: HOST })).data;
+    const browserKeys = await deriveReporterKeys({ caseNumber: reservation.caseNumber, password: PASSWORDS.browser, salt: Buffer.from(reservation.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
     for (const [name, officer, account] of [
       ['legacy', officerA, { follow: true, password: PASSWORDS.legacy }],
       ['verifier', officerA, { follow: true, password: PASSWORDS.verifier }],
       ['anonymous', officerB, { follow: false }],
+      ['browser', officerA, { follow: true, reservation: reservation.reservation, verifier: b64u(browserKeys.verifier), kdf: PBKDF2_DEFAULT }],
     ] as const) {
       const description = `Retire-${name}-report-${name.length * 7919}`;
-      const res = await call(first, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer, { description, caseAccount: account })) });
+      const headers: Record<string, string> = 'reservation' in account ? { 'x-case-reservation': account.reservation } : {};
+      const res = await call(first, 'POST', '/api/public/case/new/by-form', { host: HOST, headers, body: form('caseDto', caseDto(officer, { description, caseAccount: account })) });
       expect(res.status, JSON.stringify(res.data)).toBe(201);
       const row = await first.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', res.data.caseDto.caseNumber).executeTakeFirstOrThrow();
       expect([row.sealed, row.wrapped_key === null]).toEqual([false, false]);
@@ -111,6 +116,17 @@ describe('migrating a data folder of the previous release and retiring the maste
     const res = await b.postForm(formAction(page.text), withProof(page.text, { caseNumber: made.legacy.number, password: PASSWORDS.legacy, newVerifier: b64u(legacyKeys.verifier), newSalt: salt.toString('base64url'), newKdf: JSON.stringify(PBKDF2_DEFAULT) }));
     expect(res.status, res.text).toBe(303);
     expect((await wrapsOf(second, made.legacy.id)).map((w) => w.kind)).toEqual(['handler', 'recovery', 'reporter']);
+
+    // The reporter who signs in by verifier: the private area wraps the data key in the browser, to the reporter key it holds.
+    const browserTokens = (await signInWithVerifier(new Browser(second, HOST), made.browser.number, PASSWORDS.browser)).tokens!;
+    const offer = await call(second, 'GET', '/api/private/case/my-case/reporter-wrap', { host: HOST, token: browserTokens.access_token });
+    expect(offer.status, JSON.stringify(offer.data)).toBe(200);
+    expect(offer.data.caseId).toBe(made.browser.id);
+    const browserWrap = toBase64(await wrapDataKey(browserKeys.reporterKey, fromBase64(offer.data.dataKey), { caseId: made.browser.id, epoch: offer.data.epoch }));
+    expectError(await call(second, 'PUT', '/api/private/case/my-case/reporter-wrap', { host: HOST, token: browserTokens.access_token, json: { wrap: 'AAAA' } }), 400, 'BAD_WRAP', 'wrap');
+    expect((await call(second, 'PUT', '/api/private/case/my-case/reporter-wrap', { host: HOST, token: browserTokens.access_token, json: { wrap: browserWrap } })).status).toBe(201);
+    expectError(await call(second, 'PUT', '/api/private/case/my-case/reporter-wrap', { host: HOST, token: browserTokens.access_token, json: { wrap: browserWrap } }), 409, 'REPORTER_WRAP_NOT_NEEDED');
+    expectError(await call(second, 'GET', '/api/private/case/my-case/reporter-wrap', { host: HOST, token: browserTokens.access_token }), 409, 'REPORTER_WRAP_NOT_NEEDED');
     await second.stop();
 
     // 3. Still needed: the followed case whose reporter has no wrap yet. Exit 1, nothing changed.
@@ -132,7 +148,7 @@ describe('migrating a data folder of the previous release and retiring the maste
     const retired = await retireCli(third);
     expect(retired.stderr).toBe('');
     expect(retired.code).toBe(0);
-    expect(retired.stdout).toContain('sealed 3 case(s)');
+    expect(retired.stdout).toContain('sealed 4 case(s)');
     expect(retired.stdout).toContain('destroyed the master key');
     expect(retired.stdout).toContain('Backups taken before now still hold the old master key');
     const oldBytes = Buffer.from(oldMasterKey, 'base64');
@@ -164,11 +180,11 @@ describe('migrating a data folder of the previous release and retiring the maste
         expect(await opens(await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { ...at, recipientKeyId: hanneId }))).toBe(c.description);
       }
       if (c.follow) {
-        const password = c === made.legacy ? PASSWORDS.legacy : PASSWORDS.verifier;
+        const password = c === made.legacy ? PASSWORDS.legacy : c === made.browser ? PASSWORDS.browser : PASSWORDS.verifier;
         const tokens = await signIn(new Browser(fourth, HOST), c.number, password);
         const mine = await call(fourth, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
         expect(mine.status, JSON.stringify(mine.data)).toBe(200);
-        const reporterKey = c === made.legacy ? legacyKeys.reporterKey : verifierKeys.reporterKey;
+        const reporterKey = c === made.legacy ? legacyKeys.reporterKey : c === made.browser ? browserKeys.reporterKey : verifierKeys.reporterKey;
         expect(await opens(await unwrapDataKey(reporterKey, fromBase64(mine.data.wrap.wrap), at))).toBe(c.description);
       }
       // The server's plain view is gone with the key.
