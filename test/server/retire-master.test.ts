@@ -144,7 +144,8 @@ describe('migrating a data folder of the previous release and retiring the maste
     expect((await wrapsOf(third, made.verifier.id)).map((w) => w.kind)).toEqual(['handler', 'recovery', 'reporter']);
     await third.stop();
 
-    // 4. Nothing needs the key any more: it goes.
+    // 4. Nothing needs the key any more: it goes (the shred keys of the server-keyed cases are there until then).
+    expect(listFiles(third.ctx.caseKeys.root)).toHaveLength(4);
     const retired = await retireCli(third);
     expect(retired.stderr).toBe('');
     expect(retired.code).toBe(0);
@@ -156,7 +157,7 @@ describe('migrating a data folder of the previous release and retiring the maste
       const bytes = readFileSync(f);
       expect(bytes.includes(Buffer.from(oldMasterKey)) || bytes.includes(oldBytes), f).toBe(false);
     }
-    expect(listFiles(path.join(first.dataDir, 'files', 'keys'))).toEqual([]);
+    expect(listFiles(third.ctx.caseKeys.root)).toEqual([]);
 
     // 5. Every case is sealed and opens for its handler (or only the recovery key), the recovery key and its reporter.
     const fourth = await startTestServer({ seedDemo: false, sealedCases: 'browser', dataDir: first.dataDir, databaseUrl: first.config.databaseUrl });
