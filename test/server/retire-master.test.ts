@@ -21,7 +21,7 @@ import { Browser, formAction, openSignIn, signIn, signInWithVerifier, withProof 
 import { migrateWraps, WRAP_MIGRATION_JOB } from '../../server/keys/migrate-wraps.ts';
 import { CaseCrypto } from '../../server/crypto/case-crypto.ts';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey, wrapDataKey,
+  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, openCaseParts, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey, wrapDataKey,
   PBKDF2_DEFAULT, SEALED_COLUMNS, type HandlerKeys, type Kdf,
 } from '../../core/crypto/index.ts';
 
@@ -77,6 +77,10 @@ describe('migrating a data folder of the previous release and retiring the maste
       expect([row.sealed, row.wrapped_key === null]).toEqual([false, false]);
       made[name] = { number: res.data.caseDto.caseNumber, id: row.id, description, follow: account.follow };
     }
+    // A handler's message on the server-keyed path: sealed by the server under the case's key, in the field format core/crypto opens.
+    const MESSAGE = 'Retire-handler-question-6620';
+    const olga = await createHandlerAccount(first.ctx.db, 'retire', 'Olga');
+    expect((await call(first, 'POST', `/api/handler/cases/${made.verifier.number}/messages`, { token: olga.token, body: form('messageDto', { message: MESSAGE }) })).status).toBe(201);
     // A case from before verifiers: the password's own hash, no salt or kdf.
     await first.ctx.db.updateTable('case_account').set({ password_hash: await first.ctx.passwords.hash(PASSWORDS.legacy), salt: null, kdf: null }).where('case_id', '=', made.legacy.id).execute();
     const oldMasterKey = readFileSync(path.join(first.dataDir, 'master.key'), 'utf8').trim();
@@ -186,7 +190,11 @@ describe('migrating a data folder of the previous release and retiring the maste
         const mine = await call(fourth, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
         expect(mine.status, JSON.stringify(mine.data)).toBe(200);
         const reporterKey = c === made.legacy ? legacyKeys.reporterKey : c === made.browser ? browserKeys.reporterKey : verifierKeys.reporterKey;
-        expect(await opens(await unwrapDataKey(reporterKey, fromBase64(mine.data.wrap.wrap), at))).toBe(c.description);
+        const dk = await unwrapDataKey(reporterKey, fromBase64(mine.data.wrap.wrap), at);
+        expect(await opens(dk)).toBe(c.description);
+        // The thread as the private area opens it: the server-keyed messages open under the same key.
+        const parts = await openCaseParts(dk, mine.data);
+        expect(parts.messages.map((m) => m.text)).toEqual(c === made.verifier ? [MESSAGE] : []);
       }
       // The server's plain view is gone with the key.
       if (c !== made.anonymous) expect((await call(fourth, 'GET', `/api/handler/cases/${c.number}`, { token: hanne.token })).data.error.code).toBe('CASE_SEALED');

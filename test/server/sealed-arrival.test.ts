@@ -21,6 +21,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form, listFiles, oralDto, solveChallenge } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { masterKeyUses } from '../../server/keys/retire-master.ts';
 import { Browser, signIn } from './identity-flow.ts';
 import {
   decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openField, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
@@ -231,5 +232,8 @@ describe('a plain case the server cannot seal', () => {
       const key = await server.ctx.caseKeys.unwrap(row.id, row.wrapped_key);
       expect(JSON.parse(await openFieldText(key, fieldContext(row.id, SEALED_COLUMNS.details), row.details_enc)).description).toBe('A server-keyed report');
     }
+    // Such a case still needs the master key: retire-master names the company without an anchor.
+    const uses = await masterKeyUses(server.ctx.db);
+    expect(uses.blocking).toContain('company arrival-plain: 1 case(s) and no key anchor: its first handler makes the company recovery key on /handler/keys (or set it: PUT /api/admin/companies/arrival-plain/key-anchor)');
   });
 });
