@@ -32,7 +32,7 @@ import { ProofOfWork } from '../security/pow.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
 import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverReporterKeys, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
-import { addReporterWrap, needsReporterWrap } from '../keys/migrate-wraps.ts';
+import { addReporterWrap, dropStaleReporterWrap, isMigrating, needsReporterWrap } from '../keys/migrate-wraps.ts';
 import type { Kdf } from '../../core/crypto/index.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
@@ -521,6 +521,8 @@ export class IdentityService {
         // with a fresh salt (issue 37): what comes is the new verifier, salt and kdf.
         // A scripted client may send the plain new password instead (the weaker path).
         let secret: { passwordHash: string; salt: Buffer; kdf: Kdf };
+        // A server-keyed case being migrated: the plain path derives the new reporter key and its wrap is made again after the swap.
+        let reporterKey: CryptoKey | null = null;
         if (typeof body.verifier === 'string') {
           let parsed: { verifier: string; salt: Buffer; kdf: Kdf };
           try {
@@ -540,7 +542,10 @@ export class IdentityService {
           const caseNumber = await service.caseNumberOf(pending.case_id);
           if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error), caseNumber));
           const salt = newSalt();
-          secret = { passwordHash: await service.ctx.passwords.hash(await serverVerifier(caseNumber, next, salt, DEFAULT_KDF)), salt, kdf: DEFAULT_KDF };
+          let verifier: string;
+          if (await isMigrating(service.ctx, pending.case_id)) ({ verifier, reporterKey } = await serverReporterKeys(caseNumber, next, salt, DEFAULT_KDF));
+          else verifier = await serverVerifier(caseNumber, next, salt, DEFAULT_KDF);
+          secret = { passwordHash: await service.ctx.passwords.hash(verifier), salt, kdf: DEFAULT_KDF };
         }
         // One transaction swaps verifier, salt and kdf. With sealing, the data key
         // re-wrapped under the new reporter key goes in the same one (blind-server.md).
@@ -551,7 +556,16 @@ export class IdentityService {
             .where('case_id', '=', pending.case_id)
             .execute();
           await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
+          // The old reporter key no longer derives: a server-keyed case's wrap to it would be lost at the retirement of the master key.
+          await dropStaleReporterWrap(trx, pending.case_id);
         });
+        if (reporterKey) {
+          try {
+            await addReporterWrap(service.ctx, pending.case_id, reporterKey);
+          } catch (err) {
+            service.ctx.log.error({ err: { message: (err as Error).message } }, 'could not wrap a legacy case key to its reporter');
+          }
+        }
         return service.finishLogin(req, reply, it.provider, pending.case_id);
       });
     });

@@ -19,7 +19,9 @@
  *   server-keyed until `npm run keys -- retire-master` seals it).
  */
 import { sealToPublicKey, wrapDataKey, type ActiveKey } from '../../core/crypto/index.ts';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
+import type { DB } from '../db/schema.ts';
 import { MissingCaseKey } from '../crypto/case-keys.ts';
 import { HttpError } from '../errors.ts';
 import type { Job } from '../jobs/runner.ts';
@@ -99,6 +101,34 @@ export async function needsReporterWrap(ctx: Pick<AppContext, 'db' | 'config'>, 
     .where('report_case.id', '=', caseId)
     .executeTakeFirst();
   return !!row && !row.sealed && !row.wrapped;
+}
+
+/** A server-keyed case of a company with an anchor, SEALED_CASES=browser: the cases this module wraps. */
+export async function isMigrating(ctx: Pick<AppContext, 'db' | 'config'>, caseId: string): Promise<boolean> {
+  if (ctx.config.sealedCases !== 'browser') return false;
+  const row = await ctx.db
+    .selectFrom('report_case')
+    .innerJoin('company_key_anchor', 'company_key_anchor.company_id', 'report_case.company_id')
+    .select('report_case.id')
+    .where('report_case.id', '=', caseId)
+    .where('report_case.sealed', '=', false)
+    .executeTakeFirst();
+  return !!row;
+}
+
+/**
+ * After a password change of a server-keyed case: its reporter wrap is to a key the new
+ * password no longer derives, so it goes (in the change's transaction); the next wrap
+ * comes from the plain path's derivation or from the browser (`reporterWrapOffer`). A
+ * sealed case's wrap is left: its re-wrap is the browser's (not built yet).
+ */
+export async function dropStaleReporterWrap(trx: Transaction<DB>, caseId: string): Promise<void> {
+  await trx
+    .deleteFrom('case_key_wrap')
+    .where('case_id', '=', caseId)
+    .where('kind', '=', 'reporter')
+    .where('case_id', 'in', (eb) => eb.selectFrom('report_case').select('id').where('id', '=', caseId).where('sealed', '=', false))
+    .execute();
 }
 
 /**

@@ -27,7 +27,7 @@ import {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const HOST = 'retire.test';
-const PASSWORDS = { legacy: 'a password from before verifiers', verifier: 'a password with a verifier', browser: 'a password the browser derived from' };
+const PASSWORDS = { legacy: 'a password from before verifiers', verifier: 'a password with a verifier', changed: 'the verifier case after its password change', browser: 'a password the browser derived from' };
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
 const servers: TestServer[] = [];
@@ -144,8 +144,15 @@ describe('migrating a data folder of the previous release and retiring the maste
     // The other reporter signs in the way a scripted client does (the plain password): the server derives the reporter key once.
     const third = await startTestServer({ seedDemo: false, sealedCases: 'browser', dataDir: first.dataDir, databaseUrl: first.config.databaseUrl });
     servers.push(third);
-    await signIn(new Browser(third, HOST), made.verifier.number, PASSWORDS.verifier);
-    expect((await wrapsOf(third, made.verifier.id)).map((w) => w.kind)).toEqual(['handler', 'recovery', 'reporter']);
+    const verifierTokens = await signIn(new Browser(third, HOST), made.verifier.number, PASSWORDS.verifier);
+    const firstWrap = (await wrapsOf(third, made.verifier.id)).find((w) => w.kind === 'reporter');
+    expect(firstWrap).toBeTruthy();
+    // A password change (spec §4): the wrap to the old reporter key goes, the plain path's new key gets one.
+    expect((await call(third, 'PUT', '/api/private/case/password/request-update', { host: HOST, token: verifierTokens.access_token })).status).toBe(200);
+    await signIn(new Browser(third, HOST), made.verifier.number, PASSWORDS.verifier, { newPassword: PASSWORDS.changed });
+    const wraps = await wrapsOf(third, made.verifier.id);
+    expect(wraps.map((w) => w.kind)).toEqual(['handler', 'recovery', 'reporter']);
+    expect(Buffer.from(wraps.find((w) => w.kind === 'reporter')!.wrap)).not.toEqual(Buffer.from(firstWrap!.wrap));
     await third.stop();
 
     // 4. Nothing needs the key any more: it goes (the shred keys of the server-keyed cases are there until then).
@@ -170,7 +177,7 @@ describe('migrating a data folder of the previous release and retiring the maste
     expect(legacyColumns.every((r) => r.sealed && r.wrapped_key === null)).toBe(true);
     const verifierKeys = await (async () => {
       const account = await fourth.ctx.db.selectFrom('case_account').select(['salt', 'kdf']).where('case_id', '=', made.verifier.id).executeTakeFirstOrThrow();
-      return deriveReporterKeys({ caseNumber: made.verifier.number, password: PASSWORDS.verifier, salt: new Uint8Array(account.salt!), kdf: JSON.parse(account.kdf!) as Kdf });
+      return deriveReporterKeys({ caseNumber: made.verifier.number, password: PASSWORDS.changed, salt: new Uint8Array(account.salt!), kdf: JSON.parse(account.kdf!) as Kdf });
     })();
     for (const c of Object.values(made)) {
       const at = { caseId: c.id, epoch: 1 };
@@ -185,7 +192,7 @@ describe('migrating a data folder of the previous release and retiring the maste
         expect(await opens(await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { ...at, recipientKeyId: hanneId }))).toBe(c.description);
       }
       if (c.follow) {
-        const password = c === made.legacy ? PASSWORDS.legacy : c === made.browser ? PASSWORDS.browser : PASSWORDS.verifier;
+        const password = c === made.legacy ? PASSWORDS.legacy : c === made.browser ? PASSWORDS.browser : PASSWORDS.changed;
         const tokens = await signIn(new Browser(fourth, HOST), c.number, password);
         const mine = await call(fourth, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
         expect(mine.status, JSON.stringify(mine.data)).toBe(200);
