@@ -35,6 +35,7 @@ import { registerPrivateRoutes } from './routes/private.ts';
 import { hkdfSync } from 'node:crypto';
 import { systemClock, type Clock } from './clock.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { wrapMigrationJob } from './keys/migrate-wraps.ts';
 import { createMailer } from './mail/transport.ts';
 import { mailJob } from './mail/outbox.ts';
 import { deadlineJob } from './mail/reminders.ts';
@@ -278,6 +279,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   ctx.jobs.add(deadlineJob);
   ctx.jobs.add(retentionJob);
   ctx.jobs.add(uploadSweepJob);
+  ctx.jobs.add(wrapMigrationJob);
   beforeDatabaseCloses.unshift(() => ctx.jobs.stop());
   if (!mailer.enabled) app.log.info('mail: SMTP_URL is not set; no mail will be sent');
 

@@ -115,6 +115,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/api/public/case/new/by-meeting', tag: 'public', summary: 'Ask to report in a meeting', auth: 'none', pow: true, body: { schema: 'submissionByMeetingDto' }, ok: [201, '{ caseDto } with the new case number'] },
   { method: 'GET', path: `${P}/token/verify`, tag: 'private', summary: 'Check the access token', auth: 'reporter', ok: [200, 'the case number'] },
   { method: 'GET', path: `${P}/my-case/sealed`, tag: 'private', summary: 'A sealed case: its envelopes and the reporter wrap, opened in the browser', auth: 'reporter', ok: [200, '{ caseNumber, caseId, status, epoch, envelopes, wrap }'] },
+  { method: 'GET', path: `${P}/my-case/reporter-wrap`, tag: 'private', summary: 'A server-keyed case being migrated: its data key, for the browser to wrap to the reporter key (409 REPORTER_WRAP_NOT_NEEDED otherwise)', auth: 'reporter', ok: [200, '{ caseId, epoch, dataKey }'] },
+  { method: 'PUT', path: `${P}/my-case/reporter-wrap`, tag: 'private', summary: 'The data key wrapped in the browser to the reporter key (`{ wrap }`)', auth: 'reporter', ok: [201, '{ epoch }'] },
   { method: 'POST', path: `${P}/messages/sealed`, tag: 'private', summary: 'A message of a sealed case, sealed in the browser (`{ id, body }`)', auth: 'reporter', ok: [201, '{ message: { id, time } }'] },
   { method: 'GET', path: `${P}/my-case`, tag: 'private', summary: 'The signed-in case', auth: 'reporter', ok: [200, 'the case'] },
   { method: 'GET', path: `${P}/messages`, tag: 'private', summary: "The case's messages", auth: 'reporter', ok: [200, 'messages'] },

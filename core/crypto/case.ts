@@ -59,9 +59,13 @@ export interface SealedCaseParts {
 }
 
 /** Seals a new case's details and identity under a fresh data key, wrapped to every recipient (and the reporter key when followed). */
-export async function sealNewCase(recipients: Recipients, input: { details: unknown; whistleblower?: unknown; reporterKey?: CryptoKey | null; caseId?: string }): Promise<SealedCaseParts> {
+export async function sealNewCase(
+  recipients: Recipients,
+  /** `dataKey`: one made before (the server's weaker path encrypts a request's files under it first); else a fresh one. */
+  input: { details: unknown; whistleblower?: unknown; reporterKey?: CryptoKey | null; caseId?: string; dataKey?: Bytes },
+): Promise<SealedCaseParts> {
   const caseId = input.caseId ?? globalThis.crypto.randomUUID();
-  const dataKey = makeDataKey();
+  const dataKey = input.dataKey ?? makeDataKey();
   const at = { caseId, epoch: FIRST_EPOCH };
   const wraps: SealedCaseParts['wraps'] = [];
   for (const k of recipients.handlers) wraps.push({ recipientKeyId: k.ecdhKeyId, kind: 'handler', wrap: toBase64(await sealToPublicKey(k.ecdhSpki, dataKey, { ...at, recipientKeyId: k.ecdhKeyId })) });

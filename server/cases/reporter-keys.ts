@@ -101,8 +101,18 @@ export function kdfOf(column: string | null): AnsweredKdf {
 
 /** The weaker path: the verifier a browser would have derived, derived here (the password lives for this call only). */
 export async function serverVerifier(caseNumber: string, password: string, salt: Uint8Array, kdf: Kdf): Promise<string> {
-  const { verifier } = await deriveReporterKeys({ caseNumber, password, salt, kdf }, NATIVE_KDF);
-  return Buffer.from(verifier).toString('base64url');
+  return (await serverReporterKeys(caseNumber, password, salt, kdf)).verifier;
+}
+
+/**
+ * The weaker path's one derivation, both halves: the verifier (base64url, as sent) and
+ * the reporter key a browser would hold (a non-extractable AES-GCM CryptoKey). A case
+ * sealed on arrival, or a legacy case at its password sign-in, wraps its data key to
+ * that key (server/cases/sealed.ts, server/keys/migrate-wraps.ts); it lives for the call.
+ */
+export async function serverReporterKeys(caseNumber: string, password: string, salt: Uint8Array, kdf: Kdf): Promise<{ verifier: string; reporterKey: CryptoKey }> {
+  const { verifier, reporterKey } = await deriveReporterKeys({ caseNumber, password, salt, kdf }, NATIVE_KDF);
+  return { verifier: Buffer.from(verifier).toString('base64url'), reporterKey };
 }
 
 /** What a follow account is made of: the verifier's peppered hash, the salt and the derivation. */

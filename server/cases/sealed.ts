@@ -10,7 +10,7 @@
  * constraint holds it); nothing malformed is stored; a wrap to a key the log does not
  * entitle is refused, so a case is never opened to someone the officer scoping leaves out.
  */
-import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
 import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -24,20 +24,40 @@ export const FIRST_EPOCH = 1;
 export type Recipients = Map<string, 'handler' | 'recovery'>;
 
 /**
- * The keys a case for `officerId` must be sealed to, or null when this company does not
- * take sealed cases: the setting is off, no anchor is set, the log does not verify (the
- * server's own copy is damaged), or no certified key is entitled to the officer.
+ * A company's key log as the server verified it (with `verifyKeyLog`, as a browser
+ * would): the recovery key's ECDH half and the certified keys per officer; null when
+ * no anchor is set or the server's own copy does not verify (damaged: nothing is sealed
+ * to it). The migration of legacy cases (server/keys/migrate-wraps.ts) reads it too.
  */
-export async function sealedRecipients(ctx: Pick<AppContext, 'db' | 'config'>, companyId: string, officerId: string): Promise<Recipients | null> {
-  if (ctx.config.sealedCases !== 'browser') return null;
+export async function verifiedKeys(ctx: Pick<AppContext, 'db'>, companyId: string): Promise<{ recovery: { spki: Bytes; keyId: string }; byOfficer: Map<string, ActiveKey[]> } | null> {
   const log = await readKeyLog(ctx, companyId);
   if (!log.anchor) return null;
   const checked = await verifyKeyLog(log.entries, fromBase64(log.anchor.ecdsaSpki));
   if (!checked.ok) return null;
-  const entitled = checked.byOfficer.get(officerId) ?? [];
-  if (!entitled.length) return null;
-  const recipients: Recipients = new Map(entitled.map((k) => [k.ecdhKeyId, 'handler' as const]));
-  recipients.set(await keyId(fromBase64(log.anchor.ecdhSpki)), 'recovery');
+  const spki = fromBase64(log.anchor.ecdhSpki);
+  return { recovery: { spki, keyId: await keyId(spki) }, byOfficer: checked.byOfficer };
+}
+
+/**
+ * The keys a case for `officerId` is sealed to, in core/crypto's shape (`sealNewCase`),
+ * or null when this company does not take sealed cases: the setting is off, no anchor
+ * is set, the log does not verify, or no certified key is entitled to the officer.
+ * The one gate of both the browser's sealed route and the plain routes' sealing on arrival.
+ */
+export async function sealingKeys(ctx: Pick<AppContext, 'db' | 'config'>, companyId: string, officerId: string): Promise<SealingKeys | null> {
+  if (ctx.config.sealedCases !== 'browser') return null;
+  const keys = await verifiedKeys(ctx, companyId);
+  const handlers = keys?.byOfficer.get(officerId) ?? [];
+  if (!keys || !handlers.length) return null;
+  return { ok: true, handlers, recovery: keys.recovery, head: null };
+}
+
+/** The same gate as `sealingKeys`, as the wrap kinds the browser's wrap set must match, by recipient key id. */
+export async function sealedRecipients(ctx: Pick<AppContext, 'db' | 'config'>, companyId: string, officerId: string): Promise<Recipients | null> {
+  const keys = await sealingKeys(ctx, companyId, officerId);
+  if (!keys) return null;
+  const recipients: Recipients = new Map(keys.handlers.map((k) => [k.ecdhKeyId, 'handler' as const]));
+  recipients.set(keys.recovery.keyId, 'recovery');
   return recipients;
 }
 

@@ -13,8 +13,8 @@ import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
-import type { Kdf } from '../../core/crypto/index.ts';
-import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverVerifier, type AccountSecret } from './reporter-keys.ts';
+import { fromBase64, sealNewCase, type Kdf, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
+import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverReporterKeys, serverVerifier, type AccountSecret } from './reporter-keys.ts';
 import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
 import { metadataView, storedMetadata, type MetadataCheckState } from '../files/metadata-check.ts';
@@ -62,6 +62,14 @@ export interface NewCaseInput {
   wrappedKey: Buffer | null;
   /** A case sealed in the reporter's browser (server/cases/sealed.ts): its envelopes and wraps, stored as sent. */
   sealed?: SealedParts;
+  /**
+   * Sealed on arrival (the weaker plain path at a company that takes sealed cases,
+   * docs/decisions/blind-server.md "Sealed on arrival; migration"): `key` is the data
+   * key the request's files were encrypted under; the case is sealed to these keys (and
+   * to the reporter key the server derives from the plain password), stored as a
+   * browser-sealed case, and `key` is not kept (no server wrapping, no shred key).
+   */
+  sealOnArrival?: SealingKeys;
   submissionType: SubmissionType;
   creationChannel: CreationChannel;
   whistleblowerRelation: string;
@@ -152,15 +160,21 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   if (reserved) parseKdf(reserved.kdf, 'caseAccount.kdf');
   const { caseId } = input;
   const now = new Date();
-  const inBrowser = input.sealed ?? null;
+  const onArrival = input.sealOnArrival ?? null;
+  let inBrowser = input.sealed ?? null;
   const key = input.key;
   if (!inBrowser && !key) throw new Error('a case not sealed in the browser needs its data key');
+  if (onArrival && (inBrowser || input.wrappedKey || input.uploads)) throw new Error('a case sealed on arrival has only its data key and its sent files');
   if (inBrowser && (input.files?.length || input.uploads)) throw new HttpError(400, 'CASE_SEALED', 'A sealed case takes no files on this path yet.', 'uploads');
+  // The server never had the reporter key of a verifier the client derived: it could not wrap the data key to it.
+  if (onArrival && reserved) throw new HttpError(409, 'SEAL_IN_BROWSER', 'This company takes sealed cases: seal the case yourself (POST /api/public/case/new/sealed) or send the plain password, from which the server derives the reporter key.', 'caseAccount');
   // Sealed before the transaction too: nothing but statements runs while it is open.
   // A sealed case's envelopes are stored as the browser sent them; it has no sealed language (mails wait for the mail key).
-  const sealed = inBrowser
+  let sealed = inBrowser
     ? { details_enc: inBrowser.details, whistleblower_enc: inBrowser.whistleblower, language_enc: null }
-    : {
+    : onArrival
+      ? { details_enc: Buffer.alloc(0), whistleblower_enc: null, language_enc: null } // sealed per attempt below (the reporter key depends on the case number)
+      : {
         details_enc: ctx.crypto.sealJson(key!, caseId, COLUMNS.details, details),
         whistleblower_enc: input.whistleblower ? ctx.crypto.sealJson(key!, caseId, COLUMNS.whistleblower, input.whistleblower) : null,
         language_enc: input.language ? ctx.crypto.seal(key!, caseId, LANGUAGE_COLUMN, input.language) : null,
@@ -171,9 +185,24 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
     let caseNumber = reserved ? '' : newCaseNumber();
     // The plain path: the server derives the verifier the browser would have, for this number.
     let secret: AccountSecret | null = null;
+    let reporterKey: CryptoKey | null = null;
     if (account && 'password' in account) {
       const salt = newSalt();
-      secret = { salt, kdf: DEFAULT_KDF, passwordHash: await ctx.passwords.hash(await serverVerifier(caseNumber, account.password, salt, DEFAULT_KDF)) };
+      // Sealed on arrival: the one derivation gives the verifier and the reporter key the case is wrapped to.
+      const derived = onArrival ? await serverReporterKeys(caseNumber, account.password, salt, DEFAULT_KDF) : { verifier: await serverVerifier(caseNumber, account.password, salt, DEFAULT_KDF), reporterKey: null };
+      reporterKey = derived.reporterKey;
+      secret = { salt, kdf: DEFAULT_KDF, passwordHash: await ctx.passwords.hash(derived.verifier) };
+    }
+    if (onArrival) {
+      // The same module and shape as the reporter's browser (the details as the reporter wrote them; the officer stays in clear ids).
+      const parts = await sealNewCase(onArrival, { caseId, dataKey: new Uint8Array(key!), reporterKey, details: plainDetails(details), whistleblower: input.whistleblower ?? undefined });
+      inBrowser = {
+        details: Buffer.from(fromBase64(parts.envelopes.details)),
+        whistleblower: parts.envelopes.whistleblower ? Buffer.from(fromBase64(parts.envelopes.whistleblower)) : null,
+        epoch: 1,
+        wraps: parts.wraps.map((w) => ({ recipientKeyId: w.recipientKeyId, kind: w.kind, wrap: Buffer.from(fromBase64(w.wrap)) })),
+      };
+      sealed = { details_enc: inBrowser.details, whistleblower_enc: inBrowser.whistleblower, language_enc: null };
     }
     let claimed: StagedFile[] = [];
     try {
@@ -225,7 +254,8 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
         const acc = secret as AccountSecret | null;
         if (acc) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: acc.passwordHash, salt: acc.salt, kdf: kdfText(acc.kdf), created_at: now }).returning('case_id')) as unknown as typeof q;
         if (inBrowser) {
-          const wraps = inBrowser.wraps.map((w) => ({ case_id: caseId, epoch: inBrowser.epoch, recipient_key_id: w.recipientKeyId, kind: w.kind, wrap: w.wrap, created_at: now }));
+          const { epoch } = inBrowser;
+          const wraps = inBrowser.wraps.map((w) => ({ case_id: caseId, epoch, recipient_key_id: w.recipientKeyId, kind: w.kind, wrap: w.wrap, created_at: now }));
           q = q.with('new_wraps', (db) => db.insertInto('case_key_wrap').values(wraps).returning('case_id')) as unknown as typeof q;
         }
         if (files.length) q = q.with('new_files', (db) => db.insertInto('case_file').values(files).returning('id')) as unknown as typeof q;
@@ -249,6 +279,11 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
       throw err;
     }
   }
+}
+
+/** What a case sealed on arrival seals as its details: the fields the reporter's browser seals (the officer is in clear ids beside it). */
+function plainDetails(d: CaseDetails) {
+  return { description: d.description, violation: d.violation, repeatedViolations: d.repeatedViolations, whistleblowerRelation: d.whistleblowerRelation, reportedPersons: d.reportedPersons, reportedUnit: d.reportedUnit };
 }
 
 /** The case_file rows of staged files, their names sealed; `first` numbers them on after files already listed. */

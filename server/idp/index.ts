@@ -31,7 +31,8 @@ import { sweepExpiredAccounts } from './expiry.ts';
 import { ProofOfWork } from '../security/pow.ts';
 import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
-import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
+import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverReporterKeys, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
+import { addReporterWrap, dropStaleReporterWrap, isMigrating, needsReporterWrap } from '../keys/migrate-wraps.ts';
 import type { Kdf } from '../../core/crypto/index.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
@@ -242,8 +243,17 @@ export class IdentityService {
     const passwords = this.ctx.passwords;
     let ok = false;
     let upgrade: { passwordHash: string; salt: Buffer; kdf: Kdf } | undefined;
+    // A server-keyed case being migrated (server/keys/migrate-wraps.ts) whose reporter has no wrap yet: a sign-in
+    // that sends the password gives the server, once, what derives the reporter key.
+    let reporterKey: CryptoKey | null = null;
+    const wantsWrap = async () => !!row && proof.password !== undefined && (await needsReporterWrap(this.ctx, row.id));
     if (row && row.kdf && row.salt) {
-      const verifier = proof.verifier ?? (proof.password !== undefined ? await serverVerifier(caseNumber, proof.password, row.salt, JSON.parse(row.kdf) as Kdf) : '');
+      let verifier = proof.verifier ?? '';
+      if (!proof.verifier && proof.password !== undefined) {
+        const kdf = JSON.parse(row.kdf) as Kdf;
+        if (await wantsWrap()) ({ verifier, reporterKey } = await serverReporterKeys(caseNumber, proof.password, row.salt, kdf));
+        else verifier = await serverVerifier(caseNumber, proof.password, row.salt, kdf);
+      }
       ok = await passwords.verify(row.password_hash, verifier);
     } else if (row) {
       // legacy: only the plain password opens it, once.
@@ -251,7 +261,14 @@ export class IdentityService {
       if (ok) {
         const salt = proof.next?.salt ?? newSalt();
         const kdf = proof.next?.kdf ?? DEFAULT_KDF;
-        const verifier = proof.next?.verifier ?? (await serverVerifier(caseNumber, proof.password!, salt, kdf));
+        let verifier = proof.next?.verifier;
+        if (await wantsWrap()) {
+          const derived = await serverReporterKeys(caseNumber, proof.password!, salt, kdf);
+          // The page's own derivation decides; a wrap to a key it would not derive again would open nothing.
+          if (!verifier || verifier === derived.verifier) reporterKey = derived.reporterKey;
+          verifier ??= derived.verifier;
+        }
+        verifier ??= await serverVerifier(caseNumber, proof.password!, salt, kdf);
         upgrade = { passwordHash: await passwords.hash(verifier), salt, kdf };
       }
     } else {
@@ -269,6 +286,14 @@ export class IdentityService {
       .set({ last_login_at: new Date(), ...(upgrade ? { password_hash: upgrade.passwordHash, salt: upgrade.salt, kdf: kdfText(upgrade.kdf) } : {}) })
       .where('case_id', '=', row.id)
       .execute();
+    if (reporterKey) {
+      try {
+        await addReporterWrap(this.ctx, row.id, reporterKey);
+      } catch (err) {
+        // The sign-in stands; the wrap waits for the next sign-in with the password. The message only, no case data.
+        this.ctx.log.error({ err: { message: (err as Error).message } }, 'could not wrap a legacy case key to its reporter');
+      }
+    }
     return { caseId: row.id, mustChange: !!row.must_change_password };
   }
 
@@ -496,6 +521,8 @@ export class IdentityService {
         // with a fresh salt (issue 37): what comes is the new verifier, salt and kdf.
         // A scripted client may send the plain new password instead (the weaker path).
         let secret: { passwordHash: string; salt: Buffer; kdf: Kdf };
+        // A server-keyed case being migrated: the plain path derives the new reporter key and its wrap is made again after the swap.
+        let reporterKey: CryptoKey | null = null;
         if (typeof body.verifier === 'string') {
           let parsed: { verifier: string; salt: Buffer; kdf: Kdf };
           try {
@@ -515,7 +542,10 @@ export class IdentityService {
           const caseNumber = await service.caseNumberOf(pending.case_id);
           if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error), caseNumber));
           const salt = newSalt();
-          secret = { passwordHash: await service.ctx.passwords.hash(await serverVerifier(caseNumber, next, salt, DEFAULT_KDF)), salt, kdf: DEFAULT_KDF };
+          let verifier: string;
+          if (await isMigrating(service.ctx, pending.case_id)) ({ verifier, reporterKey } = await serverReporterKeys(caseNumber, next, salt, DEFAULT_KDF));
+          else verifier = await serverVerifier(caseNumber, next, salt, DEFAULT_KDF);
+          secret = { passwordHash: await service.ctx.passwords.hash(verifier), salt, kdf: DEFAULT_KDF };
         }
         // One transaction swaps verifier, salt and kdf. With sealing, the data key
         // re-wrapped under the new reporter key goes in the same one (blind-server.md).
@@ -526,7 +556,16 @@ export class IdentityService {
             .where('case_id', '=', pending.case_id)
             .execute();
           await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
+          // The old reporter key no longer derives: a server-keyed case's wrap to it would be lost at the retirement of the master key.
+          await dropStaleReporterWrap(trx, pending.case_id);
         });
+        if (reporterKey) {
+          try {
+            await addReporterWrap(service.ctx, pending.case_id, reporterKey);
+          } catch (err) {
+            service.ctx.log.error({ err: { message: (err as Error).message } }, 'could not wrap a legacy case key to its reporter');
+          }
+        }
         return service.finishLogin(req, reply, it.provider, pending.case_id);
       });
     });

@@ -19,6 +19,7 @@ import { HttpError } from '../errors.ts';
 import { requireCompany } from '../companies/service.ts';
 import type { HandlerIdentity } from '../handlers/cases.ts';
 import { appendKeyLogEntry, readKeyLog, setKeyAnchor } from '../keys/key-log.ts';
+import { wrapNewKeys } from '../keys/migrate-wraps.ts';
 import { adminGuard, findCompany } from './admin.ts';
 import { parseOr400 } from './parse.ts';
 
@@ -37,7 +38,10 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
   app.post('/api/handler/key-log', { bodyLimit: 16 * 1024 }, async (req, reply) => {
     const h = await who(req);
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send the signed entry as a JSON object.');
-    return reply.status(201).send(await appendKeyLogEntry(ctx, h.company_id, req.body));
+    const appended = await appendKeyLogEntry(ctx, h.company_id, req.body);
+    // A newly certified key gets the legacy cases of its officers (server/keys/migrate-wraps.ts).
+    wrapNewKeys(ctx);
+    return reply.status(201).send(appended);
   });
 
   app.post('/api/handler/key-anchor', async (req, reply) => {
@@ -46,7 +50,9 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     const own = await ctx.db.selectFrom('handler_account').select('ecdsa_spki').where('id', '=', h.id).executeTakeFirst();
     // Only a handler who can be certified right after (has keys) starts a company's log.
     if (!own?.ecdsa_spki) throw new HttpError(409, 'KEYS_MISSING', 'Make your own keys first: sign in again with the password.');
-    return reply.status(201).send(await setKeyAnchor(ctx, h.company_id, body));
+    const anchor = await setKeyAnchor(ctx, h.company_id, body);
+    wrapNewKeys(ctx);
+    return reply.status(201).send(anchor);
   });
 
   app.put<{ Params: { company: string } }>('/api/admin/companies/:company/key-anchor', async (req, reply) => {
@@ -54,6 +60,8 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     const body = parseOr400(keyAnchorSchema, req.body ?? {}, 'body');
     const company = await findCompany(ctx, req.params.company);
     if (!company) throw new HttpError(404, 'UNKNOWN_COMPANY', `No company has the host name or id "${req.params.company}".`, 'company');
-    return reply.status(201).send(await setKeyAnchor(ctx, company.id, body));
+    const anchor = await setKeyAnchor(ctx, company.id, body);
+    wrapNewKeys(ctx);
+    return reply.status(201).send(anchor);
   });
 }

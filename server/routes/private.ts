@@ -29,6 +29,7 @@ import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, typ
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { addSealedMessage, sealedCaseView } from '../cases/sealed.ts';
+import { reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
 import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 const BASE = '/api/private/case';
@@ -80,6 +81,18 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   app.get(`${BASE}/my-case/sealed`, async (req, reply) => {
     const { row } = await reporterCase(req);
     return reply.headers(noStore).send(await sealedCaseView(ctx, row, 'reporter'));
+  });
+
+  // A server-keyed case being migrated (server/keys/migrate-wraps.ts): the browser wraps its data key to the reporter key it holds.
+  app.get(`${BASE}/my-case/reporter-wrap`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    return reply.headers(noStore).send(await reporterWrapOffer(ctx, row));
+  });
+
+  app.put(`${BASE}/my-case/reporter-wrap`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    return reply.status(201).headers(noStore).send(await storeReporterWrap(ctx, row, req.body));
   });
 
   app.post(`${BASE}/messages/sealed`, async (req, reply) => {

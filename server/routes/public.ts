@@ -4,7 +4,7 @@
  * (docs/decisions/tenant-resolution.md).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { LANGUAGES, caseDtoSchema, isAudioType, sealedCaseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -12,7 +12,7 @@ import { requireCompany, type Company } from '../companies/service.ts';
 import { lookAndFeelResponse, voiceSettings, type CompanyFile } from '../companies/format.ts';
 import { createCase, type AccountInput } from '../cases/service.ts';
 import { reserveCase } from '../cases/reservations.ts';
-import { sealedParts, sealedRecipients } from '../cases/sealed.ts';
+import { sealedParts, sealedRecipients, sealingKeys } from '../cases/sealed.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
@@ -122,13 +122,20 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     if (session) assertSessionCompany(session, company.id);
     if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
     const caseId = session?.caseId ?? randomUUID();
-    const { key, wrapped } = session ? { key: session.key, wrapped: session.wrappedKey } : await ctx.caseKeys.create(caseId);
+    // Without a session the data key is made here and wrapped only once the case is known
+    // not to be sealed on arrival: the files stream in encrypted under it either way.
+    const key = session ? session.key : randomBytes(32);
     // A refused submission leaves no key behind (the session's key belongs to the session).
     return withKeyDroppedOnFailure(ctx, session ? null : caseId, async () => {
     const budget = uploads.quotas.budget(req, { caseId, sessionId: session?.id ?? null });
     const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key, budget });
     try {
       const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
+      // A company that takes sealed cases: sealed here, at once (docs/decisions/blind-server.md "Sealed on arrival; migration").
+      const onArrival = await sealingKeys(ctx, company.id, dto.protectionOfficer.id);
+      // A session's key is wrapped under the master key in its row: its uploads cannot become a sealed case.
+      if (onArrival && session) throw new HttpError(409, 'SEALED_UPLOADS_UNAVAILABLE', 'This company takes sealed cases: send files in this request\'s multipart body (the server seals them on arrival), or seal the case and its files in the browser; resumable uploads are not taken for it.', 'uploads');
+      const wrapped = session ? session.wrappedKey : onArrival ? null : await ctx.caseKeys.wrap(caseId, key);
       if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
       if (upload.files.length + dto.uploads.length > LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'uploads');
       if (new Set(dto.uploads).size !== dto.uploads.length) throw new HttpError(400, 'DUPLICATE_UPLOAD', 'Name each upload once.', 'uploads');
@@ -138,6 +145,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
         caseId,
         key,
         wrappedKey: wrapped,
+        ...(onArrival ? { sealOnArrival: onArrival } : {}),
         submissionType: 'ONLINE_FORM',
         creationChannel: 'BY_ONLINE_FORM',
         whistleblowerRelation: dto.whistleblowerRelation,
@@ -214,12 +222,15 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', `Send ${what} as a JSON object.`);
     const dto: OralSubmissionDto = parseOr400(submissionByPhoneDtoSchema, req.body, what);
     const caseId = randomUUID();
-    const { key, wrapped } = await ctx.caseKeys.create(caseId);
-    const created = await withKeyDroppedOnFailure(ctx, caseId, () => createCase(ctx, {
+    // A company that takes sealed cases: sealed here, at once; no server wrapping or shred key is made.
+    const onArrival = await sealingKeys(ctx, company.id, dto.protectionOfficer.id);
+    const { key, wrapped } = onArrival ? { key: randomBytes(32), wrapped: null } : await ctx.caseKeys.create(caseId);
+    const created = await withKeyDroppedOnFailure(ctx, onArrival ? null : caseId, () => createCase(ctx, {
       company,
       caseId,
       key,
       wrappedKey: wrapped,
+      ...(onArrival ? { sealOnArrival: onArrival } : {}),
       submissionType: type,
       creationChannel: 'BY_PHONE',
       whistleblowerRelation: dto.whistleblowerRelation,

@@ -41,6 +41,8 @@ const CASES: Array<[script: string, args: string[], says: RegExp]> = [
   ['server/cli/keys.ts', ['--force'], /unknown option --force/],
   ['server/cli/keys.ts', [], /missing command/],
   ['server/cli/keys.ts', ['rotate-master', 'now'], /unexpected argument "now"/],
+  ['server/cli/keys.ts', ['retire-master', 'now'], /unexpected argument "now"/],
+  ['server/cli/keys.ts', ['retire'], /unknown command "retire"/],
   ['server/cli/db.ts', ['--to', 'x'], /unknown option --to/],
   ['server/cli/db.ts', [], /missing command/],
   ['server/cli/db.ts', ['copy'], /unknown command "copy"/],

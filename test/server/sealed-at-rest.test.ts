@@ -34,7 +34,7 @@ let legacyId: string;
 
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
-  const officer = (await addCompany(server.ctx.db, { id: 'sealed-rest', hosts: [HOST] })).officerIds[0]!;
+  const [officer, uncertified] = (await addCompany(server.ctx.db, { id: 'sealed-rest', hosts: [HOST], officers: 2 })).officerIds as [string, string];
   const recovery = await makeHandlerKeys();
   expect((await call(server, 'PUT', '/api/admin/companies/sealed-rest/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
   const hanne = await createHandlerAccount(server.ctx.db, 'sealed-rest', 'Hanne', { officers: [officer] });
@@ -58,8 +58,8 @@ beforeAll(async () => {
   const a = await sealMessage(dataKey, sealedId, MARKERS.reporterMessage);
   expect((await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: a })).status).toBe(201);
 
-  // The control: a server-keyed case of the same company.
-  const legacy = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer)) });
+  // The control: a server-keyed case of the same company (to an officer no certified key is entitled to: a plain case to one that is would be sealed on arrival).
+  const legacy = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(uncertified)) });
   expect(legacy.status).toBe(201);
   legacyId = (await server.ctx.db.selectFrom('report_case').select('id').where('case_number', '=', legacy.data.caseDto.caseNumber).executeTakeFirstOrThrow()).id;
 });
