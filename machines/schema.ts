@@ -479,6 +479,8 @@ export const sealedCaseDtoSchema = v.object({
     whistleblower: v.optional(v.nullable(base64Text(64 * 1024)), null),
   }),
   wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
+  /** Ids of finished uploads of the request's sealed upload session (X-Upload-Session): files sealed in the browser. */
+  uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 
@@ -492,6 +494,8 @@ export const sealedMessageDtoSchema = v.object({
   body: base64Text(64 * 1024),
   type: v.optional(v.picklist(MESSAGE_TYPES), 'STANDARD'),
   answerWanted: v.optional(v.boolean(), false),
+  /** Ids of finished uploads of the sender's sealed upload session for this case (X-Upload-Session). */
+  uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
 });
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
 

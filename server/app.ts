@@ -354,7 +354,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   const uploads = new ResumableUploads(ctx, guards.clientOf);
   registerPublicRoutes(app, ctx, uploads);
   await registerUploadRoutes(app, ctx, uploads);
-  registerHandlerRoutes(app, ctx);
+  registerHandlerRoutes(app, ctx, uploads);
   registerAdminRoutes(app, ctx);
   registerLeaveRoutes(app, ctx);
   const identity = await registerIdentity(app, ctx, SECURITY_HEADERS);

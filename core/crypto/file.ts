@@ -45,6 +45,19 @@ export function sealedFileSize(plainSize: number): number {
   return FILE_HEADER + plainSize + chunks * TAG_BYTES;
 }
 
+/**
+ * The plain size a sealed file of `sealed` bytes holds, or null when no plain size
+ * seals to exactly that many bytes: what a server without the key can still check.
+ */
+export function plainFileSize(sealed: number): number | null {
+  if (!Number.isSafeInteger(sealed)) return null;
+  const body = sealed - FILE_HEADER;
+  if (body < TAG_BYTES) return null;
+  const chunks = Math.max(1, Math.ceil(body / FILE_BLOCK));
+  const plain = body - chunks * TAG_BYTES;
+  return plain >= 0 && sealedFileSize(plain) === sealed ? plain : null;
+}
+
 /** The data key as non-extractable HKDF key material, for deriving many files' subkeys. */
 export async function importFileKey(raw: Uint8Array): Promise<CryptoKey> {
   if (raw.length !== DATA_KEY_BYTES) throw new EnvelopeError('key', 'a data key is 32 bytes');

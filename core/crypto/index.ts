@@ -17,6 +17,7 @@
  * - keylog.ts   the signed, hash-chained key log and its verification
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
+ * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -32,3 +33,4 @@ export * from './handler.ts';
 export * from './keylog.ts';
 export * from './handler-wire.ts';
 export * from './case.ts';
+export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, type SealedFileName, type SealedUpload } from './sealed-file.ts';

@@ -15,7 +15,10 @@ import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/sc
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readKeyLog } from '../keys/key-log.ts';
-import type { SealedParts } from './service.ts';
+import { sealedFileRows, type SealedParts } from './service.ts';
+import type { StagedFile } from './upload.ts';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
 
 /** The first key epoch of a case; a revocation starts the next (not built yet). */
 export const FIRST_EPOCH = 1;
@@ -124,6 +127,12 @@ export interface SealedCaseView {
   envelopes: { details: string; whistleblower: string | null };
   /** The data key wrapped to the asker; null when none exists for them (the page says the case cannot be opened). */
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
+  /**
+   * The case's files in order (`messageId` null: sent with the report): `name` is the name
+   * as the browser sealed it (additional data `wb:<case id>:case_file.name_enc:<id>`),
+   * `size` the sealed size, what the download sends.
+   */
+  files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
   /** Oldest first; `body` is the envelope as its sender's browser sealed it. */
   messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
 }
@@ -138,6 +147,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     : undefined;
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
   const messages = await ctx.db.selectFrom('case_message').select(['id', 'type', 'created_at', 'created_by', 'answer_wanted', 'body_enc']).where('case_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
+  const files = await ctx.db.selectFrom('case_file').select(['id', 'message_id', 'name_enc', 'size', 'created_at']).where('case_id', '=', row.id).orderBy('created_at').orderBy('position').orderBy('id').execute();
   return {
     caseNumber: row.case_number,
     caseId: row.id,
@@ -148,6 +158,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     epoch: wrap?.epoch ?? FIRST_EPOCH,
     envelopes: { details: b64(row.details_enc), whistleblower: row.whistleblower_enc ? b64(row.whistleblower_enc) : null },
     wrap: wrap ? { recipientKeyId: wrap.recipient_key_id, kind: wrap.kind, wrap: b64(wrap.wrap) } : null,
+    files: files.map((f) => ({ id: f.id, messageId: f.message_id, name: b64(f.name_enc), size: Number(f.size), created: new Date(f.created_at).toISOString() })),
     messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc) })),
   };
 }
@@ -168,19 +179,25 @@ export async function addSealedMessage(
   ctx: Pick<AppContext, 'db' | 'clock'>,
   row: { id: string; sealed: boolean },
   msg: SealedMessageDto & { createdBy: string; fromReporter: boolean },
-): Promise<{ id: string; time: string }> {
+  /** Files sealed in the browser, uploaded in the sender's sealed upload session for this case: claimed in the message's transaction. */
+  uploads?: { claim(trx: Transaction<DB>): Promise<StagedFile[]>; commit(files: readonly StagedFile[]): Promise<void> },
+): Promise<{ id: string; time: string; files: { id: string; size: number }[] }> {
   if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send the message on the usual path.');
   const body = parseEnvelope(msg.body, 'body');
   const now = ctx.clock.now();
+  let claimed: StagedFile[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('case_message').values({ id: msg.id, case_id: row.id, type: msg.fromReporter ? 'STANDARD' : msg.type, created_by: msg.createdBy, created_at: now, body_enc: body, answer_wanted: !msg.fromReporter && msg.answerWanted }).execute();
       if (!msg.fromReporter && msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
       if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
+      claimed = uploads ? await uploads.claim(trx) : [];
+      if (claimed.length) await trx.insertInto('case_file').values(sealedFileRows(row.id, msg.id, claimed, now)).execute();
     });
   } catch (err) {
     if ((err as { code?: string })?.code === '23505') throw new HttpError(409, 'MESSAGE_ID_TAKEN', 'This message id is in use; choose another.', 'id');
     throw err;
   }
-  return { id: msg.id, time: now.toISOString() };
+  if (uploads) await uploads.commit(claimed);
+  return { id: msg.id, time: now.toISOString(), files: claimed.map((f) => ({ id: f.id, size: f.size })) };
 }

@@ -165,7 +165,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   const key = input.key;
   if (!inBrowser && !key) throw new Error('a case not sealed in the browser needs its data key');
   if (onArrival && (inBrowser || input.wrappedKey || input.uploads)) throw new Error('a case sealed on arrival has only its data key and its sent files');
-  if (inBrowser && (input.files?.length || input.uploads)) throw new HttpError(400, 'CASE_SEALED', 'A sealed case takes no files on this path yet.', 'uploads');
+  if (inBrowser && input.files?.length) throw new HttpError(400, 'CASE_SEALED', 'A sealed case takes its files sealed in the browser, by resumable upload.', 'uploads');
   // The server never had the reporter key of a verifier the client derived: it could not wrap the data key to it.
   if (onArrival && reserved) throw new HttpError(409, 'SEAL_IN_BROWSER', 'This company takes sealed cases: seal the case yourself (POST /api/public/case/new/sealed) or send the plain password, from which the server derives the reporter key.', 'caseAccount');
   // Sealed before the transaction too: nothing but statements runs while it is open.
@@ -214,7 +214,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           secret = { salt: Buffer.from(r.salt), kdf: reserved.kdf, passwordHash: verifierHash! };
         }
         claimed = input.uploads ? await input.uploads.claim(trx) : [];
-        const files = key ? [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)] : [];
+        const files = key ? [...sentFiles, ...fileRows(ctx, caseId, key, null, claimed, now, sentFiles.length)] : sealedFileRows(caseId, null, claimed, now);
         // The browser chose a sealed case's id: one an upload session holds is not free either.
         if (inBrowser && (await trx.selectFrom('upload_session').select('id').where('case_id', '=', caseId).executeTakeFirst())) {
           throw new HttpError(409, 'CASE_ID_TAKEN', 'This case id is in use; choose another.', 'caseId');
@@ -300,6 +300,14 @@ function fileRows(ctx: AppContext, caseId: string, key: Buffer, messageId: strin
     storage_key: f.id,
     created_at: now,
   }));
+}
+
+/** The case_file rows of a sealed case's files: the name and bytes as the browser sealed them, the size the sealed size. */
+export function sealedFileRows(caseId: string, messageId: string | null, files: readonly StagedFile[], now: Date, first = 0) {
+  return files.map((f, i) => {
+    if (!f.nameEnc) throw new Error('a sealed case takes only files sealed in the browser');
+    return { id: f.id, position: first + i, case_id: caseId, message_id: messageId, name_enc: f.nameEnc, size: f.size, mime_type: f.mimeType, metadata_remaining: null, storage_key: f.id, created_at: now };
+  });
 }
 
 async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date) {

@@ -18,6 +18,8 @@ import type { ByteBudget } from '../uploads/quotas.ts';
 export interface StagedFile {
   id: string;
   name: string;
+  /** A sealed case's file: its name as the browser sealed it (`name` is then empty). */
+  nameEnc?: Buffer;
   size: number;
   mimeType: string;
   /** Metadata kinds still in the received file; null when not checked; COULD_NOT_CHECK when the check hit a limit. */

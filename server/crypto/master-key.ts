@@ -182,6 +182,7 @@ export async function rotateMasterKey(db: Kysely<DB>, oldKey: Buffer, newKey: Bu
     // A reporter's session for a message holds its case's key (migration 0135): one row each.
     const sessions = await trx.selectFrom('upload_session').select(['id', 'case_id', 'wrapped_key']).execute();
     for (const r of sessions) {
+      if (!r.wrapped_key) continue; // a sealed case's session: no server key
       const wrapped = await rewrap(from, to, shreds, r.case_id, r.wrapped_key);
       if (wrapped) await trx.updateTable('upload_session').set({ wrapped_key: wrapped }).where('id', '=', r.id).execute();
     }

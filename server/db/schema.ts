@@ -462,7 +462,8 @@ export interface UploadSessionTable {
   secret_hash: Bytes;
   /** The id the case will have; its data key, wrapped as report_case.wrapped_key. */
   case_id: string;
-  wrapped_key: Bytes;
+  /** Null: a sealed case's session (migration 0280): the browser seals its files, the server has no key. */
+  wrapped_key: Bytes | null;
   created_at: Timestamp;
   /** When the session was made; no longer moved by activity (the sweep goes by `created_at`, migration 0150). */
   touched_at: Timestamp;

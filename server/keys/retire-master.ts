@@ -56,7 +56,7 @@ export async function masterKeyUses(db: Kysely<DB>): Promise<MasterKeyUses> {
       .executeTakeFirstOrThrow(),
   );
   const noHandler = count(await legacy.select((eb) => eb.fn.countAll().as('n')).where((eb) => eb.not(wrapOf('handler')(eb))).executeTakeFirstOrThrow());
-  const sessions = count(await db.selectFrom('upload_session').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow());
+  const sessions = count(await db.selectFrom('upload_session').where('wrapped_key', 'is not', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow());
   const mails = count(
     await db.selectFrom('mail_outbox').innerJoin('report_case', 'report_case.id', 'mail_outbox.case_id').where('report_case.sealed', '=', false).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   );

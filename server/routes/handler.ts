@@ -4,6 +4,9 @@
  * other case answers 404 exactly like a case that does not exist.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { UPLOAD_SESSION_HEADER, type ResumableUploads } from '../uploads/resumable.ts';
 import * as v from 'valibot';
 import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, inboxQuerySchema, normalizeCaseNumber } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
@@ -100,7 +103,7 @@ async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow
   return { ...view, deadline, audit };
 }
 
-export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
+export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
   const auth = new HandlerAuth(ctx);
   const who = (req: FastifyRequest) => authenticate(ctx, req);
   const signedIn = (req: FastifyRequest) => authorize(ctx, req, 'signedIn', { idleTimeoutMs: IDLE_TIMEOUT_MS });
@@ -226,7 +229,19 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext) {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
-    return reply.status(201).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: h.id, fromReporter: false }) });
+    const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
+    const files = session ? { claim: (trx: Transaction<DB>) => uploads.claim(trx, session, dto.uploads, row.id), commit: (f: readonly { id: string }[]) => uploads.commit(f) } : undefined;
+    return reply.status(201).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: h.id, fromReporter: false }, files) });
+  });
+
+  // A sealed upload session for the files of one handler message of a sealed case
+  // (docs/decisions/blind-server.md "Sealed files"): the handler's browser seals them and
+  // uploads them by tus (server/routes/uploads.ts), as a reporter's does.
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/upload-sessions', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send files with the message as multipart.');
+    return reply.status(201).header('cache-control', 'no-store').send(await uploads.createCaseSession(row));
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {

@@ -9,6 +9,8 @@
  * token's case, uploads through the tus routes, and the message names the uploads,
  * which it takes in its own transaction.
  */
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { commentDtoSchema, messageDtoSchema, whistleblowerUpdateSchema } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
@@ -99,7 +101,9 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const { reporter, row } = await reporterCase(req);
     await guards.perCase('case-write', row.id, req, reply);
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
-    return reply.status(201).headers(noStore).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: reporter.caseNumber, fromReporter: true }) });
+    const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
+    const files = session ? { claim: (trx: Transaction<DB>) => uploads.claim(trx, session, dto.uploads, row.id), commit: (f: readonly { id: string }[]) => uploads.commit(f) } : undefined;
+    return reply.status(201).headers(noStore).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: reporter.caseNumber, fromReporter: true }, files) });
   });
 
   app.get(`${BASE}/messages`, async (req, reply) => {

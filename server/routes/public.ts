@@ -121,10 +121,12 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     // Made at another company's portal: no case here, not even with its uploads' key.
     if (session) assertSessionCompany(session, company.id);
     if (session?.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session already made its case.');
+    // Its uploads are ciphertext under a key the server never had: they join only a case sealed in the browser.
+    if (session?.sealed) throw new HttpError(409, 'UPLOAD_SESSION_SEALED', 'This upload session is for a sealed case: send its uploads with POST /api/public/case/new/sealed.', UPLOAD_SESSION_HEADER);
     const caseId = session?.caseId ?? randomUUID();
     // Without a session the data key is made here and wrapped only once the case is known
     // not to be sealed on arrival: the files stream in encrypted under it either way.
-    const key = session ? session.key : randomBytes(32);
+    const key = session ? session.key! : randomBytes(32);
     // A refused submission leaves no key behind (the session's key belongs to the session).
     return withKeyDroppedOnFailure(ctx, session ? null : caseId, async () => {
     const budget = uploads.quotas.budget(req, { caseId, sessionId: session?.id ?? null });
@@ -191,6 +193,9 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
     const sealed = sealedParts(dto, recipients);
+    // Files sealed in the browser arrive first by tus, in a sealed upload session (docs/decisions/blind-server.md "Sealed files").
+    const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], null, dto.uploads);
+    if (session) assertSessionCompany(session, company.id);
     const created = await createCase(ctx, {
       company,
       caseId: dto.caseId,
@@ -205,6 +210,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       subsidiaryId: dto.subsidiary,
       follow: dto.caseAccount.follow,
       account: accountInput(req, dto.caseAccount.follow ? dto.caseAccount : { follow: false, password: '' }),
+      uploads: session ? { claim: (trx) => uploads.claim(trx, session, dto.uploads), commit: (files) => uploads.commit(files) } : undefined,
       language: requestLanguage(req),
     });
     return reply.status(201).send({ caseDto: created });

@@ -41,6 +41,8 @@ import type { AppContext } from '../context.ts';
 import type { DB } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { FILE_BLOCK, FILE_CHUNK, FILE_HEADER } from '../crypto/case-crypto.ts';
+import { FILE_MAGIC, plainFileSize } from '../../core/crypto/index.ts';
+import { parseEnvelope } from '../cases/sealed.ts';
 import { ContentSniffer } from '../files/sniff.ts';
 import { MetadataCheck } from '../files/metadata-check.ts';
 import type { StagedFile } from '../cases/upload.ts';
@@ -63,13 +65,19 @@ const CHECKPOINT_BYTES = 8 * 1024 * 1024;
 const WRITE_BUFFER = 1024 * 1024;
 const FILE_NAME_COLUMN = 'case_file.name_enc';
 const TAIL_COLUMN = 'file_upload.tail_enc';
+/** The one type a sealed case's file is stored with: the server cannot read its content, and a stated type would tell what the file is. */
+export const SEALED_FILE_TYPE = 'application/octet-stream';
+/** A sealed file name's envelope, decoded (a name of 255 characters in UTF-8 fits well). */
+const SEALED_NAME_MAX = 2048;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface UploadSession {
   id: string;
   caseId: string;
-  key: Buffer;
-  wrappedKey: Buffer;
+  /** Null with `sealed`: a sealed case's session; its uploads arrive sealed by the browser and are stored as they come. */
+  key: Buffer | null;
+  wrappedKey: Buffer | null;
+  sealed: boolean;
   usedAt: Date | null;
   /** The existing case whose message may take the uploads; null: a case still to come. */
   boundCaseId: string | null;
@@ -117,11 +125,12 @@ export class ResumableUploads {
 
   // ---- sessions --------------------------------------------------------------
 
-  async createSession(company: { id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
+  /** `sealed`: for a case sealed in the browser (POST /api/public/case/new/sealed): no key is made, its uploads carry ciphertext only. */
+  async createSession(company: { id: string }, opts: { sealed?: boolean } = {}): Promise<{ uploadSession: string; expiresAt: string }> {
     const id = randomUUID();
     const caseId = randomUUID();
     const secret = randomBytes(32);
-    const { wrapped } = await this.ctx.caseKeys.create(caseId);
+    const wrapped = opts.sealed ? null : (await this.ctx.caseKeys.create(caseId)).wrapped;
     const now = this.ctx.clock.now();
     await this.ctx.db
       .insertInto('upload_session')
@@ -134,9 +143,9 @@ export class ResumableUploads {
    * A session bound to the signed-in reporter's existing case: its uploads are sealed
    * with that case's key (the row's wrapping, copied) and may join only a message of it.
    */
-  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array | null; company_id: string }): Promise<{ uploadSession: string; expiresAt: string }> {
-    // Files of a sealed case are sealed in the browser (not built yet): no server key to give a session.
-    if (!reportCase.wrapped_key) throw new HttpError(409, 'CASE_SEALED', 'This case is sealed: its files are not taken on this path yet.');
+  async createCaseSession(reportCase: { id: string; wrapped_key: Uint8Array | null; company_id: string; sealed?: boolean }): Promise<{ uploadSession: string; expiresAt: string }> {
+    // A sealed case's files are sealed in the browser: its session holds no key.
+    if (!reportCase.wrapped_key && !reportCase.sealed) throw new HttpError(409, 'CASE_SEALED', 'This case has no server key.');
     const id = randomUUID();
     const secret = randomBytes(32);
     const now = this.ctx.clock.now();
@@ -146,7 +155,7 @@ export class ResumableUploads {
         id,
         secret_hash: hashSecret(secret),
         case_id: reportCase.id,
-        wrapped_key: Buffer.from(reportCase.wrapped_key),
+        wrapped_key: reportCase.wrapped_key ? Buffer.from(reportCase.wrapped_key) : null,
         bound_case_id: reportCase.id,
         company_id: reportCase.company_id,
         created_at: now,
@@ -166,12 +175,13 @@ export class ResumableUploads {
     const row = await this.ctx.db.selectFrom('upload_session').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || !timingSafeEqual(Buffer.from(row.secret_hash), hashSecret(Buffer.from(secret64, 'base64url')))) throw refuse();
     if (new Date(row.created_at).getTime() < this.ctx.clock.now().getTime() - ABANDONED_AFTER_MS) throw refuse();
-    const wrappedKey = Buffer.from(row.wrapped_key);
+    const wrappedKey = row.wrapped_key ? Buffer.from(row.wrapped_key) : null;
     return {
       id: row.id,
       caseId: row.case_id,
-      key: await this.ctx.caseKeys.unwrap(row.case_id, wrappedKey),
+      key: wrappedKey ? await this.ctx.caseKeys.unwrap(row.case_id, wrappedKey) : null,
       wrappedKey,
+      sealed: !wrappedKey,
       usedAt: row.used_at ? new Date(row.used_at) : null,
       boundCaseId: row.bound_case_id,
       companyId: row.company_id,
@@ -190,6 +200,8 @@ export class ResumableUploads {
     if (headers.deferLength !== undefined) throw new HttpError(400, 'UPLOAD_LENGTH_REQUIRED', 'Declare Upload-Length when creating an upload (creation-defer-length is not offered).', 'Upload-Length');
     const length = parseLength(headers.length, 'Upload-Length');
     const metadata = parseUploadMetadata(headers.metadata);
+    if (session.sealed) return this.createSealed(session, length, metadata, client);
+    const key = session.key!;
     const name = cleanFileName(metadata.get('filename') ?? '');
     if (!name) throw new HttpError(400, 'FILE_NAME_REQUIRED', 'Name the file in Upload-Metadata (filename).', 'filename');
     if (!isAllowedFileName(name)) throw new HttpError(415, 'FORBIDDEN_FILE_TYPE', `"${name.slice(0, 100)}" is not an allowed file; allowed are ${ALLOWED_EXTENSIONS.join(', ')}.`, 'filename');
@@ -197,9 +209,59 @@ export class ResumableUploads {
     await this.quotas.assertDisk(length, 'Upload-Length');
 
     const id = randomUUID();
-    const sealer = this.ctx.crypto.chunkSealer(session.key, id);
+    const sealer = this.ctx.crypto.chunkSealer(key, id);
     // An empty file is complete at once: its one (empty) chunk is the final one.
     const first = length === 0 ? Buffer.concat([sealer.header, sealer.seal(0, Buffer.alloc(0), true)]) : sealer.header;
+    await this.insertUpload(session, length, client, {
+      id,
+      name_enc: this.ctx.crypto.seal(key, session.caseId, FILE_NAME_COLUMN, name, id),
+      file_header: sealer.header,
+    });
+    // After the row: an object on disk that no row knows is only ever a crash's leftover (the sweep's).
+    try {
+      await this.ctx.files.createUpload(id, first);
+    } catch (err) {
+      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+      await this.ctx.files.discardUpload(id);
+      throw err;
+    }
+    if (length === 0) await this.verify(session, id);
+    return { id, state: { offset: 0, length } };
+  }
+
+  /**
+   * POST for a sealed case's session: the browser names the file by `fileId` (the id its
+   * subkey and its name's additional data are bound to) and `name` (the name sealed
+   * under the case's data key, base64); `Upload-Length` is the sealed size, which must be
+   * one a plain size seals to. Limits and quotas count the sealed size.
+   */
+  private async createSealed(session: UploadSession, length: number, metadata: Map<string, string>, client: string): Promise<{ id: string; state: UploadState }> {
+    const id = (metadata.get('fileId') ?? '').toLowerCase();
+    if (!UUID.test(id)) throw new HttpError(400, 'FILE_ID_REQUIRED', 'Name the file by a UUID in Upload-Metadata (fileId): its sealed name and chunks are bound to it.', 'fileId');
+    const nameEnc = parseEnvelope(metadata.get('name') ?? '', 'name');
+    if (nameEnc.length > SEALED_NAME_MAX) throw new HttpError(400, 'BAD_ENVELOPE', 'A sealed file name is at most 2 KiB.', 'name');
+    if (plainFileSize(length) === null) throw new HttpError(400, 'BAD_SEALED_SIZE', `${length} bytes is not the size of a sealed file (header, 64 KiB chunks, a tag each).`, 'Upload-Length');
+    if (length > this.ctx.config.maxFileBytes) throw new HttpError(413, 'FILE_TOO_LARGE', `This file is larger than ${this.ctx.config.maxFileBytes} bytes.`, 'Upload-Length');
+    await this.quotas.assertDisk(length, 'Upload-Length');
+    if (await this.ctx.db.selectFrom('case_file').select('id').where('id', '=', id).executeTakeFirst()) throw new HttpError(409, 'FILE_ID_TAKEN', 'This file id is in use; choose another.', 'fileId');
+    try {
+      // No header of our own: the file's first bytes are the browser's `WBF1` header.
+      await this.insertUpload(session, length, client, { id, name_enc: nameEnc, file_header: Buffer.alloc(0) });
+    } catch (err) {
+      if ((err as { code?: string })?.code === '23505') throw new HttpError(409, 'FILE_ID_TAKEN', 'This file id is in use; choose another.', 'fileId');
+      throw err;
+    }
+    try {
+      await this.ctx.files.createUpload(id, new Uint8Array(0));
+    } catch (err) {
+      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+      await this.ctx.files.discardUpload(id);
+      throw err;
+    }
+    return { id, state: { offset: 0, length } };
+  }
+
+  private async insertUpload(session: UploadSession, length: number, client: string, row: { id: string; name_enc: Buffer; file_header: Buffer }): Promise<void> {
     const now = this.ctx.clock.now();
     // With the session's row locked, parallel creations on one session take turns:
     // the count and the sums read here are what the insert adds to (read-then-write
@@ -223,13 +285,11 @@ export class ResumableUploads {
       await trx
         .insertInto('file_upload')
         .values({
-          id,
+          ...row,
           session_id: session.id,
-          name_enc: this.ctx.crypto.seal(session.key, session.caseId, FILE_NAME_COLUMN, name, id),
           length,
           offset: 0,
           tail_enc: null,
-          file_header: sealer.header,
           mime_type: null,
           metadata_remaining: null,
           created_at: now,
@@ -237,16 +297,6 @@ export class ResumableUploads {
         })
         .execute();
     });
-    // After the row: an object on disk that no row knows is only ever a crash's leftover (the sweep's).
-    try {
-      await this.ctx.files.createUpload(id, first);
-    } catch (err) {
-      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
-      await this.ctx.files.discardUpload(id);
-      throw err;
-    }
-    if (length === 0) await this.verify(session, id);
-    return { id, state: { offset: 0, length } };
   }
 
   private async row(session: UploadSession, id: string) {
@@ -270,13 +320,15 @@ export class ResumableUploads {
    * torn chunk after them is cut off by the next PATCH.
    */
   private async reconcile(session: UploadSession, row: { id: string; offset: string | number; length: string | number; file_header: Uint8Array }): Promise<void> {
+    // A sealed upload's bytes are stored as they came: what lies past the saved offset is cut off by the next PATCH.
+    if (session.sealed) return;
     const length = Number(row.length);
     const offset = Number(row.offset);
     if (offset >= length) return;
     let index = (offset - (offset % FILE_CHUNK)) / FILE_CHUNK;
     const at = FILE_HEADER + index * FILE_BLOCK;
     if ((await this.ctx.files.uploadSize(row.id)) < at + FILE_BLOCK) return;
-    const sealer = this.ctx.crypto.chunkSealer(session.key, row.id, row.file_header);
+    const sealer = this.ctx.crypto.chunkSealer(session.key!, row.id, row.file_header);
     let buf: Buffer = Buffer.alloc(0);
     let opened = 0;
     try {
@@ -356,6 +408,8 @@ export class ResumableUploads {
         if (!row.mime_type) await this.verify(session, id);
         return { offset, length };
       }
+      if (session.sealed) return await this.appendSealed(session, id, offset, length, body, () => abortedByServer);
+      const key = session.key!;
 
       // Received but not sealed yet: fewer than FILE_CHUNK bytes, kept as the pieces of
       // the request's reads they arrived in (Node sizes each read to its bytes, so a
@@ -363,12 +417,12 @@ export class ResumableUploads {
       // cipher: a chunk that straddles two reads is sealed from both pieces, and what is
       // sealed goes to the disk in pieces too (bench/upload.ts, performance.md
       // twenty-first round).
-      const tail = row.tail_enc ? this.ctx.crypto.open(session.key, session.caseId, TAIL_COLUMN, row.tail_enc, `${id}:${offset}`) : undefined;
+      const tail = row.tail_enc ? this.ctx.crypto.open(key, session.caseId, TAIL_COLUMN, row.tail_enc, `${id}:${offset}`) : undefined;
       let pending: Buffer[] = tail?.length ? [tail] : [];
       let pendingBytes = tail?.length ?? 0;
       let sealed = offset - pendingBytes; // always a whole number of chunks
       let index = sealed / FILE_CHUNK;
-      const sealer = this.ctx.crypto.chunkSealer(session.key, id, row.file_header);
+      const sealer = this.ctx.crypto.chunkSealer(key, id, row.file_header);
       // Cuts off chunks a killed process wrote after its last saved offset.
       const writer = await this.ctx.files.openUpload(id, FILE_HEADER + index * FILE_BLOCK);
       let received = offset;
@@ -396,14 +450,14 @@ export class ResumableUploads {
       const save = async (at: number, tail: Buffer | null) => {
         await this.ctx.db
           .updateTable('file_upload')
-          .set({ offset: at, tail_enc: tail && tail.length ? this.ctx.crypto.seal(session.key, session.caseId, TAIL_COLUMN, tail, `${id}:${at}`) : null, updated_at: this.ctx.clock.now() })
+          .set({ offset: at, tail_enc: tail && tail.length ? this.ctx.crypto.seal(key, session.caseId, TAIL_COLUMN, tail, `${id}:${at}`) : null, updated_at: this.ctx.clock.now() })
           .where('id', '=', id)
           .execute();
       };
 
       // The first bytes must fit the name (as the SPA checks before sending): a file
       // that cannot be what it says is refused at once, not after 2 GB.
-      const ext = fileExtension(this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'));
+      const ext = fileExtension(this.ctx.crypto.open(key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'));
       const headWanted = offset === 0 && !isTextExtension(ext) && Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? Math.min(FILE_HEAD_BYTES, length) : 0;
       let failure: unknown;
       const receiving = this.ctx.metrics?.uploadStarted('tus');
@@ -487,16 +541,102 @@ export class ResumableUploads {
   }
 
   /**
+   * PATCH of a sealed case's upload: the bytes are the browser's ciphertext, stored as
+   * they come at the saved offset (nothing to seal, nothing held back). What the server
+   * can check without the key: the file begins with `WBF1` (else 400 BAD_SEALED_FILE
+   * and the upload is removed, nothing kept) and it does not grow past its sealed size.
+   */
+  private async appendSealed(session: UploadSession, id: string, offset: number, length: number, body: Readable, abortedByServer: () => boolean): Promise<UploadState> {
+    const writer = await this.ctx.files.openUpload(id, offset);
+    let received = offset;
+    let saved = offset;
+    let savedAt = this.ctx.clock.now().getTime();
+    let out: Buffer[] = [];
+    let outBytes = 0;
+    const flush = async (checkDisk = true) => {
+      if (!outBytes) return;
+      if (checkDisk) await this.quotas.assertDisk(outBytes);
+      const pieces = out;
+      out = [];
+      outBytes = 0;
+      await writer.write(pieces);
+    };
+    const save = (at: number) => this.ctx.db.updateTable('file_upload').set({ offset: at, updated_at: this.ctx.clock.now() }).where('id', '=', id).execute();
+    let failure: unknown;
+    let refused = false;
+    const receiving = this.ctx.metrics?.uploadStarted('tus');
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (received + chunk.length > length) throw new HttpError(400, 'UPLOAD_TOO_LONG', `The body goes beyond Upload-Length (${length}).`, 'Upload-Length');
+        this.ctx.metrics?.uploadBytes('tus', chunk.length);
+        for (let i = 0; received + i < FILE_MAGIC.length && i < chunk.length; i++) {
+          if (chunk[i] !== FILE_MAGIC[received + i]) {
+            refused = true;
+            throw new HttpError(400, 'BAD_SEALED_FILE', 'This is not a sealed file: it does not begin with the WBF1 header.', 'body');
+          }
+        }
+        received += chunk.length;
+        out.push(chunk);
+        outBytes += chunk.length;
+        if (outBytes >= WRITE_BUFFER) await flush();
+        if (received - saved >= CHECKPOINT_BYTES) {
+          await flush();
+          await writer.sync();
+          await save(received);
+          saved = received;
+          savedAt = this.ctx.clock.now().getTime();
+        } else if (this.ctx.clock.now().getTime() - savedAt >= ALIVE_EVERY_MS) {
+          await this.ctx.db.updateTable('file_upload').set({ updated_at: this.ctx.clock.now() }).where('id', '=', id).execute();
+          savedAt = this.ctx.clock.now().getTime();
+        }
+      }
+    } catch (err) {
+      failure = err;
+    } finally {
+      receiving?.();
+    }
+    try {
+      if (!refused) await flush(false);
+      await writer.sync();
+    } finally {
+      await writer.close();
+    }
+    if (refused) {
+      await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
+      await this.ctx.files.discardUpload(id);
+      throw failure;
+    }
+    // Everything written is saved: the object holds exactly the offset's bytes.
+    if (received > saved) await save(received);
+    if (failure) {
+      if (failure instanceof HttpError) throw failure;
+      if (abortedByServer() || body.destroyed || (failure as { code?: string }).code === 'ECONNRESET') {
+        throw new HttpError(400, 'UPLOAD_ABORTED', 'The upload was interrupted; ask for its offset (HEAD) and continue.');
+      }
+      throw failure;
+    }
+    if (received === length) await this.verify(session, id);
+    return { offset: received, length };
+  }
+
+  /**
    * Reads a complete upload back through the same checks as a multipart file. A file
-   * whose bytes do not fit its name is deleted and refused (415).
+   * whose bytes do not fit its name is deleted and refused (415). A sealed case's
+   * upload cannot be read: it is complete once all its bytes came, and its type is
+   * the one coarse category (`SEALED_FILE_TYPE`).
    */
   private async verify(session: UploadSession, id: string): Promise<void> {
+    if (session.sealed) {
+      await this.ctx.db.updateTable('file_upload').set({ mime_type: SEALED_FILE_TYPE, updated_at: this.ctx.clock.now() }).where('id', '=', id).execute();
+      return;
+    }
+    const key = session.key!;
     const row = await this.row(session, id);
-    const name = this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8');
+    const name = this.ctx.crypto.open(key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8');
     const sniffer = new ContentSniffer(name);
     const check = new MetadataCheck(name);
     const sink = new Writable({ highWaterMark: FILE_CHUNK, write: (_c, _e, cb) => cb() });
-    await pipeline(this.ctx.files.readUpload(id), this.ctx.crypto.decryptFile(session.key, id), sniffer, check, sink);
+    await pipeline(this.ctx.files.readUpload(id), this.ctx.crypto.decryptFile(key, id), sniffer, check, sink);
     const mimeType = sniffer.verdict();
     if (!mimeType) {
       await this.ctx.db.deleteFrom('file_upload').where('id', '=', id).execute();
@@ -533,9 +673,11 @@ export class ResumableUploads {
       if (Number(row.offset) !== Number(row.length) || !row.mime_type) {
         throw new HttpError(409, 'UPLOAD_INCOMPLETE', 'This upload has not finished; finish it (or remove it) and send again.', `uploads.${i}`);
       }
+      // A sealed case's upload: its name stays the browser's envelope.
+      if (session.sealed) return { id, name: '', nameEnc: Buffer.from(row.name_enc), size: Number(row.length), mimeType: row.mime_type, metadataRemaining: null };
       return {
         id,
-        name: this.ctx.crypto.open(session.key, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'),
+        name: this.ctx.crypto.open(session.key!, session.caseId, FILE_NAME_COLUMN, row.name_enc, id).toString('utf8'),
         size: Number(row.length),
         mimeType: row.mime_type,
         metadataRemaining: row.metadata_remaining ? (JSON.parse(row.metadata_remaining) as string[]) : null,
@@ -543,6 +685,25 @@ export class ResumableUploads {
     });
     await trx.deleteFrom('file_upload').where('id', 'in', [...ids]).execute();
     return files;
+  }
+
+  /**
+   * The sealed upload session a sealed case's creation (`forCase` null) or a message of
+   * sealed case `forCase` sends in X-Upload-Session, checked before anything is stored:
+   * bound to what it is sent with, sealed, unused; null when none is sent (then no
+   * uploads may be named).
+   */
+  async sealedSession(token: unknown, forCase: string | null, ids: readonly string[]): Promise<UploadSession | null> {
+    if (new Set(ids).size !== ids.length) throw new HttpError(400, 'DUPLICATE_UPLOAD', 'Name each upload once.', 'uploads');
+    const session = token === undefined ? null : await this.session(token);
+    if (!session) {
+      if (ids.length) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
+      return null;
+    }
+    assertSessionFor(session, forCase);
+    if (!session.sealed) throw new HttpError(409, 'UPLOAD_SESSION_NOT_SEALED', 'This upload session seals its files on the server; a sealed case takes only uploads of a sealed session.', UPLOAD_SESSION_HEADER);
+    if (session.usedAt) throw new HttpError(409, 'UPLOAD_SESSION_USED', 'This upload session was already used; open a new one.');
+    return session;
   }
 
   /** After the commit: the claimed uploads become final files (a crash before is finished by the store's `recover`). */
