@@ -248,7 +248,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
-    if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
+    // The audit trail is sealed under the case's key: a sealed case has none yet (blind-server.md "Left").
+    if (file && !row.sealed) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
     return sendCaseFile(ctx, reply, row, req.params.fileId);
   });
 

@@ -41,7 +41,7 @@ import type { AppContext } from '../context.ts';
 import type { DB } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { FILE_BLOCK, FILE_CHUNK, FILE_HEADER } from '../crypto/case-crypto.ts';
-import { FILE_MAGIC, plainFileSize } from '../../core/crypto/index.ts';
+import { FILE_MAGIC, plainFileSize, sealedFileSize } from '../../core/crypto/index.ts';
 import { parseEnvelope } from '../cases/sealed.ts';
 import { ContentSniffer } from '../files/sniff.ts';
 import { MetadataCheck } from '../files/metadata-check.ts';
@@ -241,7 +241,8 @@ export class ResumableUploads {
     const nameEnc = parseEnvelope(metadata.get('name') ?? '', 'name');
     if (nameEnc.length > SEALED_NAME_MAX) throw new HttpError(400, 'BAD_ENVELOPE', 'A sealed file name is at most 2 KiB.', 'name');
     if (plainFileSize(length) === null) throw new HttpError(400, 'BAD_SEALED_SIZE', `${length} bytes is not the size of a sealed file (header, 64 KiB chunks, a tag each).`, 'Upload-Length');
-    if (length > this.ctx.config.maxFileBytes) throw new HttpError(413, 'FILE_TOO_LARGE', `This file is larger than ${this.ctx.config.maxFileBytes} bytes.`, 'Upload-Length');
+    // The per-file limit is on the plain size the browser may send (padded): what that seals to.
+    if (length > sealedFileSize(this.ctx.config.maxFileBytes)) throw new HttpError(413, 'FILE_TOO_LARGE', `This file is larger than ${this.ctx.config.maxFileBytes} bytes.`, 'Upload-Length');
     await this.quotas.assertDisk(length, 'Upload-Length');
     if (await this.ctx.db.selectFrom('case_file').select('id').where('id', '=', id).executeTakeFirst()) throw new HttpError(409, 'FILE_ID_TAKEN', 'This file id is in use; choose another.', 'fileId');
     try {
