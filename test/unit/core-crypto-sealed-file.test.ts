@@ -37,7 +37,7 @@ function body(bytes: Uint8Array, piece = 50_001): ReadableStream<Uint8Array> {
   });
 }
 
-function plainBytes(n: number): Uint8Array {
+function plainBytes(n: number): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(n);
   for (let i = 0; i < n; i++) b[i] = (i * 31 + 7) & 0xff;
   return b;
@@ -59,6 +59,25 @@ describe('sealed files in the browser', () => {
     expect(name).toEqual({ name: 'Bericht März.pdf', size: plain.length });
     const opened = await readAll(openSealedFile(dataKey, { id: upload.fileId, ...name }, body(sealed)));
     expect(Buffer.from(opened).equals(Buffer.from(plain))).toBe(true);
+  });
+
+  it('opens a download as it arrives: the first plain chunk comes out before most of the body was read, none larger than a chunk', async () => {
+    const dataKey = makeDataKey();
+    const plain = plainBytes(40 * FILE_CHUNK);
+    const upload = await sealFileForUpload(dataKey, caseId, new Blob([plain]));
+    const sealed = await readAll(upload.stream);
+    let pulled = 0;
+    const counted = body(sealed, 10_000).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(p, c) { pulled += p.length; c.enqueue(p); } }));
+    const reader = openSealedFile(dataKey, { id: upload.fileId, size: plain.length }, counted).getReader();
+    const first = await reader.read();
+    expect(first.value!.length).toBeLessThanOrEqual(FILE_CHUNK);
+    expect(pulled).toBeLessThan(sealed.length / 4);
+    let total = first.value!.length;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      expect(r.value.length).toBeLessThanOrEqual(FILE_CHUNK);
+      total += r.value.length;
+    }
+    expect(total).toBe(plain.length);
   });
 
   it('pads sizes to buckets: one chunk at least, a power of two stays, at most 12.5 % more', () => {
@@ -101,7 +120,7 @@ describe('sealed files in the browser', () => {
     expect((await fails(sealed.subarray(0, FILE_HEADER + (FILE_CHUNK + 16)))).reason).toBe('truncated');
     await fails(sealed.subarray(0, sealed.length - 1));
     const altered = Uint8Array.from(sealed);
-    altered[FILE_HEADER + 5] ^= 1;
+    altered[FILE_HEADER + 5] = altered[FILE_HEADER + 5]! ^ 1;
     expect((await fails(altered)).reason).toBe('authentication');
     await fails(sealed, { id: crypto.randomUUID(), name: 'other.txt', size: plain.length });
   });
