@@ -13,7 +13,7 @@ import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
-import { fromBase64, sealNewCase, type Kdf, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
+import { fromBase64, sealNewCase, sealedFileSize, type Kdf, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
 import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverReporterKeys, serverVerifier, type AccountSecret } from './reporter-keys.ts';
 import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
@@ -180,6 +180,8 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
         language_enc: input.language ? ctx.crypto.seal(key!, caseId, LANGUAGE_COLUMN, input.language) : null,
       };
   const sentFiles = key ? fileRows(ctx, caseId, key, null, input.files ?? [], now) : [];
+  // A sealed case's file size is what is stored and downloaded: the sealed size (blind-server.md "Sealed files").
+  if (onArrival) for (const f of sentFiles) f.size = sealedFileSize(f.size);
 
   for (let attempt = 0; ; attempt++) {
     let caseNumber = reserved ? '' : newCaseNumber();

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
-import { call, countRows, expectError, listFiles } from './api.ts';
+import { call, caseDto, countRows, expectError, form, listFiles } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
 import { Browser, signIn } from './identity-flow.ts';
@@ -205,9 +205,7 @@ describe('files of a sealed case', () => {
     const again = await sealCase(await log(), { officerId: officer, details: { description: 'x' } });
     expectError(await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: again.body, headers: { 'x-upload-session': plainSession } }), 409, 'UPLOAD_SESSION_NOT_SEALED');
     expectError(await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...again.body, uploads: [good.fileId] } }), 400, 'UPLOAD_SESSION_REQUIRED', 'uploads');
-    const form = new FormData();
-    form.append('caseDto', JSON.stringify({ protectionOfficer: { id: officer }, whistleblowerRelation: 'Employee', caseAccount: { follow: false }, description: 'x' }));
-    expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form, headers: { 'x-upload-session': session } }), 409, 'UPLOAD_SESSION_SEALED');
+    expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer, { caseAccount: { follow: false } })), headers: { 'x-upload-session': session } }), 409, 'UPLOAD_SESSION_SEALED');
     expect({ rows: await countRows(server), uploads: (await server.ctx.db.selectFrom('file_upload').select('id').execute()).length, objects: (await server.ctx.files.listUploads()).length }).toEqual(before);
   });
 
@@ -218,6 +216,22 @@ describe('files of a sealed case', () => {
       for (const m of markers()) if (bytes.includes(Buffer.from(m, 'latin1')) || bytes.includes(Buffer.from(m))) found.push(`${m} in ${f}`);
     }
     expect(found).toEqual([]);
+  });
+
+  it('of a case sealed on arrival (multipart, the plain path) are listed and downloaded the same way and open with core/crypto', async () => {
+    const text = Buffer.from('A plain file the server sealed on arrival.\n');
+    const sent = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer, { caseAccount: { follow: false } }), [{ name: 'arrival.txt', bytes: text, type: 'text/plain' }]) });
+    expect(sent.status, JSON.stringify(sent.data)).toBe(201);
+    const number = sent.data.caseDto.caseNumber as string;
+    const view = await call(server, 'GET', `/api/handler/cases/${number}/sealed`, { token: hanne.token });
+    expect(view.status, JSON.stringify(view.data)).toBe(200);
+    const dk = await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { caseId: view.data.caseId, epoch: 1, recipientKeyId: await keyId(hanneKeys.ecdhSpki) });
+    const [file] = view.data.files as { id: string; name: string; size: number }[];
+    const name = await openFileName(dk, view.data.caseId, file!.id, file!.name);
+    expect(name).toEqual({ name: 'arrival.txt', size: null });
+    const res = await fetch(`${server.url}/api/handler/cases/${number}/files/${file!.id}`, { headers: { authorization: `Bearer ${hanne.token}` } });
+    expect(res.headers.get('content-length')).toBe(String(file!.size));
+    expect(Buffer.from(await readAll(openSealedFile(dk, { id: file!.id, ...name }, res.body!))).equals(text)).toBe(true);
   });
 
   it('go with the case: after its deletion no row or byte of them remains', async () => {
