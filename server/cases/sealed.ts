@@ -12,6 +12,7 @@
  */
 import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
 import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/schema.ts';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readKeyLog } from '../keys/key-log.ts';
@@ -19,6 +20,15 @@ import { sealedFileRows, type SealedParts } from './service.ts';
 import type { StagedFile } from './upload.ts';
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
+
+/**
+ * The sealed calls are JSON; a sealed case's files come only by tus, as ciphertext in a
+ * sealed upload session (blind-server.md "Sealed files"): a multipart body is refused
+ * with its own code before a byte of it is read, rather than as unreadable JSON.
+ */
+export function refuseSealedMultipart(req: FastifyRequest): void {
+  if (req.isMultipart()) throw new HttpError(409, 'SEALED_MULTIPART_UNAVAILABLE', 'A sealed case takes its files sealed in the browser by resumable upload (a sealed upload session), not in a multipart body; send this call as JSON.');
+}
 
 /** The first key epoch of a case; a revocation starts the next (not built yet). */
 export const FIRST_EPOCH = 1;

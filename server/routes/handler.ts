@@ -27,7 +27,7 @@ import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
-import { addSealedMessage, handlerRecipientId, sealedCaseView } from '../cases/sealed.ts';
+import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
 import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
@@ -228,6 +228,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    refuseSealedMultipart(req);
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
     const files = session ? { claim: (trx: Transaction<DB>) => uploads.claim(trx, session, dto.uploads, row.id), commit: (f: readonly { id: string }[]) => uploads.commit(f) } : undefined;

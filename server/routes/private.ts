@@ -30,7 +30,7 @@ import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
-import { addSealedMessage, sealedCaseView } from '../cases/sealed.ts';
+import { addSealedMessage, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
 import { reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
 import { sealedMessageDtoSchema } from '../../machines/schema.ts';
 
@@ -100,6 +100,7 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   app.post(`${BASE}/messages/sealed`, async (req, reply) => {
     const { reporter, row } = await reporterCase(req);
     await guards.perCase('case-write', row.id, req, reply);
+    refuseSealedMultipart(req);
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
     const files = session ? { claim: (trx: Transaction<DB>) => uploads.claim(trx, session, dto.uploads, row.id), commit: (f: readonly { id: string }[]) => uploads.commit(f) } : undefined;

@@ -12,7 +12,7 @@ import { requireCompany, type Company } from '../companies/service.ts';
 import { lookAndFeelResponse, voiceSettings, type CompanyFile } from '../companies/format.ts';
 import { createCase, type AccountInput } from '../cases/service.ts';
 import { reserveCase } from '../cases/reservations.ts';
-import { sealedParts, sealedRecipients, sealingKeys } from '../cases/sealed.ts';
+import { refuseSealedMultipart, sealedParts, sealedRecipients, sealingKeys } from '../cases/sealed.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { companyInfoResponse, representation, sendRepresentation, type Representation } from '../spa.ts';
@@ -188,6 +188,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
   app.post('/api/public/case/new/sealed', { bodyLimit: 5 * 1024 * 1024 }, async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
     if (ctx.config.sealedCases !== 'browser') throw new HttpError(409, 'SEALED_CASES_OFF', 'This portal does not take sealed cases (SEALED_CASES is off).');
+    refuseSealedMultipart(req);
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send sealedCaseDto as a JSON object.');
     const dto = parseOr400(sealedCaseDtoSchema, req.body, 'sealedCaseDto');
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);

@@ -205,6 +205,10 @@ describe('files of a sealed case', () => {
     const again = await sealCase(await log(), { officerId: officer, details: { description: 'x' } });
     expectError(await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: again.body, headers: { 'x-upload-session': plainSession } }), 409, 'UPLOAD_SESSION_NOT_SEALED');
     expectError(await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...again.body, uploads: [good.fileId] } }), 400, 'UPLOAD_SESSION_REQUIRED', 'uploads');
+    // Files in a multipart body are not the sealed wire: refused with its own code.
+    expectError(await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, body: form('sealedCaseDto', again.body, [{ name: 'x.txt', bytes: 'plain' }]) }), 409, 'SEALED_MULTIPART_UNAVAILABLE');
+    const signedIn = await signIn(new Browser(server, HOST), caseNumber, 'a long sealed password');
+    expectError(await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: signedIn.access_token, body: form('sealedMessageDto', { id: crypto.randomUUID(), body: 'x' }, [{ name: 'x.txt', bytes: 'plain' }]) }), 409, 'SEALED_MULTIPART_UNAVAILABLE');
     expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officer, { caseAccount: { follow: false } })), headers: { 'x-upload-session': session } }), 409, 'UPLOAD_SESSION_SEALED');
     expect({ rows: await countRows(server), uploads: (await server.ctx.db.selectFrom('file_upload').select('id').execute()).length, objects: (await server.ctx.files.listUploads()).length }).toEqual(before);
   });
