@@ -479,6 +479,8 @@ export const sealedCaseDtoSchema = v.object({
     whistleblower: v.optional(v.nullable(base64Text(64 * 1024)), null),
   }),
   wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
+  /** The address given for notifications, sealed to the key log's `mailKey` (core/crypto sealNotifyAddress); only with a followed case. */
+  notify: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 

@@ -17,6 +17,7 @@
  * - keylog.ts   the signed, hash-chained key log and its verification
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
+ * - mail.ts     the reporter's notification address sealed to the server's mail key
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -32,3 +33,4 @@ export * from './handler.ts';
 export * from './keylog.ts';
 export * from './handler-wire.ts';
 export * from './case.ts';
+export * from './mail.ts';

@@ -190,7 +190,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const dto = parseOr400(sealedCaseDtoSchema, req.body, 'sealedCaseDto');
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
-    const sealed = sealedParts(dto, recipients);
+    const sealed = sealedParts(dto, recipients, dto.notify ? (await ctx.mailKeys.publicKey()).keyId : null);
     const created = await createCase(ctx, {
       company,
       caseId: dto.caseId,
