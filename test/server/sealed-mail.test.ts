@@ -21,6 +21,7 @@ import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
 import { MAIL_JOB } from '../../server/mail/outbox.ts';
 import { DEADLINE_JOB } from '../../server/mail/reminders.ts';
 import { MAIL_KEY_FILE } from '../../server/mail/mail-key.ts';
+import { rotateMail } from '../../server/mail/rotate-mail-key.ts';
 import { keysDirOf } from '../../server/crypto/case-keys.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -227,6 +228,39 @@ describe('a sealed case with a notification address', () => {
     await sendMail();
     expect(reminders().map((m) => m.subject)).toEqual([`En frist den ${ackDue}`, `En frist udløb den ${ackDue}`]);
     for (const m of reminders()) expectNoCaseContent(m, c.caseNumber);
+  });
+
+  it('a rotation of the mail key seals the stored address and the queued news to the new key; the news still reaches the reporter', async () => {
+    const address = 'rune.rotated@example.org';
+    const c = await sealedCaseWithNotify(address, 'en');
+    await sendMail();
+    const oldKey = (await log()).mailKey!;
+    const wrap = (await server.ctx.db.selectFrom('case_key_wrap').select('wrap').where('case_id', '=', c.caseId).where('recipient_key_id', '=', await keyId(hildeKeys.ecdhSpki)).executeTakeFirstOrThrow()).wrap;
+    const dataKey = await openSealedBox(hildeKeys.ecdh, new Uint8Array(wrap), { caseId: c.caseId, epoch: 1, recipientKeyId: await keyId(hildeKeys.ecdhSpki) });
+    expect((await call(server, 'POST', `/api/handler/cases/${c.caseNumber}/messages/sealed`, { token: hilde.token, json: await sealedMessage(c.caseId, dataKey, 'news') })).status).toBe(201);
+    const oldBox = (await notifyRows()).find((r) => r.case_id === c.caseId)!.box;
+    const done = await rotateMail(server.ctx.db, server.ctx.mailKeys.file);
+    expect(done.boxes).toBeGreaterThanOrEqual(2); // this case's address and its queued news mail
+    server.ctx.mailKeys.reset();
+    const newKey = (await log()).mailKey!;
+    expect(newKey.keyId).toBe(done.keyId);
+    expect(newKey.keyId).not.toBe(oldKey.keyId);
+    const row = (await notifyRows()).find((r) => r.case_id === c.caseId)!;
+    expect(row.mail_key_id).toBe(newKey.keyId);
+    expect(Buffer.from(row.box).equals(Buffer.from(oldBox))).toBe(false);
+    // The old box no longer opens: its private key is gone from the keys folder.
+    await expect(server.ctx.mailKeys.openNotify(c.caseId, oldBox)).rejects.toThrow();
+    expect(await dump()).not.toContain(address);
+    clock.advance(BATCH_MS + 1000);
+    await sendMail();
+    expect(smtp.to(address).map((m) => m.subject)).toEqual(['There is news in your case']);
+    // A browser that read the old key before the rotation is told to read the log again.
+    const read = await log();
+    const account = await followedAccount();
+    const late = await sealCase(read, { officerId: officer, details: { description: 'x' }, account });
+    expectError(await create({ ...late.body, notify: await sealNotifyAddress(oldKey, late.caseId, address) }), 409, 'MAIL_KEY_CHANGED', 'notify.keyId');
+    expect((await call(server, 'PUT', `/api/handler/cases/${c.caseNumber}/status`, { token: hilde.token, json: { status: 'CLOSED' } })).status).toBe(200);
+    await sendMail();
   });
 
   it('the address goes with the case when it is deleted', async () => {
