@@ -71,6 +71,7 @@ if (command === 'rotate-mail') {
   }
   try {
     const done = await rotateMail(opened.db, MailKeys.inKeysDir(keysDirOf(config)).file);
+    if (done.settled !== 'none') process.stdout.write(`an earlier rotation cut short was ${done.settled === 'finished' ? 'finished' : 'undone'} first.\n`);
     process.stdout.write(`sealed ${done.boxes} notification address(es) and queued mail(s) to a new mail key (${done.keyId.slice(0, 16)}…).\nBackups taken before now hold the old mail key: it opens the addresses in them.\n`);
   } catch (err) {
     await opened.close();

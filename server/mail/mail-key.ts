@@ -162,14 +162,14 @@ export class MailKeys {
  * the old file after the commit. A crash before the rename leaves the old file and
  * the rows under it (the transaction rolled back), or, after the commit, the next file
  * beside it: MailKeys then tries that pair for what the old one does not open, and the
- * next rotation replaces both.
+ * next rotation settles it first (server/mail/rotate-mail-key.ts settleMailKey).
  */
 export async function rotateMailKey(file: string, reseal: (oldKeys: MailKeys, newKeys: MailKeys) => Promise<number>): Promise<{ boxes: number; keyId: string }> {
   const oldKeys = new MailKeys(file);
   await oldKeys.publicKey();
   const next = `${file}.next`;
   // A crash left one: rows may be under either pair, which this process opens both of; replacing it would lose one.
-  if (existsSync(next)) throw new Error(`${path.basename(next)} is left from a rotation that did not finish; keep it, start the server once, and see docs/operations.md "The mail key"`);
+  if (existsSync(next)) throw new Error(`${path.basename(next)} is left from a rotation that did not finish (settleMailKey settles it first)`);
   writeNew(next, await makeMailKeyFile());
   const newKeys = new MailKeys(next);
   let boxes: number;

@@ -7,11 +7,36 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { fromBase64, sealNotifyAddress, toBase64, utf8 } from '../../core/crypto/index.ts';
-import { rotateMailKey, type MailKeys } from './mail-key.ts';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { MailKeys, rotateMailKey } from './mail-key.ts';
 import { outboxPurpose, type SealedOutboxItem } from './outbox.ts';
 
-export async function rotateMail(db: Kysely<DB>, file: string): Promise<{ boxes: number; keyId: string }> {
-  return rotateMailKey(file, async (oldKeys, newKeys) => {
+/**
+ * A rotation a crash cut short leaves `mail.key.next`: after its commit the rows are
+ * under it (rename it over the file), before the commit under the old pair (drop it).
+ * The rows tell: the address rows name their key id; without any, an outbox row of a
+ * sealed case opens under the one it is sealed to.
+ */
+export async function settleMailKey(db: Kysely<DB>, file: string): Promise<'none' | 'finished' | 'dropped'> {
+  const next = `${file}.next`;
+  if (!existsSync(next)) return 'none';
+  const nextKeys = new MailKeys(next);
+  const nextId = (await nextKeys.publicKey()).keyId;
+  let committed: boolean;
+  if (await db.selectFrom('case_notify').select('case_id').limit(1).executeTakeFirst()) {
+    committed = !!(await db.selectFrom('case_notify').select('case_id').where('mail_key_id', '=', nextId).limit(1).executeTakeFirst());
+  } else {
+    const m = await db.selectFrom('mail_outbox').innerJoin('report_case', 'report_case.id', 'mail_outbox.case_id').where('report_case.sealed', '=', true).select(['mail_outbox.id', 'mail_outbox.case_id', 'mail_outbox.message_enc']).limit(1).executeTakeFirst();
+    committed = !!m && (await nextKeys.open(m.case_id, outboxPurpose(m.id), m.message_enc).then(() => true, () => false));
+  }
+  if (committed) renameSync(next, file);
+  else rmSync(next, { force: true });
+  return committed ? 'finished' : 'dropped';
+}
+
+export async function rotateMail(db: Kysely<DB>, file: string): Promise<{ boxes: number; keyId: string; settled: 'none' | 'finished' | 'dropped' }> {
+  const settled = await settleMailKey(db, file);
+  const done = await rotateMailKey(file, async (oldKeys, newKeys) => {
     const newPublic = await newKeys.publicKey();
     const resealNotify = async (caseId: string, box: Uint8Array) => {
       const n = await oldKeys.openNotify(caseId, box);
@@ -40,6 +65,5 @@ export async function rotateMail(db: Kysely<DB>, file: string): Promise<{ boxes:
       return boxes;
     });
   });
+  return { ...done, settled };
 }
-
-export type { MailKeys };

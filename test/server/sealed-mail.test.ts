@@ -7,7 +7,7 @@
  * the address is in no row in clear, not in the identity envelope, and gone after close
  * and after deletion; a malformed notify envelope is refused and nothing stored.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -20,8 +20,8 @@ import { Browser, signIn } from './identity-flow.ts';
 import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
 import { MAIL_JOB } from '../../server/mail/outbox.ts';
 import { DEADLINE_JOB } from '../../server/mail/reminders.ts';
-import { MAIL_KEY_FILE } from '../../server/mail/mail-key.ts';
-import { rotateMail } from '../../server/mail/rotate-mail-key.ts';
+import { MAIL_KEY_FILE, makeMailKeyFile } from '../../server/mail/mail-key.ts';
+import { rotateMail, settleMailKey } from '../../server/mail/rotate-mail-key.ts';
 import { keysDirOf } from '../../server/crypto/case-keys.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
@@ -259,6 +259,23 @@ describe('a sealed case with a notification address', () => {
     const account = await followedAccount();
     const late = await sealCase(read, { officerId: officer, details: { description: 'x' }, account });
     expectError(await create({ ...late.body, notify: await sealNotifyAddress(oldKey, late.caseId, address) }), 409, 'MAIL_KEY_CHANGED', 'notify.keyId');
+
+    // A crash after a rotation's commit and before its rename: the rows are under mail.key.next.
+    const file = server.ctx.mailKeys.file;
+    const current = readFileSync(file, 'utf8');
+    writeFileSync(`${file}.next`, current, { mode: 0o600 });
+    writeFileSync(file, await makeMailKeyFile(), { mode: 0o600 });
+    server.ctx.mailKeys.reset();
+    expect(await server.ctx.mailKeys.openNotify(c.caseId, row.box)).toEqual({ address, language: 'en' }); // tried with the pair left beside
+    expect(await settleMailKey(server.ctx.db, file)).toBe('finished');
+    expect(readFileSync(file, 'utf8')).toBe(current);
+    expect(existsSync(`${file}.next`)).toBe(false);
+    // A crash before the commit: the rows are under mail.key, the leftover is dropped.
+    writeFileSync(`${file}.next`, await makeMailKeyFile(), { mode: 0o600 });
+    expect(await settleMailKey(server.ctx.db, file)).toBe('dropped');
+    expect(readFileSync(file, 'utf8')).toBe(current);
+    server.ctx.mailKeys.reset();
+
     expect((await call(server, 'PUT', `/api/handler/cases/${c.caseNumber}/status`, { token: hilde.token, json: { status: 'CLOSED' } })).status).toBe(200);
     await sendMail();
   });
