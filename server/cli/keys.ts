@@ -33,6 +33,7 @@ import { migrateWraps } from '../keys/migrate-wraps.ts';
 import { masterKeyUses, sealEveryCase } from '../keys/retire-master.ts';
 import { MailKeys } from '../mail/mail-key.ts';
 import { rotateMail } from '../mail/rotate-mail-key.ts';
+import { keepNotifyAddresses } from '../mail/keep-notify.ts';
 
 const USAGE = `usage:
   npm run keys -- rotate-master    re-wrap every case's data key under a new master key
@@ -176,6 +177,9 @@ async function retire(db: Parameters<typeof masterKeyUses>[0], oldKey: Buffer, s
       closeSync(fd);
     }
   }
+  // The reporters' notification addresses, sealed to the mail key while the master key still opens the identities: their mails go on.
+  const kept = await keepNotifyAddresses(db, new CaseCrypto(oldKey), shreds, MailKeys.inKeysDir(keysDirOf(config)));
+  if (kept) out(`sealed ${kept} reporter notification address(es) to the mail key, so their mails go on.`);
   const sealed = await sealEveryCase(db);
   let done;
   try {

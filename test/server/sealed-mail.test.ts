@@ -24,6 +24,8 @@ import { MAIL_KEY_FILE, makeMailKeyFile } from '../../server/mail/mail-key.ts';
 import { rotateMail, settleMailKey } from '../../server/mail/rotate-mail-key.ts';
 import { keysDirOf } from '../../server/crypto/case-keys.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
+import { keepNotifyAddresses } from '../../server/mail/keep-notify.ts';
+import { sealEveryCase } from '../../server/keys/retire-master.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import {
   deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, sealField, sealNotifyAddress, signKeyLogEntry, toBase64, unwrapDataKey,
@@ -309,6 +311,33 @@ describe('a sealed case with a notification address', () => {
     const news = smtp.to('paula.plain@example.org');
     expect(news.map((m) => m.subject)).toEqual(['There is news in your case']);
     expectNoCaseContent(news[0]!, caseNumber);
+  });
+
+  it('retire-master seals an open server-keyed case\'s notification address to the mail key before it seals the case: its news still reaches the reporter', async () => {
+    await addCompany(server.ctx.db, { id: 'plainmail', hosts: ['plainmail.test'], officers: 1, languages: ['en'] });
+    const plainOfficer = (await server.ctx.db.selectFrom('company').select('settings').where('id', '=', 'plainmail').executeTakeFirstOrThrow()).settings as { protectionOfficers: { id: string }[] };
+    const gunnar = await createHandlerAccount(server.ctx.db, 'plainmail', 'Gunnar', { email: 'gunnar@example.com' });
+    const address = 'olga.old@example.org';
+    const made = async (notification: boolean, email: string) => {
+      const r = await call(server, 'POST', '/api/public/case/new/by-form', { host: 'plainmail.test', headers: { 'accept-language': 'en' }, body: form('caseDto', caseDto(plainOfficer.protectionOfficers[0]!.id, { whistleblower: { name: 'Olga', email, notification } })) });
+      expect(r.status, JSON.stringify(r.data)).toBe(201);
+      return r.data.caseDto.caseNumber as string;
+    };
+    const caseNumber = await made(true, address);
+    await made(false, 'no.mail@example.org'); // asked for no mail: no address is kept
+    const id = (await server.ctx.db.selectFrom('report_case').select(['id', 'sealed']).where('case_number', '=', caseNumber).executeTakeFirstOrThrow());
+    expect(id.sealed).toBe(false);
+    await sendMail();
+    expect(await keepNotifyAddresses(server.ctx.db, server.ctx.crypto, server.ctx.caseKeys, server.ctx.mailKeys)).toBe(1);
+    expect((await notifyRows()).filter((r) => r.case_id === id.id)).toHaveLength(1);
+    expect(await dump()).not.toContain(address);
+    expect(await sealEveryCase(server.ctx.db)).toContain(id.id);
+    expect((await call(server, 'PUT', `/api/handler/cases/${caseNumber}/status`, { token: gunnar.token, json: { status: 'BEING_INVESTIGATED' } })).status).toBe(200);
+    clock.advance(BATCH_MS + 1000);
+    await sendMail();
+    expect(smtp.to(address).map((m) => m.subject)).toEqual(['There is news in your case']);
+    expectNoCaseContent(smtp.to(address)[0]!, caseNumber);
+    expect(smtp.to('no.mail@example.org')).toEqual([]);
   });
 
   it('refuses a malformed notify envelope (400), one on an unfollowed case, and one to another mail key (409), and stores nothing', async () => {
