@@ -481,6 +481,8 @@ export const sealedCaseDtoSchema = v.object({
   wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
   /** Ids of finished uploads of the request's sealed upload session (X-Upload-Session): files sealed in the browser. */
   uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
+  /** The address given for notifications, sealed to the key log's `mailKey` (core/crypto sealNotifyAddress); only with a followed case. */
+  notify: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 

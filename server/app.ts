@@ -18,6 +18,7 @@ import { loadSecret } from './crypto/secrets.ts';
 import { keyFileInDataDir, loadMasterKey } from './crypto/master-key.ts';
 import { CaseCrypto } from './crypto/case-crypto.ts';
 import { CaseKeys, keysDirOf } from './crypto/case-keys.ts';
+import { MailKeys } from './mail/mail-key.ts';
 import { hasLegacyWraps, migrateCaseKeys } from './crypto/case-key-migration.ts';
 import { Passwords } from './cases/passwords.ts';
 import { filesLeftOnDisk, openFileStore } from './files/store.ts';
@@ -270,6 +271,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     adminToken,
     clock: opts.clock ?? systemClock,
     mailer,
+    mailKeys: MailKeys.inKeysDir(keysDirOf(config)),
     recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)),
   } as Omit<AppContext, 'jobs'> as AppContext;
   // Before the jobs and every route: each is counted from the start (docs/decisions/metrics.md).

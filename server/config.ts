@@ -83,9 +83,10 @@ export interface ServerConfig {
    * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): `browser`
    * lets a company with a key anchor and a certified handler key for the chosen officer
    * take cases sealed in the reporter's browser (the server never knows their data
-   * key), seals its plain cases on arrival, and runs the `key-wraps` migration job
-   * (server/keys/migrate-wraps.ts); `off` (the default this release): every case on
-   * the server-keyed path.
+   * key), seals its plain cases on arrival, runs the `key-wraps` migration job
+   * (server/keys/migrate-wraps.ts), and serves the mail key the notification address is
+   * sealed to (server/mail/mail-key.ts); `off` (the default this release): every case
+   * on the server-keyed path.
    */
   sealedCases: 'off' | 'browser';
   /** `GET /metrics` on a port of its own (docs/operations.md "Metrics"); off unless METRICS_PORT is set. */

@@ -8,6 +8,7 @@ import type { FileStore } from './files/store.ts';
 import type { Clock } from './clock.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/transport.ts';
+import type { MailKeys } from './mail/mail-key.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -39,6 +40,8 @@ export interface AppContext {
   jobs: JobRunner;
   /** SMTP through nodemailer; `enabled` false without SMTP_URL, and then nothing is queued. */
   mailer: Mailer;
+  /** The mail worker's key pair (server/mail/mail-key.ts): opens sealed cases' notification addresses and outbox rows, nothing else. */
+  mailKeys: MailKeys;
   /** Keyed hashes that must outlive master-key rotation (deletion records): derived from the pepper. */
   recordKey: Buffer;
   /** Ends every stored sign-in of a case (the provider's sealed rows), inside the caller's transaction; set once the provider is up. */

@@ -244,6 +244,8 @@ export const ANSWER_SCHEMAS = {
         signature: v.string(),
       }),
     ),
+    // Only with SEALED_CASES=browser: the mail key the report form seals the notification address to.
+    mailKey: v.optional(v.object({ spki: v.string(), keyId: v.string() })),
   }),
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
   SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),

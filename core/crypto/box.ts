@@ -31,6 +31,12 @@ export interface WrapInfo {
   epoch: number;
   /** keyId(recipient SPKI). */
   recipientKeyId: string;
+  /**
+   * A box that is not a data key's wrapping (core/crypto/mail.ts: the reporter's
+   * notification address to the mail key): info `wb:mail:<case id>:<purpose>:<recipient
+   * key id>` instead, so no such box ever opens as a wrap, nor a wrap as one.
+   */
+  purpose?: string;
 }
 
 /** hex(SHA-256(SPKI)): how the key log, wrappings and the server name a public key. */
@@ -47,6 +53,7 @@ async function importEcdhPublic(spki: Uint8Array): Promise<CryptoKey> {
 }
 
 function wrapInfo(info: WrapInfo): Bytes {
+  if (info.purpose !== undefined) return utf8(`wb:mail:${info.caseId}:${info.purpose}:${info.recipientKeyId}`);
   return utf8(`wb:wrap:${info.caseId}:${info.epoch}:${info.recipientKeyId}`);
 }
 

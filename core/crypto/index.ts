@@ -18,6 +18,7 @@
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
  * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
+ * - mail.ts     the reporter's notification address sealed to the server's mail key
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -34,3 +35,4 @@ export * from './keylog.ts';
 export * from './handler-wire.ts';
 export * from './case.ts';
 export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, type SealedFileName, type SealedUpload } from './sealed-file.ts';
+export * from './mail.ts';

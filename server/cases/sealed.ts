@@ -20,6 +20,7 @@ import { sealedFileRows, type SealedParts } from './service.ts';
 import type { StagedFile } from './upload.ts';
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { onCaseEvent } from '../mail/notify.ts';
 
 /**
  * The sealed calls are JSON; a sealed case's files come only by tus, as ciphertext in a
@@ -101,8 +102,27 @@ function parseWrap(w: KeyWrap, field: string): Buffer {
   return bytes;
 }
 
+/** A notify box's plaintext: JSON of an address (at most MAX_NOTIFY_ADDRESS) and a language; a bound, not a parse (the server cannot open it here). */
+const NOTIFY_MIN = BOX_BYTES - DATA_KEY_BYTES + 20;
+const NOTIFY_MAX = BOX_BYTES - DATA_KEY_BYTES + 512;
+
+/**
+ * The notification address as the browser sealed it to the mail key: a sealed box of
+ * a plausible size, to the current mail key, on a followed case. The server does not
+ * open it here: only the mail worker does, at send time.
+ */
+function parseNotify(dto: SealedCaseDto, mailKeyId: string | null): SealedParts['notify'] {
+  if (!dto.notify) return null;
+  const bytes = decode(dto.notify.box, 'notify.box');
+  if (bytes.length < NOTIFY_MIN || bytes.length > NOTIFY_MAX || bytes[0] !== BOX_VERSION) throw new HttpError(400, 'BAD_ENVELOPE', 'This is not a notification address sealed to the mail key (core/crypto sealNotifyAddress).', 'notify.box');
+  if (!dto.caseAccount.follow) throw new HttpError(400, 'NOTIFY_UNEXPECTED', 'A case nobody follows gets no mail: send no notification address.', 'notify');
+  // A rotation between the browser's read of the key log and the send: the browser reads it again.
+  if (dto.notify.keyId !== mailKeyId) throw new HttpError(409, 'MAIL_KEY_CHANGED', 'This is not the current mail key: read the key log again and seal the address to its mailKey.', 'notify.keyId');
+  return { mailKeyId: dto.notify.keyId, box: bytes };
+}
+
 /** The parts of a sealed case as createCase stores them; 400 with the product's code for anything else. */
-export function sealedParts(dto: SealedCaseDto, recipients: Recipients): SealedParts {
+export function sealedParts(dto: SealedCaseDto, recipients: Recipients, mailKeyId: string | null = null): SealedParts {
   const details = parseEnvelope(dto.envelopes.details, 'envelopes.details');
   const whistleblower = dto.envelopes.whistleblower ? parseEnvelope(dto.envelopes.whistleblower, 'envelopes.whistleblower') : null;
   const seen = new Set<string>();
@@ -122,7 +142,7 @@ export function sealedParts(dto: SealedCaseDto, recipients: Recipients): SealedP
   if (dto.caseAccount.follow && !seen.has('reporter')) throw new HttpError(400, 'WRAP_MISSING', 'A followed case is wrapped to the reporter key too.', 'wraps');
   // A key left out would leave a handler (or the recovery key) unable to open the case; the browser reads the log again and resends.
   for (const id of recipients.keys()) if (!seen.has(id)) throw new HttpError(400, 'WRAP_MISSING', `The data key is not wrapped to key ${id}.`, 'wraps');
-  return { details, whistleblower, epoch: FIRST_EPOCH, wraps };
+  return { details, whistleblower, epoch: FIRST_EPOCH, wraps, notify: parseNotify(dto, mailKeyId) };
 }
 
 /** What a browser needs to open a sealed case: its clear metadata, the envelopes, and one recipient's wrap. */
@@ -182,11 +202,11 @@ export async function handlerRecipientId(ctx: Pick<AppContext, 'db'>, handlerId:
 /**
  * Stores a message of a sealed case as its sender's browser sealed it (a malformed
  * envelope is refused, never stored). A handler's question sets the reporter's pending
- * action, a reporter's message clears it, as on the usual path; no mail is queued (the
- * outbox is sealed under the case's key, which the server does not have).
+ * action, a reporter's message clears it, as on the usual path; the mails of the usual
+ * path are queued in the same transaction (none holds content; server/mail/notify.ts).
  */
 export async function addSealedMessage(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: AppContext,
   row: { id: string; sealed: boolean },
   msg: SealedMessageDto & { createdBy: string; fromReporter: boolean },
   /** Files sealed in the browser, uploaded in the sender's sealed upload session for this case: claimed in the message's transaction. */
@@ -203,6 +223,7 @@ export async function addSealedMessage(
       if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
       claimed = uploads ? await uploads.claim(trx) : [];
       if (claimed.length) await trx.insertInto('case_file').values(sealedFileRows(row.id, msg.id, claimed, now)).execute();
+      await onCaseEvent(ctx, trx, row.id, msg.fromReporter ? 'reporterMessage' : 'reporterNews');
     });
   } catch (err) {
     if ((err as { code?: string })?.code === '23505') throw new HttpError(409, 'MESSAGE_ID_TAKEN', 'This message id is in use; choose another.', 'id');

@@ -13,7 +13,7 @@ import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { companyById, type Company } from '../companies/service.ts';
 import { newCaseNumber } from './numbers.ts';
-import { fromBase64, sealNewCase, sealedFileSize, type Kdf, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
+import { fromBase64, sealNewCase, sealNotifyAddress, sealedFileSize, type Kdf, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
 import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverReporterKeys, serverVerifier, type AccountSecret } from './reporter-keys.ts';
 import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
@@ -102,6 +102,8 @@ export interface NewCaseInput {
 export interface SealedParts {
   details: Buffer;
   whistleblower: Buffer | null;
+  /** The reporter's notification address sealed to the mail key (core/crypto/mail.ts), kept apart in `case_notify`. */
+  notify?: { mailKeyId: string; box: Buffer } | null;
   epoch: number;
   wraps: { recipientKeyId: string; kind: 'reporter' | 'handler' | 'recovery'; wrap: Buffer }[];
 }
@@ -205,6 +207,12 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
         wraps: parts.wraps.map((w) => ({ recipientKeyId: w.recipientKeyId, kind: w.kind, wrap: Buffer.from(fromBase64(w.wrap)) })),
       };
       sealed = { details_enc: inBrowser.details, whistleblower_enc: inBrowser.whistleblower, language_enc: null };
+      // The address given for notifications, apart from the identity and sealed to the mail key, as the browser seals it.
+      const who = input.whistleblower;
+      if (who?.notification && who.email && account) {
+        const n = await sealNotifyAddress(await ctx.mailKeys.publicKey(), caseId, who.email, input.language ?? undefined);
+        inBrowser.notify = { mailKeyId: n.keyId, box: Buffer.from(fromBase64(n.box)) };
+      }
     }
     let claimed: StagedFile[] = [];
     try {
@@ -267,6 +275,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           .select(['new_case.id', 'checked.value'])
           .executeTakeFirstOrThrow();
         assertCheckValue(ctx.crypto, inserted.value ?? undefined);
+        if (inBrowser?.notify) await trx.insertInto('case_notify').values({ case_id: caseId, mail_key_id: inBrowser.notify.mailKeyId, box: inBrowser.notify.box, created_at: now }).execute();
         await onCaseEvent(ctx, trx, caseId, 'created');
       });
       await commitFiles(ctx, input.files ?? []);
@@ -500,13 +509,18 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
 
 // ---- changing ------------------------------------------------------------------
 
-/** Appends a status event and sets the case's status. */
+/**
+ * Appends a status event and sets the case's status. Closing a sealed case deletes its
+ * notification address (`case_notify`) in the same transaction, after the news of the
+ * close is queued: that one mail carries the box until it is sent, and nothing after.
+ */
 export async function setStatus(ctx: AppContext, caseId: string, status: CaseStatus): Promise<void> {
   const at = new Date();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('report_case').set({ status }).where('id', '=', caseId).execute();
     await trx.insertInto('case_status_event').values({ case_id: caseId, status, at }).execute();
     await onCaseEvent(ctx, trx, caseId, 'reporterNews');
+    if (status === 'CLOSED') await trx.deleteFrom('case_notify').where('case_id', '=', caseId).execute();
   });
 }
 

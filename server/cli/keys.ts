@@ -1,5 +1,5 @@
 /**
- * npm run keys -- rotate-master | retire-master
+ * npm run keys -- rotate-master | retire-master | rotate-mail
  *
  * Puts every case's data key and the identity provider's key store under a new
  * master key (server/crypto/master-key.ts). Offline only: every server process on
@@ -15,6 +15,10 @@
  * what still needs the master key and exits 1 while anything does; once nothing does,
  * seals every case, moves the server's own secrets to a fresh key, destroys every
  * shred key and the old key file. Offline too, with the same MASTER_KEY rules.
+ *
+ * rotate-mail (server/mail/rotate-mail-key.ts): a new mail key pair in the keys folder,
+ * every sealed case's notification address and outbox row sealed again to it. Offline;
+ * needs no master key.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -27,6 +31,9 @@ import { cliConfig, fail, parseCli, runningServer, usageError } from './common.t
 import { runningServers } from '../presence.ts';
 import { migrateWraps } from '../keys/migrate-wraps.ts';
 import { masterKeyUses, sealEveryCase } from '../keys/retire-master.ts';
+import { MailKeys } from '../mail/mail-key.ts';
+import { rotateMail } from '../mail/rotate-mail-key.ts';
+import { keepNotifyAddresses } from '../mail/keep-notify.ts';
 
 const USAGE = `usage:
   npm run keys -- rotate-master    re-wrap every case's data key under a new master key
@@ -36,9 +43,11 @@ const USAGE = `usage:
                                    anything does); once nothing does, seal every case and
                                    destroy the key (stop the server first; with MASTER_KEY
                                    set, give the key for the server's own secrets in
-                                   NEW_MASTER_KEY)`;
+                                   NEW_MASTER_KEY)
+  npm run keys -- rotate-mail      make a new mail key and seal the sealed cases'
+                                   notification addresses to it (stop the server first)`;
 
-const SYNOPSIS = 'npm run keys -- rotate-master | retire-master';
+const SYNOPSIS = 'npm run keys -- rotate-master | retire-master | rotate-mail';
 
 const { values, positionals } = parseCli({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true }, SYNOPSIS);
 if (values.help) {
@@ -47,12 +56,31 @@ if (values.help) {
 }
 if (!positionals[0]) usageError('missing command', SYNOPSIS);
 const command = positionals[0];
-if (command !== 'rotate-master' && command !== 'retire-master') usageError(`unknown command "${positionals[0]}"`, SYNOPSIS);
+if (command !== 'rotate-master' && command !== 'retire-master' && command !== 'rotate-mail') usageError(`unknown command "${positionals[0]}"`, SYNOPSIS);
 if (positionals.length > 1) usageError(`unexpected argument "${positionals[1]}"`, SYNOPSIS);
 
 const config = cliConfig();
 const running = runningServer(config);
 if (running) fail(`a server (pid ${running.pid}) is running on ${config.dataDir}: stop every server process first`);
+
+if (command === 'rotate-mail') {
+  const opened = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const others = await runningServers(opened.db);
+  if (others.length) {
+    await opened.close();
+    fail(`${others.length} server process(es) run on this database (${others.map((o) => `pid ${o.pid} on ${o.hostname}`).join(', ')}): stop every server process first`);
+  }
+  try {
+    const done = await rotateMail(opened.db, MailKeys.inKeysDir(keysDirOf(config)).file);
+    if (done.settled !== 'none') process.stdout.write(`an earlier rotation cut short was ${done.settled === 'finished' ? 'finished' : 'undone'} first.\n`);
+    process.stdout.write(`sealed ${done.boxes} notification address(es) and queued mail(s) to a new mail key (${done.keyId.slice(0, 16)}…).\nBackups taken before now hold the old mail key: it opens the addresses in them.\n`);
+  } catch (err) {
+    await opened.close();
+    fail((err as Error).message);
+  }
+  await opened.close();
+  process.exit(0);
+}
 
 let newKey: Buffer;
 if (config.masterKey) {
@@ -149,6 +177,9 @@ async function retire(db: Parameters<typeof masterKeyUses>[0], oldKey: Buffer, s
       closeSync(fd);
     }
   }
+  // The reporters' notification addresses, sealed to the mail key while the master key still opens the identities: their mails go on.
+  const kept = await keepNotifyAddresses(db, new CaseCrypto(oldKey), shreds, MailKeys.inKeysDir(keysDirOf(config)));
+  if (kept) out(`sealed ${kept} reporter notification address(es) to the mail key, so their mails go on.`);
   const sealed = await sealEveryCase(db);
   let done;
   try {

@@ -399,6 +399,14 @@ export interface CaseKeyWrapTable {
   created_at: Timestamp;
 }
 
+/** The reporter's notification address of a sealed case, sealed to the mail key (migration 0290). */
+export interface CaseNotifyTable {
+  case_id: string;
+  mail_key_id: string;
+  box: Bytes;
+  created_at: Timestamp;
+}
+
 export interface DB {
   meta: MetaTable;
   company: CompanyTable;
@@ -415,6 +423,7 @@ export interface DB {
   case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
   case_key_wrap: CaseKeyWrapTable;
+  case_notify: CaseNotifyTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
   handler_token: HandlerTokenTable;

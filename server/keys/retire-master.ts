@@ -77,7 +77,7 @@ export async function masterKeyUses(db: Kysely<DB>): Promise<MasterKeyUses> {
   if (noHandler) notes.push(`${noHandler} case(s) no certified handler key opens yet (no key for their officer): only the recovery key opens them until a handler grants them`);
   if (serverKeyedCases) {
     notes.push(
-      `after the retirement these ${serverKeyedCases} case(s) are sealed: the server no longer reads, writes or mails for them (their plain views, messages, files, record, comments, audit and reminders answer CASE_SEALED, as for a case sealed in the browser)`,
+      `after the retirement these ${serverKeyedCases} case(s) are sealed: the server no longer reads or writes them (their plain views, messages, files, record, comments and audit answer CASE_SEALED, as for a case sealed in the browser); their mails and reminders go on (the reporters' notification addresses are sealed to the mail key first)`,
     );
   }
   notes.push('the master key also seals the server\'s own secrets (handlers\' TOTP secrets, the identity provider\'s key store) and derives the proof-of-work and rate-limit keys: the retirement moves them to a fresh key that never wrapped a case key');

@@ -10,6 +10,12 @@
  * - A new case, and a reporter's message: to every handler of the company with an
  *   e-mail whom the case concerns (no `handler_officer` rows, or one naming the
  *   case's officer). Messages are batched per handler and case like the reporter's news.
+ *
+ * A sealed case (docs/decisions/blind-server.md "Mail for sealed cases") gets the same
+ * mails: none holds content, so none needs the case's key. Its rows are sealed to the
+ * mail key instead; the reporter's news goes when the case has a notification address
+ * (`case_notify`, sealed to the mail key in the reporter's browser), which the row
+ * carries as that box, opened by the mail worker at send time only.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Whistleblower } from '../../machines/schema.ts';
@@ -53,18 +59,33 @@ export async function onCaseEvent(ctx: AppContext, trx: Db, caseId: string, even
   if (!ctx.mailer.enabled) return;
   const row = await trx
     .selectFrom('report_case')
-    .select(['id', 'company_id', 'protection_officer_id', 'wrapped_key', 'whistleblower_enc', 'language_enc'])
+    .select(['id', 'company_id', 'protection_officer_id', 'wrapped_key', 'sealed', 'whistleblower_enc', 'language_enc'])
     .where('id', '=', caseId)
     .executeTakeFirst();
-  // A sealed case: the server cannot seal a mail to its outbox under the case's key (a mail key of its own is still to come).
-  if (!row?.wrapped_key) return;
-  const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
+  if (!row) return;
+  // A sealed case: no key of its own here; its rows are sealed to the mail key (queueMail with key null).
+  const key = row.sealed ? null : await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
   const company = await companyForMail(trx, row.company_id);
   const portal = portalUrl(ctx.config, company);
   const now = ctx.clock.now();
   const companyLanguage = asLanguage(company.defaultLanguage, 'en');
 
-  if (event === 'reporterNews') {
+  if (event === 'reporterNews' && !key) {
+    const notify = await trx.selectFrom('case_notify').select('box').where('case_id', '=', row.id).executeTakeFirst();
+    if (!notify) return;
+    const account = await trx.selectFrom('case_account').select('case_id').where('case_id', '=', row.id).executeTakeFirst();
+    if (!account) return;
+    await queueMail(ctx, trx, {
+      caseId: row.id,
+      key: null,
+      coalesceKey: `news:${row.id}`,
+      mail: { reporterNews: { notify: Buffer.from(notify.box).toString('base64'), company, portal, fallbackLanguage: companyLanguage } },
+      dueAt: new Date(now.getTime() + ctx.config.mailBatchMs),
+    });
+    return;
+  }
+
+  if (event === 'reporterNews' && key) {
     if (!row.whistleblower_enc) return;
     const who = ctx.crypto.openJson<Whistleblower>(key, row.id, COLUMNS.whistleblower, row.whistleblower_enc);
     if (!who.notification || !who.email) return;

@@ -33,8 +33,6 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
       eb.selectFrom('case_message as m').select((e) => e.fn.min('m.created_at').as('m')).whereRef('m.case_id', '=', 'c.id').where('m.type', '=', 'FEEDBACK').as('feedback_at'),
     ])
     .where('c.status', '!=', 'CLOSED')
-    // A sealed case's reminders wait for the mail key (docs/decisions/blind-server.md "Sealed cases").
-    .where('c.wrapped_key', 'is not', null)
     .execute();
   let queued = 0;
   for (const row of rows) {
@@ -55,7 +53,8 @@ export async function queueDeadlineReminders(ctx: AppContext, now: Date): Promis
         if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return;
         const company = await companyForMail(trx, row.company_id);
         const portal = portalUrl(ctx.config, company);
-        const key = await ctx.caseKeys.unwrap(row.id, row.wrapped_key);
+        // A sealed case's reminder needs no key of the case: its row is sealed to the mail key.
+        const key = row.wrapped_key ? await ctx.caseKeys.unwrap(row.id, row.wrapped_key) : null;
         for (const h of await handlersOfCase(trx, row)) {
           const mail = deadlineMail(stage, deadline, asLanguage(company.defaultLanguage, 'en'), h.email, clock.due, portal);
           if (await queueMail(ctx, trx, { caseId: row.id, key, coalesceKey: `${reminder}:${row.id}:${clock.due.toISOString()}:${h.id}`, mail, dueAt: now })) queued++;

@@ -263,6 +263,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     }
     if (status === row.status) throw new HttpError(409, 'STATUS_UNCHANGED', `The case is already ${status}.`, 'status');
     await setStatus(ctx, row.id, status);
+    // A sealed case: no audit entry (it is sealed under the case's key), and the answer is its sealed view, as GET …/sealed.
+    if (row.sealed) return sealedCaseView(ctx, { ...row, status }, await handlerRecipientId(ctx, h.id));
     await appendAudit(ctx, h, row, 'STATUS_CHANGED', { from: row.status, to: status });
     return handlerCaseView(ctx, h, { ...row, status });
   });

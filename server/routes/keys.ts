@@ -30,9 +30,10 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
   app.get('/api/public/key-log', async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
     // Always the log as it is now: a cached copy could hide a removal.
-    // With SEALED_CASES on, the answer says so: the reporter's browser seals only then (off: the answer as before).
+    // With SEALED_CASES on, the answer says so: the reporter's browser seals only then (off: the answer as before),
+    // and gives the mail key the browser seals the notification address to (core/crypto sealNotifyAddress).
     const log = await readKeyLog(ctx, company.id);
-    return reply.header('cache-control', 'no-store').send(ctx.config.sealedCases === 'browser' ? { ...log, sealedCases: 'browser' } : log);
+    return reply.header('cache-control', 'no-store').send(ctx.config.sealedCases === 'browser' ? { ...log, sealedCases: 'browser', mailKey: await ctx.mailKeys.publicKey() } : log);
   });
 
   app.post('/api/handler/key-log', { bodyLimit: 16 * 1024 }, async (req, reply) => {

@@ -193,7 +193,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const dto = parseOr400(sealedCaseDtoSchema, req.body, 'sealedCaseDto');
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
-    const sealed = sealedParts(dto, recipients);
+    const sealed = sealedParts(dto, recipients, dto.notify ? (await ctx.mailKeys.publicKey()).keyId : null);
     // Files sealed in the browser arrive first by tus, in a sealed upload session (docs/decisions/blind-server.md "Sealed files").
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], null, dto.uploads);
     if (session) assertSessionCompany(session, company.id);

@@ -27,6 +27,7 @@ import * as m0220 from './0220_f41_file_chunks.ts';
 import * as m0230 from './0230_s41_inbox_page.ts';
 import * as m0240 from './0240_b37_sealed_cases.ts';
 import * as m0280 from './0280_f37_sealed_uploads.ts';
+import * as m0290 from './0290_n37_case_notify.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '0230_s41_inbox_page': m0230,
   '0240_b37_sealed_cases': m0240,
   '0280_f37_sealed_uploads': m0280,
+  '0290_n37_case_notify': m0290,
 };
