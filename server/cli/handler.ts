@@ -20,7 +20,10 @@ import { escapeForTerminal, freeName, jsonForTerminal } from './terminal.ts';
 const USAGE = `usage: npm run handler -- COMMAND [options]
 
   list                                   the company's cases
-  show CASE [--save DIR]                 one case in full; --save writes its files (decrypted) to DIR
+  show CASE [--save DIR]                 one case in full; --save writes its files (decrypted) to DIR;
+                                         a sealed case (issue 37) opens only in the web workspace
+                                         at <portal>/handler: the server, and so this CLI, holds
+                                         no key for it
   status CASE STATUS                     RECEIVED, BEING_INVESTIGATED, BEING_CLOSED or CLOSED
   report CASE TEXT                       record the text of a phone or meeting report
   message CASE TEXT [--type T] [--answer-wanted] [--file F]…
@@ -51,6 +54,11 @@ const USAGE = `usage: npm run handler -- COMMAND [options]
   trail --company HOST                   the administration trail, newest first
 
 options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
+
+// Why no credentials here (docs/decisions/blind-server.md "Scripted clients; the CLI"):
+// this CLI runs on the server's host, the operator's, the party a sealed case is sealed
+// against; a handler's password or key typed into it would open the case to that host.
+const SEALED = 'this case is sealed: only its reporter and the handlers entitled to it open it, in their own browsers, and the server holds no key for it. Open it in the web workspace (/handler on the company\'s portal). This command still shows server-keyed cases.';
 
 const SYNOPSIS = 'npm run handler -- list | show CASE | status CASE STATUS | report CASE TEXT | message CASE TEXT | create-account --company HOST | create-operator | accounts | invite | disable | enable | remove | reset | end-sessions | tokens | create-token | revoke-token | trail (--help for all)';
 
@@ -102,6 +110,16 @@ async function api(method: string, p: string, body?: BodyInit, json?: unknown): 
   } catch (err) {
     if (isConnectionRefused(err)) fail(`no server answers at ${url} (start it with npm start, or pass --url)`);
     throw err;
+  }
+  if (res.status === 409) {
+    const text = await res.clone().text();
+    let code: string | undefined;
+    try {
+      code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+    } catch {
+      // not JSON: the generic answer below
+    }
+    if (code === 'CASE_SEALED') fail(SEALED);
   }
   if (!res.ok) await failFromResponse(res);
   return res;

@@ -1,0 +1,96 @@
+/**
+ * A scripted client of sealed cases, runnable (docs/api.md "A scripted client of sealed
+ * cases"): `npx tsx scripts/sealed-client.ts COMMAND --url ORIGIN …` from the repository
+ * root. The functions are in scripts/lib/sealed-client.ts; test/server/sealed-client.test.ts
+ * runs them against a real server.
+ *
+ * The password comes from CASE_PASSWORD or the first line of stdin, never from the
+ * command line (where `ps` and the shell's history would show it). One derivation per run.
+ */
+import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
+import { deriveForCase, openMyCase, sendSealedCase, sendSealedMessage, SealedClientError } from './lib/sealed-client.ts';
+
+const USAGE = `usage: npx tsx scripts/sealed-client.ts COMMAND --url ORIGIN [options]
+
+  report --officer ID --description TEXT [--relation R] [--violation V] [--anonymous]
+                  seals a new case in this process and sends it; prints its case number
+                  (followed, with the password, unless --anonymous)
+  open --case N   signs in by verifier, opens the case and its messages; prints JSON
+  message --case N TEXT
+                  signs in, seals TEXT under the case's key and sends it
+
+The password: CASE_PASSWORD, else the first line of stdin. ORIGIN: the company's portal.`;
+
+const { values, positionals } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    officer: { type: 'string' },
+    description: { type: 'string' },
+    relation: { type: 'string' },
+    violation: { type: 'string' },
+    anonymous: { type: 'boolean' },
+    case: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  allowPositionals: true,
+  strict: true,
+});
+
+function usage(message?: string): never {
+  if (message) process.stderr.write(`${message}; ${USAGE.split('\n')[0]}\n`);
+  else process.stdout.write(`${USAGE}\n`);
+  process.exit(message ? 2 : 0);
+}
+
+async function password(): Promise<string> {
+  const env = process.env.CASE_PASSWORD;
+  if (env) return env;
+  const rl = createInterface({ input: process.stdin });
+  for await (const line of rl) {
+    rl.close();
+    if (line) return line;
+  }
+  usage('a password is needed: CASE_PASSWORD or a line on stdin');
+}
+
+if (values.help) usage();
+const [command, ...rest] = positionals;
+const origin = values.url?.replace(/\/+$/, '');
+if (!command) usage('missing command');
+if (!origin) usage('--url ORIGIN is needed');
+
+try {
+  switch (command) {
+    case 'report': {
+      if (!values.officer || !values.description) usage('report needs --officer ID and --description TEXT');
+      const sent = await sendSealedCase(origin, {
+        officerId: values.officer,
+        details: { description: values.description, violation: values.violation ?? null, repeatedViolations: false, whistleblowerRelation: values.relation ?? 'Other', reportedPersons: [], reportedUnit: null },
+        ...(values.anonymous ? {} : { password: await password() }),
+      });
+      process.stdout.write(`${sent.caseNumber}\n`);
+      break;
+    }
+    case 'open':
+    case 'message': {
+      if (!values.case) usage(`${command} needs --case N`);
+      if (command === 'message' && !rest.length) usage('message needs TEXT');
+      const derived = await deriveForCase(origin, values.case, await password());
+      const { tokens, view, dataKey, opened } = await openMyCase(origin, derived);
+      if (command === 'open') {
+        process.stdout.write(`${JSON.stringify(opened, null, 2)}\n`);
+      } else {
+        const { id } = await sendSealedMessage(origin, tokens.access_token, { dataKey, caseId: view.caseId }, rest.join(' '));
+        process.stdout.write(`sent message ${id}\n`);
+      }
+      break;
+    }
+    default:
+      usage(`unknown command "${command}"`);
+  }
+} catch (err) {
+  if (!(err instanceof SealedClientError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
