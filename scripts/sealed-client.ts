@@ -1,8 +1,10 @@
 /**
  * A scripted client of sealed cases, runnable (docs/api.md "A scripted client of sealed
- * cases"): `npx tsx scripts/sealed-client.ts COMMAND --url ORIGIN …` from the repository
- * root. The functions are in scripts/lib/sealed-client.ts; test/server/sealed-client.test.ts
- * runs them against a real server.
+ * cases"): `npm run sealed-client -- COMMAND --url ORIGIN …` (or `npx tsx
+ * scripts/sealed-client.ts …`) from the repository root. It imports core/ only, never
+ * server/: what it shows an integrator is what a client can do without the server's
+ * code. The functions are in scripts/lib/sealed-client.ts;
+ * test/server/sealed-client.test.ts runs them against a real server.
  *
  * The password comes from CASE_PASSWORD or the first line of stdin, never from the
  * command line (where `ps` and the shell's history would show it). One derivation per run.
@@ -11,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { deriveForCase, openMyCase, sendSealedCase, sendSealedMessage, SealedClientError } from './lib/sealed-client.ts';
 
-const USAGE = `usage: npx tsx scripts/sealed-client.ts COMMAND --url ORIGIN [options]
+const SYNOPSIS = 'npm run sealed-client -- report | open --case N | message --case N TEXT --url ORIGIN (--help for all)';
+const USAGE = `usage: npm run sealed-client -- COMMAND --url ORIGIN [options]
 
   report --officer ID --description TEXT [--relation R] [--violation V] [--anonymous]
                   seals a new case in this process and sends it; prints its case number
@@ -22,26 +25,42 @@ const USAGE = `usage: npx tsx scripts/sealed-client.ts COMMAND --url ORIGIN [opt
 
 The password: CASE_PASSWORD, else the first line of stdin. ORIGIN: the company's portal.`;
 
-const { values, positionals } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    officer: { type: 'string' },
-    description: { type: 'string' },
-    relation: { type: 'string' },
-    violation: { type: 'string' },
-    anonymous: { type: 'boolean' },
-    case: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-  allowPositionals: true,
-  strict: true,
-});
-
 function usage(message?: string): never {
-  if (message) process.stderr.write(`${message}; ${USAGE.split('\n')[0]}\n`);
+  // One line, exit 2, no stack trace: the manners of the project's other CLIs (test/server/cli-usage.test.ts).
+  if (message) process.stderr.write(`error: ${message}; usage: ${SYNOPSIS}\n`);
   else process.stdout.write(`${USAGE}\n`);
   process.exit(message ? 2 : 0);
 }
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        url: { type: 'string' },
+        officer: { type: 'string' },
+        description: { type: 'string' },
+        relation: { type: 'string' },
+        violation: { type: 'string' },
+        anonymous: { type: 'boolean' },
+        case: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    const option = /'(-[^' ]+)/.exec(e.message ?? '')?.[1];
+    usage(
+      e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option ${option ?? ''}`.trim()
+        : e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option
+          ? `option ${option} needs a value`
+          : 'bad options',
+    );
+  }
+}
+const { values, positionals } = parse();
 
 async function password(): Promise<string> {
   const env = process.env.CASE_PASSWORD;
@@ -66,7 +85,14 @@ try {
       if (!values.officer || !values.description) usage('report needs --officer ID and --description TEXT');
       const sent = await sendSealedCase(origin, {
         officerId: values.officer,
-        details: { description: values.description, violation: values.violation ?? null, repeatedViolations: false, whistleblowerRelation: values.relation ?? 'Other', reportedPersons: [], reportedUnit: null },
+        details: {
+          description: values.description,
+          violation: values.violation ?? null,
+          repeatedViolations: false,
+          whistleblowerRelation: values.relation ?? 'Other',
+          reportedPersons: [],
+          reportedUnit: null,
+        },
         ...(values.anonymous ? {} : { password: await password() }),
       });
       process.stdout.write(`${sent.caseNumber}\n`);
@@ -90,7 +116,8 @@ try {
       usage(`unknown command "${command}"`);
   }
 } catch (err) {
-  if (!(err instanceof SealedClientError)) throw err;
-  process.stderr.write(`${err.message}\n`);
+  const refused = (err as { cause?: { code?: string } })?.cause?.code === 'ECONNREFUSED';
+  if (!(err instanceof SealedClientError) && !refused) throw err;
+  process.stderr.write(`error: ${refused ? `no server answers at ${origin}` : (err as Error).message}\n`);
   process.exit(1);
 }

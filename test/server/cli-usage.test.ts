@@ -53,6 +53,12 @@ const CASES: Array<[script: string, args: string[], says: RegExp]> = [
   ['server/idp/cli.ts', ['rotate-signing-key', '--nope'], /unknown option --nope/],
   ['server/idp/cli.ts', [], /missing command/],
   ['server/idp/cli.ts', ['rotate'], /unknown command "rotate"/],
+  ['scripts/sealed-client.ts', ['open', '--pin'], /unknown option --pin/],
+  ['scripts/sealed-client.ts', [], /missing command/],
+  ['scripts/sealed-client.ts', ['open'], /--url ORIGIN is needed/],
+  ['scripts/sealed-client.ts', ['open', '--url', 'http://127.0.0.1:9'], /open needs --case N/],
+  ['scripts/sealed-client.ts', ['report', '--url', 'http://127.0.0.1:9'], /report needs --officer ID and --description TEXT/],
+  ['scripts/sealed-client.ts', ['close', '--url', 'http://127.0.0.1:9'], /unknown command "close"/],
 ];
 
 describe('every CLI refuses a usage mistake in one line, with its usage, exit code 2', () => {
@@ -62,14 +68,19 @@ describe('every CLI refuses a usage mistake in one line, with its usage, exit co
     const lines = r.stderr.trim().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(says);
-    expect(lines[0]).toMatch(/; usage: (TARGET_DATABASE_URL=\S+ )?npm run \w+ -- /);
+    expect(lines[0]).toMatch(/; usage: (TARGET_DATABASE_URL=\S+ )?npm run [\w-]+ -- /);
     expect(r.stderr).not.toMatch(/\n\s+at |TypeError|Error:/);
     expect(r.stdout).toBe('');
   });
 
-  it.each(['server/cli/company.ts', 'server/cli/handler.ts', 'server/cli/keys.ts', 'server/cli/db.ts', 'server/idp/cli.ts'])('%s --help prints the usage and exits 0', async (script) => {
+  it.each(['server/cli/company.ts', 'server/cli/handler.ts', 'server/cli/keys.ts', 'server/cli/db.ts', 'server/idp/cli.ts', 'scripts/sealed-client.ts'])('%s --help prints the usage and exits 0', async (script) => {
     const r = await run(script, ['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/usage/);
+  });
+
+  it('the handler CLI says a sealed case opens only in the web workspace (the server holds no key for it)', async () => {
+    const r = await run('server/cli/handler.ts', ['--help']);
+    expect(r.stdout).toMatch(/show CASE[^]*a sealed case \(issue 37\) opens only in the web workspace\s+at <portal>\/handler/);
   });
 });
