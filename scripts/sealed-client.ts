@@ -10,6 +10,7 @@
  * command line (where `ps` and the shell's history would show it). One derivation per run.
  */
 import { parseArgs } from 'node:util';
+import { EnvelopeError } from '../core/crypto/index.ts';
 import { createInterface } from 'node:readline';
 import { deriveForCase, openMyCase, sendSealedCase, sendSealedMessage, SealedClientError } from './lib/sealed-client.ts';
 
@@ -117,7 +118,8 @@ try {
   }
 } catch (err) {
   const refused = (err as { cause?: { code?: string } })?.cause?.code === 'ECONNREFUSED';
-  if (!(err instanceof SealedClientError) && !refused) throw err;
-  process.stderr.write(`error: ${refused ? `no server answers at ${origin}` : (err as Error).message}\n`);
+  if (!(err instanceof SealedClientError) && !(err instanceof EnvelopeError) && !refused) throw err;
+  // An EnvelopeError here: the server's wrap or a part does not open with this key (its reason names why).
+  process.stderr.write(`error: ${refused ? `no server answers at ${origin}` : err instanceof EnvelopeError ? `the case's key does not open: ${err.reason}` : (err as Error).message}\n`);
   process.exit(1);
 }

@@ -8,6 +8,7 @@
  * server-keyed one (docs/decisions/blind-server.md "Scripted clients; the CLI").
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -126,6 +127,35 @@ describe('the scripted client of sealed cases', () => {
     expect(r.stderr).toMatch(/the key log does not verify for this officer: no-keys/);
     const after = await server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
+  });
+});
+
+describe('a server that swaps a handler\'s key', () => {
+  it('is caught by the script before anything is sealed or sent', async () => {
+    const row = await server.ctx.db.selectFrom('key_log_entry').select(['entry']).where('company_id', '=', 'scripted').where('seq', '=', 1).executeTakeFirstOrThrow();
+    const swapped = { ...JSON.parse(row.entry), ecdhSpki: toBase64((await makeHandlerKeys()).ecdhSpki) };
+    const count = async () => Number((await server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    await server.ctx.db.updateTable('key_log_entry').set({ entry: JSON.stringify(swapped) }).where('company_id', '=', 'scripted').where('seq', '=', 1).execute();
+    try {
+      expect((await call(server, 'GET', '/api/public/key-log', { host: HOST })).data.entries[0].ecdhSpki).toBe(swapped.ecdhSpki);
+      const details = { description: 'never sent', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null };
+      await expect(sendSealedCase(server.url, { officerId: officers[0]!, details, password: PASSWORD })).rejects.toThrow(/the key log does not verify for this officer: signature at entry 1/);
+      expect(await count()).toBe(before);
+    } finally {
+      await server.ctx.db.updateTable('key_log_entry').set({ entry: row.entry }).where('company_id', '=', 'scripted').where('seq', '=', 1).execute();
+    }
+  });
+});
+
+describe('the scripted client\'s imports', () => {
+  it('uses core/ and Node only, never the server\'s code (what it shows is what any client can do)', () => {
+    for (const file of ['scripts/sealed-client.ts', 'scripts/lib/sealed-client.ts']) {
+      const source = readFileSync(path.join(ROOT, file), 'utf8');
+      const specifiers = [...source.matchAll(/^import[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+      expect(specifiers.length).toBeGreaterThan(1);
+      for (const s of specifiers) expect(s, `${file} imports ${s}`).toMatch(/^(node:|\.\/lib\/|\.\.\/core\/|\.\.\/\.\.\/core\/)/);
+    }
   });
 });
 
