@@ -32,10 +32,11 @@ let hanneKeys: HandlerKeys;
 let hanne: { id: string; token: string };
 let everyCase: { token: string };
 
-function run(script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(script: string, args: string[], env: Record<string, string> = {}, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+    const child = execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, CASE_PASSWORD: '', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    child.stdin!.end(stdin ?? '');
   });
 }
 
@@ -118,6 +119,20 @@ describe('the scripted client of sealed cases', () => {
     const opened = JSON.parse(r.stdout);
     expect(opened.details.description).toContain(MARKER);
     expect(opened.messages.map((m: { from: string; text: string }) => `${m.from}: ${m.text}`)).toEqual([`handler: What was forged? ${MARKER}`, `reporter: The March invoices ${MARKER}`]);
+  });
+
+  it('the CLI reports a case (the password on stdin) and sends a sealed message the handler opens', async () => {
+    const r = await run('scripts/sealed-client.ts', ['report', '--url', server.url, '--officer', officers[0]!, '--description', `By the CLI ${MARKER}`, '--relation', 'Supplier'], {}, `${PASSWORD}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    const caseNumber = r.stdout.trim();
+    expect(caseNumber).toMatch(/^\d{16}$/);
+    const m = await run('scripts/sealed-client.ts', ['message', '--url', server.url, '--case', caseNumber, 'Sent', 'by', `script ${MARKER}`], { CASE_PASSWORD: PASSWORD });
+    expect(m.code, m.stderr).toBe(0);
+    const id = /^sent message ([0-9a-f-]{36})$/.exec(m.stdout.trim())![1]!;
+    const { view, dataKey } = await hanneOpens(caseNumber);
+    expect(JSON.parse(await openFieldText(dataKey, fieldContext(view.caseId, SEALED_COLUMNS.details), fromBase64(view.envelopes.details)))).toMatchObject({ description: `By the CLI ${MARKER}`, whistleblowerRelation: 'Supplier' });
+    const body = view.messages.find((x: { id: string }) => x.id === id).body;
+    expect(await openFieldText(dataKey, fieldContext(view.caseId, SEALED_COLUMNS.messageBody, id), fromBase64(body))).toBe(`Sent by script ${MARKER}`);
   });
 
   it('the CLI refuses a sealed case that cannot be sealed to a verified key (no certified key for the officer), sending nothing', async () => {
