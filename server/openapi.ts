@@ -156,6 +156,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/sealed`, tag: 'handler', summary: "A sealed case: its envelopes and this handler's wrap, opened in the workspace", auth: 'handler', ok: [200, '{ caseNumber, caseId, status, epoch, envelopes, wrap }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/messages/sealed`, tag: 'handler', summary: 'A message of a sealed case, sealed in the workspace (`{ id, body, type, answerWanted }`)', auth: 'handler', ok: [201, '{ message: { id, time } }'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "A sealed case's key holders: the key ids with a wrap of the current epoch", auth: 'handler', ok: [200, '{ epoch, recipientKeyIds }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },

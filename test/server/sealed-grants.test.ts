@@ -24,7 +24,7 @@ const h: Record<'hanne' | 'greta' | 'otto' | 'uwe' | 'dora' | 'olga', Handler> =
 let caseNumber: string;
 let caseId: string;
 
-const log = async (host = HOST) => (await call(server, 'GET', '/api/public/key-log', { host })).data as PublicKeyLog & { entries: KeyLogEntry[] };
+const log = async (host = HOST) => (await call(server, 'GET', '/api/public/key-log', { host })).data as Omit<PublicKeyLog, 'entries'> & { entries: KeyLogEntry[] };
 const wrapCount = async () => Number((await server.ctx.db.selectFrom('case_key_wrap').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 async function certify(host: string, certifier: HandlerKeys, subject: Handler, officerIds: string[]) {
