@@ -65,6 +65,8 @@ export interface OpenedSealedCase {
   /** null: none was given; `unopened`: it could not be opened. */
   whistleblower: SealedIdentity | null | 'unopened';
   messages: OpenedMessage[];
+  /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
+  senders: Record<string, string>;
 }
 
 export interface SealedLoadAnswer {

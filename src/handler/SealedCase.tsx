@@ -83,7 +83,11 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const who = opened.whistleblower;
   const sending = state.matches({ opened: { composer: 'sending' } });
   const sender = (m: { createdByUserId: string }) =>
-    m.createdByUserId === view.caseNumber ? th('handler.case.fromReporter') : m.createdByUserId === handlerId ? t('sealed.from.you') : t('sealed.from.colleague');
+    m.createdByUserId === view.caseNumber
+      ? th('handler.case.fromReporter')
+      : m.createdByUserId === handlerId
+        ? t('sealed.from.you')
+        : (opened.senders[m.createdByUserId] ?? t('sealed.from.colleague'));
   const grants = (s: 'loadingCandidates' | 'unavailable' | 'listing' | 'confirmingGrant' | 'granting') => state.matches({ opened: { grants: s } });
   const chosen = state.context.chosen;
 

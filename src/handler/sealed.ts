@@ -54,10 +54,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     }
     const parts = await openCaseParts<SealedDetails, SealedIdentity>(dataKey, view);
     const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
+    // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
+    const senders: Record<string, string> = {};
+    const colleagues = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues').catch(() => ({ handlers: [] as Colleague[] }));
+    for (const h of colleagues.handlers) senders[h.id] = h.name;
     const opened: OpenedSealedCase = {
       details: parts.details && typeof parts.details === 'object' ? parts.details : null,
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
+      senders,
     };
     return { outcome: 'opened', dataKey, opened };
   };

@@ -23,7 +23,7 @@ export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadSealed', output: { status: 401 } },
   { type: 'xstate.done.actor.loadSealed', output: { status: 500 } },
   { type: 'xstate.error.actor.loadSealed', error: 'network' },
-  { type: 'xstate.done.actor.openCase', output: { outcome: 'opened', dataKey: new Uint8Array(32), opened: { details: null, whistleblower: 'unopened', messages: [] } } },
+  { type: 'xstate.done.actor.openCase', output: { outcome: 'opened', dataKey: new Uint8Array(32), opened: { details: null, whistleblower: 'unopened', messages: [], senders: {} } } },
   { type: 'xstate.done.actor.openCase', output: { outcome: 'refused' } },
   { type: 'xstate.error.actor.openCase', error: 'crypto' },
   { type: 'reload' },
