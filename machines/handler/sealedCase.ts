@@ -6,7 +6,8 @@
  *
  * Invariants:
  * - Nothing is fetched or opened while the keys are locked (`keysLocked`): the unlock
- *   form above every page opens them, and `keys.change` brings them here.
+ *   form above every page opens them, and `keys.change` brings them here; keys that go
+ *   return the chart to `keysLocked` and drop the opened case and its data key.
  * - No wrap for this account is `noKey`: a plain message, never an error; a wrap that
  *   does not open with this account's key is `keyRefused`. Neither holds a data key.
  * - `opened` holds the case's data key and the opened parts; a part that could not be
@@ -211,11 +212,12 @@ export const sealedCaseMachine = setup({
     granted: '',
     reason: '',
   }),
-  on: { 'keys.change': { actions: 'assignKeys' } },
+  // Keys that go (the session locked or ended) take the opened case with them.
+  on: { 'keys.change': [{ guard: 'isKeysGiven', actions: 'assignKeys' }, { target: '.keysLocked', actions: 'assignKeys' }] },
   states: {
     choosing: { always: [{ guard: 'hasKeys', target: 'loading' }, { target: 'keysLocked' }] },
     /** The page points to the unlock form; the keys arrive by `keys.change`. */
-    keysLocked: { on: { 'keys.change': { guard: 'isKeysGiven', target: 'loading', actions: 'assignKeys' } } },
+    keysLocked: { entry: 'forgetOpened', on: { 'keys.change': { guard: 'isKeysGiven', target: 'loading', actions: 'assignKeys' } } },
     loading: {
       entry: 'forgetOpened',
       invoke: {
