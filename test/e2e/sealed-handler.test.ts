@@ -171,14 +171,14 @@ describe('a sealed case in the handlers\' workspace', () => {
     await hanne.page.getByTestId('sealed-identity').getByText(MARKERS.identity, { exact: false }).waitFor();
     const thread = hanne.page.getByTestId('sealed-thread');
     await thread.getByText(MARKERS.fromReporter, { exact: false }).waitFor();
-    await thread.getByText(msg('handler.case.fromReporter')).waitFor();
+    await thread.getByText(msg('handler.case.fromReporter'), { exact: true }).waitFor();
     expect(await axeViolations(hanne.page)).toEqual([]);
 
     // She replies: sealed in her browser, shown in the thread as hers.
-    await hanne.page.getByLabel(msg('handler.composer.text')).fill(`Thank you ${MARKERS.reply}`);
-    await hanne.page.getByRole('button', { name: msg('handler.composer.send') }).click();
+    await hanne.page.getByLabel(msg('handler.composer.text'), { exact: true }).fill(`Thank you ${MARKERS.reply}`);
+    await hanne.page.getByRole('button', { name: msg('handler.composer.send'), exact: true }).click();
     await hanne.page.getByText(msg('handler.composer.sent')).waitFor();
-    await thread.locator('li', { hasText: MARKERS.reply }).getByText(msg('sealed.from.you')).waitFor();
+    await thread.locator('li', { hasText: MARKERS.reply }).getByText(msg('sealed.from.you'), { exact: true }).waitFor();
     // The reply opens with the reporter key (the reporter's wrap, the reply's row id).
     const reporterWrap = await portal.server.ctx.db.selectFrom('case_key_wrap').select('wrap').where('case_id', '=', sealed.caseId).where('kind', '=', 'reporter').executeTakeFirstOrThrow();
     const reporterDk = await unwrapDataKey(reporter.reporterKey, new Uint8Array(reporterWrap.wrap), { caseId: sealed.caseId, epoch: 1 });
