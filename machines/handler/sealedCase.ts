@@ -171,7 +171,8 @@ export const sealedCaseMachine = setup({
       return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message] } : null, text: '', answerWanted: false };
     }),
     assignCandidates: assign({ candidates: ({ event }) => { const a = listed(event); return a.status === 'ok' ? a.candidates : []; }, reason: '' }),
-    assignReason: assign({ reason: ({ event }) => { const a = listed(event); return a.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [] }),
+    // An error event has no output: the log could not be read at all.
+    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [] }),
     choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null) }),
     forgetChosen: assign({ chosen: null }),
     markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
@@ -196,7 +197,7 @@ export const sealedCaseMachine = setup({
   },
 }).createMachine({
   id: 'sealedCase',
-  initial: 'choosing',
+  initial: 'keysLocked',
   context: ({ input }) => ({
     caseNumber: input.caseNumber,
     handlerId: input.handlerId,
@@ -215,9 +216,8 @@ export const sealedCaseMachine = setup({
   // Keys that go (the session locked or ended) take the opened case with them.
   on: { 'keys.change': [{ guard: 'isKeysGiven', actions: 'assignKeys' }, { target: '.keysLocked', actions: 'assignKeys' }] },
   states: {
-    choosing: { always: [{ guard: 'hasKeys', target: 'loading' }, { target: 'keysLocked' }] },
-    /** The page points to the unlock form; the keys arrive by `keys.change`. */
-    keysLocked: { entry: 'forgetOpened', on: { 'keys.change': { guard: 'isKeysGiven', target: 'loading', actions: 'assignKeys' } } },
+    /** The page points to the unlock form; the keys arrive by `keys.change` (or were there from the start). */
+    keysLocked: { entry: 'forgetOpened', always: { guard: 'hasKeys', target: 'loading' } },
     loading: {
       entry: 'forgetOpened',
       invoke: {

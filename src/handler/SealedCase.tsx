@@ -54,7 +54,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         {t('sealed.locked')}
       </p>
     );
-  if (state.matches('loading') || state.matches('opening') || state.matches('choosing'))
+  if (state.matches('loading') || state.matches('opening'))
     return (
       <p role="status" aria-busy="true">
         {t('sealed.opening')}

@@ -1,7 +1,8 @@
 /**
  * Model of a sealed case in the handler's workspace: locked keys, every load and open
  * answer (a wrap, none, a wrap that does not open), the sealing composer, and a grant
- * with its confirmation; the variant starts with the keys already unlocked.
+ * with its confirmation (keys given at the start take the same `always` as keys that
+ * arrive later).
  */
 import type { EventObject } from 'xstate';
 import { sealedCaseMachine, type SealedView } from '../../machines/handler/sealedCase.ts';
@@ -55,13 +56,10 @@ type Snap = { value: unknown; context: { keys: unknown; text: string; type: stri
 const serializeState = ((s: Snap) =>
   JSON.stringify([s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== ''])) as never;
 
-const model = {
+export default {
   name: 'handlerSealedCase',
   machine: sealedCaseMachine,
   input: { caseNumber: '1111222233334444', handlerId: 'h1', keys: null },
   events: sealedCaseEvents,
   serializeState,
 } satisfies MachineModel;
-export default model;
-
-export const variants: MachineModel[] = [{ ...model, name: 'handlerSealedCase (keys unlocked)', input: { ...model.input, keys } }];
