@@ -231,6 +231,9 @@ describe('a sealed case in the handlers\' workspace', () => {
     expect(wire.length).toBeGreaterThan(50);
     const recorded = wire.join('\n');
     expect(recorded).toContain('/api/handler/cases/');
+    // The recording holds the bodies both ways: the sealed view's envelope came back, the sealed reply went out.
+    expect(recorded).toContain(sealed.body.envelopes.details);
+    expect(recorded).toMatch(/"body":"[A-Za-z0-9+/]{40,}/);
     for (const m of Object.values(MARKERS)) {
       expect(recorded).not.toContain(m);
       expect(recorded).not.toContain(encodeURIComponent(m));
