@@ -501,6 +501,17 @@ export const sealedMessageDtoSchema = v.object({
 });
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
 
+/**
+ * A grant (docs/decisions/blind-server.md "Handler pages and grants"): a handler who
+ * opened a sealed case re-wraps its data key in the browser, as a sealed box to a
+ * colleague's ECDH key the verified key log certifies; `recipientKeyId` is that key's id.
+ */
+export const keyGrantDtoSchema = v.object({
+  recipientKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+  wrap: base64Text(400),
+});
+export type KeyGrantDto = v.InferOutput<typeof keyGrantDtoSchema>;
+
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({
   ...commonSubmission,

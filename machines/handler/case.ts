@@ -5,6 +5,8 @@
  *
  * Invariants:
  * - 404 is `notFound`, whatever the reason (missing, another company, another officer).
+ * - 409 CASE_SEALED is `sealed`: the server cannot read the case, so the page hands it
+ *   to the sealed case's own chart (sealedCase.ts), which opens it in the browser.
  * - A status is changed only after `confirmingStatus`, only to a status other than
  *   the current one and never back to PENDING_WHISTLEBLOWER_CONTACT.
  */
@@ -23,6 +25,8 @@ export interface HandlerCaseView {
 export interface CaseAnswer {
   status: number;
   view?: HandlerCaseView;
+  /** The product's error code of a refusal (CASE_SEALED for a sealed case). */
+  code?: string;
 }
 
 export const SETTABLE_STATUSES: CaseStatus[] = ['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED'];
@@ -60,6 +64,7 @@ export const caseMachine = setup({
   guards: {
     isOk: ({ event }) => answer(event).status === 200 && !!answer(event).view,
     isNotFound: ({ event }) => answer(event).status === 404,
+    isSealed: ({ event }) => answer(event).status === 409 && answer(event).code === 'CASE_SEALED',
     isUnauthorizedAnswer: ({ event }) => answer(event).status === 401,
     isNewStatus: ({ context, event }) => event.type === 'status.choose' && SETTABLE_STATUSES.includes(event.status) && event.status !== context.view?.status,
   },
@@ -76,6 +81,7 @@ export const caseMachine = setup({
         onDone: [
           { guard: 'isOk', target: 'ready', actions: 'assignView' },
           { guard: 'isNotFound', target: 'notFound' },
+          { guard: 'isSealed', target: 'sealed' },
           { guard: 'isUnauthorizedAnswer', target: 'failed', actions: 'reportUnauthorized' },
           { target: 'failed' },
         ],
@@ -83,6 +89,8 @@ export const caseMachine = setup({
       },
     },
     notFound: {},
+    /** Opened in the browser by the sealed case's chart. */
+    sealed: {},
     failed: { on: { reload: 'loading' } },
     ready: {
       initial: 'idle',

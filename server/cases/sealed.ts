@@ -95,7 +95,8 @@ export function parseEnvelope(text: string, field: string): Buffer {
   return bytes;
 }
 
-function parseWrap(w: KeyWrap, field: string): Buffer {
+/** A wrap as core/crypto writes it for its kind: exact size and version byte; 400 BAD_WRAP otherwise. */
+export function parseWrap(w: Pick<KeyWrap, 'kind' | 'wrap'>, field: string): Buffer {
   const bytes = decode(w.wrap, field);
   const [version, size] = w.kind === 'reporter' ? [REPORTER_WRAP_VERSION, REPORTER_WRAP_BYTES] : [BOX_VERSION, BOX_BYTES];
   if (bytes.length !== size || bytes[0] !== version) throw new HttpError(400, 'BAD_WRAP', w.kind === 'reporter' ? 'This is not a data key wrapped to the reporter key.' : 'This is not a sealed box of a data key.', field);

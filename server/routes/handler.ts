@@ -28,7 +28,8 @@ import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { keyGrantDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { grantCaseKey, wrapHolders } from '../cases/grants.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -243,6 +244,20 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send files with the message as multipart.');
     return reply.status(201).header('cache-control', 'no-store').send(await uploads.createCaseSession(row));
+  });
+
+  // Grants (server/cases/grants.ts): who holds the case's key, and a re-wrap to a colleague made in the granter's browser.
+  app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/key-wraps', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    return reply.header('cache-control', 'no-store').send(await wrapHolders(ctx, row));
+  });
+
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/key-wraps', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const dto = parseOr400(keyGrantDtoSchema, req.body ?? {}, 'keyGrantDto');
+    return reply.status(201).send(await grantCaseKey(ctx, h, row, dto));
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {

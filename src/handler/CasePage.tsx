@@ -27,6 +27,7 @@ import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
+import { SealedCase } from './SealedCase.tsx';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -100,7 +101,8 @@ export function CasePage() {
           </button>
         </div>
       )}
-      {view && !state.matches('notFound') && <CaseBody view={view} actor={actor} />}
+      {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
+      {view && !state.matches('notFound') && !state.matches('sealed') && <CaseBody view={view} actor={actor} />}
     </div>
   );
 }

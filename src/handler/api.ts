@@ -64,7 +64,7 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
     },
     loadCase: async (caseNumber: string): Promise<CaseAnswer> => {
       const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}`));
-      return { status: r.status, view: r.data };
+      return { status: r.status, view: r.data, code: r.code };
     },
     changeStatus: async (caseNumber: string, status: CaseStatus): Promise<CaseAnswer> => {
       const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}/status`, { method: 'PUT', body: { status } }));

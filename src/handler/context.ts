@@ -4,11 +4,12 @@ import type { ActorRefFrom } from 'xstate';
 import type { handlerSessionMachine } from '../../machines/handler/session.ts';
 import type { HandlerApi } from './api.ts';
 import type { HandlerKeysApi } from './keys.ts';
+import type { SealedCaseEffects } from './sealed.ts';
 import type { Language } from '../i18n/index.ts';
 import type { ApiClient } from '../api/client.ts';
 
 export interface HandlerEnv {
-  api: HandlerApi & { keys: HandlerKeysApi };
+  api: HandlerApi & { keys: HandlerKeysApi; sealed: SealedCaseEffects };
   /** The shared API client itself, for the administration's calls (src/handler/adminApi.ts). */
   rawApi: ApiClient;
   session: ActorRefFrom<typeof handlerSessionMachine>;

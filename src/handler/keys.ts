@@ -53,7 +53,7 @@ interface PublicKeyLog {
   entries: KeyLogEntry[];
 }
 
-interface Colleague {
+export interface Colleague {
   id: string;
   name: string;
   email: string | null;
@@ -282,7 +282,7 @@ export function handlerKeys(api: ApiClient, storage: Pick<Storage, 'getItem' | '
     return { bundle: made.bundle, keyRecoveryCode: made.recoveryCode };
   };
 
-  return { signIn, unlock, loadKeyLog, makeAnchor, certify, enrolmentKeys };
+  return { signIn, unlock, loadKeyLog, makeAnchor, certify, enrolmentKeys, verifiedLog };
 }
 
 export type HandlerKeysApi = ReturnType<typeof handlerKeys>;

@@ -12,6 +12,7 @@ import '../styles/global.css.ts';
 import '../i18n/handler/index.ts';
 import '../i18n/admin/index.ts';
 import '../i18n/keys/index.ts';
+import '../i18n/sealed/index.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { createApiClient } from '../api/client.ts';
 import { I18nProvider, loadCatalogue, type Language } from '../i18n/index.ts';
@@ -19,6 +20,7 @@ import { initialLanguage, storeLanguage } from '../app/language.ts';
 import { handlerSessionMachine, type Credentials } from '../../machines/handler/session.ts';
 import { handlerApi } from './api.ts';
 import { handlerKeys } from './keys.ts';
+import { sealedCaseEffects } from './sealed.ts';
 import { HandlerContext } from './context.ts';
 import { Layout } from './Layout.tsx';
 
@@ -69,7 +71,7 @@ function HandlerRoot({
   );
   const api = useMemo(() => {
     const keys = handlerKeys(rawApi, window.localStorage, window.location.hostname);
-    return { ...handlerApi(rawApi, keys), keys };
+    return { ...handlerApi(rawApi, keys), keys, sealed: sealedCaseEffects(rawApi, keys) };
   }, [rawApi]);
   const session = useActorRef(
     handlerSessionMachine.provide({
@@ -104,6 +106,7 @@ function HandlerRoot({
           loadCatalogue("common", l),
           loadCatalogue("handler", l),
           loadCatalogue("keys", l),
+          loadCatalogue("sealed", l),
         ]).then(() => setLanguageState(l));
       },
     }),
@@ -125,6 +128,7 @@ async function start() {
     loadCatalogue("common", language).catch(() => undefined),
     loadCatalogue("handler", language).catch(() => undefined),
     loadCatalogue("keys", language).catch(() => undefined),
+    loadCatalogue("sealed", language).catch(() => undefined),
   ]);
   createRoot(document.getElementById("root")!).render(
     <StrictMode>

@@ -14,6 +14,7 @@ import handlerCase from './handlerCase.model.ts';
 import composer from './handlerComposer.model.ts';
 import record from './handlerRecordEditor.model.ts';
 import keyLog from './handlerKeyLog.model.ts';
+import sealedCase from './handlerSealedCase.model.ts';
 import { inboxRows, daysLeft, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { IDLE_WARNING_MS, IDLE_FINAL_MS } from '../../machines/handler/session.ts';
@@ -98,6 +99,22 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
     if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
   }],
+  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+    // No data key without an opened wrap; none kept once the case is left.
+    if (!s.matches('opened')) expect(s.context.dataKey).toBeNull();
+    else expect(s.context.dataKey).not.toBeNull();
+    if (s.matches('loading') || s.matches('opening')) expect(s.context.keys).not.toBeNull();
+    if (s.matches('noKey')) expect(s.context.view?.wrap).toBeNull();
+    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(before.context.text.trim()).not.toBe('');
+    // A failed send keeps the text; a sent one joins the thread and clears it.
+    if (e.type.startsWith('xstate.') && e.type.endsWith('sendSealed') && s.matches({ opened: { composer: { editing: 'failed' } } })) expect(s.context.text).toBe(before.context.text);
+    if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) {
+      expect(s.context.text).toBe('');
+      expect(s.context.opened.messages.length).toBe(before.context.opened.messages.length + 1);
+    }
+    if (s.matches({ opened: { grants: 'granting' } }) && !before.matches({ opened: { grants: 'granting' } })) expect(before.matches({ opened: { grants: 'confirmingGrant' } })).toBe(true);
+    if (s.matches({ opened: { grants: 'confirmingGrant' } })) expect(s.context.candidates.map((c: { handlerId: string }) => c.handlerId)).toContain(s.context.chosen?.handlerId);
+  }] as [MachineModel, string[], string[], Check]),
 ];
 
 for (const [model, promiseActors, recordActions, check] of suites) {

@@ -8,6 +8,7 @@ const view = { caseNumber: '1111222233334444', status: 'RECEIVED', submission: {
 export const caseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadCase', output: { status: 200, view } },
   { type: 'xstate.done.actor.loadCase', output: { status: 404 } },
+  { type: 'xstate.done.actor.loadCase', output: { status: 409, code: 'CASE_SEALED' } },
   { type: 'xstate.done.actor.loadCase', output: { status: 401 } },
   { type: 'xstate.done.actor.loadCase', output: { status: 500 } },
   { type: 'xstate.error.actor.loadCase', error: 'network' },

@@ -1,0 +1,325 @@
+/**
+ * A sealed case in the handler's workspace (issue 37; docs/decisions/blind-server.md
+ * "Handler pages and grants"): the server holds only envelopes and wraps, so the page
+ * opens the case in the browser with the handler's unlocked keys, seals what she
+ * writes, and re-wraps the case's key to a colleague (a grant).
+ *
+ * Invariants:
+ * - Nothing is fetched or opened while the keys are locked (`keysLocked`): the unlock
+ *   form above every page opens them, and `keys.change` brings them here; keys that go
+ *   return the chart to `keysLocked` and drop the opened case and its data key.
+ * - No wrap for this account is `noKey`: a plain message, never an error; a wrap that
+ *   does not open with this account's key is `keyRefused`. Neither holds a data key.
+ * - `opened` holds the case's data key and the opened parts; a part that could not be
+ *   opened is null (the whistleblower: `unopened`) beside the parts that opened.
+ * - The composer sends only non-empty text; on a failure the text stays.
+ * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
+ *   lists (the effect lists only those), and only while the data key is held.
+ */
+import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
+import { LIMITS, type MessageType } from '../schema.ts';
+import type { OpenedKeys } from './session.ts';
+
+/** As the usual composer's limit (machines/handler/composer.ts). */
+export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
+
+/** What GET /api/handler/cases/:n/sealed answers (server/cases/sealed.ts SealedCaseView). */
+export interface SealedView {
+  caseNumber: string;
+  caseId: string;
+  status: string;
+  created: string;
+  protectionOfficerId: string;
+  subsidiaryId: string | null;
+  epoch: number;
+  envelopes: { details: string; whistleblower: string | null };
+  wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
+  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+}
+
+export interface SealedDetails {
+  description?: string | null;
+  violation?: string | null;
+  whistleblowerRelation?: string;
+  reportedPersons?: { name?: string; jobTitle?: string; phoneOrEmail?: string }[];
+  reportedUnit?: string | null;
+  [k: string]: unknown;
+}
+export interface SealedIdentity {
+  name?: string;
+  email?: string;
+  phone?: string | null;
+  [k: string]: unknown;
+}
+export interface OpenedMessage {
+  id: string;
+  type: string;
+  time: string;
+  createdByUserId: string;
+  answerWanted: boolean;
+  /** null: this message could not be opened. */
+  text: string | null;
+}
+export interface OpenedSealedCase {
+  /** null: the report could not be opened. */
+  details: SealedDetails | null;
+  /** null: none was given; `unopened`: it could not be opened. */
+  whistleblower: SealedIdentity | null | 'unopened';
+  messages: OpenedMessage[];
+  /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
+  senders: Record<string, string>;
+}
+
+export interface SealedLoadAnswer {
+  status: number;
+  view?: SealedView;
+}
+export type SealedOpenAnswer = { outcome: 'opened'; dataKey: Uint8Array; opened: OpenedSealedCase } | { outcome: 'refused' };
+
+export interface GrantCandidate {
+  handlerId: string;
+  name: string;
+  email: string | null;
+  /** keyId of the colleague's ECDH key and its SPKI (base64), both from the key log this browser verified. */
+  recipientKeyId: string;
+  ecdhSpki: string;
+}
+export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[] } | { status: 'refused'; reason: string };
+
+export interface SealedSendInput {
+  caseNumber: string;
+  caseId: string;
+  dataKey: Uint8Array;
+  text: string;
+  type: MessageType;
+  answerWanted: boolean;
+}
+export interface SealedSendAnswer {
+  status: number;
+  message?: { id: string; time: string };
+}
+
+export interface SealedCaseContext {
+  caseNumber: string;
+  handlerId: string;
+  keys: OpenedKeys | null;
+  view: SealedView | null;
+  dataKey: Uint8Array | null;
+  opened: OpenedSealedCase | null;
+  text: string;
+  type: MessageType;
+  answerWanted: boolean;
+  candidates: GrantCandidate[];
+  chosen: GrantCandidate | null;
+  granted: string;
+  reason: string;
+}
+
+export type SealedCaseEvent =
+  | { type: 'keys.change'; keys: OpenedKeys | null }
+  | { type: 'reload' }
+  | { type: 'text.change'; value: string }
+  | { type: 'type.change'; value: MessageType }
+  | { type: 'answer.toggle' }
+  | { type: 'send' }
+  | { type: 'grants.retry' }
+  | { type: 'grant.choose'; handlerId: string }
+  | { type: 'grant.confirm' }
+  | { type: 'grant.cancel' };
+
+const loaded = (e: unknown) => (e as DoneActorEvent<SealedLoadAnswer>).output;
+const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).output;
+const sent = (e: unknown) => (e as DoneActorEvent<SealedSendAnswer>).output;
+const listed = (e: unknown) => (e as DoneActorEvent<CandidatesAnswer>).output;
+const grantedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
+
+export const sealedCaseMachine = setup({
+  types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null } },
+  actors: {
+    loadSealed: fromPromise<SealedLoadAnswer, { caseNumber: string }>(async () => {
+      throw new Error('loadSealed not provided');
+    }),
+    openCase: fromPromise<SealedOpenAnswer, { view: SealedView; keys: OpenedKeys }>(async () => {
+      throw new Error('openCase not provided');
+    }),
+    sendSealed: fromPromise<SealedSendAnswer, SealedSendInput>(async () => {
+      throw new Error('sendSealed not provided');
+    }),
+    loadCandidates: fromPromise<CandidatesAnswer, { caseNumber: string; officerId: string; handlerId: string }>(async () => {
+      throw new Error('loadCandidates not provided');
+    }),
+    grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
+      throw new Error('grantKey not provided');
+    }),
+  },
+  actions: {
+    reportUnauthorized: () => {},
+    assignKeys: assign({ keys: ({ event, context }) => (event.type === 'keys.change' ? event.keys : context.keys) }),
+    assignView: assign({ view: ({ event }) => loaded(event).view ?? null }),
+    assignOpened: assign(({ event }) => {
+      const a = openedAnswer(event);
+      return a.outcome === 'opened' ? { dataKey: a.dataKey, opened: a.opened } : {};
+    }),
+    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null }),
+    assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
+    assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
+    toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
+    // The message the server took joins the thread as written here: no reload, no second open.
+    appendSent: assign(({ event, context }) => {
+      const m = sent(event).message!;
+      const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
+      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message] } : null, text: '', answerWanted: false };
+    }),
+    assignCandidates: assign({ candidates: ({ event }) => { const a = listed(event); return a.status === 'ok' ? a.candidates : []; }, reason: '' }),
+    // An error event has no output: the log could not be read at all.
+    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [] }),
+    choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null) }),
+    forgetChosen: assign({ chosen: null }),
+    markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
+    forgetGranted: assign({ granted: '' }),
+  },
+  guards: {
+    hasKeys: ({ context }) => context.keys !== null,
+    isKeysGiven: ({ event }) => event.type === 'keys.change' && event.keys !== null,
+    isOk: ({ event }) => loaded(event).status === 200 && !!loaded(event).view,
+    hasNoWrap: ({ event }) => loaded(event).status === 200 && !!loaded(event).view && loaded(event).view!.wrap === null,
+    isNotFound: ({ event }) => loaded(event).status === 404,
+    isUnauthorizedAnswer: ({ event }) => loaded(event).status === 401,
+    isOpened: ({ event }) => openedAnswer(event).outcome === 'opened',
+    hasText: ({ context }) => context.text.trim() !== '',
+    isSent: ({ event }) => sent(event).status === 201 && !!sent(event).message,
+    isSendUnauthorized: ({ event }) => sent(event).status === 401,
+    isListed: ({ event }) => listed(event).status === 'ok',
+    canGrant: ({ context, event }) => event.type === 'grant.choose' && context.dataKey !== null && context.candidates.some((c) => c.handlerId === event.handlerId),
+    // A wrap already there (a resend after a lost answer) is as good as a new one.
+    isGranted: ({ event }) => grantedAnswer(event).status === 201 || (grantedAnswer(event).status === 409 && grantedAnswer(event).code === 'WRAP_EXISTS'),
+    isGrantUnauthorized: ({ event }) => grantedAnswer(event).status === 401,
+  },
+}).createMachine({
+  id: 'sealedCase',
+  initial: 'keysLocked',
+  context: ({ input }) => ({
+    caseNumber: input.caseNumber,
+    handlerId: input.handlerId,
+    keys: input.keys,
+    view: null,
+    dataKey: null,
+    opened: null,
+    text: '',
+    type: 'STANDARD',
+    answerWanted: false,
+    candidates: [],
+    chosen: null,
+    granted: '',
+    reason: '',
+  }),
+  // Keys that go (the session locked or ended) take the opened case with them.
+  on: { 'keys.change': [{ guard: 'isKeysGiven', actions: 'assignKeys' }, { target: '.keysLocked', actions: 'assignKeys' }] },
+  states: {
+    /** The page points to the unlock form; the keys arrive by `keys.change` (or were there from the start). */
+    keysLocked: { entry: 'forgetOpened', always: { guard: 'hasKeys', target: 'loading' } },
+    loading: {
+      entry: 'forgetOpened',
+      invoke: {
+        id: 'loadSealed',
+        src: 'loadSealed',
+        input: ({ context }) => ({ caseNumber: context.caseNumber }),
+        onDone: [
+          { guard: 'hasNoWrap', target: 'noKey', actions: 'assignView' },
+          { guard: 'isOk', target: 'opening', actions: 'assignView' },
+          { guard: 'isNotFound', target: 'notFound' },
+          { guard: 'isUnauthorizedAnswer', target: 'failed', actions: 'reportUnauthorized' },
+          { target: 'failed' },
+        ],
+        onError: 'failed',
+      },
+    },
+    opening: {
+      invoke: {
+        id: 'openCase',
+        src: 'openCase',
+        input: ({ context }) => ({ view: context.view!, keys: context.keys! }),
+        onDone: [{ guard: 'isOpened', target: 'opened', actions: 'assignOpened' }, { target: 'keyRefused' }],
+        onError: 'keyRefused',
+      },
+    },
+    /** No key for this case is wrapped to this account: a colleague who holds it can grant it. */
+    noKey: { on: { reload: 'loading' } },
+    /** This account's wrap did not open with its key. */
+    keyRefused: { on: { reload: 'loading' } },
+    notFound: {},
+    failed: { on: { reload: 'loading' } },
+    opened: {
+      type: 'parallel',
+      on: { reload: 'loading' },
+      states: {
+        composer: {
+          initial: 'editing',
+          states: {
+            editing: {
+              initial: 'idle',
+              on: {
+                'text.change': { target: '.idle', actions: 'assignText' },
+                'type.change': { actions: 'assignType' },
+                'answer.toggle': { actions: 'toggleAnswer' },
+                send: [{ guard: 'hasText', target: 'sending' }, { target: '.empty' }],
+              },
+              states: { idle: {}, empty: {}, sent: {}, failed: {} },
+            },
+            sending: {
+              invoke: {
+                id: 'sendSealed',
+                src: 'sendSealed',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted }),
+                onDone: [
+                  { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
+                  { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },
+                  { target: 'editing.failed' },
+                ],
+                onError: 'editing.failed',
+              },
+            },
+          },
+        },
+        grants: {
+          initial: 'loadingCandidates',
+          states: {
+            loadingCandidates: {
+              invoke: {
+                id: 'loadCandidates',
+                src: 'loadCandidates',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, officerId: context.view!.protectionOfficerId, handlerId: context.handlerId }),
+                onDone: [{ guard: 'isListed', target: 'listing', actions: 'assignCandidates' }, { target: 'unavailable', actions: 'assignReason' }],
+                onError: { target: 'unavailable', actions: 'assignReason' },
+              },
+            },
+            /** The key log did not verify here, or could not be read: nobody is offered. */
+            unavailable: { on: { 'grants.retry': 'loadingCandidates' } },
+            listing: {
+              initial: 'idle',
+              on: { 'grant.choose': { guard: 'canGrant', target: 'confirmingGrant', actions: ['forgetGranted', 'choose'] } },
+              states: { idle: {}, granted: {}, failed: {} },
+            },
+            /** "Give <name> access to this case?": an alert dialog. */
+            confirmingGrant: {
+              on: { 'grant.confirm': 'granting', 'grant.cancel': { target: 'listing', actions: 'forgetChosen' } },
+            },
+            granting: {
+              invoke: {
+                id: 'grantKey',
+                src: 'grantKey',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.view!.epoch, dataKey: context.dataKey!, candidate: context.chosen! }),
+                onDone: [
+                  { guard: 'isGranted', target: 'listing.granted', actions: 'markGranted' },
+                  { guard: 'isGrantUnauthorized', target: 'listing.failed', actions: ['forgetChosen', 'reportUnauthorized'] },
+                  { target: 'listing.failed', actions: 'forgetChosen' },
+                ],
+                onError: { target: 'listing.failed', actions: 'forgetChosen' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});

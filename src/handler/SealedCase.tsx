@@ -1,0 +1,281 @@
+/**
+ * A sealed case on /handler/cases/$caseNumber (machines/handler/sealedCase.ts): opened in
+ * this browser with the unlocked keys, each part that does not open named as such, the
+ * thread with who wrote each message, a composer that seals, and "Give a colleague
+ * access" with its confirmation. The unlock form itself is the one above every page
+ * (KeysGate); this part only says why the case waits for it.
+ */
+import { Fragment, useEffect, useId } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { fromPromise } from 'xstate';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime } from '../i18n/dates.ts';
+import { input } from '../styles/field.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import { MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
+import { sealedCaseMachine, SEALED_MESSAGE_MAX, type GrantCandidate, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import type { OpenedKeys } from '../../machines/handler/session.ts';
+import { useHandler } from './context.ts';
+import * as styles from './Pages.css.ts';
+
+export function SealedCase({ caseNumber }: { caseNumber: string }) {
+  const t = useT('sealed');
+  const th = useT('handler');
+  const lang = useLanguage();
+  const { api, session } = useHandler();
+  const keys = useSelector(session, (s) => s.context.keys);
+  const handlerId = useSelector(session, (s) => s.context.handler?.id ?? '');
+  const fx = api.sealed;
+  const actor = useActorRef(
+    sealedCaseMachine.provide({
+      actors: {
+        loadSealed: fromPromise(({ input: i }: { input: { caseNumber: string } }) => fx.loadSealed(i.caseNumber)),
+        openCase: fromPromise(({ input: i }: { input: { view: SealedView; keys: OpenedKeys } }) => fx.openCase(i.view, i.keys)),
+        sendSealed: fromPromise(({ input: i }: { input: SealedSendInput }) => fx.sendSealed(i)),
+        loadCandidates: fromPromise(({ input: i }: { input: { caseNumber: string; officerId: string; handlerId: string } }) => fx.loadCandidates(i)),
+        grantKey: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate } }) => fx.grantKey(i)),
+      },
+      actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
+    }),
+    { input: { caseNumber, handlerId, keys } },
+  );
+  useEffect(() => {
+    actor.send({ type: 'keys.change', keys });
+  }, [actor, keys]);
+  const state = useSelector(actor, (s) => s);
+  const ids = { type: useId(), text: useId() };
+  const { view, opened } = state.context;
+  const unopened = <em className={styles.error}>{t('sealed.unopened')}</em>;
+
+  if (state.matches('keysLocked'))
+    return (
+      <p role="status" data-testid="sealed-locked">
+        {t('sealed.locked')}
+      </p>
+    );
+  if (state.matches('loading') || state.matches('opening'))
+    return (
+      <p role="status" aria-busy="true">
+        {t('sealed.opening')}
+      </p>
+    );
+  if (state.matches('notFound'))
+    return (
+      <p role="alert" className={styles.error}>
+        {th('handler.case.notFound')}
+      </p>
+    );
+  if (state.matches('noKey') || state.matches('keyRefused') || state.matches('failed'))
+    return (
+      <div role="alert" data-testid="sealed-unavailable">
+        <p className={state.matches('failed') ? styles.error : undefined}>
+          {state.matches('noKey') ? t('sealed.noKey') : state.matches('keyRefused') ? t('sealed.keyRefused') : th('handler.error.load')}
+        </p>
+        <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'reload' })}>
+          {th('handler.retry')}
+        </button>
+      </div>
+    );
+  if (!view || !opened) return null;
+
+  const details = opened.details;
+  const who = opened.whistleblower;
+  const sending = state.matches({ opened: { composer: 'sending' } });
+  const sender = (m: { createdByUserId: string }) =>
+    m.createdByUserId === view.caseNumber
+      ? th('handler.case.fromReporter')
+      : m.createdByUserId === handlerId
+        ? t('sealed.from.you')
+        : (opened.senders[m.createdByUserId] ?? t('sealed.from.colleague'));
+  const grants = (s: 'loadingCandidates' | 'unavailable' | 'listing' | 'confirmingGrant' | 'granting') => state.matches({ opened: { grants: s } });
+  const chosen = state.context.chosen;
+
+  return (
+    <>
+      <p className={styles.hint} data-testid="sealed-notice">
+        {t('sealed.notice')}
+      </p>
+      <section className={styles.section} aria-labelledby="sealed-summary">
+        <h2 id="sealed-summary" className={styles.sectionTitle}>
+          {th('handler.case.summary')}
+        </h2>
+        <dl className={styles.dl}>
+          <dt>{th('handler.inbox.col.status')}</dt>
+          <dd data-testid="case-status">{th(`handler.status.${view.status}`)}</dd>
+          <dt>{t('sealed.created')}</dt>
+          <dd>{formatLongDateTime(view.created, lang)}</dd>
+        </dl>
+      </section>
+
+      <section className={styles.section} aria-labelledby="sealed-report">
+        <h2 id="sealed-report" className={styles.sectionTitle}>
+          {th('handler.case.report')}
+        </h2>
+        {details === null ? (
+          <p data-testid="sealed-details-unopened">{unopened}</p>
+        ) : (
+          <dl className={styles.dl} data-testid="sealed-details">
+            {details.whistleblowerRelation && (
+              <>
+                <dt>{th('handler.case.relation')}</dt>
+                <dd>{details.whistleblowerRelation}</dd>
+              </>
+            )}
+            {details.description && (
+              <>
+                <dt>{th('handler.case.description')}</dt>
+                <dd className={styles.pre}>{details.description}</dd>
+              </>
+            )}
+            {details.violation && (
+              <>
+                <dt>{th('handler.case.violation')}</dt>
+                <dd>{details.violation}</dd>
+              </>
+            )}
+            {(details.reportedPersons ?? []).map((p, i) => (
+              <Fragment key={i}>
+                <dt>{th('handler.case.reportedPerson')}</dt>
+                <dd>{[p.name, p.jobTitle, p.phoneOrEmail].filter(Boolean).join(', ')}</dd>
+              </Fragment>
+            ))}
+            {details.reportedUnit && (
+              <>
+                <dt>{th('handler.case.reportedUnit')}</dt>
+                <dd>{details.reportedUnit}</dd>
+              </>
+            )}
+          </dl>
+        )}
+        <dl className={styles.dl}>
+          <dt>{th('handler.case.identity')}</dt>
+          <dd data-testid="sealed-identity">
+            {who === 'unopened' ? unopened : who ? [who.name, who.email, who.phone].filter(Boolean).join(', ') : th('handler.case.anonymous')}
+          </dd>
+        </dl>
+      </section>
+
+      <section className={styles.section} aria-labelledby="sealed-messages">
+        <h2 id="sealed-messages" className={styles.sectionTitle}>
+          {th('handler.case.messages')}
+        </h2>
+        {opened.messages.length === 0 && <p>{th('handler.case.noMessages')}</p>}
+        <ol className={styles.list} data-testid="sealed-thread">
+          {opened.messages.map((m) => (
+            <li key={m.id} className={m.createdByUserId === view.caseNumber ? `${styles.message} ${styles.fromReporter}` : styles.message}>
+              <strong>{sender(m)}</strong>
+              {` · ${th(`handler.messageType.${m.type}`)} · ${formatLongDateTime(m.time, lang)}`}
+              {m.answerWanted && ` · ${th('handler.composer.answerWanted')}`}
+              {m.text === null ? <p>{unopened}</p> : <p className={styles.pre}>{m.text}</p>}
+            </li>
+          ))}
+        </ol>
+        <form
+          className={styles.form}
+          onSubmit={(e) => {
+            e.preventDefault();
+            actor.send({ type: 'send' });
+          }}
+        >
+          <h3>{th('handler.composer.title')}</h3>
+          <p className={styles.hint}>{t('sealed.composer.hint')}</p>
+          <div className={styles.field}>
+            <label htmlFor={ids.type} className={styles.label}>
+              {th('handler.composer.type')}
+            </label>
+            <select id={ids.type} className={input} value={state.context.type} disabled={sending} onChange={(e) => actor.send({ type: 'type.change', value: e.target.value as MessageType })}>
+              {MESSAGE_TYPES.map((m) => (
+                <option key={m} value={m}>
+                  {th(`handler.messageType.${m}`)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className={styles.field}>
+            <label htmlFor={ids.text} className={styles.label}>
+              {th('handler.composer.text')}
+            </label>
+            <textarea
+              id={ids.text}
+              className={`${input} ${styles.textarea}`}
+              maxLength={SEALED_MESSAGE_MAX}
+              value={state.context.text}
+              disabled={sending}
+              onChange={(e) => actor.send({ type: 'text.change', value: e.target.value })}
+              aria-invalid={state.matches({ opened: { composer: { editing: 'empty' } } })}
+            />
+          </div>
+          <label className={styles.checkbox}>
+            <input type="checkbox" checked={state.context.answerWanted} disabled={sending} onChange={() => actor.send({ type: 'answer.toggle' })} />
+            {th('handler.composer.answerWanted')}
+          </label>
+          <div role="status">
+            {sending && <p>{th('handler.composer.sending')}</p>}
+            {state.matches({ opened: { composer: { editing: 'sent' } } }) && <p className={styles.success}>{th('handler.composer.sent')}</p>}
+            {state.matches({ opened: { composer: { editing: 'empty' } } }) && <p className={styles.error}>{t('sealed.composer.empty')}</p>}
+            {state.matches({ opened: { composer: { editing: 'failed' } } }) && <p className={styles.error}>{th('handler.composer.failed')}</p>}
+          </div>
+          <div>
+            <button type="submit" className={buttons.button} disabled={!state.can({ type: 'send' })}>
+              {th('handler.composer.send')}
+            </button>
+          </div>
+        </form>
+      </section>
+
+      <section className={styles.section} aria-labelledby="sealed-grants" data-testid="sealed-grants">
+        <h2 id="sealed-grants" className={styles.sectionTitle}>
+          {t('sealed.grants.title')}
+        </h2>
+        <p>{t('sealed.grants.text')}</p>
+        {grants('loadingCandidates') && (
+          <p role="status" aria-busy="true">
+            {t('sealed.grants.loading')}
+          </p>
+        )}
+        {grants('unavailable') && (
+          <div role="alert">
+            <p className={styles.error}>{t('sealed.grants.unavailable')}</p>
+            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'grants.retry' })}>
+              {th('handler.retry')}
+            </button>
+          </div>
+        )}
+        {!grants('loadingCandidates') && !grants('unavailable') && (
+          <>
+            {state.context.candidates.length === 0 ? (
+              <p>{t('sealed.grants.none')}</p>
+            ) : (
+              <ul className={styles.list}>
+                {state.context.candidates.map((c) => (
+                  <li key={c.handlerId} className={styles.row}>
+                    <span>{c.email ? `${c.name} (${c.email})` : c.name}</span>
+                    <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'grant.choose', handlerId: c.handlerId })} onClick={() => actor.send({ type: 'grant.choose', handlerId: c.handlerId })}>
+                      {t('sealed.grants.give', { name: c.name })}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div role="status">
+              {state.matches({ opened: { grants: { listing: 'granted' } } }) && <p className={styles.success}>{t('sealed.grants.granted', { name: state.context.granted })}</p>}
+              {state.matches({ opened: { grants: { listing: 'failed' } } }) && <p className={styles.error}>{t('sealed.grants.failed')}</p>}
+            </div>
+          </>
+        )}
+        <ConfirmDialog
+          open={grants('confirmingGrant') || grants('granting')}
+          title={t('sealed.grants.confirmTitle', { name: chosen?.name ?? '' })}
+          description={t('sealed.grants.confirmText', { name: chosen?.name ?? '' })}
+          cancelLabel={th('handler.cancel')}
+          confirmLabel={t('sealed.grants.confirm')}
+          confirmDisabled={!state.can({ type: 'grant.confirm' })}
+          cancelDisabled={!state.can({ type: 'grant.cancel' })}
+          onCancel={() => actor.send({ type: 'grant.cancel' })}
+          onConfirm={() => actor.send({ type: 'grant.confirm' })}
+        />
+      </section>
+    </>
+  );
+}

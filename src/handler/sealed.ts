@@ -1,0 +1,112 @@
+/**
+ * The sealed case's effects (machines/handler/sealedCase.ts; docs/decisions/blind-server.md
+ * "Handler pages and grants"): fetch the envelopes and this account's wrap, open them
+ * with the unlocked keys (core/crypto/case.ts), seal a message, and re-wrap the data
+ * key to a colleague. What leaves the page is envelopes and sealed boxes only.
+ *
+ * A colleague is offered for a grant only when the key log verified in this browser
+ * (against the anchor and the head it remembered, src/handler/keys.ts) certifies the
+ * key, entitles it to the case's officer, and the server's account list shows the
+ * account live and holding that very key; the key sealed to is the log's, never the
+ * server's copy.
+ */
+import { fromBase64, keyId, openCaseKey, openCaseParts, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { ApiError, type ApiClient } from '../api/client.ts';
+import type { OpenedKeys } from '../../machines/handler/session.ts';
+import type {
+  CandidatesAnswer,
+  GrantCandidate,
+  OpenedSealedCase,
+  SealedDetails,
+  SealedIdentity,
+  SealedLoadAnswer,
+  SealedOpenAnswer,
+  SealedSendAnswer,
+  SealedSendInput,
+  SealedView,
+} from '../../machines/handler/sealedCase.ts';
+import type { Colleague, HandlerKeysApi } from './keys.ts';
+
+const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
+
+async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: T; code?: string }> {
+  try {
+    return { status: 200, data: await run() };
+  } catch (err) {
+    if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, code: err.code };
+    throw err;
+  }
+}
+
+export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 'verifiedLog'>) {
+  const loadSealed = async (caseNumber: string): Promise<SealedLoadAnswer> => {
+    const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(caseNumber)}/sealed`));
+    return { status: r.status, view: r.data };
+  };
+
+  /** The data key from this account's wrap, then each part on its own. */
+  const openCase = async (view: SealedView, own: OpenedKeys): Promise<SealedOpenAnswer> => {
+    let dataKey: Uint8Array;
+    try {
+      dataKey = await openCaseKey(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
+    } catch {
+      return { outcome: 'refused' };
+    }
+    const parts = await openCaseParts<SealedDetails, SealedIdentity>(dataKey, view);
+    const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
+    // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
+    const senders: Record<string, string> = {};
+    const colleagues = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues').catch(() => ({ handlers: [] as Colleague[] }));
+    for (const h of colleagues.handlers) senders[h.id] = h.name;
+    const opened: OpenedSealedCase = {
+      details: parts.details && typeof parts.details === 'object' ? parts.details : null,
+      whistleblower: parts.whistleblower,
+      messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
+      senders,
+    };
+    return { outcome: 'opened', dataKey, opened };
+  };
+
+  const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
+    const sealed = await sealMessage(input.dataKey, input.caseId, input.text);
+    const r = await call(() =>
+      api.json<{ message: { id: string; time: string } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
+        method: 'POST',
+        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted },
+      }),
+    );
+    return { status: r.status === 200 ? 201 : r.status, message: r.data?.message };
+  };
+
+  const loadCandidates = async (input: { caseNumber: string; officerId: string; handlerId: string }): Promise<CandidatesAnswer> => {
+    const v = await keys.verifiedLog();
+    if (!v.ok) return { status: 'refused', reason: v.reason };
+    const [{ handlers }, holders] = await Promise.all([
+      api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues'),
+      api.json<{ epoch: number; recipientKeyIds: string[] }>(`/api/handler/cases/${numberPath(input.caseNumber)}/key-wraps`),
+    ]);
+    const holding = new Set(holders.recipientKeyIds);
+    const candidates: GrantCandidate[] = [];
+    for (const k of v.result?.keys ?? []) {
+      // A key with no officers stands for an account tied to none, which sees every case.
+      const entitled = k.officerIds.length === 0 || k.officerIds.includes(input.officerId);
+      if (!entitled || k.handlerId === input.handlerId || holding.has(k.ecdhKeyId)) continue;
+      const account = handlers.find((h) => h.id === k.handlerId);
+      if (!account || account.disabled || (await keyId(fromBase64(account.ecdhSpki))) !== k.ecdhKeyId) continue;
+      candidates.push({ handlerId: k.handlerId, name: account.name, email: account.email, recipientKeyId: k.ecdhKeyId, ecdhSpki: toBase64(k.ecdhSpki) });
+    }
+    candidates.sort((a, b) => a.name.localeCompare(b.name));
+    return { status: 'ok', candidates };
+  };
+
+  const grantKey = async (input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }): Promise<{ status: number; code?: string }> => {
+    const { recipientKeyId, ecdhSpki } = input.candidate;
+    const wrap = await sealToPublicKey(fromBase64(ecdhSpki), input.dataKey, { caseId: input.caseId, epoch: input.epoch, recipientKeyId });
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/key-wraps`, { method: 'POST', body: { recipientKeyId, wrap: toBase64(wrap) } }));
+    return { status: r.status === 200 ? 201 : r.status, code: r.code };
+  };
+
+  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey };
+}
+
+export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;
