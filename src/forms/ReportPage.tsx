@@ -20,7 +20,9 @@ import {
   reportSteps,
   type CompanyInfo,
   type ReportChannel,
+  type CheckKeyLogInput,
   type ReportInput,
+  type SealReportInput,
   type SubmissionProof,
   type SubmitReportInput,
 } from '../../machines/report.ts';
@@ -48,6 +50,15 @@ function reportChart(channel: ReportChannel) {
   let chart = charts.get(channel);
   if (!chart) charts.set(channel, (chart = createReportMachine(channel)));
   return chart;
+}
+
+/** localStorage, or none where the browser refuses it (the key-log memory then lasts for one send). */
+function safeLocalStorage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The machine with the browser's effects. */
@@ -93,6 +104,13 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
             reserveCase(api, window.location.hostname, input.proof, signal),
           ),
           deriveReporterKeys: fromPromise(({ input }: { input: { caseNumber: string; password: string; salt: string } }) => deriveForCase(input)),
+          // A company that takes sealed cases: the key log verified here, the report sealed here (issue 37).
+          checkKeyLog: fromPromise(async ({ input, signal }: { input: CheckKeyLogInput; signal: AbortSignal }) =>
+            (await import('./seal.ts')).checkKeyLog(api, window.location.hostname, input.officerId, safeLocalStorage(), signal),
+          ),
+          sealReport: fromPromise(async ({ input, signal }: { input: SealReportInput; signal: AbortSignal }) =>
+            (await import('./seal.ts')).sealReport(api, window.location.hostname, input, signal, language.current),
+          ),
         },
         actions: {
           copyCaseNumber: (_, params: { caseNumber: string }) => {
