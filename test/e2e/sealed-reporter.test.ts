@@ -39,7 +39,7 @@ const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const label = (key: string) => new RegExp(`^${escape(en[key]!)}\\*?$`);
 
 const tag = () => randomBytes(5).toString('hex');
-const MARKERS = { description: `Descr-${tag()}-marker`, name: `Name-${tag()}-marker`, message: `Msg-${tag()}-marker`, answer: `Ans-${tag()}-marker`, unit: `Unit-${tag()}-marker` };
+const MARKERS = { description: `Descr-${tag()}-marker`, name: `Name-${tag()}-marker`, message: `Msg-${tag()}-marker`, answer: `Ans-${tag()}-marker`, unit: `Unit-${tag()}-marker`, email: `mail-${tag()}@marker.example` };
 
 let browser: Browser;
 let portal: Portal;
@@ -67,8 +67,10 @@ function record(context: BrowserContext): Promise<Recorded>[] {
       (async () => {
         const headers = await res.allHeaders();
         // A redirect has no body to read.
-        const body = res.status() >= 300 && res.status() < 400 ? '' : await res.body().then((b) => b.toString('latin1'), () => '');
-        return { what: `← ${res.status()}`, url: res.url(), headers, body };
+        // Chromium never finishes loading a body the page does not read (the head's early case
+        // read, answered 409 CASE_SEALED and read again by the SPA): such a body is marked unread.
+        const read = res.status() >= 300 && res.status() < 400 ? '' : await Promise.race([res.body().then((b) => b.toString('latin1'), () => ''), new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
+        return { what: `← ${res.status()}${read === null ? ' (unread)' : ''}`, url: res.url(), headers, body: read ?? '' };
       })(),
     );
   });
@@ -115,6 +117,7 @@ async function fillReport(page: Page, password: string) {
   await page.getByLabel(label('forms.related.unit')).fill(MARKERS.unit);
   await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
   await page.getByLabel(label('forms.identity.name')).fill(MARKERS.name);
+  await page.getByLabel(label('forms.identity.email')).fill(MARKERS.email);
   await page.getByRole('radio', { name: en['forms.follow.follow'] }).check();
   await page.getByLabel(label('forms.follow.password')).fill(password);
   await page.getByLabel(label('forms.follow.confirm')).fill(password);
@@ -142,16 +145,15 @@ async function databaseText(): Promise<string> {
   return out.join('\n');
 }
 
-function expectNoMarkers(traffic: Recorded[], markers: string[]) {
+/** Each marker, as typed, URL-encoded and in base64: where any of them shows in a URL, a header or a body. */
+function markersIn(traffic: Recorded[], markers: string[]): string[] {
   const forms = (m: string) => [m, encodeURIComponent(m), Buffer.from(m).toString('base64')];
+  const found: string[] = [];
   for (const r of traffic) {
-    const where = `${r.what} ${r.url}`;
-    for (const m of markers.flatMap(forms)) {
-      expect(r.url, where).not.toContain(m);
-      expect(JSON.stringify(r.headers), where).not.toContain(m);
-      expect(r.body, where).not.toContain(m);
-    }
+    const text = `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`;
+    for (const m of markers.flatMap(forms)) if (text.includes(m)) found.push(`${m} in ${r.what} ${r.url}`);
   }
+  return found;
 }
 
 beforeAll(async () => {
@@ -271,13 +273,15 @@ describe("the reporter's pages seal in the browser", () => {
 
     // The recording: nothing of the report, the identity or the messages went in clear.
     const recorded = await Promise.all(traffic);
+    // The only bodies not read are the early case reads' 409 refusals (an error code, no case data).
+    expect(recorded.filter((r) => r.what.includes('unread')).map((r) => `${r.what} ${new URL(r.url).pathname}`).filter((x) => x !== '← 409 (unread) /api/private/case/my-case')).toEqual([]);
     expect(recorded.some((r) => r.url.endsWith('/api/public/case/new/sealed') && r.what === '→ POST')).toBe(true);
     expect(recorded.some((r) => r.url.endsWith('/api/private/case/messages/sealed') && r.what === '→ POST')).toBe(true);
     expect(recorded.some((r) => /\/api\/public\/case\/new\/by-form|\/api\/private\/case\/messages\/new/.test(r.url))).toBe(false);
-    expectNoMarkers(recorded, Object.values(MARKERS));
+    expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
     // Nor any row of the database.
     const rows = await databaseText();
-    for (const m of Object.values(MARKERS)) expect(rows).not.toContain(m);
+    expect(Object.values(MARKERS).filter((m) => rows.includes(m))).toEqual([]);
     await o.close();
   }, 240_000);
 
@@ -309,7 +313,7 @@ describe("the reporter's pages seal in the browser", () => {
       // Nothing was sent: no case, and no creation request of either kind.
       const recorded = await Promise.all(traffic);
       expect(recorded.some((r) => r.what === '→ POST' && /\/api\/public\/case\/new\//.test(r.url))).toBe(false);
-      expectNoMarkers(recorded, Object.values(MARKERS));
+      expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
       expect(Number((await portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(casesBefore);
     } finally {
       await portal.server.ctx.db.updateTable('key_log_entry').set({ entry: first.entry }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
