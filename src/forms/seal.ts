@@ -72,7 +72,13 @@ export async function checkKeyLog(api: ApiClient, host: string, officerId: strin
   const seen = remembered(storage, host);
   // A company without a recovery key takes no sealed case; one this browser saw with a key and now without is refused.
   if (!log.anchor) return seen ? { refused: 'anchor' } : { plain: true };
-  const { fromBase64, keyId, recipientsFor } = await import('../../core/crypto/index.ts');
+  let crypto: typeof import('../../core/crypto/index.ts');
+  try {
+    crypto = await import('../../core/crypto/index.ts');
+  } catch {
+    return NETWORK_FAILURE;
+  }
+  const { fromBase64, keyId, recipientsFor } = crypto;
   const recipients = await recipientsFor(log as Parameters<typeof recipientsFor>[0], officerId, seen ? { anchorKeyId: seen.anchorKeyId, head: seen.head } : {});
   if (!recipients.ok) return { refused: refusalOf(recipients.reason) };
   remember(storage, host, { anchorKeyId: await keyId(fromBase64(log.anchor.ecdsaSpki)), head: recipients.head ?? undefined });
