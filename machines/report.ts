@@ -35,6 +35,15 @@
  *   verifier in the browser, and the case goes with the verifier, the reservation
  *   and the derivation. Both are forgotten when `sending` ends: a new attempt
  *   reserves again.
+ * - Sealing (issue 37, online form): before the case leaves, `sending.checkingKeys`
+ *   reads the company's key log and verifies it in the browser. A company that takes
+ *   no sealed cases gets the plain send as before; one that does gets
+ *   `sending.sealing` (the data key made here, the draft sealed and wrapped to the
+ *   verified keys, with the reporter key of a followed case). A log that does not
+ *   verify never gets the report: `keysRefused` names why and keeps the draft. A key
+ *   certified between the read and the send (the server's WRAP_MISSING) makes one
+ *   more read and seal, never more. A report with files or with e-mail notification
+ *   goes the plain path (sealed files and the mail key are not built yet).
  */
 import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as v from 'valibot';
@@ -215,6 +224,12 @@ export interface ReportContext {
   /** While sending a followed case: the reserved number and salt, then what was derived for it. */
   reservation: CaseReservation | null;
   derived: DerivedSecret | null;
+  /** The keys the key log verified in this browser, for `sending.sealing` (opaque here: core/crypto's Recipients). */
+  recipients: unknown;
+  /** Why the browser would not seal to the company's keys (`keysRefused`). */
+  keyRefusal: KeyRefusal | null;
+  /** The log was read again after the server's WRAP_MISSING: once per send. */
+  resealed: boolean;
 }
 
 export type Submission =
@@ -243,7 +258,40 @@ export type ReserveOutcome = CaseReservation | { rateLimited: { retryAfterSecond
 export interface DerivedSecret {
   verifier: string;
   kdf: DerivedAccount['kdf'];
+  /** The reporter key (a non-extractable CryptoKey in the browser) that wraps a sealed case's data key; opaque here. */
+  reporterKey?: unknown;
 }
+
+/**
+ * Why the browser refuses to seal (core/crypto/case.ts `recipientsFor`): a signature
+ * that does not verify (a swapped key), another trust anchor than the one this browser
+ * saw, a log that does not extend the head it saw (`fork`), no certified key for the
+ * chosen officer, or a log broken in another way (`invalid`).
+ */
+export const KEY_REFUSALS = ['signature', 'anchor', 'fork', 'no-keys', 'invalid'] as const;
+export type KeyRefusal = (typeof KEY_REFUSALS)[number];
+
+/** The key-log check's answer: the plain path (no sealed cases here), the verified keys, a refusal, no answer, or null. */
+export type KeyCheckOutcome = { plain: true } | { recipients: unknown } | { refused: KeyRefusal } | NetworkFailure | null;
+
+/** Input of the `checkKeyLog` actor. */
+export interface CheckKeyLogInput {
+  officerId: string;
+}
+
+/** Input of the `sealReport` actor: the report as it would go plain, the verified keys, the reporter key. */
+export interface SealReportInput {
+  submission: Submission;
+  recipients: unknown;
+  /** The reporter key of a followed case; null when nobody follows it. */
+  reporterKey: unknown;
+  proof: SubmissionProof | null;
+  /** A second send after WRAP_MISSING: the reservation paid once already, so a proof pays this one. */
+  resealed: boolean;
+}
+
+/** The sealed send's answer: as the plain send's, or the server's WRAP_MISSING (a key certified since the log was read). */
+export type SealOutcome = SubmitOutcome | { wrapMissing: true };
 
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
 export interface SubmitReportInput {
@@ -492,6 +540,10 @@ const reportSetup = setup({
     deriveReporterKeys: fromPromise<DerivedSecret, { caseNumber: string; password: string; salt: string }>(async () => {
       throw new Error('deriveReporterKeys not provided');
     }),
+    /** Reads the company's key log and verifies it in the browser against what it saw before (core/crypto/case.ts recipientsFor); unprovided, the plain path as before. */
+    checkKeyLog: fromPromise<KeyCheckOutcome, CheckKeyLogInput>(async () => ({ plain: true })),
+    /** Seals the report to the verified keys in the browser and sends only what was sealed. */
+    sealReport: fromPromise<SealOutcome, SealReportInput>(async () => null),
   },
   delays: {
     /** Spec §9: the "copied" hint shows for 2 seconds. */
@@ -690,7 +742,11 @@ const reportSetup = setup({
     forgetProof: assign({ proof: null }),
     assignReservation: assign({ reservation: (_, params: { reservation: CaseReservation }) => params.reservation }),
     assignDerived: assign({ derived: (_, params: { derived: DerivedSecret }) => params.derived }),
-    forgetReservation: assign({ reservation: null, derived: null }),
+    forgetReservation: assign({ reservation: null, derived: null, recipients: null }),
+    startSending: assign({ keyRefusal: null, resealed: false }),
+    assignRecipients: assign({ recipients: (_, params: { outcome: KeyCheckOutcome }) => (params.outcome && 'recipients' in params.outcome ? params.outcome.recipients : null) }),
+    assignKeyRefusal: assign({ keyRefusal: (_, params: { outcome: KeyCheckOutcome }) => (params.outcome && 'refused' in params.outcome ? params.outcome.refused : null) }),
+    markResealed: assign({ resealed: true, recipients: null }),
     assignReserveRetryAfter: assign({
       retryAfterSeconds: (_, params: { outcome: ReserveOutcome }) =>
         params.outcome && 'rateLimited' in params.outcome ? params.outcome.rateLimited.retryAfterSeconds : null,
@@ -742,6 +798,17 @@ const reportSetup = setup({
     hasReservation: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'reservation' in params.outcome,
     isReservationRateLimited: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
     isReservationOffline: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
+    /** Files and e-mail notification are not sealed yet: such a report goes the plain path (docs/decisions/blind-server.md). */
+    needsPlainPath: ({ context }) => context.draft.files.length > 0 || (context.draft.identity === 'reveal' && context.draft.whistleblower.notification),
+    isPlainPath: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'plain' in params.outcome,
+    hasRecipients: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'recipients' in params.outcome,
+    isKeyRefused: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'refused' in params.outcome,
+    isKeyCheckOffline: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
+    isSealed: (_, params: { outcome: SealOutcome }) => isSuccessData(params.outcome as SubmitOutcome),
+    isSealRateLimited: (_, params: { outcome: SealOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
+    isSealOffline: (_, params: { outcome: SealOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
+    /** WRAP_MISSING the first time in this send: the log is read and the report sealed once more. */
+    isWrapMissingFirst: ({ context }, params: { outcome: SealOutcome }) => params.outcome !== null && 'wrapMissing' in params.outcome && !context.resealed,
   },
 });
 
@@ -808,6 +875,74 @@ export function createReportMachine(channel: ReportChannel) {
       } as const)
     : {};
 
+  // The online form's sealing (issue 37): the key log checked here, then the sealed send.
+  const sealingStates = {
+    checkingKeys: {
+      invoke: {
+        id: 'checkKeyLog',
+        src: 'checkKeyLog',
+        input: ({ context }: { context: ReportContext }) => ({ officerId: context.draft.protectionOfficer ?? '' }),
+        onDone: [
+          { guard: { type: 'isPlainPath', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) }, target: 'submitting' },
+          {
+            guard: { type: 'hasRecipients', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+            target: 'sealing',
+            actions: { type: 'assignRecipients', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+          },
+          {
+            guard: { type: 'isKeyRefused', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+            target: '#' + id + '.keysRefused',
+            actions: { type: 'assignKeyRefusal', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+          },
+          { guard: { type: 'isKeyCheckOffline', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) }, target: '#' + id + '.failed.offline' },
+          { target: '#' + id + '.failed' },
+        ],
+        onError: { target: '#' + id + '.failed' },
+      },
+    },
+    sealing: {
+      invoke: {
+        id: 'sealReport',
+        src: 'sealReport',
+        input: ({ context }: { context: ReportContext }) => ({
+          submission: buildSubmission(context),
+          recipients: context.recipients,
+          reporterKey: context.draft.follow ? (context.derived?.reporterKey ?? null) : null,
+          proof: context.proof,
+          resealed: context.resealed,
+        }),
+        onDone: [
+          {
+            guard: { type: 'isSealed', params: ({ event }: { event: { output: SealOutcome } }) => ({ outcome: event.output }) },
+            target: '#' + id + '.succeeded',
+            actions: { type: 'assignResponse', params: ({ event }: { event: { output: SealOutcome } }) => ({ response: event.output as SubmitOutcome }) },
+          },
+          {
+            guard: { type: 'isWrapMissingFirst', params: ({ event }: { event: { output: SealOutcome } }) => ({ outcome: event.output }) },
+            target: 'checkingKeys',
+            // The proof went with the refused send; the next one needs its own.
+            actions: ['markResealed', 'forgetProof'],
+          },
+          {
+            guard: { type: 'isSealRateLimited', params: ({ event }: { event: { output: SealOutcome } }) => ({ outcome: event.output }) },
+            target: '#' + id + '.rateLimited',
+            actions: { type: 'assignRetryAfter', params: ({ event }: { event: { output: SealOutcome } }) => ({ outcome: event.output as SubmitOutcome }) },
+          },
+          { guard: { type: 'isSealOffline', params: ({ event }: { event: { output: SealOutcome } }) => ({ outcome: event.output }) }, target: '#' + id + '.failed.offline' },
+          { target: '#' + id + '.failed' },
+        ],
+        onError: { target: '#' + id + '.failed' },
+      },
+    },
+  } as const;
+
+  const keysRefusedState = {
+    keysRefused: {
+      tags: ['keysRefusedDialog'],
+      on: { 'dialog.close': { target: 'editing' } },
+    },
+  } as const;
+
   const login = {
     type: 'goToLogin',
     params: ({ context }: { context: ReportContext }) => ({ caseNumber: context.response?.caseDto.caseNumber ?? '' }),
@@ -836,6 +971,9 @@ export function createReportMachine(channel: ReportChannel) {
       retryAfterSeconds: null,
       reservation: null,
       derived: null,
+      recipients: null,
+      keyRefusal: null,
+      resealed: false,
     }),
     initial: 'loadingCompany',
     on: {
@@ -965,7 +1103,7 @@ export function createReportMachine(channel: ReportChannel) {
       },
       sending: {
         tags: ['busy'],
-        entry: ['clearFirstInvalidStep', 'startProgress'],
+        entry: ['clearFirstInvalidStep', 'startProgress', 'startSending'],
         // Whatever the outcome, the proof was spent: the next attempt needs a new one.
         exit: ['forgetProof', 'forgetReservation'],
         initial: 'checkingProof',
@@ -974,7 +1112,12 @@ export function createReportMachine(channel: ReportChannel) {
             always: [
               { guard: and(['hasProof', 'isFollowing']), target: 'reserving' },
               // Oral and meeting cases are always followed: only the online form sends without an account.
-              ...(online ? [{ guard: 'hasProof' as const, target: 'submitting' }] : []),
+              ...(online
+                ? [
+                    { guard: and(['hasProof', 'needsPlainPath']), target: 'submitting' },
+                    { guard: 'hasProof' as const, target: 'checkingKeys' },
+                  ]
+                : []),
               { target: 'provingWork' },
             ],
           },
@@ -1021,10 +1164,16 @@ export function createReportMachine(channel: ReportChannel) {
               id: 'deriveReporterKeys',
               src: 'deriveReporterKeys',
               input: ({ context }) => ({ caseNumber: context.reservation!.caseNumber, password: context.draft.password, salt: context.reservation!.salt }),
-              onDone: { target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
+              onDone: online
+                ? [
+                    { guard: 'needsPlainPath', target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
+                    { target: 'checkingKeys', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
+                  ]
+                : { target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
               onError: { target: '#' + id + '.failed' },
             },
           },
+          ...(online ? sealingStates : {}),
           submitting: {
             invoke: {
               id: 'submitReport',
@@ -1112,6 +1261,10 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['rateLimitDialog'],
         on: { 'dialog.close': { target: 'editing' } },
       },
+      // The key log did not verify in this browser (online form only): nothing was sent,
+      // the draft is kept, the dialog names why. Typed as always there: a union here
+      // loses the chart's state-value type (only the type; the oral charts have no such state).
+      ...((online ? keysRefusedState : {}) as typeof keysRefusedState),
     },
   });
 }

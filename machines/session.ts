@@ -22,6 +22,10 @@
  *   with this tab's token, starts signed in with that case (input
  *   `caseInHand`, guard `hasCaseInHand`): its first screen is the page itself, and
  *   the case is not asked for twice. Anything less starts at `checking`.
+ * - A sealed case (issue 37) opens only with the reporter key the sign-in page handed
+ *   over: without it (or with one that does not unwrap the case's key) the case read
+ *   answers `keyMissing`, and `keyMissing` says to log in again instead of showing a
+ *   case it cannot open; nothing private renders there.
  * - Effects (oidc-client-ts, fetch, navigation) are actors and actions supplied
  *   with `.provide()` by the view layer; the chart itself touches no browser API.
  */
@@ -45,6 +49,8 @@ export interface CaseMessage {
   type: MessageType;
   createdByUserId: string;
   files: CaseFile[];
+  /** A sealed case's message that did not open (altered, truncated, another key): named, the rest still shows. */
+  unopened?: boolean;
 }
 export interface StatusEvent {
   status: CaseStatus;
@@ -93,6 +99,8 @@ export interface PrivateCase {
   comments?: { comment: string; created: string }[];
   /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
   scheduledDeletion?: string | null;
+  /** Present for a case sealed in the browser (issue 37), opened here: the parts that did not open. */
+  sealed?: { unopened: ('details' | 'whistleblower')[] };
 }
 
 export interface CheckResult {
@@ -110,6 +118,8 @@ export interface LoadCaseInput {
 export interface LoadCaseResult {
   status: number;
   data: PrivateCase | null;
+  /** A sealed case, and no reporter key in this page that opens it: log in again. */
+  keyMissing?: boolean;
 }
 export interface SignInAgainResult {
   caseNumber: string | null;
@@ -162,6 +172,8 @@ export const sessionMachine = setup({
     navigateToError: () => {},
     clearSession: () => {},
     reloadCase: raise({ type: 'case.reload' }),
+    /** Nothing of a case stays in memory that this page could not open again. */
+    forgetCase: assign({ caseData: null }),
     assignCaseNumber: assign({ caseNumber: ({ event }) => output<CheckResult>(event).caseNumber ?? null }),
     assignCase: assign({
       caseData: ({ event }) => output<LoadCaseResult>(event).data,
@@ -172,6 +184,7 @@ export const sessionMachine = setup({
     isAuthenticated: ({ event }) => output<CheckResult>(event).authenticated,
     isVerified: ({ event }) => output<VerifyResult>(event).status === 200,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(output<{ status: number }>(event).status),
+    isKeyMissing: ({ event }) => output<LoadCaseResult>(event).keyMissing === true,
     hasCase: ({ event }) => {
       const o = output<LoadCaseResult>(event);
       return o.status === 200 && o.data !== null;
@@ -239,6 +252,7 @@ export const sessionMachine = setup({
                 input: ({ context }) => ({ current: context.caseData }),
                 onDone: [
                   { guard: 'isUnauthorizedAnswer', target: '#session.unauthorized' },
+                  { guard: 'isKeyMissing', target: '#session.keyMissing' },
                   { guard: 'hasCase', target: 'ready', actions: 'assignCase' },
                   // Spec §4 Session: the case call on entering the private area verifies
                   // the sign-in; if it fails there is nothing to show: the error page.
@@ -289,6 +303,11 @@ export const sessionMachine = setup({
         // A closed or blocked popup: still expired, the offer stays.
         onError: 'expired',
       },
+    },
+    /** A sealed case this page holds no key for (e.g. the handed-over key is gone): log out and in again. */
+    keyMissing: {
+      entry: 'forgetCase',
+      on: { 'session.logout': 'loggingOut' },
     },
     loggingOut: {
       invoke: { id: 'signOut', src: 'signOut', onDone: 'loggedOut', onError: 'loggedOut' },

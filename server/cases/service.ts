@@ -169,7 +169,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
   if (onArrival && (inBrowser || input.wrappedKey || input.uploads)) throw new Error('a case sealed on arrival has only its data key and its sent files');
   if (inBrowser && input.files?.length) throw new HttpError(400, 'CASE_SEALED', 'A sealed case takes its files sealed in the browser, by resumable upload.', 'uploads');
   // The server never had the reporter key of a verifier the client derived: it could not wrap the data key to it.
-  if (onArrival && reserved) throw new HttpError(409, 'SEAL_IN_BROWSER', 'This company takes sealed cases: seal the case yourself (POST /api/public/case/new/sealed) or send the plain password, from which the server derives the reporter key.', 'caseAccount');
+  if (onArrival && reserved) throw new Error('a case whose verifier the client derived cannot be sealed on arrival (sealableOnArrival)');
   // Sealed before the transaction too: nothing but statements runs while it is open.
   // A sealed case's envelopes are stored as the browser sent them; it has no sealed language (mails wait for the mail key).
   let sealed = inBrowser

@@ -15,7 +15,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { commentDtoSchema, messageDtoSchema, whistleblowerUpdateSchema } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
-import { addMessage, buildCaseView, loadCaseView, type CaseRow } from '../cases/service.ts';
+import { addMessage, buildCaseView, loadCaseView, officerSnapshot, type CaseRow } from '../cases/service.ts';
+import { companyById } from '../companies/service.ts';
 import { etagOf, sendWithEtag } from '../spa.ts';
 import { caseCacheOf, type CachedView } from '../cases/view-cache.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
@@ -80,9 +81,23 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   });
 
   // A sealed case (server/cases/sealed.ts): the envelopes and the reporter wrap, opened in the private area.
+  // Beside the sealed view, what the private area shows from clear columns (the status
+  // history, the pending action, the chosen officer as the company file names them):
+  // nothing of it is sealed, so the reporter's page need not ask elsewhere.
   app.get(`${BASE}/my-case/sealed`, async (req, reply) => {
     const { row } = await reporterCase(req);
-    return reply.headers(noStore).send(await sealedCaseView(ctx, row, 'reporter'));
+    const view = await sealedCaseView(ctx, row, 'reporter');
+    const [events, company] = await Promise.all([
+      ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', row.id).orderBy('id').execute(),
+      companyById(ctx.db, row.company_id),
+    ]);
+    const history = events.map((e) => ({ status: e.status, dateTime: new Date(e.at).toISOString() }));
+    return reply.headers(noStore).send({
+      ...view,
+      pendingWhistleblowerAction: row.pending_whistleblower_action,
+      caseStatusHistory: history,
+      protectionOfficer: company ? officerSnapshot(company, row.protection_officer_id) : null,
+    });
   });
 
   // A server-keyed case being migrated (server/keys/migrate-wraps.ts): the browser wraps its data key to the reporter key it holds.

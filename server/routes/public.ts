@@ -133,10 +133,9 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key, budget });
     try {
       const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
-      // A company that takes sealed cases: sealed here, at once (docs/decisions/blind-server.md "Sealed on arrival; migration").
-      const onArrival = await sealingKeys(ctx, company.id, dto.protectionOfficer.id);
-      // A session's key is wrapped under the master key in its row: its uploads cannot become a sealed case.
-      if (onArrival && session) throw new HttpError(409, 'SEALED_UPLOADS_UNAVAILABLE', 'This company takes sealed cases: send files in this request\'s multipart body (the server seals them on arrival), or seal the case and its files in the browser; resumable uploads are not taken for it.', 'uploads');
+      // A company that takes sealed cases: sealed here, at once (docs/decisions/blind-server.md "Sealed on arrival; migration"),
+      // when the server holds all it seals (see sealableOnArrival); otherwise server-keyed as before, for the key-wraps job.
+      const onArrival = sealableOnArrival(dto.caseAccount, session) ? await sealingKeys(ctx, company.id, dto.protectionOfficer.id) : null;
       const wrapped = session ? session.wrappedKey : onArrival ? null : await ctx.caseKeys.wrap(caseId, key);
       if (dto.uploads.length && !session) throw new HttpError(400, 'UPLOAD_SESSION_REQUIRED', 'Uploads are taken only with their upload session in X-Upload-Session.', 'uploads');
       if (upload.files.length + dto.uploads.length > LIMITS.maxFiles) throw new HttpError(400, 'TOO_MANY_FILES', `At most ${LIMITS.maxFiles} files may be sent.`, 'uploads');
@@ -229,8 +228,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', `Send ${what} as a JSON object.`);
     const dto: OralSubmissionDto = parseOr400(submissionByPhoneDtoSchema, req.body, what);
     const caseId = randomUUID();
-    // A company that takes sealed cases: sealed here, at once; no server wrapping or shred key is made.
-    const onArrival = await sealingKeys(ctx, company.id, dto.protectionOfficer.id);
+    // A company that takes sealed cases: sealed here, at once, when it can be (sealableOnArrival); no server wrapping or shred key is made.
+    const onArrival = sealableOnArrival(dto.caseAccount, null) ? await sealingKeys(ctx, company.id, dto.protectionOfficer.id) : null;
     const { key, wrapped } = onArrival ? { key: randomBytes(32), wrapped: null } : await ctx.caseKeys.create(caseId);
     const created = await withKeyDroppedOnFailure(ctx, onArrival ? null : caseId, () => createCase(ctx, {
       company,
@@ -252,6 +251,19 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
   };
   app.post('/api/public/case/new/by-phone', oral('PHONE', 'submissionByPhoneDto'));
   app.post('/api/public/case/new/by-meeting', oral('MEETING', 'submissionByMeetingDto'));
+}
+
+/**
+ * Whether a plain creation call can be sealed on arrival: not when its files came in an
+ * upload session (their key sits under the master key in the session's row) nor when
+ * the client derived the reporter's verifier itself (a reservation: the server never
+ * had the reporter key to wrap to). Such a case is made server-keyed, as before sealing,
+ * and reaches the same keys through the key-wraps job, the reporter's wrap at its next
+ * sign-in (docs/decisions/blind-server.md "Sealed on arrival; migration"): the report
+ * form's files go this way until the form seals them.
+ */
+function sealableOnArrival(account: CaseAccount | OralSubmissionDto['caseAccount'], session: unknown): boolean {
+  return !session && !(account.follow && 'reservation' in account);
 }
 
 /**

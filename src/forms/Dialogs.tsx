@@ -3,10 +3,11 @@
  * machine is in its state, so they are controlled Radix dialogs whose only way out
  * is an event. Confirmations and errors use role="alertdialog".
  */
-import type { ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import * as Dialog from '@radix-ui/react-dialog';
 import { useSelector } from '@xstate/react';
 import { useT } from '../i18n/index.ts';
+import '../i18n/sealing/index.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import type { ReportEvent } from '../../machines/report.ts';
 import { useReport } from './context.ts';
@@ -79,6 +80,7 @@ export function ReportDialogs() {
   const discard = useSelector(actor, (s) => s.hasTag('discardDialog'));
   const failure = useSelector(actor, (s) => s.hasTag('failureDialog'));
   const rateLimited = useSelector(actor, (s) => s.hasTag('rateLimitDialog'));
+  const keysRefused = useSelector(actor, (s) => s.hasTag('keysRefusedDialog'));
   const waitMinutes = useSelector(actor, (s) => Math.max(1, Math.ceil((s.context.retryAfterSeconds ?? 60) / 60)));
   const refusedFile = useSelector(actor, (s) => (s.hasTag('fileRefused') ? (s.context.refusedFiles[0] ?? '') : null));
   // No answer at all: offline when the browser says so, else the portal did not answer.
@@ -152,8 +154,40 @@ export function ReportDialogs() {
           </>
         )}
       </ReportDialog>
+      {/* Drawn only when the key log was refused: its catalogue is fetched then, never with the form. */}
+      {keysRefused && (
+        <Suspense fallback={null}>
+          <KeysRefusedDialog />
+        </Suspense>
+      )}
       <SuccessDialog />
     </>
+  );
+}
+
+const REFUSAL_TEXT = { signature: 'signature', anchor: 'anchor', fork: 'fork', 'no-keys': 'noKeys', invalid: 'invalid' } as const;
+
+/** The key log did not verify in this browser (issue 37): nothing was sent, the reason in plain words, the draft kept. */
+function KeysRefusedDialog() {
+  const t = useT('sealing');
+  const actor = useReport();
+  const reason = useSelector(actor, (s) => s.context.keyRefusal ?? 'invalid');
+  return (
+    <ReportDialog open alert title={t('sealing.refused.title')} onEscape={{ type: 'dialog.close' }}>
+      {() => (
+        <>
+          <Dialog.Description data-testid="keys-refused" data-reason={reason}>
+            {t(`sealing.refused.${REFUSAL_TEXT[reason]}`)}
+          </Dialog.Description>
+          <p>{t('sealing.refused.kept')}</p>
+          <div className={styles.actions}>
+            <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+              {t('sealing.refused.close')}
+            </button>
+          </div>
+        </>
+      )}
+    </ReportDialog>
   );
 }
 

@@ -20,11 +20,13 @@ import {
   reportSteps,
   type CompanyInfo,
   type ReportChannel,
+  type CheckKeyLogInput,
   type ReportInput,
+  type SealReportInput,
   type SubmissionProof,
   type SubmitReportInput,
 } from '../../machines/report.ts';
-import { deriveForCase, reserveCase, submitReport } from './submit.ts';
+import { NETWORK_FAILURE, deriveForCase, reserveCase, submitReport } from './submit.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { handOverCaseNumber } from '../app/signinHandover.ts';
 import { loadResumable, newUploadMemory } from '../uploads/memory.ts';
@@ -48,6 +50,24 @@ function reportChart(channel: ReportChannel) {
   let chart = charts.get(channel);
   if (!chart) charts.set(channel, (chart = createReportMachine(channel)));
   return chart;
+}
+
+/** The sealing effects (issue 37), fetched once; a failed fetch is tried again at the next use. */
+let sealModule: Promise<typeof import('./seal.ts')> | undefined;
+function loadSeal() {
+  return (sealModule ??= import('./seal.ts').catch((err: unknown) => {
+    sealModule = undefined;
+    throw err;
+  }));
+}
+
+/** localStorage, or none where the browser refuses it (the key-log memory then lasts for one send). */
+function safeLocalStorage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The machine with the browser's effects. */
@@ -93,6 +113,16 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
             reserveCase(api, window.location.hostname, input.proof, signal),
           ),
           deriveReporterKeys: fromPromise(({ input }: { input: { caseNumber: string; password: string; salt: string } }) => deriveForCase(input)),
+          // A company that takes sealed cases: the key log verified here, the report sealed here (issue 37).
+          // The effects' module comes just after the form's first screen; if it still cannot
+          // be fetched at Send, the portal did not answer: the draft is kept as for any lost connection.
+          checkKeyLog: fromPromise(async ({ input, signal }: { input: CheckKeyLogInput; signal: AbortSignal }) => {
+            const seal = await loadSeal().catch(() => null);
+            return seal ? seal.checkKeyLog(api, window.location.hostname, input.officerId, safeLocalStorage(), signal) : NETWORK_FAILURE;
+          }),
+          sealReport: fromPromise(async ({ input, signal }: { input: SealReportInput; signal: AbortSignal }) =>
+            (await loadSeal()).sealReport(api, window.location.hostname, input, signal, language.current),
+          ),
         },
         actions: {
           copyCaseNumber: (_, params: { caseNumber: string }) => {
@@ -157,7 +187,11 @@ export function ReportPage({ channel }: { channel: ReportChannel }) {
   const drawingPicture = useDrawingPicture();
   const input = useMemo(() => (drawingPicture ? undefined : { company: lookAndFeel.getSnapshot().context.companyInfo }), [lookAndFeel, drawingPicture]);
   // The upload client is not on the form's first screen: fetched just after it.
-  useEffect(() => void loadResumable().catch(() => undefined), []);
+  useEffect(() => {
+    void loadResumable().catch(() => undefined);
+    // So is the sealing step's (issue 37): in memory before Send, whatever the connection does then.
+    void loadSeal().catch(() => undefined);
+  }, []);
   return (
     <ReportProvider machine={machine} input={input} checks={checks}>
       {/* The form's catalogue may still be on its way: say so rather than show nothing. */}

@@ -94,14 +94,15 @@ export async function reserveCase(api: ApiClient, companyHost: string, given: Pa
 /**
  * The verifier for the reserved number, derived here with core/crypto (Argon2id in
  * WebAssembly, or PBKDF2 where that cannot run); only it leaves the browser. The
- * reporter key derived beside it has nothing to wrap until sealing lands (issue 37).
+ * reporter key derived beside it (non-extractable) wraps a sealed case's data key
+ * (src/forms/seal.ts); the chart forgets both when the send ends.
  */
 export async function deriveForCase(input: { caseNumber: string; password: string; salt: string }): Promise<DerivedSecret> {
   const { chooseKdf, deriveReporterKeys, fromBase64, toBase64 } = await import('../../core/crypto/index.ts');
   const kdf = await chooseKdf();
   const salt = fromBase64(input.salt.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((input.salt.length + 3) % 4));
-  const { verifier } = await deriveReporterKeys({ caseNumber: input.caseNumber, password: input.password, salt, kdf });
-  return { verifier: toBase64(verifier).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), kdf };
+  const { verifier, reporterKey } = await deriveReporterKeys({ caseNumber: input.caseNumber, password: input.password, salt, kdf });
+  return { verifier: toBase64(verifier).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), kdf, reporterKey };
 }
 
 export async function submitReport(

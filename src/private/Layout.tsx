@@ -20,6 +20,7 @@ import { PrivateContext, type SessionActor } from './context.tsx';
 import { afterFirstPage, createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
 import './index.ts';
+import '../i18n/sealing/index.ts';
 import * as styles from './Layout.css.ts';
 import * as buttons from '../styles/button.css.ts';
 
@@ -62,6 +63,7 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   const session = useActorRef(sessionMachine.provide(implementations), { input });
   const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
   const passwordChangeRequested = useSelector(session, (s) => s.matches('passwordChangeRequested'));
+  const keyMissing = useSelector(session, (s) => s.matches('keyMissing'));
   const t = useT('private');
   useEffect(() => {
     if (!ready) return;
@@ -71,6 +73,12 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
     });
   }, [ready, services]);
   if (passwordChangeRequested) return <PasswordChangeRequested />;
+  if (keyMissing)
+    return (
+      <Suspense fallback={<p role="status">{t('private.session.checking')}</p>}>
+        <KeyMissing session={session} />
+      </Suspense>
+    );
   if (!ready) {
     // The page's frame, drawer space included, is laid out before the case arrives,
     // so nothing on screen moves when it does (Lighthouse's layout shift).
@@ -176,6 +184,24 @@ function PasswordChangeRequested() {
       <a className={buttons.button} href="/private/status">
         {t('private.password.requested.login')}
       </a>
+    </div>
+  );
+}
+
+/**
+ * A sealed case and no reporter key in this page that opens it (issue 37): nothing of
+ * the case can be shown, so the page says how to get the key back (log out, log in
+ * again with case number and password) instead of failing.
+ */
+function KeyMissing({ session }: { session: SessionActor }) {
+  const t = useT('sealing');
+  return (
+    <div className={styles.notice} data-testid="key-missing">
+      <PageTitle title={t('sealing.keyMissing.title')} />
+      <p>{t('sealing.keyMissing.text')}</p>
+      <button type="button" className={buttons.button} onClick={() => session.send({ type: 'session.logout' })}>
+        {t('sealing.keyMissing.logout')}
+      </button>
     </div>
   );
 }

@@ -11,6 +11,7 @@
  * composer's Send row, not the whole form: the voice recorder (issue 40) sits below
  * that row, so on a phone it never pushes the newest message off the screen.
  */
+import { Unopened } from './Unopened.tsx';
 import { lazy, Suspense, useEffect, useId, useRef, useState, type RefObject } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { chatMachine } from '../../machines/chat.ts';
@@ -87,7 +88,7 @@ function Thread() {
                 {formatRelativeTime(m.time, lang)}
               </time>
             </div>
-            {m.message && <p className={styles.text}>{m.message}</p>}
+            {m.unopened ? <Unopened what="message" /> : m.message && <p className={styles.text}>{m.message}</p>}
             {m.files.map((f) => (
               <button key={f.id} type="button" className={styles.fileButton} onClick={() => void downloadFile(services, f)}>
                 <PrivateIcon name="download" size={16} />
@@ -112,6 +113,7 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
   const identified = !!useCase().whistleblower?.name;
   // A sent message (the case reloaded with one more) starts the recorder afresh.
   const sentCount = useCase().messages.length;
+  const sealed = !!useCase().sealed;
   const laf = useLookAndFeel();
   const voice = laf.voice;
   const checks = useFileChecksOwner(identified);
@@ -227,7 +229,8 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
         </p>
       )}
       <div ref={sendRowRef} className={styles.composerRow}>
-        <span>
+        {/* A sealed case takes text only for now: sealed files are not built yet (issue 37). */}
+        {sealed ? <span /> : <span>
           <label htmlFor={ids.files} className={styles.fileLabel}>
             <PrivateIcon name="attach" size={18} />
             {t('private.messages.attach', { count: files.length, max: LIMITS.maxFiles })}
@@ -245,7 +248,7 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
               if (picked.length) composer.send({ type: 'files.add', files: picked });
             }}
           />
-        </span>
+        </span>}
         {sending ? (
           <button type="button" className={buttons.secondaryButton} disabled={!canCancel} onClick={() => composer.send({ type: 'message.cancel' })}>
             {t('private.messages.cancel')}
@@ -257,7 +260,7 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
           </button>
         )}
       </div>
-      {voice?.enabled && (
+      {voice?.enabled && !sealed && (
         // A recorded voice message goes with the message as one of its files (issue 40).
         <Suspense fallback={null}>
           <VoiceRecorder

@@ -16,6 +16,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { reviewActors } from './services.ts';
 import { RecordVersions } from './RecordVersions.tsx';
+import { Unopened } from './Unopened.tsx';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
 import { card } from '../styles/card.css.ts';
@@ -35,6 +36,8 @@ export function ReportPage() {
         <h2 id="report-heading" className={styles.cardTitle}>
           {t('private.report.details')}
         </h2>
+        {/* A sealed case's details that did not open here: named, the dates and officer still show. */}
+        {c.sealed?.unopened.includes('details') && <Unopened />}
         <dl className={styles.dl}>
           <dt>{t('private.report.created')}</dt>
           <dd>{formatLongDateTime(c.created, lang)}</dd>

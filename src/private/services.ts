@@ -12,6 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
+import { postSealedMessage, readSealedCase, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -67,6 +68,9 @@ export interface PrivateServices {
   accessToken(): Promise<string | null>;
   /** The reporter key handed over by the sign-in page, in memory (src/private/reporterKey.ts); null when none came. */
   reporterKey(): Promise<CryptoKey | null>;
+  /** A sealed case's data key, opened in this page (src/private/sealed.ts); null for a case the server keys. */
+  caseKey(): CaseKey | null;
+  holdCaseKey(key: CaseKey | null): void;
 }
 
 export function statusOf(err: unknown): number {
@@ -121,6 +125,12 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
   // Read into memory once per page, when the private area opens (issue 37): after a
   // sign-in the provider's redirect always loads the page anew.
   let reporterKey: Promise<CryptoKey | null> = readReporterKey(storage);
+  let caseKey: CaseKey | null = null;
+  // Each read opens the key afresh; the copy it replaces may still be sealing a message, so only the session's end zeroes it.
+  const holdCaseKey = (key: CaseKey | null) => {
+    if (!key) caseKey?.dataKey.fill(0);
+    caseKey = key;
+  };
   const forgetSession = () => {
     try {
       storage.removeItem(userKey);
@@ -129,6 +139,7 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     }
     forgetReporterKey(storage);
     reporterKey = Promise.resolve(null);
+    holdCaseKey(null);
   };
   // One refresh at a time: refresh tokens rotate, and a second use of the same one
   // would make the provider revoke the whole grant.
@@ -155,7 +166,7 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey };
+  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey, caseKey: () => caseKey, holdCaseKey };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */
@@ -194,6 +205,7 @@ export function sessionImplementations(
 ) {
   let callback: Promise<User | undefined> | undefined;
   let known: { etag: string; data: PrivateCase } | undefined;
+  let sealedCase = false;
   // The case read that verified the token (spec §4 Session: "the case endpoint is
   // called to verify the token"), so that entering the private area costs one read,
   // not a check and a read. The chart still renders nothing private before it
@@ -220,12 +232,26 @@ export function sessionImplementations(
         // read again below
       }
     }
+    // A case sealed in the browser (issue 37): the usual read answers 409 CASE_SEALED;
+    // once it has, the page reads the sealed view straight away.
+    const readSealed = async (): Promise<LoadCaseResult> => {
+      try {
+        return await readSealedCase(s.api, await s.reporterKey(), s.holdCaseKey, signal);
+      } catch (err) {
+        return { status: statusOf(err), data: null };
+      }
+    };
+    if (sealedCase) return readSealed();
     // Held in memory only: the ETag of the case the chart holds, so the 60-second
     // reload of an unchanged case is a 304 without a body (the chart keeps its copy).
     const headers: Record<string, string> = known && known.data === current ? { 'if-none-match': known.etag } : {};
     try {
       return await answerOf(await s.api.request(MY_CASE_PATH, { signal, headers }));
     } catch (err) {
+      if (statusOf(err) === 409 && err instanceof ApiError && err.code === 'CASE_SEALED') {
+        sealedCase = true;
+        return readSealed();
+      }
       return { status: statusOf(err), data: null };
     }
   };
@@ -292,7 +318,8 @@ export function sessionImplementations(
           // Asked with this token: a refusal stands as answered (a 401 is a 401). No
           // answer at all is asked again below.
           const status = await pre.myCase.then((res) => res.status).catch(() => undefined);
-          if (status !== undefined && status !== 200) return { status };
+          // A sealed case answers the usual read 409 CASE_SEALED: its own read follows below.
+          if (status !== undefined && status !== 200 && status !== 409) return { status };
         }
         // The case endpoint verifies the token (spec §4 Session); a 200 is also the
         // first case, which the chart's loadCase then takes instead of asking again.
@@ -395,6 +422,21 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
       }),
       postMessage: fromCallback<ChatEvent, PostMessageInput>(({ input, sendBack }) => {
         const abort = new AbortController();
+        const done = (err: unknown) => {
+          if (abort.signal.aborted) return;
+          const e = err instanceof ApiError ? err : undefined;
+          sendBack({ type: 'post.done', status: statusOf(err), code: e?.code, retryAfterSeconds: e?.retryAfterSeconds });
+        };
+        // A sealed case: the message is sealed here under the case's key; only the envelope leaves (issue 37).
+        const key = s.caseKey();
+        if (key) {
+          if (input.uploads) {
+            sendBack({ type: 'post.done', status: 409, code: 'CASE_SEALED' });
+            return () => abort.abort();
+          }
+          postSealedMessage(s.api, key, input.message, abort.signal).then((res) => sendBack({ type: 'post.done', status: res.status }), done);
+          return () => abort.abort();
+        }
         const form = new FormData();
         form.append('messageDto', new Blob([JSON.stringify({ message: input.message, ...(input.uploads ? { uploads: input.uploads.ids } : {}) })], { type: 'application/json' }));
         s.api

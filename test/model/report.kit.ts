@@ -18,6 +18,7 @@ import {
   type CaseReservation,
   type CompanyInfo,
   type DerivedSecret,
+  type KeyCheckOutcome,
   type ReportChannel,
   type ReportContext,
   type RateLimited,
@@ -47,7 +48,9 @@ export const VOICE_FILE = { name: 'voice-message.webm', size: 2000, type: 'audio
 export const PROOF: SubmissionProof = { challenge: 'v1.4.1893456000.id.mac', nonce: '1b', expiresAt: '2030-01-01T00:00:00.000Z' };
 export const RATE_LIMITED: RateLimited = { rateLimited: { retryAfterSeconds: 900 } };
 export const RESERVATION: CaseReservation = { reservation: 'r'.repeat(43), caseNumber: '1234567812345678', salt: 'AAAAAAAAAAAAAAAAAAAAAA' };
-export const DERIVED: DerivedSecret = { verifier: 'v'.repeat(43), kdf: { name: 'argon2id-v1', m: 65536, t: 3, p: 1 } };
+export const DERIVED: DerivedSecret = { verifier: 'v'.repeat(43), kdf: { name: 'argon2id-v1', m: 65536, t: 3, p: 1 }, reporterKey: 'reporter-key' };
+/** The key log's check when it verified: the recipients are opaque to the chart. */
+export const KEYS: KeyCheckOutcome = { recipients: 'verified-recipients' };
 
 /** The steps in the order a reporter fills them (subsidiary is always valid). */
 function fillOrder(channel: ReportChannel): StepName[] {
@@ -105,7 +108,16 @@ export function serializeReport(snapshot: AnyMachineSnapshot): string {
               : phase === 'complete'
                 ? // Whether a proof is ready decides how Send goes on, so it counts only here.
                   // So does following (a followed case reserves and derives first, issue 37).
-                  { ...sending, response: c.response ? 1 : 0, proof: c.proof ? 1 : 0, follow: d.follow, reserved: c.reservation ? 1 : 0 }
+                  // Files or notification send the plain way (sealing is for reports without them, issue 37).
+                  {
+                    ...sending,
+                    response: c.response ? 1 : 0,
+                    proof: c.proof ? 1 : 0,
+                    follow: d.follow,
+                    reserved: c.reservation ? 1 : 0,
+                    plainOnly: d.files.length > 0 || (d.identity === 'reveal' && w.notification) ? 1 : 0,
+                    resealed: c.resealed ? 1 : 0,
+                  }
                 : null;
   return JSON.stringify({ v: snapshot.value, phase, detail });
 }
@@ -160,6 +172,18 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.error.actor.reserveCase', error: new Error('network') },
     { type: 'xstate.done.actor.deriveReporterKeys', output: DERIVED },
     { type: 'xstate.error.actor.deriveReporterKeys', error: new Error('no WebCrypto') },
+    { type: 'xstate.done.actor.checkKeyLog', output: { plain: true } },
+    { type: 'xstate.done.actor.checkKeyLog', output: KEYS },
+    { type: 'xstate.done.actor.checkKeyLog', output: { refused: 'signature' } },
+    { type: 'xstate.done.actor.checkKeyLog', output: { networkFailure: true } },
+    { type: 'xstate.done.actor.checkKeyLog', output: null },
+    { type: 'xstate.error.actor.checkKeyLog', error: new Error('network') },
+    { type: 'xstate.done.actor.sealReport', output: SUCCESS },
+    { type: 'xstate.done.actor.sealReport', output: { wrapMissing: true } },
+    { type: 'xstate.done.actor.sealReport', output: RATE_LIMITED },
+    { type: 'xstate.done.actor.sealReport', output: { networkFailure: true } },
+    { type: 'xstate.done.actor.sealReport', output: null },
+    { type: 'xstate.error.actor.sealReport', error: new Error('no WebCrypto') },
     { type: 'xstate.done.actor.solveProofOfWork', output: PROOF },
     { type: 'xstate.error.actor.solveProofOfWork', error: new Error('no challenge') },
     { type: 'dialog.close' },

@@ -15,6 +15,7 @@ import * as v from 'valibot';
 import { createActor, fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
   buildSubmission,
+  createReportMachine,
   firstInvalidStep,
   isSendEnabled,
   requiredSteps,
@@ -30,7 +31,8 @@ import {
 } from '../../machines/report.ts';
 import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
 import { createModelTestModel, createTracingScope } from './harness.ts';
-import { DERIVED, ONE_OFFICER, PROOF, RESERVATION, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
+import { DERIVED, KEYS, ONE_OFFICER, PROOF, RESERVATION, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
+import type { CheckKeyLogInput, KeyCheckOutcome, SealOutcome, SealReportInput } from '../../machines/report.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
 
@@ -197,7 +199,13 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
 
 // ---- the machines as running actors, effects supplied with .provide() -------------
 
-function run(channel: ReportChannel, company: CompanyInfo, submit: (input: SubmitReportInput) => Promise<SubmitOutcome>, proof: () => Promise<SubmissionProof> = async () => PROOF) {
+function run(
+  channel: ReportChannel,
+  company: CompanyInfo,
+  submit: (input: SubmitReportInput) => Promise<SubmitOutcome>,
+  proof: () => Promise<SubmissionProof> = async () => PROOF,
+  sealed: { keys?: (input: CheckKeyLogInput) => Promise<KeyCheckOutcome>; seal?: (input: SealReportInput) => Promise<SealOutcome> } = {},
+) {
   const copied: string[] = [];
   const navigations: string[] = [];
   const derivations: { caseNumber: string; password: string; salt: string }[] = [];
@@ -215,6 +223,9 @@ function run(channel: ReportChannel, company: CompanyInfo, submit: (input: Submi
         derivations.push(input);
         return DERIVED;
       }),
+      // Without a sealed company: the plain path, as before issue 37.
+      checkKeyLog: fromPromise<KeyCheckOutcome, CheckKeyLogInput>(({ input }) => (sealed.keys ? sealed.keys(input) : Promise.resolve({ plain: true }))),
+      sealReport: fromPromise<SealOutcome, SealReportInput>(({ input }) => (sealed.seal ? sealed.seal(input) : Promise.resolve(null))),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -681,3 +692,154 @@ describe('report machines as actors', () => {
     expect(actor.getSnapshot().context.draft.identity).toBe('reveal');
   });
 });
+
+// ---- sealing in the browser (issue 37) ------------------------------------------------
+
+describe('online report: sealing', () => {
+  const settle = async () => {
+    for (let i = 0; i < 8; i++) await tick();
+  };
+  const calls = () => {
+    const plain: SubmitReportInput[] = [];
+    const checks: CheckKeyLogInput[] = [];
+    const seals: SealReportInput[] = [];
+    return { plain, checks, seals };
+  };
+
+  it('a followed report without files: reserved, derived, the log checked, sealed with the reporter key; nothing goes plain', async () => {
+    const c = calls();
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, {
+      keys: async (i) => (c.checks.push(i), KEYS),
+      seal: async (i) => (c.seals.push(i), SUCCESS),
+    });
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'report.submit' });
+    await settle();
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect(c.plain).toEqual([]);
+    expect(c.checks).toEqual([{ officerId: 'po-2' }]);
+    expect(c.seals).toHaveLength(1);
+    expect(c.seals[0]).toMatchObject({ recipients: 'verified-recipients', reporterKey: 'reporter-key', resealed: false, proof: null });
+    expect(c.seals[0]!.submission.dto.caseAccount).toEqual({ follow: true, reservation: RESERVATION.reservation, verifier: DERIVED.verifier, kdf: DERIVED.kdf });
+    expect(c.seals[0]!.submission.dto).toMatchObject({ description: 'Invoices were forged in March.' });
+    // The keys and the reporter key go with the send.
+    expect(actor.getSnapshot().context.recipients).toBeNull();
+    expect(actor.getSnapshot().context.derived).toBeNull();
+  });
+
+  it('an unfollowed report: the background proof pays, no reporter key is wrapped', async () => {
+    const c = calls();
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS, undefined, { keys: async () => KEYS, seal: async (i) => (c.seals.push(i), SUCCESS) });
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'follow.choose', value: false });
+    actor.send({ type: 'discard.confirm' });
+    actor.send({ type: 'report.submit' });
+    await settle();
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect(c.seals[0]).toMatchObject({ reporterKey: null, proof: PROOF });
+    expect(c.seals[0]!.submission.dto.caseAccount.follow).toBe(false);
+  });
+
+  it('a log that does not verify: nothing is sent, the reason is kept for the dialog, the whole draft stays', async () => {
+    for (const reason of ['signature', 'anchor', 'fork', 'no-keys', 'invalid'] as const) {
+      const c = calls();
+      const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, {
+        keys: async () => ({ refused: reason }),
+        seal: async (i) => (c.seals.push(i), SUCCESS),
+      });
+      await tick();
+      fillOnline(actor.send.bind(actor));
+      const draft = actor.getSnapshot().context.draft;
+      actor.send({ type: 'report.submit' });
+      await settle();
+      expect(actor.getSnapshot().matches('keysRefused')).toBe(true);
+      expect(actor.getSnapshot().hasTag('keysRefusedDialog')).toBe(true);
+      expect(actor.getSnapshot().context.keyRefusal).toBe(reason);
+      expect(c.plain).toEqual([]);
+      expect(c.seals).toEqual([]);
+      actor.send({ type: 'dialog.close' });
+      expect(actor.getSnapshot().matches({ editing: 'steps' })).toBe(true);
+      expect(actor.getSnapshot().context.draft).toEqual(draft);
+    }
+  });
+
+  it("WRAP_MISSING: the log is read and the report sealed once more, paid by a fresh proof; a second one fails and keeps the draft", async () => {
+    const c = calls();
+    let answers: SealOutcome[] = [{ wrapMissing: true }, SUCCESS];
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS, undefined, {
+      keys: async (i) => (c.checks.push(i), KEYS),
+      seal: async (i) => (c.seals.push(i), answers.shift()!),
+    });
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'report.submit' });
+    await settle();
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect(c.checks).toHaveLength(2);
+    expect(c.seals.map((x) => x.resealed)).toEqual([false, true]);
+    expect(c.seals[1]!.proof).toBeNull();
+
+    const again = calls();
+    answers = [{ wrapMissing: true }, { wrapMissing: true }, SUCCESS];
+    const second = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS, undefined, {
+      keys: async (i) => (again.checks.push(i), KEYS),
+      seal: async (i) => (again.seals.push(i), answers.shift()!),
+    });
+    await tick();
+    fillOnline(second.actor.send.bind(second.actor));
+    const draft = second.actor.getSnapshot().context.draft;
+    second.actor.send({ type: 'report.submit' });
+    await settle();
+    expect(second.actor.getSnapshot().matches('failed')).toBe(true);
+    expect(again.seals).toHaveLength(2);
+    expect(second.actor.getSnapshot().context.draft).toEqual(draft);
+  });
+
+  it('the plain path: a company without sealed cases, a report with files, or one asking for e-mail notification', async () => {
+    // The company takes no sealed cases: the key log says so, the report goes as before.
+    const c = calls();
+    const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, {
+      keys: async (i) => (c.checks.push(i), { plain: true }),
+      seal: async (i) => (c.seals.push(i), SUCCESS),
+    });
+    await tick();
+    fillOnline(actor.send.bind(actor));
+    actor.send({ type: 'report.submit' });
+    await settle();
+    expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect([c.checks.length, c.plain.length, c.seals.length]).toEqual([1, 1, 0]);
+
+    // Files and notification are not sealed yet: the key log is not even read.
+    for (const variant of ['files', 'notification'] as const) {
+      const v2 = calls();
+      const r = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (v2.plain.push(i), SUCCESS), undefined, {
+        keys: async (i) => (v2.checks.push(i), KEYS),
+        seal: async (i) => (v2.seals.push(i), SUCCESS),
+      });
+      await tick();
+      fillOnline(r.actor.send.bind(r.actor));
+      if (variant === 'files') r.actor.send({ type: 'files.add', files: [{ name: 'a.pdf', size: 10, type: 'application/pdf' }] });
+      else {
+        r.actor.send({ type: 'identity.choose', value: 'reveal' });
+        r.actor.send({ type: 'identity.change', field: 'name', value: 'Ida Jensen' });
+        r.actor.send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
+        r.actor.send({ type: 'notification.toggle', value: true });
+      }
+      r.actor.send({ type: 'report.submit' });
+      await settle();
+      expect(r.actor.getSnapshot().matches('succeeded'), variant).toBe(true);
+      expect([v2.checks.length, v2.plain.length, v2.seals.length], variant).toEqual([0, 1, 0]);
+    }
+  });
+
+  it('oral and meeting reports have no sealing step (the sealed route takes online reports only)', () => {
+    for (const channel of ['oral', 'meeting'] as const) {
+      const machine = createReportMachine(channel);
+      expect(Object.keys(machine.root.states)).not.toContain('keysRefused');
+      expect(Object.keys(machine.root.states.sending!.states)).not.toContain('sealing');
+    }
+  });
+});
+

@@ -20,6 +20,8 @@ export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadCase', output: { status: 200, data: sampleCase } },
   { type: 'xstate.done.actor.loadCase', output: { status: 401, data: null } },
   { type: 'xstate.done.actor.loadCase', output: { status: 500, data: null } },
+  // A sealed case with no reporter key in this page (issue 37): log in again.
+  { type: 'xstate.done.actor.loadCase', output: { status: 200, data: null, keyMissing: true } },
   { type: 'xstate.error.actor.loadCase', error: 'network' },
   { type: 'xstate.after.refreshInterval.session.active.token.waiting' },
   { type: 'xstate.done.actor.refreshToken' },

@@ -88,8 +88,8 @@ describe('session model', () => {
 });
 
 describe('entering the private area (spec §4 Session)', () => {
-  const enter = (first: LoadCaseResult | Error) => {
-    const answers = [first, { status: 500, data: null } satisfies LoadCaseResult];
+  const enter = (first: LoadCaseResult | Error, second: LoadCaseResult = { status: 500, data: null }) => {
+    const answers = [first, second];
     const navigations: string[] = [];
     const actor = createActor(
       sessionMachine.provide({
@@ -129,6 +129,19 @@ describe('entering the private area (spec §4 Session)', () => {
     expect(actor.getSnapshot().matches({ active: { caseData: 'ready' } })).toBe(true);
     expect(actor.getSnapshot().context.caseData).toEqual(sampleCase);
     expect(navigations).toEqual([]);
+  });
+
+  it('a sealed case without its reporter key in this page: keyMissing, nothing private shown, the case forgotten; log out leaves', async () => {
+    const { actor, navigations } = enter({ status: 200, data: sampleCase }, { status: 200, data: null, keyMissing: true });
+    for (let i = 0; i < 5; i++) await settle();
+    actor.send({ type: 'case.reload' });
+    for (let i = 0; i < 5; i++) await settle();
+    expect(actor.getSnapshot().value).toBe('keyMissing');
+    expect(actor.getSnapshot().hasTag('signedIn')).toBe(false);
+    expect(actor.getSnapshot().context.caseData).toBeNull();
+    expect(navigations).toEqual([]);
+    actor.send({ type: 'session.logout' });
+    expect(actor.getSnapshot().value).toBe('loggingOut');
   });
 });
 

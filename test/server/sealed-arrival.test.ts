@@ -22,6 +22,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form, listFiles, oralDto, solveChallenge } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { masterKeyUses } from '../../server/keys/retire-master.ts';
+import { migrateWraps } from '../../server/keys/migrate-wraps.ts';
 import { Browser, signIn } from './identity-flow.ts';
 import {
   decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openField, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
@@ -203,20 +204,24 @@ describe('a plain case for a company that takes sealed cases', () => {
     expect(opened).toEqual([]);
   });
 
-  it('an account the client derived (a reservation) is refused: the server has no reporter key to wrap to', async () => {
+  it('a case whose verifier the client derived (a reservation), or whose files came by an upload session, is made server-keyed and reaches the same keys through the key-wraps job', async () => {
     const r = (await call(server, 'POST', '/api/public/case/reservation', { host: HOST })).data;
     const account = { follow: true, reservation: r.reservation, verifier: 'A'.repeat(43), kdf: { name: 'pbkdf2-v1', iterations: 600_000 } };
-    expectError(await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officers[0]!, { caseAccount: account })) }), 409, 'SEAL_IN_BROWSER', 'caseAccount');
-  });
-
-  it('resumable uploads are refused for it with their own code, and nothing is stored', async () => {
+    const reserved = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, body: form('caseDto', caseDto(officers[0]!, { caseAccount: account })) });
+    expect(reserved.status, JSON.stringify(reserved.data)).toBe(201);
     const res = await fetch(`${server.url}/api/public/upload-sessions`, { method: 'POST', headers: { 'x-company-host': HOST, ...(await solveChallenge(server)) } });
     expect(res.status).toBe(201);
     const session = ((await res.json()) as { uploadSession: string }).uploadSession;
-    const before = await server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const sent = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers: { 'x-upload-session': session }, body: form('caseDto', caseDto(officers[0]!)) });
-    expectError(sent, 409, 'SEALED_UPLOADS_UNAVAILABLE', 'uploads');
-    expect(await server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(before);
+    const viaSession = await call(server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers: { 'x-upload-session': session }, body: form('caseDto', caseDto(officers[0]!)) });
+    expect(viaSession.status, JSON.stringify(viaSession.data)).toBe(201);
+    await migrateWraps(server.ctx);
+    for (const made of [reserved, viaSession]) {
+      const row = await caseRow(made.data.caseDto.caseNumber);
+      expect(row.sealed).toBe(false);
+      expect(row.wrapped_key).not.toBeNull();
+      const kinds = (await server.ctx.db.selectFrom('case_key_wrap').select('kind').where('case_id', '=', row.id).execute()).map((w) => w.kind);
+      expect(new Set(kinds)).toEqual(new Set(['handler', 'recovery']));
+    }
   });
 });
 

@@ -120,6 +120,10 @@ describe('a sealed case', () => {
     const mine = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
     expect(mine.status, JSON.stringify(mine.data)).toBe(200);
     expect(mine.data.wrap.kind).toBe('reporter');
+    // Beside it, the clear columns the private area shows: the status history, the pending action, the chosen officer.
+    expect(mine.data.caseStatusHistory.map((e: { status: string }) => e.status)).toEqual(['RECEIVED']);
+    expect(mine.data.pendingWhistleblowerAction).toBe(false);
+    expect(mine.data.protectionOfficer.id).toBe(officers[0]);
     const reporterDk = await unwrapDataKey(account.reporterKey, fromBase64(mine.data.wrap.wrap), at);
     expect(await openFieldText(reporterDk, fieldContext(sealed.caseId, DETAILS_COLUMN), fromBase64(mine.data.envelopes.details))).toContain(MARKER);
     // Messages both ways, sealed by the sender under the data key, bound to their row ids.

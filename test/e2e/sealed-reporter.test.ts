@@ -1,0 +1,322 @@
+/**
+ * The reporter's pages seal in the browser (issue 37; docs/decisions/blind-server.md
+ * "Reporter pages"), in real Chromium against the real server started with
+ * SEALED_CASES=browser. The demo company `localhost` gets a recovery key (the anchor)
+ * and a certified handler key for its officer, made here as a handler's browser would.
+ *
+ * (a) A followed, identified online report with marker strings in the description and
+ *     the identity goes through the form; the reporter signs in, the private area opens
+ *     the case (details, identity, messages) and sends a message with a marker; a
+ *     handler's sealed answer shows, and one whose envelope was altered is named as not
+ *     opened beside the rest. Every request and response of the browser (URL, headers,
+ *     bodies) is recorded: none carries a marker. No row of any table holds one in
+ *     clear, the case has no server wrapping, and the handler's key opens what was sent.
+ *     Without the reporter key in the tab, the private area says to log in again.
+ * (b) The server swaps the handler's public key in its key log: the form refuses to
+ *     seal, says why, sends nothing and keeps the draft.
+ * (c) axe finds nothing on the new states (the refusal dialog, the sealed case's
+ *     pages with a part not opened, the log-in-again page).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { firstOfficerId } from './reporter.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import {
+  fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, sealField, signKeyLogEntry, toBase64,
+  type HandlerKeys, type KeyLogEntry,
+} from '../../core/crypto/index.ts';
+import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
+
+const read = (area: string) => JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
+const en = { ...read('common'), ...read('forms'), ...read('private'), ...read('sealing') };
+const HOST = 'localhost';
+const COMPANY = 'nordlys-energi';
+const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const label = (key: string) => new RegExp(`^${escape(en[key]!)}\\*?$`);
+
+const tag = () => randomBytes(5).toString('hex');
+const MARKERS = { description: `Descr-${tag()}-marker`, name: `Name-${tag()}-marker`, message: `Msg-${tag()}-marker`, answer: `Ans-${tag()}-marker`, unit: `Unit-${tag()}-marker`, email: `mail-${tag()}@marker.example` };
+
+let browser: Browser;
+let portal: Portal;
+const opened: OpenedPage[] = [];
+let officerId: string;
+let recovery: HandlerKeys;
+let hanneKeys: HandlerKeys;
+let hanne: { id: string; token: string };
+
+interface Recorded {
+  what: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Every request and response of the context: URL, all headers, the body (latin1, so any bytes compare). */
+function record(context: BrowserContext): Promise<Recorded>[] {
+  const pending: Promise<Recorded>[] = [];
+  context.on('request', (req) => {
+    pending.push(req.allHeaders().then((headers) => ({ what: `→ ${req.method()}`, url: req.url(), headers, body: req.postDataBuffer()?.toString('latin1') ?? '' })));
+  });
+  context.on('response', (res) => {
+    pending.push(
+      (async () => {
+        const headers = await res.allHeaders();
+        // A redirect has no body to read.
+        // Chromium never finishes loading a body the page does not read (the head's early case
+        // read, answered 409 CASE_SEALED and read again by the SPA): such a body is marked unread.
+        const read = res.status() >= 300 && res.status() < 400 ? '' : await Promise.race([res.body().then((b) => b.toString('latin1'), () => ''), new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
+        return { what: `← ${res.status()}${read === null ? ' (unread)' : ''}`, url: res.url(), headers, body: read ?? '' };
+      })(),
+    );
+  });
+  return pending;
+}
+
+async function api(method: string, pathname: string, opts: { token?: string; json?: unknown; host?: string } = {}) {
+  const headers: Record<string, string> = { 'x-company-host': opts.host ?? HOST };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${portal.server.url}${pathname}`, { method, headers, body: opts.json === undefined ? undefined : JSON.stringify(opts.json) });
+  const text = await res.text();
+  return { status: res.status, data: text ? JSON.parse(text) : null };
+}
+
+async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, token: string) {
+  const { entries } = (await api('GET', '/api/public/key-log')).data as { entries: KeyLogEntry[] };
+  const prev = entries.at(-1);
+  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
+    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds: [officerId],
+    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
+  });
+  expect((await api('POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
+}
+
+async function open(): Promise<{ page: Page; traffic: Promise<Recorded>[]; o: OpenedPage }> {
+  const o = await openPage(browser, { locale: 'en-GB' });
+  opened.push(o);
+  o.page.setDefaultTimeout(30_000);
+  return { page: o.page, traffic: record(o.context), o };
+}
+
+const stepOf = (page: Page, key: string) => page.locator('section', { has: page.getByRole('heading', { name: en[`forms.step.${key}.title`] }) });
+
+/** The online form filled: marker description and unit, an identity with a marker name (no notification), followed. */
+async function fillReport(page: Page, password: string) {
+  await page.goto(portal.url(HOST, '/online-form'));
+  await page.getByRole('heading', { level: 2 }).first().waitFor();
+  await page.getByLabel(label('forms.relation.label')).fill('Employee in accounting');
+  await page.getByLabel(label('forms.describe.violation')).selectOption('FRAUD');
+  await page.getByLabel(label('forms.describe.description')).fill(`Invoices paid twice: ${MARKERS.description}`);
+  await stepOf(page, 'describeProblem').getByRole('radio', { name: en['forms.no'] }).check();
+  await page.getByRole('radio', { name: en['forms.related.company'] }).check();
+  await page.getByLabel(label('forms.related.unit')).fill(MARKERS.unit);
+  await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
+  await page.getByLabel(label('forms.identity.name')).fill(MARKERS.name);
+  await page.getByLabel(label('forms.identity.email')).fill(MARKERS.email);
+  await page.getByRole('radio', { name: en['forms.follow.follow'] }).check();
+  await page.getByLabel(label('forms.follow.password')).fill(password);
+  await page.getByLabel(label('forms.follow.confirm')).fill(password);
+  await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
+}
+
+async function send(page: Page) {
+  const button = page.getByRole('button', { name: en['forms.send.online'] });
+  await expect.poll(() => button.isEnabled()).toBe(true);
+  await button.click();
+}
+
+/** Every row of every table, bytes as latin1: what a copy of the database would hold. */
+async function databaseText(): Promise<string> {
+  const db = portal.server.ctx.db;
+  const { sql } = await import('kysely');
+  const tables = (await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows;
+  const out: string[] = [];
+  for (const { table_name } of tables) {
+    const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table_name)}`.execute(db)).rows;
+    for (const row of rows) {
+      for (const v of Object.values(row)) out.push(v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+    }
+  }
+  return out.join('\n');
+}
+
+/** Each marker, as typed, URL-encoded and in base64: where any of them shows in a URL, a header or a body. */
+function markersIn(traffic: Recorded[], markers: string[]): string[] {
+  const forms = (m: string) => [m, encodeURIComponent(m), Buffer.from(m).toString('base64')];
+  const found: string[] = [];
+  for (const r of traffic) {
+    const text = `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`;
+    for (const m of markers.flatMap(forms)) if (text.includes(m)) found.push(`${m} in ${r.what} ${r.url}`);
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  [browser, portal] = await Promise.all([launchBrowser(), startPortal({ sealedCases: 'browser' })]);
+  officerId = await firstOfficerId(portal);
+  recovery = await makeHandlerKeys();
+  const anchor = await fetch(`${portal.server.url}/api/admin/companies/${COMPANY}/key-anchor`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${portal.server.ctx.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) }),
+  });
+  expect(anchor.status).toBe(201);
+  hanne = await createHandlerAccount(portal.server.ctx.db, COMPANY, 'Hanne Sealed', { officers: [officerId] });
+  hanneKeys = await makeHandlerKeys();
+  await certify(recovery, hanneKeys, hanne.id, hanne.token);
+  // The public halves enrolment stores (server/handlers/keys.ts): the handler's sealed read names her wrap by them.
+  await portal.server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
+}, 60_000);
+
+afterAll(async () => {
+  for (const p of opened) await p.close().catch(() => undefined);
+  await browser?.close();
+  await portal?.server.cleanup();
+});
+
+describe("the reporter's pages seal in the browser", () => {
+  it('(a) a followed report, its private area and a message: no marker on the wire or in any row; parts that do not open are named', async () => {
+    expect((await api('GET', '/api/public/key-log')).data.sealedCases).toBe('browser');
+    const password = `Sealed-${tag()}-pw`;
+    const { page, traffic, o } = await open();
+    await fillReport(page, password);
+    await send(page);
+    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
+    await dialog.waitFor({ timeout: 60_000 });
+    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    // What this browser remembers of the key log: the anchor's keyId and the head it verified, nothing of the report.
+    const local = await page.evaluate(() => ({ ...localStorage }));
+    const memory = JSON.parse(local[`wb:key-log:${HOST}`]!) as { anchorKeyId: string; head: { seq: number; hash: string } };
+    expect(memory).toEqual({ anchorKeyId: await keyId(recovery.ecdsaSpki), head: { seq: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    for (const m of Object.values(MARKERS)) expect(JSON.stringify(local)).not.toContain(m);
+
+    // The server holds it sealed: no server wrapping, wraps for the handler, the recovery key and the reporter.
+    const row = await portal.server.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
+    expect(row.sealed).toBe(true);
+    expect(row.wrapped_key).toBeNull();
+    const kinds = (await portal.server.ctx.db.selectFrom('case_key_wrap').select('kind').where('case_id', '=', row.id).execute()).map((w) => w.kind).sort();
+    expect(kinds).toEqual(['handler', 'recovery', 'reporter']);
+
+    // Sign-in on the provider's page; the private area opens the case here.
+    await dialog.getByRole('button', { name: en['forms.success.login'] }).click();
+    await page.waitForSelector('#caseNumber');
+    await page.fill('#password', password);
+    await page.press('#password', 'Enter');
+    await page.waitForURL((u) => u.pathname.startsWith('/private/'), { timeout: 60_000 });
+    await page.getByRole('navigation', { name: en['private.nav.label'] }).waitFor();
+    await page.getByRole('link', { name: en['private.nav.report'] }).first().click();
+    await page.getByText(MARKERS.description, { exact: false }).waitFor();
+    await page.getByText(MARKERS.unit).waitFor();
+    await page.getByRole('link', { name: en['private.nav.info'] }).first().click();
+    await expect.poll(() => page.getByLabel(/First and last name/).inputValue()).toBe(MARKERS.name);
+
+    // A message, sealed here.
+    await page.getByRole('link', { name: en['private.nav.messages'] }).first().click();
+    await page.getByLabel(en['private.messages.label']!).fill(`About the invoices: ${MARKERS.message}`);
+    await page.getByRole('button', { name: en['private.messages.send'] }).click();
+    await page.getByText(MARKERS.message, { exact: false }).waitFor();
+
+    // The handler's key opens what the browser sent; her answer is sealed by her (here), and one copy of it is altered on the server.
+    const view = await api('GET', `/api/handler/cases/${caseNumber}/sealed`, { token: hanne.token });
+    expect(view.status).toBe(200);
+    const hanneId = await keyId(hanneKeys.ecdhSpki);
+    const dk = await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { caseId: row.id, epoch: view.data.epoch, recipientKeyId: hanneId });
+    const details = JSON.parse(await openFieldText(dk, fieldContext(row.id, 'report_case.details_enc'), fromBase64(view.data.envelopes.details)));
+    expect(details.description).toContain(MARKERS.description);
+    const mine = view.data.messages.at(-1);
+    expect(await openFieldText(dk, fieldContext(row.id, 'case_message.body_enc', mine.id), fromBase64(mine.body))).toContain(MARKERS.message);
+    const answer = async (text: string) => {
+      const id = crypto.randomUUID();
+      const body = toBase64(await sealField(dk, fieldContext(row.id, 'case_message.body_enc', id), text));
+      expect((await api('POST', `/api/handler/cases/${caseNumber}/messages/sealed`, { token: hanne.token, json: { id, body, type: 'STANDARD' } })).status).toBe(201);
+      return id;
+    };
+    await answer(`We read it: ${MARKERS.answer}`);
+    const altered = await answer('This one will be altered.');
+    const stored = await portal.server.ctx.db.selectFrom('case_message').select('body_enc').where('id', '=', altered).executeTakeFirstOrThrow();
+    const flipped = Buffer.from(stored.body_enc);
+    flipped[flipped.length - 1]! ^= 1;
+    await portal.server.ctx.db.updateTable('case_message').set({ body_enc: flipped }).where('id', '=', altered).execute();
+
+    await page.reload();
+    await page.getByText(MARKERS.answer, { exact: false }).waitFor();
+    await page.getByText(en['sealing.messageUnopened']!).waitFor();
+    await expect(page.getByText(MARKERS.message, { exact: false }).count()).resolves.toBe(1);
+    // (c) axe on a sealed case's messages with a part not opened.
+    expect(await axeViolations(page), 'sealed messages').toEqual([]);
+
+    // The details altered too: named, the rest of the report page still shows.
+    const caseRow = await portal.server.ctx.db.selectFrom('report_case').select('details_enc').where('id', '=', row.id).executeTakeFirstOrThrow();
+    const good = Buffer.from(caseRow.details_enc);
+    const bad = Buffer.from(good);
+    bad[bad.length - 1]! ^= 1;
+    await portal.server.ctx.db.updateTable('report_case').set({ details_enc: bad }).where('id', '=', row.id).execute();
+    await page.getByRole('link', { name: en['private.nav.report'] }).first().click();
+    await page.getByText(en['sealing.unopened']!).waitFor();
+    await expect(page.getByText(MARKERS.description, { exact: false }).count()).resolves.toBe(0);
+    await page.getByText(en['private.report.created']!).waitFor();
+    expect(await axeViolations(page), 'sealed report, details not opened').toEqual([]);
+    await portal.server.ctx.db.updateTable('report_case').set({ details_enc: good }).where('id', '=', row.id).execute();
+
+    // No reporter key in this tab (the handed-over key gone): log in again, never a crash.
+    await page.evaluate((k) => sessionStorage.removeItem(k), REPORTER_KEY_HANDOVER);
+    await page.reload();
+    await page.getByTestId('key-missing').waitFor();
+    await page.getByRole('heading', { level: 1, name: en['sealing.keyMissing.title'] }).waitFor();
+    await expect(page.getByText(MARKERS.description, { exact: false }).count()).resolves.toBe(0);
+    expect(await axeViolations(page), 'log in again').toEqual([]);
+
+    // The recording: nothing of the report, the identity or the messages went in clear.
+    const recorded = await Promise.all(traffic);
+    // The only bodies not read are the early case reads' 409 refusals (an error code, no case data).
+    expect(recorded.filter((r) => r.what.includes('unread')).map((r) => `${r.what} ${new URL(r.url).pathname}`).filter((x) => x !== '← 409 (unread) /api/private/case/my-case')).toEqual([]);
+    expect(recorded.some((r) => r.url.endsWith('/api/public/case/new/sealed') && r.what === '→ POST')).toBe(true);
+    expect(recorded.some((r) => r.url.endsWith('/api/private/case/messages/sealed') && r.what === '→ POST')).toBe(true);
+    expect(recorded.some((r) => /\/api\/public\/case\/new\/by-form|\/api\/private\/case\/messages\/new/.test(r.url))).toBe(false);
+    expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
+    // Nor any row of the database.
+    const rows = await databaseText();
+    expect(Object.values(MARKERS).filter((m) => rows.includes(m))).toEqual([]);
+    await o.close();
+  }, 240_000);
+
+  it('(b) a handler key swapped on the server: the form refuses to seal, says why, sends nothing, keeps the draft; (c) axe', async () => {
+    const casesBefore = Number((await portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    // The server serves another ECDH key in Hanne's entry: its own, whose private half it holds.
+    const evil = await makeHandlerKeys();
+    const entries = await portal.server.ctx.db.selectFrom('key_log_entry').select(['seq', 'entry']).where('company_id', '=', COMPANY).orderBy('seq').execute();
+    const first = entries[0]!;
+    const swapped = { ...(JSON.parse(first.entry) as KeyLogEntry), ecdhSpki: toBase64(evil.ecdhSpki) };
+    await portal.server.ctx.db.updateTable('key_log_entry').set({ entry: JSON.stringify(swapped) }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
+    try {
+      const password = `Swap-${tag()}-pw`;
+      const { page, traffic } = await open();
+      await fillReport(page, password);
+      await send(page);
+      const refusal = page.getByRole('alertdialog', { name: en['sealing.refused.title'] });
+      await refusal.waitFor({ timeout: 60_000 });
+      await expect(refusal.getByTestId('keys-refused').getAttribute('data-reason')).resolves.toBe('signature');
+      await refusal.getByText(en['sealing.refused.signature']!).waitFor();
+      await refusal.getByText(en['sealing.refused.kept']!).waitFor();
+      expect(await axeViolations(page), 'keys refused').toEqual([]);
+      await refusal.getByRole('button', { name: en['sealing.refused.close'] }).click();
+      await refusal.waitFor({ state: 'hidden' });
+      // The whole draft is kept.
+      await expect(page.getByLabel(label('forms.describe.description')).inputValue()).resolves.toContain(MARKERS.description);
+      await expect(page.getByLabel(label('forms.identity.name')).inputValue()).resolves.toBe(MARKERS.name);
+      await expect(page.getByLabel(label('forms.follow.password')).inputValue()).resolves.toBe(password);
+      // Nothing was sent: no case, and no creation request of either kind.
+      const recorded = await Promise.all(traffic);
+      expect(recorded.some((r) => r.what === '→ POST' && /\/api\/public\/case\/new\//.test(r.url))).toBe(false);
+      expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
+      expect(Number((await portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(casesBefore);
+    } finally {
+      await portal.server.ctx.db.updateTable('key_log_entry').set({ entry: first.entry }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
+    }
+  }, 240_000);
+});
