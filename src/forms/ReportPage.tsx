@@ -61,14 +61,12 @@ function loadSeal() {
   }));
 }
 
-/** localStorage, or none where the browser refuses it (the key-log memory then lasts for one send). */
-function safeLocalStorage(): Storage | undefined {
-  try {
-    return window.localStorage;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The key log's anchor and head seen, for this page load only (src/forms/seal.ts says
+ * why the device's storage keeps none of it).
+ */
+const keyLogSeen = new Map<string, string>();
+const keyLogMemory = { getItem: (k: string) => keyLogSeen.get(k) ?? null, setItem: (k: string, v: string) => void keyLogSeen.set(k, v) };
 
 /** The machine with the browser's effects. */
 export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChecks) {
@@ -118,7 +116,7 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
           // be fetched at Send, the portal did not answer: the draft is kept as for any lost connection.
           checkKeyLog: fromPromise(async ({ input, signal }: { input: CheckKeyLogInput; signal: AbortSignal }) => {
             const seal = await loadSeal().catch(() => null);
-            return seal ? seal.checkKeyLog(api, window.location.hostname, input.officerId, safeLocalStorage(), signal) : NETWORK_FAILURE;
+            return seal ? seal.checkKeyLog(api, window.location.hostname, input.officerId, keyLogMemory, signal) : NETWORK_FAILURE;
           }),
           sealReport: fromPromise(async ({ input, signal }: { input: SealReportInput; signal: AbortSignal }) =>
             (await loadSeal()).sealReport(api, window.location.hostname, input, signal, language.current),

@@ -5,10 +5,12 @@
  * (and to the reporter key of a followed case). Only envelopes, wraps and the clear
  * metadata the server needs leave the page; the plain case shape never does.
  *
- * The browser remembers, per company host, the trust anchor's keyId and the last log
- * head it verified (public values the company publishes, in localStorage, as the
- * handler workspace keeps its own): a log under another anchor, or one that does not
- * extend that head, is refused. No report data goes there.
+ * The page remembers, per company host and for this page load only, the trust anchor's
+ * keyId and the last log head it verified: a log under another anchor, or one that does
+ * not extend that head, is refused at the next send. Nothing goes to the device's
+ * storage: a stored trace of a company's key log would tell whoever holds the device
+ * that its owner sent (or began) a report there. Catching a swapped anchor across
+ * visits is the handlers' browsers' work (they keep the anchor and the head).
  */
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
@@ -20,12 +22,15 @@ import { solveProofOfWork } from './proof.ts';
 const RESERVATION_HEADER = 'x-case-reservation';
 const memoryKey = (host: string) => `wb:key-log:${host}`;
 
+/** Where the anchor and head seen are kept: the page's memory (ReportPage.tsx), never the device's storage. */
+export type KeyLogMemory = Pick<Storage, 'getItem' | 'setItem'>;
+
 interface Remembered {
   anchorKeyId: string;
   head: { seq: number; hash: string } | undefined;
 }
 
-function remembered(storage: Storage | undefined, host: string): Remembered | null {
+function remembered(storage: KeyLogMemory | undefined, host: string): Remembered | null {
   try {
     const v = JSON.parse(storage?.getItem(memoryKey(host)) ?? 'null') as { anchorKeyId?: unknown; head?: { seq?: unknown; hash?: unknown } | null } | null;
     if (!v || typeof v.anchorKeyId !== 'string') return null;
@@ -36,7 +41,7 @@ function remembered(storage: Storage | undefined, host: string): Remembered | nu
   }
 }
 
-function remember(storage: Storage | undefined, host: string, value: Remembered): void {
+function remember(storage: KeyLogMemory | undefined, host: string, value: Remembered): void {
   try {
     storage?.setItem(memoryKey(host), JSON.stringify(value));
   } catch {
@@ -53,7 +58,7 @@ function refusalOf(reason: string): KeyRefusal {
  * The key log, verified here: the plain path when this portal or company takes no
  * sealed cases, else the keys entitled to `officerId`, or why they are refused.
  */
-export async function checkKeyLog(api: ApiClient, host: string, officerId: string, storage: Storage | undefined, signal?: AbortSignal): Promise<KeyCheckOutcome> {
+export async function checkKeyLog(api: ApiClient, host: string, officerId: string, storage: KeyLogMemory | undefined, signal?: AbortSignal): Promise<KeyCheckOutcome> {
   let log: { sealedCases?: unknown; anchor: { ecdhSpki: string; ecdsaSpki: string } | null; entries: unknown[] } | null;
   try {
     const res = await fetch(api.url('/api/public/key-log'), {
