@@ -45,7 +45,7 @@ async function renderMessages(privateApi: ReturnType<typeof createApiClient>) {
     getParentRoute: () => root,
     path: '/private/messages',
     component: () => (
-      <PrivateContext value={{ session, services: { api: privateApi, accessToken: async () => 'token' } as never }}>
+      <PrivateContext value={{ session, services: { api: privateApi, accessToken: async () => 'token', caseKey: () => null } as never }}>
         <MessagesPage />
       </PrivateContext>
     ),
