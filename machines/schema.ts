@@ -502,7 +502,7 @@ export const sealedMessageDtoSchema = v.object({
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
 
 /**
- * A grant (docs/decisions/blind-server.md "Handler pages and grants"): a handler who
+ * A grant (docs/decisions/sealed-cases.md "Handler pages and grants"): a handler who
  * opened a sealed case re-wraps its data key in the browser, as a sealed box to a
  * colleague's ECDH key the verified key log certifies; `recipientKeyId` is that key's id.
  */

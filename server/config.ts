@@ -80,7 +80,7 @@ export interface ServerConfig {
   /** The child process that re-checks received files for hidden data (docs/decisions/metadata-removal.md). */
   metadataCheck: MetadataCheckLimits;
   /**
-   * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): `browser`
+   * Sealed cases (issue 37, docs/decisions/sealed-cases.md "Sealed cases"): `browser`
    * lets a company with a key anchor and a certified handler key for the chosen officer
    * take cases sealed in the reporter's browser (the server never knows their data
    * key), seals its plain cases on arrival, runs the `key-wraps` migration job

@@ -1,6 +1,6 @@
 /**
  * A scripted client of sealed cases (issue 37 Build 5, docs/api.md "A scripted client of
- * sealed cases"; docs/decisions/blind-server.md "Scripted clients; the CLI"): what the
+ * sealed cases"; docs/decisions/sealed-migration.md "Scripted clients; the CLI"): what the
  * reporter's browser does, written out for integrators and auditors with core/crypto and
  * fetch only. The server sees the verifier, never the password or the reporter key; the
  * case and its messages leave here sealed.

@@ -1,5 +1,5 @@
 /**
- * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): a report the
+ * Sealed cases (issue 37, docs/decisions/sealed-cases.md "Sealed cases"): a report the
  * reporter's browser sealed under a data key the server never sees. The server keeps
  * what it is sent (the envelopes, and the data key wrapped to the reporter key and to
  * every public key the verified key log entitles to the case's officer and to the
@@ -24,7 +24,7 @@ import { onCaseEvent } from '../mail/notify.ts';
 
 /**
  * The sealed calls are JSON; a sealed case's files come only by tus, as ciphertext in a
- * sealed upload session (blind-server.md "Sealed files"): a multipart body is refused
+ * sealed upload session (sealed-cases.md "Sealed files"): a multipart body is refused
  * with its own code before a byte of it is read, rather than as unreadable JSON.
  */
 export function refuseSealedMultipart(req: FastifyRequest): void {

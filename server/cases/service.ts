@@ -64,7 +64,7 @@ export interface NewCaseInput {
   sealed?: SealedParts;
   /**
    * Sealed on arrival (the weaker plain path at a company that takes sealed cases,
-   * docs/decisions/blind-server.md "Sealed on arrival; migration"): `key` is the data
+   * docs/decisions/sealed-migration.md "Sealed on arrival; migration"): `key` is the data
    * key the request's files were encrypted under; the case is sealed to these keys (and
    * to the reporter key the server derives from the plain password), stored as a
    * browser-sealed case, and `key` is not kept (no server wrapping, no shred key).
@@ -182,7 +182,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
         language_enc: input.language ? ctx.crypto.seal(key!, caseId, LANGUAGE_COLUMN, input.language) : null,
       };
   const sentFiles = key ? fileRows(ctx, caseId, key, null, input.files ?? [], now) : [];
-  // A sealed case's file size is what is stored and downloaded: the sealed size (blind-server.md "Sealed files").
+  // A sealed case's file size is what is stored and downloaded: the sealed size (sealed-cases.md "Sealed files").
   if (onArrival) for (const f of sentFiles) f.size = sealedFileSize(f.size);
 
   for (let attempt = 0; ; attempt++) {

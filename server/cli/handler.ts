@@ -55,7 +55,7 @@ const USAGE = `usage: npm run handler -- COMMAND [options]
 
 options: --url URL   --token TOKEN (or HANDLER_TOKEN)   --json (raw JSON output)`;
 
-// Why no credentials here (docs/decisions/blind-server.md "Scripted clients; the CLI"):
+// Why no credentials here (docs/decisions/sealed-migration.md "Scripted clients; the CLI"):
 // this CLI runs on the server's host, the operator's, the party a sealed case is sealed
 // against; a handler's password or key typed into it would open the case to that host.
 const SEALED = 'this case is sealed: only its reporter and the handlers entitled to it open it, in their own browsers, and the server holds no key for it. Open it in the web workspace (/handler on the company\'s portal); this CLI works on server-keyed cases only.';

@@ -1,6 +1,6 @@
 /**
  * The last step before a server-keyed case is sealed by `retire-master` (issue 37 Build
- * 7; docs/decisions/blind-server.md "Mail for sealed cases"): while the master key
+ * 7; docs/decisions/sealed-migration.md "Mail for sealed cases"): while the master key
  * still opens its identity, the address its reporter gave for notifications is sealed
  * to the mail key into `case_notify`, as a browser would have, so the reporter's news
  * mails go on after the retirement. Only for what a server-keyed case would mail today:

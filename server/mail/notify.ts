@@ -11,7 +11,7 @@
  *   e-mail whom the case concerns (no `handler_officer` rows, or one naming the
  *   case's officer). Messages are batched per handler and case like the reporter's news.
  *
- * A sealed case (docs/decisions/blind-server.md "Mail for sealed cases") gets the same
+ * A sealed case (docs/decisions/sealed-migration.md "Mail for sealed cases") gets the same
  * mails: none holds content, so none needs the case's key. Its rows are sealed to the
  * mail key instead; the reporter's news goes when the case has a notification address
  * (`case_notify`, sealed to the mail key in the reporter's browser), which the row

@@ -28,7 +28,7 @@ const BATCH = 50;
  * What an outbox row of a sealed case holds, sealed to the mail key (the server has no
  * key of the case): a rendered mail to a handler, or the reporter's news, rendered only
  * at send time because its address and language are in the notify box that only the
- * worker opens (docs/decisions/blind-server.md "Mail for sealed cases").
+ * worker opens (docs/decisions/sealed-migration.md "Mail for sealed cases").
  */
 export type SealedOutboxItem =
   | { mail: OutgoingMail }

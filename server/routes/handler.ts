@@ -237,7 +237,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   });
 
   // A sealed upload session for the files of one handler message of a sealed case
-  // (docs/decisions/blind-server.md "Sealed files"): the handler's browser seals them and
+  // (docs/decisions/sealed-cases.md "Sealed files"): the handler's browser seals them and
   // uploads them by tus (server/routes/uploads.ts), as a reporter's does.
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/upload-sessions', async (req, reply) => {
     const h = await who(req);
@@ -264,7 +264,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
-    // The audit trail is sealed under the case's key: a sealed case has none yet (blind-server.md "Left").
+    // The audit trail is sealed under the case's key: a sealed case has none yet (sealed-cases.md "Left").
     if (file && !row.sealed) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
     return sendCaseFile(ctx, reply, row, req.params.fileId);
   });

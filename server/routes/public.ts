@@ -133,7 +133,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const upload = await receiveUpload(ctx, req, { jsonField: 'caseDto', caseId, key, budget });
     try {
       const dto = parseJsonPartAs(caseDtoSchema, upload.json, 'caseDto');
-      // A company that takes sealed cases: sealed here, at once (docs/decisions/blind-server.md "Sealed on arrival; migration"),
+      // A company that takes sealed cases: sealed here, at once (docs/decisions/sealed-migration.md "Sealed on arrival; migration"),
       // when the server holds all it seals (see sealableOnArrival); otherwise server-keyed as before, for the key-wraps job.
       const onArrival = sealableOnArrival(dto.caseAccount, session) ? await sealingKeys(ctx, company.id, dto.protectionOfficer.id) : null;
       const wrapped = session ? session.wrappedKey : onArrival ? null : await ctx.caseKeys.wrap(caseId, key);
@@ -193,7 +193,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
     const sealed = sealedParts(dto, recipients, dto.notify ? (await ctx.mailKeys.publicKey()).keyId : null);
-    // Files sealed in the browser arrive first by tus, in a sealed upload session (docs/decisions/blind-server.md "Sealed files").
+    // Files sealed in the browser arrive first by tus, in a sealed upload session (docs/decisions/sealed-cases.md "Sealed files").
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], null, dto.uploads);
     if (session) assertSessionCompany(session, company.id);
     const created = await createCase(ctx, {
@@ -259,7 +259,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
  * the client derived the reporter's verifier itself (a reservation: the server never
  * had the reporter key to wrap to). Such a case is made server-keyed, as before sealing,
  * and reaches the same keys through the key-wraps job, the reporter's wrap at its next
- * sign-in (docs/decisions/blind-server.md "Sealed on arrival; migration"): the report
+ * sign-in (docs/decisions/sealed-migration.md "Sealed on arrival; migration"): the report
  * form's files go this way until the form seals them.
  */
 function sealableOnArrival(account: CaseAccount | OralSubmissionDto['caseAccount'], session: unknown): boolean {

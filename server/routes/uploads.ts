@@ -45,7 +45,7 @@ const header = (req: FastifyRequest, name: string) => {
 export async function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
   app.post(UPLOAD_SESSIONS_PATH, async (req, reply) => {
     const company = await requireCompany(ctx.db, req);
-    // `{ "sealed": true }`: a session for a case sealed in the browser, whose files arrive as ciphertext (docs/decisions/blind-server.md "Sealed files").
+    // `{ "sealed": true }`: a session for a case sealed in the browser, whose files arrive as ciphertext (docs/decisions/sealed-cases.md "Sealed files").
     const sealed = !!req.body && typeof req.body === 'object' && (req.body as { sealed?: unknown }).sealed === true;
     if (sealed && ctx.config.sealedCases !== 'browser') throw new HttpError(409, 'SEALED_CASES_OFF', 'This portal does not take sealed cases (SEALED_CASES is off).');
     return reply.status(201).header('cache-control', 'no-store').send(await uploads.createSession(company, { sealed }));

@@ -1,5 +1,5 @@
 /**
- * A sealed case at rest (issue 37, docs/decisions/blind-server.md "Sealed cases"): after
+ * A sealed case at rest (issue 37, docs/decisions/sealed-cases.md "Sealed cases"): after
  * a sealed case with messages both ways, a thief of the whole data folder (database
  * files, file store, every key file: master key, pepper, admin token, every 32-byte
  * file, the case-key wrapping keys derivable from them, and the data key of every

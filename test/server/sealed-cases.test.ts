@@ -1,5 +1,5 @@
 /**
- * Sealed cases on the server (docs/decisions/blind-server.md "Sealed cases";
+ * Sealed cases on the server (docs/decisions/sealed-cases.md "Sealed cases";
  * server/cases/sealed.ts): with SEALED_CASES=browser a company with a key anchor and a
  * certified handler key for the officer takes a case sealed in the browser, stores its
  * envelopes and wraps as sent and no server key; anything malformed, or a wrap set that

@@ -5,7 +5,7 @@
  * verifier through the embedded provider, opens the case and a handler's message with the
  * reporter key, and sends a sealed message the handler opens. The CLI runs it as a child
  * process; `npm run handler -- show` refuses the sealed case and still shows a
- * server-keyed one (docs/decisions/blind-server.md "Scripted clients; the CLI").
+ * server-keyed one (docs/decisions/sealed-migration.md "Scripted clients; the CLI").
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Sealed files (issue 37, docs/decisions/blind-server.md "Sealed files"): a scripted
+ * Sealed files (issue 37, docs/decisions/sealed-cases.md "Sealed files"): a scripted
  * client seals a case's files in the browser's way (core/crypto sealFileForUpload) and
  * sends them by tus as ciphertext: two with the case (one resumed midway), one with a
  * reporter's message, one with a handler's. The entitled handler lists and downloads

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sealed cases (issue 37, docs/decisions/blind-server.md "Sealed cases"): a case whose
+ * Sealed cases (issue 37, docs/decisions/sealed-cases.md "Sealed cases"): a case whose
  * data key the server never knew. `report_case.sealed` marks it; its `wrapped_key` is
  * null (no server wrapping exists), and `case_key_wrap` holds the data key as the
  * reporter's browser wrapped it: to the reporter key (AES-GCM), and sealed boxes to

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Sealed files (issue 37, docs/decisions/blind-server.md "Sealed files"): an upload
+ * Sealed files (issue 37, docs/decisions/sealed-cases.md "Sealed files"): an upload
  * session of a sealed case holds no data key (`wrapped_key` null; the browser seals the
  * bytes before they leave it), and its uploads store the ciphertext as it arrives.
  */

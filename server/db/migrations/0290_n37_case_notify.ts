@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /**
  * The reporter's notification address of a sealed case (issue 37 Build 3,
- * docs/decisions/blind-server.md "Mail for sealed cases"): a sealed box to the mail
+ * docs/decisions/sealed-migration.md "Mail for sealed cases"): a sealed box to the mail
  * key (core/crypto/mail.ts), one row per case, apart from the identity envelope, which
  * only the case's own keys open. Deleted when the case closes (server/cases/service.ts
  * setStatus) and with the case (cascade).
