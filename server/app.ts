@@ -281,7 +281,8 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
   ctx.jobs.add(deadlineJob);
   ctx.jobs.add(retentionJob);
   ctx.jobs.add(uploadSweepJob);
-  ctx.jobs.add(wrapMigrationJob);
+  // Only where cases are sealed: off, the job would never do anything, and nothing of it shows (not even in /metrics).
+  if (ctx.config.sealedCases === 'browser') ctx.jobs.add(wrapMigrationJob);
   beforeDatabaseCloses.unshift(() => ctx.jobs.stop());
   if (!mailer.enabled) app.log.info('mail: SMTP_URL is not set; no mail will be sent');
 

@@ -144,13 +144,20 @@ describe('the API description, read by third-party tools', () => {
 /** Operations the journey does not reach, each for a reason. */
 const NOT_IN_JOURNEY: string[] = [
   // Sealed cases are off unless SEALED_CASES=browser and a company's key log is certified
-  // (docs/decisions/blind-server.md); test/server/sealed-cases.test.ts drives these five
-  // with the browsers' own sealing code (core/crypto/case.ts).
+  // (docs/decisions/sealed-cases.md); the sealed-* server tests drive these with the
+  // browsers' own sealing code (core/crypto): sealed-cases (creation, both reads, messages),
+  // sealed-grants (key-wraps), sealed-files (the handler's upload session), and
+  // the reporter wraps (retire-master).
   'POST /api/public/case/new/sealed',
   'GET /api/private/case/my-case/sealed',
   'POST /api/private/case/messages/sealed',
   'GET /api/handler/cases/{caseNumber}/sealed',
   'POST /api/handler/cases/{caseNumber}/messages/sealed',
+  'GET /api/handler/cases/{caseNumber}/key-wraps',
+  'POST /api/handler/cases/{caseNumber}/key-wraps',
+  'POST /api/handler/cases/{caseNumber}/upload-sessions',
+  'GET /api/private/case/my-case/reporter-wrap',
+  'PUT /api/private/case/my-case/reporter-wrap',
 ];
 
 type Api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => ReturnType<typeof call>;
