@@ -93,6 +93,25 @@ export interface SealedCaseView {
   messages: { id: string; body: string }[];
 }
 
+/**
+ * What the sealed reads answer (GET /api/handler/cases/:n/sealed and
+ * /api/private/case/my-case/sealed; server/cases/sealed.ts): the clear metadata, the
+ * envelopes, this asker's wrap of the current epoch (null when none exists for them),
+ * the files (`name` as the browser sealed it, `size` the sealed size the download
+ * sends; `messageId` null: sent with the report) and the thread oldest first, each
+ * `body` the envelope as its sender's browser sealed it. One type for the server, the
+ * workspace's chart and scripted clients.
+ */
+export interface SealedCaseAnswer extends SealedCaseView {
+  caseNumber: string;
+  status: string;
+  created: string;
+  protectionOfficerId: string;
+  subsidiaryId: string | null;
+  files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
+  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+}
+
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */
 export async function openCaseKey(view: Pick<SealedCaseView, 'caseId' | 'epoch' | 'wrap'>, key: { ecdh: { privateKey: CryptoKey; publicKey: CryptoKey | Uint8Array }; keyId: string } | { reporterKey: CryptoKey }): Promise<Bytes> {
   if (!view.wrap) throw new Error('no wrap for this key');

@@ -16,6 +16,7 @@
  * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
  *   lists (the effect lists only those), and only while the data key is held.
  */
+import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { LIMITS, type MessageType } from '../schema.ts';
 import type { OpenedKeys } from './session.ts';
@@ -23,19 +24,8 @@ import type { OpenedKeys } from './session.ts';
 /** As the usual composer's limit (machines/handler/composer.ts). */
 export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
 
-/** What GET /api/handler/cases/:n/sealed answers (server/cases/sealed.ts SealedCaseView). */
-export interface SealedView {
-  caseNumber: string;
-  caseId: string;
-  status: string;
-  created: string;
-  protectionOfficerId: string;
-  subsidiaryId: string | null;
-  epoch: number;
-  envelopes: { details: string; whistleblower: string | null };
-  wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
-}
+/** What GET /api/handler/cases/:n/sealed answers (one type with the server's and scripted clients'). */
+export type SealedView = SealedCaseAnswer;
 
 export interface SealedDetails {
   description?: string | null;

@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chooseKdf, deriveReporterKeys, normaliseCaseNumber, openCaseKey, openCaseParts, recipientsFor, sealMessage, sealNewCase,
-  type Kdf, type OpenedCase, type PublishedKeyLog, type SealedCaseView,
+  type Kdf, type OpenedCase, type PublishedKeyLog, type SealedCaseAnswer, type SealedCaseView,
 } from '../../core/crypto/index.ts';
 import { POW_HEADER, proofHeader, solveProof } from '../../core/pow.ts';
 
@@ -231,7 +231,7 @@ export async function signIn(origin: string, derived: Pick<Derived, 'caseNumber'
   throw new SealedClientError('sign-in: too many redirects');
 }
 
-export type SealedView = Omit<SealedCaseView, 'messages'> & { caseNumber: string; status: string; created: string; messages: (SealedCaseView['messages'][number] & { type: string; time: string; createdByUserId: string; answerWanted: boolean })[] };
+export type SealedView = SealedCaseAnswer;
 
 /** The reporter's own sealed case as the server holds it (envelopes, the reporter wrap, the thread). */
 export async function readSealed(origin: string, accessToken: string): Promise<SealedView> {

@@ -10,7 +10,7 @@
  * constraint holds it); nothing malformed is stored; a wrap to a key the log does not
  * entitle is refused, so a case is never opened to someone the officer scoping leaves out.
  */
-import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys, type SealedCaseAnswer } from '../../core/crypto/index.ts';
 import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/schema.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -146,27 +146,8 @@ export function sealedParts(dto: SealedCaseDto, recipients: Recipients, mailKeyI
   return { details, whistleblower, epoch: FIRST_EPOCH, wraps, notify: parseNotify(dto, mailKeyId) };
 }
 
-/** What a browser needs to open a sealed case: its clear metadata, the envelopes, and one recipient's wrap. */
-export interface SealedCaseView {
-  caseNumber: string;
-  caseId: string;
-  status: string;
-  created: string;
-  protectionOfficerId: string;
-  subsidiaryId: string | null;
-  epoch: number;
-  envelopes: { details: string; whistleblower: string | null };
-  /** The data key wrapped to the asker; null when none exists for them (the page says the case cannot be opened). */
-  wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  /**
-   * The case's files in order (`messageId` null: sent with the report): `name` is the name
-   * as the browser sealed it (additional data `wb:<case id>:case_file.name_enc:<id>`),
-   * `size` the sealed size, what the download sends.
-   */
-  files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
-  /** Oldest first; `body` is the envelope as its sender's browser sealed it. */
-  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
-}
+/** What a browser needs to open a sealed case (core/crypto/case.ts SealedCaseAnswer, one type for every side). */
+export type SealedCaseView = SealedCaseAnswer;
 
 type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null };
 

@@ -10,7 +10,7 @@ import type { MachineModel } from './harness.ts';
 
 const keys = { ecdh: {}, ecdsa: {}, ecdhSpki: new Uint8Array(91), ecdsaSpki: new Uint8Array(91) };
 const view: SealedView = {
-  caseNumber: '1111222233334444', caseId: '00000000-0000-4000-8000-000000000001', status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'o1', subsidiaryId: null, epoch: 1,
+  caseNumber: '1111222233334444', caseId: '00000000-0000-4000-8000-000000000001', status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'o1', subsidiaryId: null, epoch: 1, files: [],
   envelopes: { details: 'AQ==', whistleblower: null }, wrap: { recipientKeyId: 'a'.repeat(64), kind: 'handler', wrap: 'Ag==' }, messages: [],
 };
 const colleague = { handlerId: 'h2', name: 'Greta', email: 'greta@example.org', recipientKeyId: 'b'.repeat(64), ecdhSpki: 'BA==' };
