@@ -23,7 +23,7 @@ function NotYet() {
   return <p className={styles.muted}>{t('sealing.notYet')}</p>;
 }
 
-/** What a sealed case cannot change on this page yet (identity, password: their re-sealing is not built). */
+/** What a sealed case cannot change on this page yet (the identity: its re-sealing is not built). */
 export function SealedNotYet() {
   return (
     <Suspense fallback={null}>
