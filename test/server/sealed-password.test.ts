@@ -14,6 +14,9 @@ import { call } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, deriveVerifier, formAction, openSignIn, signInWithVerifier, withProof, type RawResponse } from './identity-flow.ts';
 import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { handOverFromPassword } from '../../src/private/unlock.ts';
+import { readReporterKey } from '../../src/private/reporterKey.ts';
+import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
 import {
   deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, signKeyLogEntry, toBase64, unwrapDataKey, wrapDataKey,
   PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry,
@@ -28,7 +31,8 @@ const log = async () => (await call(server, 'GET', '/api/public/key-log', { host
 
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
-  officer = (await addCompany(server.ctx.db, { id: 'sealedpw', hosts: [HOST], officers: 1 })).officerIds[0]!;
+  // `localhost` too: the private area's own look-up below is a real fetch, which resolves only that name.
+  officer = (await addCompany(server.ctx.db, { id: 'sealedpw', hosts: [HOST, 'localhost'], officers: 1 })).officerIds[0]!;
   const recovery: HandlerKeys = await makeHandlerKeys();
   expect((await call(server, 'PUT', '/api/admin/companies/sealedpw/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
   const hanne = await createHandlerAccount(server.ctx.db, 'sealedpw', 'Hanne', { officers: [officer] });
@@ -152,3 +156,54 @@ describe('the password change of a sealed case', () => {
     await expect(unwrapDataKey(old.key, fromBase64(mine.data.wrap.wrap), { caseId, epoch: mine.data.epoch })).rejects.toThrow();
   });
 });
+
+/** A tab's sessionStorage, in memory. */
+function memoryStorage(): Storage {
+  const m = new Map<string, string>();
+  return {
+    get length() { return m.size; },
+    clear: () => m.clear(),
+    getItem: (k) => m.get(k) ?? null,
+    key: (i) => [...m.keys()][i] ?? null,
+    removeItem: (k) => void m.delete(k),
+    setItem: (k, v) => void m.set(k, String(v)),
+  };
+}
+
+// With an external OpenID issuer the private area derives the reporter key itself from the
+// case password (src/private/unlock.ts, machines/session.ts `askingPassword`).
+describe('the case password typed in the private area (an external issuer signed in)', () => {
+  it('derives, with the salt and kdf the server answers, the key that opens the case; another password’s key does not; the password is in no request', async () => {
+    const { caseNumber, caseId, dataKey } = await sealedCase('typed in the page');
+    const origin = `http://localhost:${server.port}`;
+    const sent: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (url: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(`${String(url)} ${String(init?.body ?? '')}`);
+      return realFetch(url, init);
+    }) as typeof fetch;
+    try {
+      const storage = memoryStorage();
+      await handOverFromPassword({ origin, caseNumber, password: 'typed in the page' }, storage);
+      const handed = JSON.parse(storage.getItem(REPORTER_KEY_HANDOVER)!) as { k: string; t: number };
+      expect(Object.keys(handed).sort()).toEqual(['k', 't']);
+      const key = (await readReporterKey(storage))!;
+      const wrap = await server.ctx.db.selectFrom('case_key_wrap').select(['wrap', 'epoch']).where('case_id', '=', caseId).where('kind', '=', 'reporter').executeTakeFirstOrThrow();
+      expect(Buffer.from(await unwrapDataKey(key, wrap.wrap, { caseId, epoch: wrap.epoch }))).toEqual(Buffer.from(dataKey));
+
+      const wrong = memoryStorage();
+      await handOverFromPassword({ origin, caseNumber, password: 'not the password' }, wrong);
+      await expect(unwrapDataKey((await readReporterKey(wrong))!, wrap.wrap, { caseId, epoch: wrap.epoch })).rejects.toThrow();
+
+      expect(sent).toHaveLength(2);
+      for (const line of sent) {
+        expect(line).toContain('/idp/realms/whistleblower/signin/kdf');
+        expect(line).not.toMatch(/typed in the page|not the password/);
+        expect(line).not.toContain(handed.k);
+      }
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+});
+
