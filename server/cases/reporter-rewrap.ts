@@ -25,6 +25,8 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
+import * as v from 'valibot';
+import { reporterRewrapsSchema } from '../../machines/schema.ts';
 import { parseWrap } from './sealed.ts';
 
 export interface ReporterRewrap {
@@ -54,14 +56,14 @@ export function parseRewraps(text: unknown): ReporterRewrap[] {
   } catch {
     list = undefined;
   }
-  if (!Array.isArray(list) || list.length > 1000) throw new HttpError(400, 'BAD_WRAP', 'Send wraps: JSON [{ "epoch": n, "wrap": "<base64>" }], the data key of each epoch wrapped to the new reporter key.', 'wraps');
+  const parsed = v.safeParse(reporterRewrapsSchema, list);
+  if (!parsed.success) {
+    const at = parsed.issues[0]?.path?.[0]?.key;
+    throw new HttpError(400, 'BAD_WRAP', 'Send wraps: JSON [{ "epoch": n, "wrap": "<base64>" }], the data key of each epoch wrapped to the new reporter key.', typeof at === 'number' ? `wraps[${at}]` : 'wraps');
+  }
   const seen = new Set<number>();
-  return list.map((item, i) => {
+  return parsed.output.map(({ epoch, wrap }, i) => {
     const field = `wraps[${i}]`;
-    const { epoch, wrap } = (item ?? {}) as { epoch?: unknown; wrap?: unknown };
-    if (typeof epoch !== 'number' || !Number.isInteger(epoch) || epoch < 1 || epoch > 2 ** 31 - 1 || typeof wrap !== 'string') {
-      throw new HttpError(400, 'BAD_WRAP', 'Each wrap is { epoch, wrap }.', field);
-    }
     if (seen.has(epoch)) throw new HttpError(400, 'DUPLICATE_WRAP', 'Wrap the data key once per epoch.', field);
     seen.add(epoch);
     return { epoch, wrap: parseWrap({ kind: 'reporter', wrap }, field) };
