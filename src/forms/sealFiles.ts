@@ -179,7 +179,9 @@ export async function uploadSealedFiles(
           openFile: async () => ({
             size: source.size,
             slice: async (start: number, end: number) => {
-              const value = await source.slice(start, end);
+              // Bytes as the request body (XMLHttpRequest and Node's http both send them); tus-js-client reads `size`, as of a Blob.
+              const value = Object.assign(await source.slice(start, end), { size: 0 });
+              value.size = value.length;
               return { value, done: start + value.length >= source.size };
             },
             close: () => {},

@@ -911,7 +911,7 @@ describe('online report: sealing', () => {
       const snap = actor.getSnapshot();
       expect(snap.matches(where.includes('.') ? { failed: where.split('.')[1] } : where), where).toBe(true);
       expect(seals).toEqual([]);
-      expect(snap.context.draft.files.map((f) => f.name)).toEqual(where === 'failed.fileRefused' ? ['b.txt'] : ['a.pdf', 'b.txt']);
+      expect(snap.context.draft.files.map((f: { name: string }) => f.name)).toEqual(where === 'failed.fileRefused' ? ['b.txt'] : ['a.pdf', 'b.txt']);
       if (where === 'failed.fileRefused') expect(snap.context.refusedFiles).toEqual(['a.pdf']);
       if (where === 'rateLimited') expect(snap.context.retryAfterSeconds).toBe(30);
     }
