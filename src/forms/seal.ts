@@ -116,6 +116,8 @@ export function sealedDetailsOf(dto: CaseDto) {
     whistleblowerRelation: dto.whistleblowerRelation,
     reportedPersons: dto.reportedPersons,
     reportedUnit: dto.reportedUnit ?? null,
+    // A recorded voice message in place of the text (issue 40): one of the sealed files is it.
+    ...(dto.voiceMessage ? { voiceMessage: true } : {}),
   };
 }
 
