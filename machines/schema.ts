@@ -471,6 +471,8 @@ export const keyWrapSchema = v.object({
 export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
+  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is the handler's, sealed later). */
+  submissionType: v.optional(v.picklist(SUBMISSION_TYPES), 'ONLINE_FORM'),
   protectionOfficer: idRef,
   subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
   caseAccount: v.variant('follow', [derivedAccountSchema, v.object({ follow: v.literal(false) })]),

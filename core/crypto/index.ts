@@ -34,5 +34,5 @@ export * from './handler.ts';
 export * from './keylog.ts';
 export * from './handler-wire.ts';
 export * from './case.ts';
-export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, type SealedFileName, type SealedUpload } from './sealed-file.ts';
+export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, SealedFileSource, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';
