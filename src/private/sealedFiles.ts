@@ -100,6 +100,7 @@ export async function sendSealedFiles(
   const ids: string[] = [];
   for (const [index, file] of files.entries()) {
     const sealed = await sealFileForUpload(key.dataKey, key.caseId, file, { name: file.name });
+    let settled = () => {};
     const outcome = await new Promise<string | SealedSendFailure>((resolve) => {
       const upload = new Upload(chunkedReader(sealed.stream, SEALED_CHUNK_BYTES) as unknown as ReadableStreamDefaultReader, {
         endpoint: api.url(UPLOADS_PATH),
@@ -126,12 +127,16 @@ export async function sendSealedFiles(
           resolve({ status });
         },
       });
-      signal.addEventListener('abort', () => {
+      // A cancel removes this file's upload; one that arrived is left for the message to take.
+      const onAbort = () => {
         void upload.abort(true).catch(() => {});
         resolve({ status: 0 });
-      }, { once: true });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      settled = () => signal.removeEventListener('abort', onAbort);
       upload.start();
     });
+    settled();
     if (typeof outcome !== 'string') return outcome;
     ids.push(outcome);
   }

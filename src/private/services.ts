@@ -403,8 +403,10 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
         const key = s.caseKey();
         if (key) {
           // A sealed case (issue 37): checked, sealed here and sent as ciphertext (src/private/sealedFiles.ts).
-          void sealedUploads(s, key, checks, input.files, sendBack, abort.signal).finally(() => {
+          void sealedUploads(s, key, checks, input.files, (e) => sendBack(e), abort.signal).then((last) => {
+            // Finished before the chart hears it: its leaving `uploading` must not abort (delete) what arrived.
             finished = true;
+            if (last && !abort.signal.aborted) sendBack(last);
           });
           return () => {
             if (!finished) abort.abort();
@@ -490,25 +492,22 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
  * sealed and uploaded in a fresh sealed session of the case (sealedFiles.ts says why
  * fresh); reports the chart's upload events.
  */
-async function sealedUploads(s: PrivateServices, key: CaseKey, checks: FileChecks | undefined, draft: readonly DraftFile[], sendBack: (e: ChatEvent) => void, signal: AbortSignal): Promise<void> {
-  const failed = (status: number, code?: string) => {
-    if (!signal.aborted) sendBack({ type: 'upload.failed', status, code });
-  };
+async function sealedUploads(s: PrivateServices, key: CaseKey, checks: FileChecks | undefined, draft: readonly DraftFile[], progress: (e: ChatEvent) => void, signal: AbortSignal): Promise<ChatEvent | null> {
   try {
     const files = (checks ? await checks.resolve(draft) : draft) as (File & { name: string })[];
     const res = await s.api.request(CASE_UPLOAD_SESSIONS_PATH, { method: 'POST', signal });
     const session = ((await res.json()) as { uploadSession: string }).uploadSession;
     const { sendSealedFiles } = await import('./sealedFiles.ts');
-    const result = await sendSealedFiles(s.api, key, session, files, (p) => sendBack({ type: 'upload.progress', ...p }), signal);
-    if (signal.aborted) return;
-    if (Array.isArray(result)) return sendBack({ type: 'upload.finished', session, ids: result });
-    if ('refusedFile' in result) return failed(415, 'FILE_CONTENT_MISMATCH');
-    if ('rateLimited' in result) return sendBack({ type: 'upload.failed', status: 429 });
-    if ('sessionLost' in result) return failed(401, 'UPLOAD_SESSION_INVALID');
-    failed(result.status);
+    const result = await sendSealedFiles(s.api, key, session, files, (p) => progress({ type: 'upload.progress', ...p }), signal);
+    if (signal.aborted) return null;
+    if (Array.isArray(result)) return { type: 'upload.finished', session, ids: result };
+    if ('refusedFile' in result) return { type: 'upload.failed', status: 415, code: 'FILE_CONTENT_MISMATCH' };
+    if ('rateLimited' in result) return { type: 'upload.failed', status: 429 };
+    if ('sessionLost' in result) return { type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' };
+    return { type: 'upload.failed', status: result.status };
   } catch (err) {
     const e = err instanceof ApiError ? err : undefined;
-    if (!signal.aborted) sendBack({ type: 'upload.failed', status: statusOf(err), code: e?.code, retryAfterSeconds: e?.retryAfterSeconds });
+    return signal.aborted ? null : { type: 'upload.failed', status: statusOf(err), code: e?.code, retryAfterSeconds: e?.retryAfterSeconds };
   }
 }
 
