@@ -19,6 +19,8 @@ export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
 export const SEALED_IDENTITY_PATH = '/api/private/case/whistleblower/sealed';
 export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
+/** The case read's sign that this case wants a reporter wrap from the page (server/routes/private.ts). */
+export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {

@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -216,11 +216,11 @@ export function sessionImplementations(
   // (core/earlyRead.ts) is looked at once, by the first check.
   let headLookedAt = false;
   // A server-keyed case being migrated gets its reporter wrap from this page, once per
-  // page load, after the first case read answered (sealed-migration.md "Migration"):
-  // only with a reporter key in hand; the server says whether one is needed.
+  // page load, when the case read says one is wanted (sealed-migration.md "Migration";
+  // the header comes only with SEALED_CASES=browser), and only with a reporter key in hand.
   let wrapOffered = false;
-  const offerWrapOnce = () => {
-    if (wrapOffered) return;
+  const offerWrapOnce = (res: Response) => {
+    if (wrapOffered || res.headers.get(REPORTER_WRAP_HEADER) !== 'wanted') return;
     wrapOffered = true;
     void s.reporterKey().then((key) => offerReporterWrap(s.api, key)).catch(() => false);
   };
@@ -238,7 +238,7 @@ export function sessionImplementations(
         const res = await prefetched;
         if (res.status === 200) {
           const answer = await answerOf(res);
-          offerWrapOnce();
+          offerWrapOnce(res);
           return answer;
         }
       } catch {
@@ -259,8 +259,9 @@ export function sessionImplementations(
     // reload of an unchanged case is a 304 without a body (the chart keeps its copy).
     const headers: Record<string, string> = known && known.data === current ? { 'if-none-match': known.etag } : {};
     try {
-      const answer = await answerOf(await s.api.request(MY_CASE_PATH, { signal, headers }));
-      offerWrapOnce();
+      const res = await s.api.request(MY_CASE_PATH, { signal, headers });
+      const answer = await answerOf(res);
+      offerWrapOnce(res);
       return answer;
     } catch (err) {
       if (statusOf(err) === 409 && err instanceof ApiError && err.code === 'CASE_SEALED') {

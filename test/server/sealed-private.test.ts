@@ -8,6 +8,7 @@
  *   stored; a server-keyed case answers 409 CASE_NOT_SEALED; no marker in any row;
  * - the reporter wrap of a server-keyed case being migrated, for a reporter who signed in
  *   by verifier: made by the page, it opens with the reporter key to the case's data key;
+ *   the case read says when it is wanted (`x-reporter-wrap`, only with SEALED_CASES=browser);
  *   offered again, the server says it is not needed and nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,7 +123,11 @@ describe('a server-keyed case being migrated, its reporter signed in by verifier
     const after = await server.ctx.db.selectFrom('report_case').select('whistleblower_enc').where('id', '=', row.id).executeTakeFirstOrThrow();
     expect(Buffer.from(after.whistleblower_enc ?? []).equals(Buffer.from(row.whistleblower_enc ?? []))).toBe(true);
 
+    // The case read says a wrap is wanted (the page offers it only then), and stops saying so once there is one.
+    const wanted = async () => (await call(server, 'GET', '/api/private/case/my-case', { host: HOST, token: tokens.access_token })).headers.get('x-reporter-wrap');
+    expect(await wanted()).toBe('wanted');
     expect(await offerReporterWrap(pageApi(tokens.access_token), r.keys.reporterKey)).toBe(true);
+    expect(await wanted()).toBeNull();
     const [wrap] = await reporterWraps();
     expect(wrap?.epoch).toBe(1);
     const opened = await unwrapDataKey(r.keys.reporterKey, new Uint8Array(wrap!.wrap), { caseId: row.id, epoch: 1 });
