@@ -491,6 +491,16 @@ export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
  * with additional data `wb:<case id>:case_message.body_enc:<id>`: the browser picks
  * the id, so the envelope is bound to its row before it is sent.
  */
+/**
+ * The reporter wraps a sealed case's new-password page re-wrapped under the new reporter
+ * key (the `wraps` field, JSON; server/cases/reporter-rewrap.ts): one per epoch. The bytes
+ * (size, version) are checked where they are decoded.
+ */
+export const reporterRewrapsSchema = v.pipe(
+  v.array(v.object({ epoch: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)), wrap: v.pipe(v.string(), v.maxLength(400)) })),
+  v.maxLength(1000),
+);
+export type ReporterRewraps = v.InferOutput<typeof reporterRewrapsSchema>;
 export const sealedMessageDtoSchema = v.object({
   id: v.pipe(v.string(), v.uuid()),
   body: base64Text(64 * 1024),

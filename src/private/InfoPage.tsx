@@ -123,7 +123,7 @@ export function InfoPage() {
           </div>
           {/* A sealed case's notification address is sealed apart, to the mail key, with the report: not changed here. */}
           {c.sealed ? (
-            <SealedNotYet what="notification" />
+            <SealedNotYet />
           ) : (
             <label className={styles.checkbox}>
               <input
@@ -157,9 +157,8 @@ export function InfoPage() {
         </h2>
         <p>{t('private.info.password.text')}</p>
         {passwordFailed && <p className={styles.error} role="alert">{t('private.info.password.failed')}</p>}
-        {/* A sealed case's password change must re-wrap its key in the browser: not built yet (issue 37). */}
-        {c.sealed && <SealedNotYet what="password" />}
-        <button type="button" className={buttons.secondaryButton} disabled={!active || !!c.sealed} onClick={() => form.send({ type: 'password.change' })}>
+        {/* A sealed case too: the provider's new-password page re-wraps its key in the browser (issue 37). */}
+        <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => form.send({ type: 'password.change' })}>
           {t('private.info.password.change')}
         </button>
       </section>

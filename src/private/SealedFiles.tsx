@@ -79,16 +79,16 @@ export function UnopenedFile({ className }: { className?: string }) {
   );
 }
 
-function NotYetText({ what }: { what: 'notification' | 'password' }) {
+function NotYetText() {
   const t = useT('sealedPrivate');
-  return <p className={pages.muted}>{t(what === 'notification' ? 'sealedPrivate.notification' : 'sealedPrivate.passwordNotYet')}</p>;
+  return <p className={pages.muted}>{t('sealedPrivate.notification')}</p>;
 }
 
-/** What a sealed case cannot change on /private/info yet. */
-export function SealedNotYet({ what }: { what: 'notification' | 'password' }) {
+/** What a sealed case cannot change on /private/info yet: the notification wish (its address is sealed apart, to the mail key). */
+export function SealedNotYet() {
   return (
     <Suspense fallback={null}>
-      <NotYetText what={what} />
+      <NotYetText />
     </Suspense>
   );
 }

@@ -26,6 +26,7 @@ import type {
   LoadCaseInput,
   PrivateCase,
   SignInAgainResult,
+  UnlockCaseInput,
   VerifyResult,
 } from '../../machines/session.ts';
 import type { ChatEvent, DraftFile, PostMessageInput, UploadFilesInput } from '../../machines/chat.ts';
@@ -71,6 +72,12 @@ export interface PrivateServices {
   /** A sealed case's data key, opened in this page (src/private/sealed.ts); null for a case the server keys. */
   caseKey(): CaseKey | null;
   holdCaseKey(key: CaseKey | null): void;
+  /** Another OpenID provider signs in (config.json names it): no sign-in page of ours hands a reporter key over. */
+  externalIssuer: boolean;
+  /** Derives the reporter key from the case password typed here (src/private/unlock.ts) and holds it as a handed-over one. */
+  unlockWith(caseNumber: string, password: string, signal?: AbortSignal): Promise<CryptoKey | null>;
+  /** Forgets a reporter key that opened nothing (the tab's handover too), so a reload asks again. */
+  dropReporterKey(): void;
 }
 
 export function statusOf(err: unknown): number {
@@ -166,7 +173,23 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey, caseKey: () => caseKey, holdCaseKey };
+  const externalIssuer = id.authority.replace(/\/$/, '') !== `${origin}/idp/realms/whistleblower`;
+  const dropReporterKey = () => {
+    forgetReporterKey(storage);
+    reporterKey = Promise.resolve(null);
+  };
+  const unlockWith = async (caseNumber: string, password: string, signal?: AbortSignal) => {
+    const { handOverFromPassword } = await import('./unlock.ts');
+    try {
+      await handOverFromPassword({ origin, caseNumber, password }, storage, signal);
+    } catch (err) {
+      dropReporterKey();
+      throw err;
+    }
+    reporterKey = readReporterKey(storage);
+    return reporterKey;
+  };
+  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey, caseKey: () => caseKey, holdCaseKey, externalIssuer, unlockWith, dropReporterKey };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */
@@ -249,7 +272,13 @@ export function sessionImplementations(
     // once it has, the page reads the sealed view straight away.
     const readSealed = async (): Promise<LoadCaseResult> => {
       try {
-        return await readSealedCase(s.api, await s.reporterKey(), s.holdCaseKey, signal);
+        const result = await readSealedCase(s.api, await s.reporterKey(), s.holdCaseKey, signal);
+        // An external issuer handed no key over: the page asks for the case password and derives it (issue 37).
+        if (result.keyMissing && s.externalIssuer) {
+          s.dropReporterKey();
+          return { ...result, passwordWanted: true };
+        }
+        return result;
       } catch (err) {
         return { status: statusOf(err), data: null };
       }
@@ -362,6 +391,18 @@ export function sessionImplementations(
       signInAgain: fromPromise<SignInAgainResult, void>(async () => {
         const user = await (await s.userManager()).signinPopup({ ui_locales: toBcp47(language()) });
         return { caseNumber: caseNumberOf(user) };
+      }),
+      unlockCase: fromPromise<LoadCaseResult, UnlockCaseInput>(async ({ input, signal }) => {
+        if (!input.caseNumber) throw new Error('no case number in the token');
+        const key = await s.unlockWith(input.caseNumber, input.password, signal);
+        sealedCase = true;
+        try {
+          const result = await readSealedCase(s.api, key, s.holdCaseKey, signal);
+          if (result.keyMissing) s.dropReporterKey();
+          return result;
+        } catch (err) {
+          return { status: statusOf(err), data: null };
+        }
       }),
       signOut: fromPromise<void, void>(async () => {
         await (await s.userManager()).signoutRedirect({ post_logout_redirect_uri: `${window.location.origin}/` });

@@ -253,7 +253,6 @@ describe('the private area of a sealed case', () => {
     await page.getByRole('link', { name: en['private.nav.info'] }).first().click();
     await expect.poll(() => page.getByLabel(/First and last name/).inputValue()).toBe(MARKERS.name);
     await page.getByText(en['sealedPrivate.notification']!).waitFor();
-    await page.getByText(en['sealedPrivate.passwordNotYet']!).waitFor();
     await page.getByLabel(en['private.info.email']!, { exact: true }).fill(MARKERS.email);
     await page.getByRole('button', { name: en['private.info.save'] }).click();
     await page.getByText(en['private.info.saved']!).waitFor();
