@@ -303,7 +303,8 @@ describe('the private area of a sealed case', () => {
     const [wrap] = await reporterWraps();
     const opened = await unwrapDataKey(r.keys.reporterKey, new Uint8Array(wrap!.wrap), { caseId: row.id, epoch: 1 });
     expect(Buffer.from(opened).equals(Buffer.from(await portal.server.ctx.caseKeys.unwrap(row.id, row.wrapped_key!)))).toBe(true);
-    const recorded = await Promise.all(traffic);
-    expect(recorded.filter((x) => x.url.endsWith('/api/private/case/my-case/reporter-wrap')).map((x) => x.what.slice(0, 5))).toEqual(['→ GET', '← 200', '→ PUT', '← 201']);
+    // The page's calls: one offer, one wrap (the row can land before the browser reports the answer).
+    const wrapCalls = async () => (await Promise.all(traffic)).filter((x) => x.url.endsWith('/api/private/case/my-case/reporter-wrap')).map((x) => x.what.slice(0, 5));
+    await expect.poll(wrapCalls, { timeout: 30_000 }).toEqual(['→ GET', '← 200', '→ PUT', '← 201']);
   }, 120_000);
 });
