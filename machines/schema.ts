@@ -514,6 +514,15 @@ export const sealedMessageDtoSchema = v.object({
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
 
 /**
+ * The reporter's identity changed on a sealed case (docs/decisions/sealed-cases.md
+ * "Reporter pages"): the browser seals `{ name, email, phone, phoneCountryCode,
+ * notification }` under the case's data key (core/crypto `sealIdentity`); the server
+ * checks the envelope's shape only and stores it as sent.
+ */
+export const sealedIdentityDtoSchema = v.object({ envelope: base64Text(8 * 1024) });
+export type SealedIdentityDto = v.InferOutput<typeof sealedIdentityDtoSchema>;
+
+/**
  * A grant (docs/decisions/sealed-cases.md "Handler pages and grants"): a handler who
  * opened a sealed case re-wraps its data key in the browser, as a sealed box to a
  * colleague's ECDH key the verified key log certifies; `recipientKeyId` is that key's id.

@@ -48,6 +48,10 @@ export interface CaseFile {
   size: number;
   mimeType: string;
   created?: string;
+  /** A sealed case's file: its true size from the sealed name (null: sealed unpadded). */
+  plainSize?: number | null;
+  /** A sealed case's file whose name did not open here: listed as such, not offered. */
+  unopened?: boolean;
 }
 export interface CaseMessage {
   id: string;

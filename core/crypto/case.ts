@@ -85,6 +85,15 @@ export async function sealMessage(dataKey: Uint8Array, caseId: string, text: str
   return { id, body: toBase64(await sealField(dataKey, fieldContext(caseId, SEALED_COLUMNS.messageBody, id), text)) };
 }
 
+/**
+ * The reporter's identity changed on a sealed case: sealed under the case's data key as
+ * the creation seals it (`report_case.whistleblower_enc`, no row), so `openCaseParts`
+ * opens it the same way; the server stores the envelope as sent.
+ */
+export async function sealIdentity(dataKey: Uint8Array, caseId: string, whistleblower: unknown): Promise<string> {
+  return toBase64(await sealField(dataKey, fieldContext(caseId, SEALED_COLUMNS.whistleblower), JSON.stringify(whistleblower)));
+}
+
 export interface SealedCaseView {
   caseId: string;
   epoch: number;

@@ -214,3 +214,16 @@ export async function addSealedMessage(
   if (uploads) await uploads.commit(claimed);
   return { id: msg.id, time: now.toISOString(), files: claimed.map((f) => ({ id: f.id, size: f.size })) };
 }
+
+/**
+ * The reporter's identity, changed in the browser of a sealed case: the envelope as
+ * sealed there (core/crypto `sealIdentity`), checked for shape only (400 BAD_ENVELOPE,
+ * nothing stored). Why no name rule here as on the usual path (a given name stays): the
+ * server cannot read either envelope; the page keeps the name, and a reporter who
+ * scripts another one changes only what the handlers read of their own identity.
+ */
+export async function updateSealedIdentity(ctx: Pick<AppContext, 'db'>, row: { id: string; sealed: boolean }, envelope: string): Promise<void> {
+  if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: change the identity on the usual path.');
+  const bytes = parseEnvelope(envelope, 'envelope');
+  await ctx.db.updateTable('report_case').set({ whistleblower_enc: bytes }).where('id', '=', row.id).execute();
+}

@@ -12,10 +12,15 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import type { CaseMessage, LoadCaseResult, PrivateCase, StatusEvent } from '../../machines/session.ts';
-import type { CaseStatus, MessageType, Violation } from '../../machines/schema.ts';
+import { ALLOWED_FILE_TYPES, fileExtension, type CaseStatus, type MessageType, type Violation } from '../../machines/schema.ts';
+import type { CaseFile } from '../../machines/session.ts';
 
 export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
+export const SEALED_IDENTITY_PATH = '/api/private/case/whistleblower/sealed';
+export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
+/** The case read's sign that this case wants a reporter wrap from the page (server/routes/private.ts). */
+export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
@@ -42,6 +47,7 @@ interface SealedAnswer {
   envelopes: { details: string; whistleblower: string | null };
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
   messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  files?: { id: string; messageId: string | null; name: string; size: number; created: string }[];
   pendingWhistleblowerAction: boolean;
   caseStatusHistory: StatusEvent[];
   protectionOfficer: PrivateCase['protectionOfficer'];
@@ -68,9 +74,11 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   hold({ caseId: view.caseId, dataKey });
   const details = opened.details;
   const texts = new Map(opened.messages.map((m) => [m.id, m.text]));
+  const files = await openFileList(dataKey, view.caseId, view.files ?? []);
+  const filesOf = (messageId: string | null) => files.filter((f) => f.messageId === messageId).map(({ messageId: _, ...f }) => f);
   const messages: CaseMessage[] = view.messages.map((m) => {
     const text = texts.get(m.id) ?? null;
-    return { id: m.id, message: text ?? '', ...(text === null ? { unopened: true } : {}), time: m.time, type: m.type, createdByUserId: m.createdByUserId, files: [] };
+    return { id: m.id, message: text ?? '', ...(text === null ? { unopened: true } : {}), time: m.time, type: m.type, createdByUserId: m.createdByUserId, files: filesOf(m.id) };
   });
   const unopened: ('details' | 'whistleblower')[] = [];
   if (details === null) unopened.push('details');
@@ -93,7 +101,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     protectionOfficer: view.protectionOfficer,
     subsidiary: null,
     caseAccount: { follow: true },
-    files: [],
+    files: filesOf(null),
     messages,
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
@@ -103,9 +111,95 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   return { status: 200, data };
 }
 
-/** Seals a message under the case's data key here and sends only the envelope; resolves with the HTTP status. */
-export async function postSealedMessage(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal): Promise<Response> {
+/**
+ * Each file's name opened on its own (core/crypto `openFileName`): its type comes from
+ * the opened name (the server stores every sealed file as octet-stream), its size shown
+ * is the true one. A name that does not open leaves the file listed as `unopened`,
+ * beside the rest; its bytes are not offered (they would open under no name either).
+ */
+export async function openFileList(dataKey: Uint8Array, caseId: string, files: NonNullable<SealedAnswer['files']>): Promise<(CaseFile & { messageId: string | null })[]> {
+  const { openFileName } = await import('../../core/crypto/index.ts');
+  return Promise.all(
+    files.map(async (f) => {
+      try {
+        const opened = await openFileName(dataKey, caseId, f.id, f.name);
+        const ext = fileExtension(opened.name);
+        const mimeType = Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? ALLOWED_FILE_TYPES[ext as keyof typeof ALLOWED_FILE_TYPES][0]! : 'application/octet-stream';
+        return { id: f.id, messageId: f.messageId, name: opened.name, size: opened.size ?? f.size, plainSize: opened.size, mimeType, created: f.created };
+      } catch {
+        return { id: f.id, messageId: f.messageId, name: '', size: f.size, plainSize: null, mimeType: 'application/octet-stream', created: f.created, unopened: true };
+      }
+    }),
+  );
+}
+
+/** Seals a message under the case's data key here and sends only the envelope, naming the sealed uploads of `uploads.session`; resolves with the HTTP status. */
+export async function postSealedMessage(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal, uploads?: { session: string; ids: string[] } | null): Promise<Response> {
   const { sealMessage } = await import('../../core/crypto/index.ts');
   const sealed = await sealMessage(key.dataKey, key.caseId, text);
-  return api.request(SEALED_MESSAGE_PATH, { method: 'POST', body: sealed, signal });
+  return api.request(SEALED_MESSAGE_PATH, {
+    method: 'POST',
+    body: uploads ? { ...sealed, uploads: uploads.ids } : sealed,
+    headers: uploads ? { 'x-upload-session': uploads.session } : {},
+    signal,
+  });
+}
+
+/**
+ * What a sealed case's identity becomes, by the usual path's rules (server/cases/
+ * reporter.ts), applied here since the server cannot read it: a name once given stays;
+ * the notification wish is kept as sent with the report (its address is sealed apart,
+ * to the mail key, and this page does not change it) and needs an e-mail address.
+ */
+export function sealedIdentityOf(
+  input: { name: string; email: string | null; phone: string | null; phoneCountryCode: string | null },
+  current: { name?: string | null; notification?: boolean } | null,
+): { name: string; email: string; phone: string | null; phoneCountryCode: string | null; notification: boolean } {
+  const email = input.email?.trim() || '';
+  return {
+    name: current?.name?.trim() ? current.name : input.name,
+    email,
+    phone: input.phone?.trim() || null,
+    phoneCountryCode: input.phoneCountryCode ?? null,
+    notification: !!current?.notification && !!email,
+  };
+}
+
+/** The identity as the form sends it, sealed here under the case's data key (core/crypto `sealIdentity`); only the envelope leaves. */
+export async function putSealedIdentity(api: ApiClient, key: CaseKey, whistleblower: unknown, signal?: AbortSignal): Promise<Response> {
+  const { sealIdentity } = await import('../../core/crypto/index.ts');
+  return api.request(SEALED_IDENTITY_PATH, { method: 'PUT', body: { envelope: await sealIdentity(key.dataKey, key.caseId, whistleblower) }, signal });
+}
+
+/**
+ * A server-keyed case being migrated (docs/decisions/sealed-migration.md "Migration"):
+ * a reporter who signed in by verifier holds the reporter key only here, so the page
+ * asks for the case's data key, wraps it to that key, checks the wrap opens, sends it
+ * and forgets the key. 409 REPORTER_WRAP_NOT_NEEDED (sealed, wrapped already, not being
+ * migrated) and any failure are quiet: the next sign-in offers it again. Resolves with
+ * whether a wrap was stored.
+ */
+export async function offerReporterWrap(api: ApiClient, reporterKey: CryptoKey | null): Promise<boolean> {
+  if (!reporterKey) return false;
+  let offer: { caseId: string; epoch: number; dataKey: string };
+  try {
+    offer = (await (await api.request(REPORTER_WRAP_PATH)).json()) as typeof offer;
+  } catch {
+    return false;
+  }
+  const { fromBase64, toBase64, unwrapDataKey, wrapDataKey } = await import('../../core/crypto/index.ts');
+  const dataKey = fromBase64(offer.dataKey);
+  try {
+    const at = { caseId: offer.caseId, epoch: offer.epoch };
+    const wrap = await wrapDataKey(reporterKey, dataKey, at);
+    const back = await unwrapDataKey(reporterKey, wrap, at);
+    if (back.length !== dataKey.length || back.some((b, i) => b !== dataKey[i])) return false;
+    back.fill(0);
+    await api.request(REPORTER_WRAP_PATH, { method: 'PUT', body: { wrap: toBase64(wrap) } });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    dataKey.fill(0);
+  }
 }

@@ -158,6 +158,8 @@ const NOT_IN_JOURNEY: string[] = [
   'POST /api/handler/cases/{caseNumber}/upload-sessions',
   'GET /api/private/case/my-case/reporter-wrap',
   'PUT /api/private/case/my-case/reporter-wrap',
+  // The sealed identity change (sealed-private.test.ts).
+  'PUT /api/private/case/whistleblower/sealed',
 ];
 
 type Api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => ReturnType<typeof call>;
