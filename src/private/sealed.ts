@@ -20,7 +20,10 @@ export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
   caseId: string;
+  /** The newest key the reporter wrap reaches (through the forward links after a revocation), what new messages are sealed under. */
   dataKey: Uint8Array;
+  /** Its key epoch (core/crypto/epochs.ts); absent: the first. */
+  epoch?: number;
 }
 
 /** The sealed details as the report form seals them (src/forms/seal.ts sealedDetailsOf). */
@@ -41,7 +44,8 @@ interface SealedAnswer {
   epoch: number;
   envelopes: { details: string; whistleblower: string | null };
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string; epoch?: number }[];
+  links?: { epoch: number; kind: 'previous' | 'next'; link: string }[];
   pendingWhistleblowerAction: boolean;
   caseStatusHistory: StatusEvent[];
   protectionOfficer: PrivateCase['protectionOfficer'];
@@ -55,17 +59,17 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   }
   const res = await api.request(SEALED_CASE_PATH, { signal });
   const view = (await res.json()) as SealedAnswer;
-  const { openCaseKey, openCaseParts } = await import('../../core/crypto/index.ts');
-  let dataKey: Uint8Array;
+  const { openCaseKeys, openCaseParts } = await import('../../core/crypto/index.ts');
+  let keys: Awaited<ReturnType<typeof openCaseKeys>>;
   try {
-    dataKey = await openCaseKey(view, { reporterKey });
+    keys = await openCaseKeys(view, { reporterKey });
   } catch {
     // No wrap for this key, or a key that does not unwrap it (another password's): nothing would open.
     hold(null);
     return { status: 200, data: null, keyMissing: true };
   }
-  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(dataKey, view);
-  hold({ caseId: view.caseId, dataKey });
+  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(keys, view);
+  hold({ caseId: view.caseId, dataKey: keys.dataKey, epoch: keys.epoch });
   const details = opened.details;
   const texts = new Map(opened.messages.map((m) => [m.id, m.text]));
   const messages: CaseMessage[] = view.messages.map((m) => {
@@ -107,5 +111,5 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
 export async function postSealedMessage(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal): Promise<Response> {
   const { sealMessage } = await import('../../core/crypto/index.ts');
   const sealed = await sealMessage(key.dataKey, key.caseId, text);
-  return api.request(SEALED_MESSAGE_PATH, { method: 'POST', body: sealed, signal });
+  return api.request(SEALED_MESSAGE_PATH, { method: 'POST', body: { ...sealed, epoch: key.epoch ?? 1 }, signal });
 }

@@ -51,7 +51,7 @@ describe('core key epochs', () => {
     const messages = [{ ...m1, epoch: 1 }, { ...m3, epoch: 3 }];
     const envelopes = { details: toBase64(new Uint8Array(40)), whistleblower: null };
 
-    const handlerView = { caseId, epoch: 3, wrap: { recipientKeyId: a.keyId, kind: 'handler', ...(await wrapFor(a, e3.dataKey, 3)) }, links: links.filter((l) => l.kind === 'previous') };
+    const handlerView = { caseId, epoch: 3, wrap: await wrapFor(a, e3.dataKey, 3), links: links.filter((l) => l.kind === 'previous') };
     const handler = await openCaseKeys(handlerView, asKey(a));
     expect(handler.epoch).toBe(3);
     expect([...handler.byEpoch.keys()].sort()).toEqual([1, 2, 3]);
