@@ -531,6 +531,17 @@ export const keyEpochDtoSchema = v.object({
 });
 export type KeyEpochDto = v.InferOutput<typeof keyEpochDtoSchema>;
 
+/**
+ * The reporter's own wrap of a later epoch's key (sealed-cases.md "Revocation and key
+ * epochs"): her page walked forward through the `next` links, wraps the newest key
+ * under her reporter key, and the server drops the links it replaces.
+ */
+export const reporterEpochWrapDtoSchema = v.object({
+  epoch: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1_000_000)),
+  wrap: base64Text(200),
+});
+export type ReporterEpochWrapDto = v.InferOutput<typeof reporterEpochWrapDtoSchema>;
+
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({
   ...commonSubmission,

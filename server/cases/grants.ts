@@ -24,7 +24,7 @@
  *   (sealed.ts refuseRevoked). Any refusal stores nothing.
  */
 import { fromBase64, keyId, verifyKeyLog, FIELD_VERSION, NONCE_BYTES, TAG_BYTES, DATA_KEY_BYTES } from '../../core/crypto/index.ts';
-import type { KeyEpochDto, KeyGrantDto } from '../../machines/schema.ts';
+import type { KeyEpochDto, KeyGrantDto, ReporterEpochWrapDto } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readKeyLog } from '../keys/key-log.ts';
@@ -170,6 +170,31 @@ export async function revokeCaseKey(ctx: AppContext, caller: HandlerIdentity, ro
     await trx.deleteFrom('case_key_revocation').where('case_id', '=', row.id).where('recipient_key_id', '=', dto.revoke).execute();
     await trx.insertInto('case_key_revocation').values({ case_id: row.id, recipient_key_id: dto.revoke, handler_id: revokedHandler, epoch: newEpoch, created_at: now }).execute();
     return { epoch: newEpoch, revoked: dto.revoke };
+  });
+}
+
+/**
+ * The reporter's wrap of a later epoch, made in her page after it walked forward: stored
+ * as her wrap of that epoch, and the `next` links up to it are deleted, so the server
+ * holds no link a revoked handler's old key could open from then on. Refused, storing
+ * nothing: a case not sealed or without a reporter wrap (409 CASE_NOT_SEALED,
+ * NO_CASE_KEY), an epoch not after her newest wrap, beyond the current, or not reached
+ * by the links (409 EPOCH_STALE), a wrap of the wrong shape (400 BAD_WRAP). The server
+ * cannot check that it opens: a page that stores garbage harms only its own reporter,
+ * and only once the links are gone (the recovery key and the handlers still hold it).
+ */
+export async function storeReporterEpochWrap(ctx: AppContext, row: { id: string; sealed: boolean }, dto: ReporterEpochWrapDto): Promise<{ epoch: number }> {
+  if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed.');
+  const wrap = parseWrap({ kind: 'reporter', wrap: dto.wrap }, 'wrap');
+  return ctx.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('report_case').select('id').where('id', '=', row.id).forUpdate().executeTakeFirst();
+    const newest = await trx.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', row.id).where('kind', '=', 'reporter').orderBy('epoch', 'desc').executeTakeFirst();
+    if (!newest) throw new HttpError(409, 'NO_CASE_KEY', 'This case has no reporter wrap.');
+    const links = await trx.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', row.id).where('kind', '=', 'next').where('epoch', '>', newest.epoch).where('epoch', '<=', dto.epoch).execute();
+    if (dto.epoch <= newest.epoch || links.length !== dto.epoch - newest.epoch) throw new HttpError(409, 'EPOCH_STALE', 'Read the case again: this is not an epoch your wrap reaches by its links.', 'epoch');
+    await trx.insertInto('case_key_wrap').values({ case_id: row.id, epoch: dto.epoch, recipient_key_id: 'reporter', kind: 'reporter', wrap, created_at: ctx.clock.now() }).execute();
+    await trx.deleteFrom('case_key_wrap').where('case_id', '=', row.id).where('kind', '=', 'next').where('epoch', '<=', dto.epoch).execute();
+    return { epoch: dto.epoch };
   });
 }
 

@@ -16,6 +16,7 @@ import type { CaseStatus, MessageType, Violation } from '../../machines/schema.t
 
 export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
+export const EPOCH_WRAP_PATH = '/api/private/case/my-case/epoch-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
@@ -67,6 +68,12 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     // No wrap for this key, or a key that does not unwrap it (another password's): nothing would open.
     hold(null);
     return { status: 200, data: null, keyMissing: true };
+  }
+  // Walked forward past a revocation: wrap the newest key under the reporter key, so the server can drop the forward links (sealed-cases.md "Revocation and key epochs"). A failure only leaves them for the next sign-in.
+  if (keys.epoch > view.epoch) {
+    const { toBase64, wrapDataKey } = await import('../../core/crypto/index.ts');
+    const wrap = toBase64(await wrapDataKey(reporterKey, keys.dataKey, { caseId: view.caseId, epoch: keys.epoch }));
+    await api.request(EPOCH_WRAP_PATH, { method: 'PUT', body: { epoch: keys.epoch, wrap }, signal }).catch(() => undefined);
   }
   const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(keys, view);
   hold({ caseId: view.caseId, dataKey: keys.dataKey, epoch: keys.epoch });

@@ -17,7 +17,7 @@ import { Browser, signIn } from './identity-flow.ts';
 import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
 import {
   deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openCaseParts, openFieldText, openSealedBox,
-  sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry, type NextEpochBody,
+  sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, wrapDataKey, PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry, type NextEpochBody,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'revoke.test';
@@ -196,6 +196,24 @@ describe('revoking a colleague\'s key with a new epoch', () => {
     expect(new Map(reporterParts.messages.map((m) => [m.id, m.text])).get(after.id)).toContain('After the revocation');
     const answer = await sealMessage(reporter.dataKey, caseId, 'The reporter answers');
     expect((await call(server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: reporterToken, json: { ...answer, epoch: 2 } })).status).toBe(201);
+
+    // Her page then wraps the newest key under her reporter key; the server drops the forward link it replaces.
+    const epochWrap = (json: unknown) => call(server, 'PUT', '/api/private/case/my-case/epoch-wrap', { host: HOST, token: reporterToken, json });
+    const wrap = toBase64(await wrapDataKey(reporterKey, reporter.dataKey, { caseId, epoch: 2 }));
+    const before = await snapshot();
+    expectError(await epochWrap({ epoch: 3, wrap }), 409, 'EPOCH_STALE', 'epoch');
+    expectError(await epochWrap({ epoch: 2, wrap: toBase64(fromBase64(wrap).slice(0, 40)) }), 400, 'BAD_WRAP', 'wrap');
+    expectError(await epochWrap({ epoch: 1, wrap }), 400, 'VALIDATION');
+    expect(await snapshot()).toEqual(before);
+    const stored = await epochWrap({ epoch: 2, wrap });
+    expect(stored.status, JSON.stringify(stored.data)).toBe(201);
+    expectError(await epochWrap({ epoch: 2, wrap }), 409, 'EPOCH_STALE', 'epoch');
+    expect(await server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', caseId).where('kind', '=', 'next').execute()).toEqual([]);
+    const again = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: reporterToken });
+    expect(again.data.epoch).toBe(2);
+    expect(again.data.links.map((l: { kind: string }) => l.kind)).toEqual(['previous']);
+    const walked = await openCaseKeys(again.data, { reporterKey });
+    expect([...walked.byEpoch.keys()].sort()).toEqual([1, 2]);
   });
 
   it('refuses revoking the last handler who holds the key, and a later grant walks back to every epoch', async () => {
@@ -219,5 +237,9 @@ describe('revoking a colleague\'s key with a new epoch', () => {
     expect(await openFieldText(greta.keys.byEpoch.get(1)!, fieldContext(caseId, DETAILS_COLUMN), fromBase64(greta.view.envelopes.details))).toContain(MARKER);
     // Ida, revoked now, is refused.
     expectError(await call(server, 'GET', path('sealed'), { token: h.ida.token }), 403, 'CASE_KEY_REVOKED');
+    // The reporter walks from her second-epoch wrap through the new forward link.
+    const mine = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: reporterToken });
+    expect(mine.data.epoch).toBe(2);
+    expect((await openCaseKeys(mine.data, { reporterKey })).epoch).toBe(3);
   });
 });
