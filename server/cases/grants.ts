@@ -179,7 +179,8 @@ export async function revokeCaseKey(ctx: AppContext, caller: HandlerIdentity, ro
  * holds no link a revoked handler's old key could open from then on. Refused, storing
  * nothing: a case not sealed or without a reporter wrap (409 CASE_NOT_SEALED,
  * NO_CASE_KEY), an epoch not after her newest wrap, beyond the current, or not reached
- * by the links (409 EPOCH_STALE), a wrap of the wrong shape (400 BAD_WRAP). The server
+ * by the links (409 EPOCH_STALE), a wrap of the wrong shape (400 BAD_WRAP). Her older
+ * wrap goes (one reporter wrap per case; the back links reach the older keys). The server
  * cannot check that it opens: a page that stores garbage harms only its own reporter,
  * and only once the links are gone (the recovery key and the handlers still hold it).
  */
@@ -194,6 +195,8 @@ export async function storeReporterEpochWrap(ctx: AppContext, row: { id: string;
     if (dto.epoch <= newest.epoch || links.length !== dto.epoch - newest.epoch) throw new HttpError(409, 'EPOCH_STALE', 'Read the case again: this is not an epoch your wrap reaches by its links.', 'epoch');
     await trx.insertInto('case_key_wrap').values({ case_id: row.id, epoch: dto.epoch, recipient_key_id: 'reporter', kind: 'reporter', wrap, created_at: ctx.clock.now() }).execute();
     await trx.deleteFrom('case_key_wrap').where('case_id', '=', row.id).where('kind', '=', 'next').where('epoch', '<=', dto.epoch).execute();
+    // One reporter wrap per case, the newest: the back links reach the older keys, and a password change re-wraps exactly one.
+    await trx.deleteFrom('case_key_wrap').where('case_id', '=', row.id).where('kind', '=', 'reporter').where('epoch', '<', dto.epoch).execute();
     return { epoch: dto.epoch };
   });
 }

@@ -209,6 +209,7 @@ describe('revoking a colleague\'s key with a new epoch', () => {
     expect(stored.status, JSON.stringify(stored.data)).toBe(201);
     expectError(await epochWrap({ epoch: 2, wrap }), 409, 'EPOCH_STALE', 'epoch');
     expect(await server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', caseId).where('kind', '=', 'next').execute()).toEqual([]);
+    expect(await server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', caseId).where('kind', '=', 'reporter').execute()).toEqual([{ epoch: 2 }]);
     const again = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: reporterToken });
     expect(again.data.epoch).toBe(2);
     expect(again.data.links.map((l: { kind: string }) => l.kind)).toEqual(['previous']);
