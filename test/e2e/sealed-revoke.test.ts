@@ -7,8 +7,9 @@
  * and wraps it to herself and the recovery key. The case is opened again, her reply is
  * sealed under the new epoch; Greta's page says her access was revoked (axe); the
  * server holds no wrap of Greta's key, the reply does not open with the first epoch's
- * key Greta had, and the reporter reaches the new key through her forward link and
- * reads the reply. No marker in any request or response.
+ * key Greta had; the reporter's page reaches the new key through her forward link,
+ * shows the reply and wraps the new key under her reporter key (the server then keeps
+ * no forward link). No marker in any request or response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { deriveReporterKeys, fieldContext, keyId, openCaseKeys, openCaseParts, o
 import { Browser as ReporterBrowser, signIn as reporterSignIn } from '../server/identity-flow.ts';
 import { createHandlerAccount, enrolmentLink } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
+import { formatCaseNumber } from '../../machines/schema.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
@@ -189,11 +191,27 @@ describe('revoking access to a sealed case in the workspace', () => {
     expect(await greta.page.getByText(MARKERS.reply, { exact: false }).count()).toBe(0);
     expect(await axeViolations(greta.page)).toEqual([]);
 
-    // The reporter walks forward from her first-epoch wrap and reads the reply.
+    // The reporter's page, in Chromium: it walks forward from her first-epoch wrap, shows the reply, and wraps the new key under her reporter key.
+    expect(await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('kind', '=', 'next').execute()).toEqual([{ epoch: 2 }]);
+    const page = await open();
+    await page.goto(portal.url(HOST, '/private/messages'));
+    await page.waitForSelector('#caseNumber');
+    await page.fill('#caseNumber', formatCaseNumber(caseNumber));
+    await page.fill('#password', 'a long reporter password');
+    await page.press('#password', 'Enter');
+    await page.waitForURL((u) => u.pathname === '/private/messages', { timeout: 60_000 });
+    await page.getByText(MARKERS.reply, { exact: false }).waitFor();
+    await expect.poll(async () => (await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('kind', 'in', ['next', 'reporter']).execute()).map((w) => w.epoch)).toEqual([2]);
+
+    // Closed, so a request the private area holds open does not keep the recording waiting.
+    await opened.at(-1)!.close();
+
+    // The reporter's key reaches the new epoch by her own wrap of it now.
     const tokens = await reporterSignIn(new ReporterBrowser(portal.server, HOST), caseNumber, 'a long reporter password');
     const mine = await call(portal.server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
     const keys = await openCaseKeys(mine.data, { reporterKey: reporter.reporterKey });
     expect(keys.epoch).toBe(2);
+    expect(mine.data.epoch).toBe(2);
     const parts = await openCaseParts(keys, mine.data);
     expect(parts.messages.map((m) => m.text)).toEqual([`After the revocation ${MARKERS.reply}`]);
 
