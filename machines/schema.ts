@@ -510,6 +510,8 @@ export const sealedMessageDtoSchema = v.object({
   answerWanted: v.optional(v.boolean(), false),
   /** Ids of finished uploads of the sender's sealed upload session for this case (X-Upload-Session). */
   uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
+  /** The key epoch whose data key sealed the body and the files (core/crypto/epochs.ts); absent: the first. */
+  epoch: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000))),
 });
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
 
@@ -532,6 +534,34 @@ export const keyGrantDtoSchema = v.object({
   wrap: base64Text(400),
 });
 export type KeyGrantDto = v.InferOutput<typeof keyGrantDtoSchema>;
+
+const keyIdSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid'));
+/**
+ * A revocation with a new key epoch (docs/decisions/sealed-cases.md "Revocation and key
+ * epochs", core/crypto/epochs.ts makeNextEpoch): the revoking handler's browser made the
+ * next epoch's data key, wrapped it to every remaining holder, linked it back to the
+ * current key (`previous`) and, when the case has a reporter wrap, forward for the
+ * reporter (`next`).
+ */
+export const keyEpochDtoSchema = v.object({
+  epoch: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1_000_000)),
+  revoke: keyIdSchema,
+  wraps: v.pipe(v.array(v.object({ recipientKeyId: keyIdSchema, kind: v.picklist(['handler', 'recovery']), wrap: base64Text(400) })), v.minLength(1), v.maxLength(200)),
+  previous: base64Text(200),
+  next: v.optional(v.nullable(base64Text(200)), null),
+});
+export type KeyEpochDto = v.InferOutput<typeof keyEpochDtoSchema>;
+
+/**
+ * The reporter's own wrap of a later epoch's key (sealed-cases.md "Revocation and key
+ * epochs"): her page walked forward through the `next` links, wraps the newest key
+ * under her reporter key, and the server drops the links it replaces.
+ */
+export const reporterEpochWrapDtoSchema = v.object({
+  epoch: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1_000_000)),
+  wrap: base64Text(200),
+});
+export type ReporterEpochWrapDto = v.InferOutput<typeof reporterEpochWrapDtoSchema>;
 
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({

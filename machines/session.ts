@@ -52,6 +52,8 @@ export interface CaseFile {
   plainSize?: number | null;
   /** A sealed case's file whose name did not open here: listed as such, not offered. */
   unopened?: boolean;
+  /** A sealed case's file: the key epoch it is sealed under (absent: the first). */
+  epoch?: number;
 }
 export interface CaseMessage {
   id: string;

@@ -15,6 +15,11 @@
  * - The composer sends only non-empty text; on a failure the text stays.
  * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
  *   lists (the effect lists only those), and only while the data key is held.
+ * - A revocation is made only from `confirmingRevoke`, of a colleague who holds the
+ *   current epoch, while the data key is held; once the server took the next epoch the
+ *   case is read and opened again (the new key comes with this account's new wrap),
+ *   and the name of whom it was revoked from stays in `revoked` until the next choice.
+ * - An account whose key was revoked from the case (403) is `revoked`: nothing opened.
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
@@ -64,7 +69,8 @@ export interface SealedLoadAnswer {
   status: number;
   view?: SealedView;
 }
-export type SealedOpenAnswer = { outcome: 'opened'; dataKey: Uint8Array; opened: OpenedSealedCase } | { outcome: 'refused' };
+/** `dataKey`/`epoch`: the newest key this account's wrap reaches, what new content is sealed under. */
+export type SealedOpenAnswer = { outcome: 'opened'; dataKey: Uint8Array; epoch: number; opened: OpenedSealedCase } | { outcome: 'refused' };
 
 export interface GrantCandidate {
   handlerId: string;
@@ -74,12 +80,22 @@ export interface GrantCandidate {
   recipientKeyId: string;
   ecdhSpki: string;
 }
-export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[] } | { status: 'refused'; reason: string };
+/** `holders`: colleagues holding the current epoch (this account left out), whom a revocation can name. */
+export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[]; holders: GrantCandidate[] } | { status: 'refused'; reason: string };
+
+export interface RevokeInput {
+  caseNumber: string;
+  caseId: string;
+  epoch: number;
+  dataKey: Uint8Array;
+  holder: GrantCandidate;
+}
 
 export interface SealedSendInput {
   caseNumber: string;
   caseId: string;
   dataKey: Uint8Array;
+  epoch: number;
   text: string;
   type: MessageType;
   answerWanted: boolean;
@@ -95,6 +111,8 @@ export interface SealedCaseContext {
   keys: OpenedKeys | null;
   view: SealedView | null;
   dataKey: Uint8Array | null;
+  /** The epoch of `dataKey`. */
+  epoch: number;
   opened: OpenedSealedCase | null;
   text: string;
   type: MessageType;
@@ -102,6 +120,9 @@ export interface SealedCaseContext {
   candidates: GrantCandidate[];
   chosen: GrantCandidate | null;
   granted: string;
+  holders: GrantCandidate[];
+  revoking: GrantCandidate | null;
+  revoked: string;
   reason: string;
 }
 
@@ -115,13 +136,17 @@ export type SealedCaseEvent =
   | { type: 'grants.retry' }
   | { type: 'grant.choose'; handlerId: string }
   | { type: 'grant.confirm' }
-  | { type: 'grant.cancel' };
+  | { type: 'grant.cancel' }
+  | { type: 'revoke.choose'; handlerId: string }
+  | { type: 'revoke.confirm' }
+  | { type: 'revoke.cancel' };
 
 const loaded = (e: unknown) => (e as DoneActorEvent<SealedLoadAnswer>).output;
 const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).output;
 const sent = (e: unknown) => (e as DoneActorEvent<SealedSendAnswer>).output;
 const listed = (e: unknown) => (e as DoneActorEvent<CandidatesAnswer>).output;
 const grantedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
+const revokedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
 
 export const sealedCaseMachine = setup({
   types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null } },
@@ -141,6 +166,9 @@ export const sealedCaseMachine = setup({
     grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
       throw new Error('grantKey not provided');
     }),
+    revokeKey: fromPromise<{ status: number; code?: string }, RevokeInput>(async () => {
+      throw new Error('revokeKey not provided');
+    }),
   },
   actions: {
     reportUnauthorized: () => {},
@@ -148,9 +176,9 @@ export const sealedCaseMachine = setup({
     assignView: assign({ view: ({ event }) => loaded(event).view ?? null }),
     assignOpened: assign(({ event }) => {
       const a = openedAnswer(event);
-      return a.outcome === 'opened' ? { dataKey: a.dataKey, opened: a.opened } : {};
+      return a.outcome === 'opened' ? { dataKey: a.dataKey, epoch: a.epoch, opened: a.opened } : {};
     }),
-    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null }),
+    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null, holders: [], revoking: null }),
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
@@ -160,10 +188,16 @@ export const sealedCaseMachine = setup({
       const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
       return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message] } : null, text: '', answerWanted: false };
     }),
-    assignCandidates: assign({ candidates: ({ event }) => { const a = listed(event); return a.status === 'ok' ? a.candidates : []; }, reason: '' }),
+    assignCandidates: assign(({ event }) => {
+      const a = listed(event);
+      return a.status === 'ok' ? { candidates: a.candidates, holders: a.holders, reason: '' } : { candidates: [], holders: [], reason: '' };
+    }),
     // An error event has no output: the log could not be read at all.
-    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [] }),
-    choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null) }),
+    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [], holders: [] }),
+    choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null), revoked: '' }),
+    chooseRevoke: assign({ revoking: ({ event, context }) => (event.type === 'revoke.choose' ? (context.holders.find((c) => c.handlerId === event.handlerId) ?? null) : null), revoked: '', granted: '' }),
+    forgetRevoking: assign({ revoking: null }),
+    markRevoked: assign(({ context }) => ({ revoked: context.revoking?.name ?? '', revoking: null })),
     forgetChosen: assign({ chosen: null }),
     markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
     forgetGranted: assign({ granted: '' }),
@@ -175,6 +209,7 @@ export const sealedCaseMachine = setup({
     hasNoWrap: ({ event }) => loaded(event).status === 200 && !!loaded(event).view && loaded(event).view!.wrap === null,
     isNotFound: ({ event }) => loaded(event).status === 404,
     isUnauthorizedAnswer: ({ event }) => loaded(event).status === 401,
+    isRevokedAnswer: ({ event }) => loaded(event).status === 403,
     isOpened: ({ event }) => openedAnswer(event).outcome === 'opened',
     hasText: ({ context }) => context.text.trim() !== '',
     isSent: ({ event }) => sent(event).status === 201 && !!sent(event).message,
@@ -184,6 +219,9 @@ export const sealedCaseMachine = setup({
     // A wrap already there (a resend after a lost answer) is as good as a new one.
     isGranted: ({ event }) => grantedAnswer(event).status === 201 || (grantedAnswer(event).status === 409 && grantedAnswer(event).code === 'WRAP_EXISTS'),
     isGrantUnauthorized: ({ event }) => grantedAnswer(event).status === 401,
+    canRevoke: ({ context, event }) => event.type === 'revoke.choose' && context.dataKey !== null && context.holders.some((c) => c.handlerId === event.handlerId),
+    isRevoked: ({ event }) => revokedAnswer(event).status === 201,
+    isRevokeUnauthorized: ({ event }) => revokedAnswer(event).status === 401,
   },
 }).createMachine({
   id: 'sealedCase',
@@ -194,6 +232,7 @@ export const sealedCaseMachine = setup({
     keys: input.keys,
     view: null,
     dataKey: null,
+    epoch: 1,
     opened: null,
     text: '',
     type: 'STANDARD',
@@ -201,6 +240,9 @@ export const sealedCaseMachine = setup({
     candidates: [],
     chosen: null,
     granted: '',
+    holders: [],
+    revoking: null,
+    revoked: '',
     reason: '',
   }),
   // Keys that go (the session locked or ended) take the opened case with them.
@@ -219,11 +261,14 @@ export const sealedCaseMachine = setup({
           { guard: 'isOk', target: 'opening', actions: 'assignView' },
           { guard: 'isNotFound', target: 'notFound' },
           { guard: 'isUnauthorizedAnswer', target: 'failed', actions: 'reportUnauthorized' },
+          { guard: 'isRevokedAnswer', target: 'revoked' },
           { target: 'failed' },
         ],
         onError: 'failed',
       },
     },
+    /** A colleague revoked this account's access to the case's key: nothing of it is fetched. */
+    revoked: { on: { reload: 'loading' } },
     opening: {
       invoke: {
         id: 'openCase',
@@ -260,7 +305,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'sendSealed',
                 src: 'sendSealed',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, epoch: context.epoch, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted }),
                 onDone: [
                   { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
                   { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },
@@ -287,8 +332,29 @@ export const sealedCaseMachine = setup({
             unavailable: { on: { 'grants.retry': 'loadingCandidates' } },
             listing: {
               initial: 'idle',
-              on: { 'grant.choose': { guard: 'canGrant', target: 'confirmingGrant', actions: ['forgetGranted', 'choose'] } },
-              states: { idle: {}, granted: {}, failed: {} },
+              on: {
+                'grant.choose': { guard: 'canGrant', target: 'confirmingGrant', actions: ['forgetGranted', 'choose'] },
+                'revoke.choose': { guard: 'canRevoke', target: 'confirmingRevoke', actions: 'chooseRevoke' },
+              },
+              states: { idle: {}, granted: {}, failed: {}, revokeFailed: {} },
+            },
+            /** "Revoke <name>'s access?": an alert dialog; the case gets a new key. */
+            confirmingRevoke: {
+              on: { 'revoke.confirm': 'revoking', 'revoke.cancel': { target: 'listing', actions: 'forgetRevoking' } },
+            },
+            revoking: {
+              invoke: {
+                id: 'revokeKey',
+                src: 'revokeKey',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.epoch, dataKey: context.dataKey!, holder: context.revoking! }),
+                onDone: [
+                  // The next epoch is the server's now: read and open the case again with this account's new wrap.
+                  { guard: 'isRevoked', target: '#sealedCase.loading', actions: 'markRevoked' },
+                  { guard: 'isRevokeUnauthorized', target: 'listing.revokeFailed', actions: ['forgetRevoking', 'reportUnauthorized'] },
+                  { target: 'listing.revokeFailed', actions: 'forgetRevoking' },
+                ],
+                onError: { target: 'listing.revokeFailed', actions: 'forgetRevoking' },
+              },
             },
             /** "Give <name> access to this case?": an alert dialog. */
             confirmingGrant: {
@@ -298,7 +364,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'grantKey',
                 src: 'grantKey',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.view!.epoch, dataKey: context.dataKey!, candidate: context.chosen! }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.epoch, dataKey: context.dataKey!, candidate: context.chosen! }),
                 onDone: [
                   { guard: 'isGranted', target: 'listing.granted', actions: 'markGranted' },
                   { guard: 'isGrantUnauthorized', target: 'listing.failed', actions: ['forgetChosen', 'reportUnauthorized'] },

@@ -33,10 +33,11 @@ import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { addSealedMessage, refuseSealedMultipart, sealedCaseView, updateSealedIdentity } from '../cases/sealed.ts';
 import { needsReporterWrap, reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
+import { reporterEpochWrapDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { storeReporterEpochWrap } from '../cases/grants.ts';
 
 /** On the case read of a server-keyed case being migrated that has no reporter wrap yet: the page makes it (sealed-migration.md "Migration"). */
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
-import { sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
 
 const BASE = '/api/private/case';
 
@@ -115,6 +116,14 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const { row } = await reporterCase(req);
     await guards.perCase('case-write', row.id, req, reply);
     return reply.status(201).headers(noStore).send(await storeReporterWrap(ctx, row, req.body));
+  });
+
+  // After a revocation (server/cases/grants.ts): the reporter's page wraps the newest epoch's key under her reporter key; the forward links it replaces go.
+  app.put(`${BASE}/my-case/epoch-wrap`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(reporterEpochWrapDtoSchema, req.body ?? {}, 'reporterEpochWrapDto');
+    return reply.status(201).headers(noStore).send(await storeReporterEpochWrap(ctx, row, dto));
   });
 
   app.post(`${BASE}/messages/sealed`, async (req, reply) => {

@@ -9,13 +9,18 @@
  * key, entitles it to the case's officer, and the server's account list shows the
  * account live and holding that very key; the key sealed to is the log's, never the
  * server's copy.
+ *
+ * A revocation makes the next epoch's key here (core/crypto/epochs.ts) and wraps it to
+ * every other holder of the current epoch, each key taken from the verified log (the
+ * recovery key from its anchor); a holder the log does not verify here stops it.
  */
-import { fromBase64, keyId, openCaseKey, openCaseParts, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, makeNextEpoch, openCaseKeys, openCaseParts, sealMessage, sealToPublicKey, toBase64, type EpochRecipient } from '../../core/crypto/index.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
   CandidatesAnswer,
   GrantCandidate,
+  RevokeInput,
   OpenedSealedCase,
   SealedDetails,
   SealedIdentity,
@@ -44,15 +49,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status, view: r.data };
   };
 
-  /** The data key from this account's wrap, then each part on its own. */
+  /** The data keys this account's wrap reaches (its epoch and every older one), then each part on its own. */
   const openCase = async (view: SealedView, own: OpenedKeys): Promise<SealedOpenAnswer> => {
-    let dataKey: Uint8Array;
+    let keys: Awaited<ReturnType<typeof openCaseKeys>>;
     try {
-      dataKey = await openCaseKey(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
+      keys = await openCaseKeys(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
     } catch {
       return { outcome: 'refused' };
     }
-    const parts = await openCaseParts<SealedDetails, SealedIdentity>(dataKey, view);
+    const parts = await openCaseParts<SealedDetails, SealedIdentity>(keys, view);
     const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
     // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
     const senders: Record<string, string> = {};
@@ -64,7 +69,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
       senders,
     };
-    return { outcome: 'opened', dataKey, opened };
+    return { outcome: 'opened', dataKey: keys.dataKey, epoch: keys.epoch, opened };
   };
 
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
@@ -72,7 +77,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     const r = await call(() =>
       api.json<{ message: { id: string; time: string } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
         method: 'POST',
-        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted },
+        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, epoch: input.epoch },
       }),
     );
     return { status: r.status === 200 ? 201 : r.status, message: r.data?.message };
@@ -87,16 +92,42 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     ]);
     const holding = new Set(holders.recipientKeyIds);
     const candidates: GrantCandidate[] = [];
+    const holderList: GrantCandidate[] = [];
     for (const k of v.result?.keys ?? []) {
+      if (k.handlerId === input.handlerId) continue;
+      const account = handlers.find((h) => h.id === k.handlerId);
+      const entry = (name: string, email: string | null): GrantCandidate => ({ handlerId: k.handlerId, name, email, recipientKeyId: k.ecdhKeyId, ecdhSpki: toBase64(k.ecdhSpki) });
+      // A holder can be revoked whatever her account's state now (a disabled account's key is the first to take away).
+      if (holding.has(k.ecdhKeyId)) {
+        holderList.push(entry(account?.name ?? k.handlerId, account?.email ?? null));
+        continue;
+      }
       // A key with no officers stands for an account tied to none, which sees every case.
       const entitled = k.officerIds.length === 0 || k.officerIds.includes(input.officerId);
-      if (!entitled || k.handlerId === input.handlerId || holding.has(k.ecdhKeyId)) continue;
-      const account = handlers.find((h) => h.id === k.handlerId);
-      if (!account || account.disabled || (await keyId(fromBase64(account.ecdhSpki))) !== k.ecdhKeyId) continue;
-      candidates.push({ handlerId: k.handlerId, name: account.name, email: account.email, recipientKeyId: k.ecdhKeyId, ecdhSpki: toBase64(k.ecdhSpki) });
+      if (!entitled || !account || account.disabled || (await keyId(fromBase64(account.ecdhSpki))) !== k.ecdhKeyId) continue;
+      candidates.push(entry(account.name, account.email));
     }
     candidates.sort((a, b) => a.name.localeCompare(b.name));
-    return { status: 'ok', candidates };
+    holderList.sort((a, b) => a.name.localeCompare(b.name));
+    return { status: 'ok', candidates, holders: holderList };
+  };
+
+  /** The next epoch without `holder`: its key wrapped here to every other holder's key from the verified log. */
+  const revokeKey = async (input: RevokeInput): Promise<{ status: number; code?: string }> => {
+    const v = await keys.verifiedLog();
+    if (!v.ok || !v.log.anchor) return { status: 409, code: 'KEY_LOG_REFUSED' };
+    const holders = await api.json<{ holders: { recipientKeyId: string; kind: 'handler' | 'recovery' }[]; reporter: boolean }>(`/api/handler/cases/${numberPath(input.caseNumber)}/key-wraps`);
+    const recoverySpki = fromBase64(v.log.anchor.ecdhSpki);
+    const recoveryId = await keyId(recoverySpki);
+    const recipients: EpochRecipient[] = [];
+    for (const h of holders.holders) {
+      const spki = h.kind === 'recovery' ? (h.recipientKeyId === recoveryId ? recoverySpki : null) : (v.result?.keys.find((k) => k.ecdhKeyId === h.recipientKeyId)?.ecdhSpki ?? null);
+      if (!spki) return { status: 409, code: 'HOLDER_UNVERIFIED' };
+      recipients.push({ recipientKeyId: h.recipientKeyId, kind: h.kind, spki });
+    }
+    const next = await makeNextEpoch({ caseId: input.caseId, epoch: input.epoch, dataKey: input.dataKey, revoke: input.holder.recipientKeyId, recipients, reporter: holders.reporter });
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/key-epochs`, { method: 'POST', body: next.body }));
+    return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
   const grantKey = async (input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }): Promise<{ status: number; code?: string }> => {
@@ -106,7 +137,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
-  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey };
+  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey, revokeKey };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

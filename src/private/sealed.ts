@@ -14,6 +14,7 @@ import type { ApiClient } from '../api/client.ts';
 import type { CaseMessage, LoadCaseResult, PrivateCase, StatusEvent } from '../../machines/session.ts';
 import { ALLOWED_FILE_TYPES, fileExtension, type CaseStatus, type MessageType, type Violation } from '../../machines/schema.ts';
 import type { CaseFile } from '../../machines/session.ts';
+import type { EpochKeys } from '../../core/crypto/index.ts';
 
 export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
@@ -21,11 +22,23 @@ export const SEALED_IDENTITY_PATH = '/api/private/case/whistleblower/sealed';
 export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
 /** The case read's sign that this case wants a reporter wrap from the page (server/routes/private.ts). */
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
+export const EPOCH_WRAP_PATH = '/api/private/case/my-case/epoch-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
   caseId: string;
+  /** The newest key the reporter wrap reaches (through the forward links after a revocation), what new messages are sealed under. */
   dataKey: Uint8Array;
+  /** Its key epoch (core/crypto/epochs.ts); absent: the first. */
+  epoch?: number;
+  /** Every epoch's key the wrap reaches (older content is sealed under older keys); absent: only `dataKey`. */
+  byEpoch?: ReadonlyMap<number, Uint8Array>;
+}
+
+/** The key a file (or any part) of `epoch` is sealed under, or null when this page's wrap does not reach it. */
+export function keyOfEpoch(key: CaseKey, epoch: number | undefined): Uint8Array | null {
+  if (!key.byEpoch) return !epoch || epoch === (key.epoch ?? 1) ? key.dataKey : null;
+  return key.byEpoch.get(epoch ?? 1) ?? null;
 }
 
 /** The sealed details as the report form seals them (src/forms/seal.ts sealedDetailsOf). */
@@ -46,8 +59,9 @@ interface SealedAnswer {
   epoch: number;
   envelopes: { details: string; whistleblower: string | null };
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
-  files?: { id: string; messageId: string | null; name: string; size: number; created: string }[];
+  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string; epoch?: number }[];
+  files?: { id: string; messageId: string | null; name: string; size: number; created: string; epoch?: number }[];
+  links?: { epoch: number; kind: 'previous' | 'next'; link: string }[];
   pendingWhistleblowerAction: boolean;
   caseStatusHistory: StatusEvent[];
   protectionOfficer: PrivateCase['protectionOfficer'];
@@ -61,20 +75,26 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   }
   const res = await api.request(SEALED_CASE_PATH, { signal });
   const view = (await res.json()) as SealedAnswer;
-  const { openCaseKey, openCaseParts } = await import('../../core/crypto/index.ts');
-  let dataKey: Uint8Array;
+  const { openCaseKeys, openCaseParts } = await import('../../core/crypto/index.ts');
+  let keys: Awaited<ReturnType<typeof openCaseKeys>>;
   try {
-    dataKey = await openCaseKey(view, { reporterKey });
+    keys = await openCaseKeys(view, { reporterKey });
   } catch {
     // No wrap for this key, or a key that does not unwrap it (another password's): nothing would open.
     hold(null);
     return { status: 200, data: null, keyMissing: true };
   }
-  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(dataKey, view);
-  hold({ caseId: view.caseId, dataKey });
+  // Walked forward past a revocation: wrap the newest key under the reporter key, so the server can drop the forward links (sealed-cases.md "Revocation and key epochs"). A failure only leaves them for the next sign-in.
+  if (keys.epoch > view.epoch) {
+    const { toBase64, wrapDataKey } = await import('../../core/crypto/index.ts');
+    const wrap = toBase64(await wrapDataKey(reporterKey, keys.dataKey, { caseId: view.caseId, epoch: keys.epoch }));
+    await api.request(EPOCH_WRAP_PATH, { method: 'PUT', body: { epoch: keys.epoch, wrap }, signal }).catch(() => undefined);
+  }
+  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(keys, view);
+  hold({ caseId: view.caseId, dataKey: keys.dataKey, epoch: keys.epoch, byEpoch: keys.byEpoch });
   const details = opened.details;
   const texts = new Map(opened.messages.map((m) => [m.id, m.text]));
-  const files = await openFileList(dataKey, view.caseId, view.files ?? []);
+  const files = await openFileList(keys, view.caseId, view.files ?? []);
   const filesOf = (messageId: string | null) => files.filter((f) => f.messageId === messageId).map(({ messageId: _, ...f }) => f);
   const messages: CaseMessage[] = view.messages.map((m) => {
     const text = texts.get(m.id) ?? null;
@@ -117,15 +137,17 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
  * is the true one. A name that does not open leaves the file listed as `unopened`,
  * beside the rest; its bytes are not offered (they would open under no name either).
  */
-export async function openFileList(dataKey: Uint8Array, caseId: string, files: NonNullable<SealedAnswer['files']>): Promise<(CaseFile & { messageId: string | null })[]> {
-  const { openFileName } = await import('../../core/crypto/index.ts');
+export async function openFileList(keys: Uint8Array | EpochKeys, caseId: string, files: NonNullable<SealedAnswer['files']>): Promise<(CaseFile & { messageId: string | null })[]> {
+  const { keyForEpoch, openFileName } = await import('../../core/crypto/index.ts');
   return Promise.all(
     files.map(async (f) => {
       try {
+        const dataKey = keyForEpoch(keys, f.epoch);
+        if (!dataKey) throw new Error('no key of this epoch');
         const opened = await openFileName(dataKey, caseId, f.id, f.name);
         const ext = fileExtension(opened.name);
         const mimeType = Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? ALLOWED_FILE_TYPES[ext as keyof typeof ALLOWED_FILE_TYPES][0]! : 'application/octet-stream';
-        return { id: f.id, messageId: f.messageId, name: opened.name, size: opened.size ?? f.size, plainSize: opened.size, mimeType, created: f.created };
+        return { id: f.id, messageId: f.messageId, name: opened.name, size: opened.size ?? f.size, plainSize: opened.size, mimeType, created: f.created, ...(f.epoch ? { epoch: f.epoch } : {}) };
       } catch {
         return { id: f.id, messageId: f.messageId, name: '', size: f.size, plainSize: null, mimeType: 'application/octet-stream', created: f.created, unopened: true };
       }
@@ -139,7 +161,7 @@ export async function postSealedMessage(api: ApiClient, key: CaseKey, text: stri
   const sealed = await sealMessage(key.dataKey, key.caseId, text);
   return api.request(SEALED_MESSAGE_PATH, {
     method: 'POST',
-    body: uploads ? { ...sealed, uploads: uploads.ids } : sealed,
+    body: uploads ? { ...sealed, epoch: key.epoch ?? 1, uploads: uploads.ids } : { ...sealed, epoch: key.epoch ?? 1 },
     headers: uploads ? { 'x-upload-session': uploads.session } : {},
     signal,
   });

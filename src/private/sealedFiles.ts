@@ -21,7 +21,7 @@
 import type { ApiClient } from '../api/client.ts';
 import { FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, contentMatches, fileExtension, isTextExtension } from '../../machines/schema.ts';
 import { UPLOADS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
-import type { CaseKey } from './sealed.ts';
+import { keyOfEpoch, type CaseKey } from './sealed.ts';
 
 /** No resume store: tus-js-client would otherwise keep upload addresses in localStorage. */
 const noStorage = { findAllUploads: async () => [], findUploadsByFingerprint: async () => [], removeUpload: async () => {}, addUpload: async () => '' };
@@ -149,6 +149,8 @@ export interface SealedFileRef {
   name: string;
   /** The true size from the sealed name; null when sealed without padding. */
   plainSize: number | null;
+  /** The key epoch it is sealed under (absent: the first). */
+  epoch?: number;
 }
 
 /** What the File System Access API's picker gives (Chromium); absent elsewhere. */
@@ -194,7 +196,12 @@ export async function saveSealedFile(
     await target?.abort().catch(() => {});
     throw err;
   }
-  const opened = openSealedFile(key.dataKey, { id: file.id, name: file.name, size: file.plainSize }, res.body!);
+  const fileKey = keyOfEpoch(key, file.epoch);
+  if (!fileKey) {
+    await target?.abort().catch(() => {});
+    throw new Error('This page holds no key of the file\'s epoch.');
+  }
+  const opened = openSealedFile(fileKey, { id: file.id, name: file.name, size: file.plainSize }, res.body!);
   if (target) {
     await opened.pipeTo(target, { signal });
     return 'saved';

@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { REPORTER_WRAP_HEADER, offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -620,13 +620,15 @@ export function downloadRecord(s: PrivateServices, caseNumber: string, version: 
 
 /** Downloads a file of the case as an attachment. */
 /** A file's bytes for playing it here (a voice message, issue 40): in memory only. */
-export async function fileBlob(s: PrivateServices, file: { id: string; name?: string; plainSize?: number | null; mimeType?: string }): Promise<Blob> {
+export async function fileBlob(s: PrivateServices, file: { id: string; name?: string; plainSize?: number | null; mimeType?: string; epoch?: number }): Promise<Blob> {
   const res = await s.api.request(`/api/private/case/files/${encodeURIComponent(file.id)}`, { headers: { accept: 'application/octet-stream' } });
   const key = s.caseKey();
   if (!key) return res.blob();
   // A sealed case's voice message: opened here (a short clip; the player holds it in memory anyway).
   const { openSealedFile } = await import('../../core/crypto/index.ts');
-  const opened = await new Response(openSealedFile(key.dataKey, { id: file.id, name: file.name, size: file.plainSize ?? null }, res.body!)).blob();
+  const fileKey = keyOfEpoch(key, file.epoch);
+  if (!fileKey) throw new Error('This page holds no key of the file\'s epoch.');
+  const opened = await new Response(openSealedFile(fileKey, { id: file.id, name: file.name, size: file.plainSize ?? null }, res.body!)).blob();
   return new Blob([opened], { type: file.mimeType ?? '' });
 }
 

@@ -99,7 +99,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
     if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
   }],
-  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
     // No data key without an opened wrap; none kept once the case is left.
     if (!s.matches('opened')) expect(s.context.dataKey).toBeNull();
     else expect(s.context.dataKey).not.toBeNull();
@@ -114,6 +114,14 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (s.matches({ opened: { grants: 'granting' } }) && !before.matches({ opened: { grants: 'granting' } })) expect(before.matches({ opened: { grants: 'confirmingGrant' } })).toBe(true);
     if (s.matches({ opened: { grants: 'confirmingGrant' } })) expect(s.context.candidates.map((c: { handlerId: string }) => c.handlerId)).toContain(s.context.chosen?.handlerId);
+    // A revocation only after its confirmation, of a holder, while the key is held; once taken the case is read again.
+    if (s.matches({ opened: { grants: 'revoking' } }) && !before.matches({ opened: { grants: 'revoking' } })) expect(before.matches({ opened: { grants: 'confirmingRevoke' } })).toBe(true);
+    if (s.matches({ opened: { grants: 'confirmingRevoke' } })) expect(s.context.holders.map((c: { handlerId: string }) => c.handlerId)).toContain(s.context.revoking?.handlerId);
+    if (e.type === 'xstate.done.actor.revokeKey' && before.matches({ opened: { grants: 'revoking' } }) && (e as { output?: { status: number } }).output?.status === 201) {
+      expect(s.matches('loading')).toBe(true);
+      expect(s.context.revoked).toBe(before.context.revoking.name);
+    }
+    if (s.matches('revoked')) expect(s.context.dataKey).toBeNull();
   }] as [MachineModel, string[], string[], Check]),
 ];
 

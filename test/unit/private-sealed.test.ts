@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openCaseParts, openFieldText, recipientsFor, sealFileForUpload, sealMessage, sealNewCase, signKeyLogEntry, toBase64,
+  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, makeNextEpoch, openCaseParts, openFieldText, recipientsFor, sealFileForUpload, sealMessage, sealNewCase, signKeyLogEntry, toBase64,
   unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, SealedFileError, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 import { offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from '../../src/private/sealed.ts';
@@ -119,6 +119,30 @@ describe('readSealedCase', () => {
       expect(await readSealedCase(api, key, (k) => (held = k))).toEqual({ status: 200, data: null, keyMissing: true });
       expect(held).toBeNull();
     }
+  });
+});
+
+describe('readSealedCase after a revocation', () => {
+  it('walks forward to the newest key, opens each message under its epoch, holds the newest key and wraps it under the reporter key', async () => {
+    const next = await makeNextEpoch({ caseId: sealed.caseId, epoch: 1, dataKey: sealed.dataKey, revoke: 'f'.repeat(64), recipients: [], reporter: true });
+    const later = await sealMessage(next.dataKey, sealed.caseId, 'After the revocation.');
+    const links = [{ epoch: 2, kind: 'previous', link: next.body.previous }, { epoch: 2, kind: 'next', link: next.body.next }];
+    const messages = [...(view.messages as object[]).slice(0, 1), { id: later.id, type: 'STANDARD', time: '2026-12-02T10:00:00.000Z', createdByUserId: 'handler', answerWanted: false, body: later.body, epoch: 2 }];
+    const { api, calls } = serving({ ...view, currentEpoch: 2, links, messages });
+    let held: CaseKey | null = null;
+    const c = (await readSealedCase(api, reporterKey, (k) => (held = k))).data!;
+    expect(c.messages.map((m) => m.message)).toEqual(['We read your report.', 'After the revocation.']);
+    expect(held!.epoch).toBe(2);
+    expect(Buffer.from(held!.dataKey)).toEqual(Buffer.from(next.dataKey));
+    const put = calls.find((x) => x.path === '/api/private/case/my-case/epoch-wrap')!;
+    expect(put.init!.method).toBe('PUT');
+    const body = put.init!.body as { epoch: number; wrap: string };
+    expect(body.epoch).toBe(2);
+    expect(Buffer.from(await unwrapDataKey(reporterKey, fromBase64(body.wrap), { caseId: sealed.caseId, epoch: 2 }))).toEqual(Buffer.from(next.dataKey));
+    // The composer names the epoch its key seals under.
+    const { api: api2, calls: sent } = serving({ message: {} });
+    await postSealedMessage(api2, held!, 'Thanks');
+    expect((sent[0]!.init!.body as { epoch: number }).epoch).toBe(2);
   });
 });
 
