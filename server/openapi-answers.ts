@@ -12,6 +12,7 @@ import type { GenericSchema } from 'valibot';
 
 const when = v.string(); // an ISO 8601 instant
 const nullableString = v.nullable(v.string());
+const colleague = v.object({ id: v.string(), name: v.string() });
 
 const caseFile = v.object({
   id: v.string(),
@@ -175,6 +176,7 @@ export const ANSWER_SCHEMAS = {
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
   ReporterWrapStored: v.object({ epoch: v.number() }),
+  Assignment: v.object({ assignee: v.nullable(colleague), shares: v.array(colleague), colleagues: v.array(colleague) }),
   KeyHolders: v.object({ epoch: v.number(), recipientKeyIds: v.array(v.string()) }),
   KeyGranted: v.object({ recipientKeyId: v.string(), epoch: v.number() }),
   Comment: comment,
@@ -193,6 +195,10 @@ export const ANSWER_SCHEMAS = {
         submission: v.object({ type: v.string() }),
         creationChannel: v.string(),
         protectionOfficerId: nullableString,
+        officerName: nullableString,
+        subsidiary: v.nullable(v.object({ id: v.string(), name: v.string() })),
+        assignee: v.nullable(colleague),
+        sharedWithMe: v.boolean(),
         receivedDate: v.nullable(when),
         pendingWhistleblowerAction: v.boolean(),
         approvedAt: v.nullable(when),
@@ -305,6 +311,10 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/handler/cases/:caseNumber/messages/sealed': { json: 'SealedMessageSent' },
   'POST /api/handler/cases/:caseNumber/upload-sessions': { json: 'UploadSession' },
   'GET /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyHolders' },
+  'GET /api/handler/cases/:caseNumber/assignment': { json: 'Assignment' },
+  'PUT /api/handler/cases/:caseNumber/assignee': { json: 'Assignment' },
+  'POST /api/handler/cases/:caseNumber/shares': { json: 'Assignment' },
+  'DELETE /api/handler/cases/:caseNumber/shares/:handlerId': { json: 'Assignment' },
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/public/case/new/by-phone': { json: 'NewCase' },
   'POST /api/public/case/new/by-meeting': { json: 'NewCase' },

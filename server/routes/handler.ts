@@ -19,7 +19,9 @@ import { createToken, listTokens, revokeToken } from '../handlers/administration
 import { stringifySetCookie } from 'cookie';
 import { sessionPrincipal } from '../security/roles.ts';
 import { colleaguesWithKeys, keyBundleSchema, sealedKeysOf, signInSalt } from '../handlers/keys.ts';
-import { appendAudit, deadlineOf, findVisibleCase, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
+import { appendAudit, deadlineOf, findVisibleCase, firstOpeningInSitting, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
+import { assigneeSchema, assignmentOf, entitledColleagues, setAssignee, shareCase, shareSchema, unshareCase, type AssignmentAct } from '../handlers/assignment.ts';
+import { createHash } from 'node:crypto';
 import { companyByHost, normalizeHost, requestHost, requireCompany } from '../companies/service.ts';
 import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
@@ -211,9 +213,44 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
-    await appendAudit(ctx, h, row, 'CASE_READ');
+    if (await firstOpeningInSitting(ctx, sittingOf(req, h), row.id)) await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
     return handlerCaseView(ctx, h, row);
+  });
+
+  // ---- assignment and sharing (server/handlers/assignment.ts) ---------------------
+
+  const assignmentView = async (row: CaseRow) => ({ ...(await assignmentOf(ctx, row.id)), colleagues: await entitledColleagues(ctx, row) });
+  // The audit of a sealed case is sealed under a key the server lacks (w37's part); the act still holds.
+  const auditAct = (h: HandlerIdentity, row: CaseRow, act: AssignmentAct) => (row.sealed ? Promise.resolve() : appendAudit(ctx, h, row, act.action, act.detail));
+
+  app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/assignment', async (req) => {
+    const h = await who(req);
+    return assignmentView(await findVisibleCase(ctx, h, req.params.caseNumber));
+  });
+
+  app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/assignee', async (req) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(assigneeSchema, req.body ?? {}, 'body');
+    await auditAct(h, row, await setAssignee(ctx, row, handlerId));
+    return assignmentView(row);
+  });
+
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/shares', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(shareSchema, req.body ?? {}, 'body');
+    await auditAct(h, row, await shareCase(ctx, h, row, handlerId));
+    return reply.status(201).send(await assignmentView(row));
+  });
+
+  app.delete<{ Params: { caseNumber: string; handlerId: string } }>('/api/handler/cases/:caseNumber/shares/:handlerId', async (req) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(shareSchema, { handlerId: req.params.handlerId }, 'params');
+    await auditAct(h, row, await unshareCase(ctx, row, handlerId));
+    return assignmentView(row);
   });
 
   // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace.
@@ -323,6 +360,12 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
       throw err;
     }
   });
+}
+
+/** The sitting an opening belongs to (server/handlers/cases.ts firstOpeningInSitting): the session, or a token's UTC day. */
+function sittingOf(req: FastifyRequest, p: Principal): string {
+  if (p.via === 'apiToken') return `token:${p.tokenId}:${new Date().toISOString().slice(0, 10)}`;
+  return `session:${createHash('sha256').update(sessionToken(req) ?? '').digest('hex')}`;
 }
 
 /** Clears a cookie set before the session moved to path /api/ (issue 39). */
