@@ -18,6 +18,10 @@ export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'filter.status', value: 'RECEIVED' },
   { type: 'filter.channel', value: 'PHONE' },
   { type: 'search.change', value: '5555' },
+  { type: 'filter.assigned', value: 'ME' },
+  { type: 'filter.open', value: false },
+  { type: 'sort.by', column: 'received' },
+  { type: 'sort.by', column: 'officer', descending: true },
   { type: 'more.load' },
   { type: 'xstate.after.searchPause.inbox.shown.searching' },
 ];
@@ -26,6 +30,6 @@ export default {
   name: 'handlerInbox',
   machine: inboxMachine,
   events: inboxEvents,
-  serializeState: ((s: { value: unknown; context: { status: string; channel: string; search: string; nextCursor: string | null; moreFailed: boolean; cases: unknown[] } }) =>
-    JSON.stringify([s.value, s.context.status, s.context.channel, s.context.search, s.context.nextCursor, s.context.moreFailed])) as never,
+  serializeState: ((s: { value: unknown; context: { status: string; channel: string; search: string; assigned: string; openOnly: boolean; sort: unknown; nextCursor: string | null; moreFailed: boolean; cases: unknown[] } }) =>
+    JSON.stringify([s.value, s.context.status, s.context.channel, s.context.search, s.context.assigned, s.context.openOnly, s.context.sort, s.context.nextCursor, s.context.moreFailed])) as never,
 } satisfies MachineModel;
