@@ -103,6 +103,7 @@ const handlerCaseView = v.object({
   ...caseView.entries,
   deadline,
   audit: v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) })),
+  reporterLanguage: nullableString,
 });
 
 const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });

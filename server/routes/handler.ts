@@ -23,7 +23,8 @@ import { appendAudit, deadlineOf, findVisibleCase, firstOpeningInSitting, inbox,
 import { assigneeSchema, assignmentOf, entitledColleagues, setAssignee, shareCase, shareSchema, unshareCase, type AssignmentAct } from '../handlers/assignment.ts';
 import { createHash } from 'node:crypto';
 import { companyByHost, normalizeHost, requestHost, requireCompany } from '../companies/service.ts';
-import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { addMessage, buildCaseView, caseKey, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { LANGUAGE_COLUMN } from '../mail/notify.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
@@ -102,8 +103,14 @@ async function sessionView(ctx: AppContext, auth: HandlerAuth, p: Principal, sig
 
 /** The case as a handler reads it: the reporter's view plus the legal clock and the audit trail. */
 async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow) {
-  const [view, deadline, audit] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row)]);
-  return { ...view, deadline, audit };
+  const [view, deadline, audit, language] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row), reporterLanguage(ctx, row)]);
+  return { ...view, deadline, audit, reporterLanguage: language };
+}
+
+/** The language the reporter wrote in (the mails' language), opened with the case's key; null when none was kept. */
+async function reporterLanguage(ctx: AppContext, row: CaseRow): Promise<string | null> {
+  if (!row.language_enc) return null;
+  return ctx.crypto.open(await caseKey(ctx, row), row.id, LANGUAGE_COLUMN, row.language_enc).toString('utf8');
 }
 
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
