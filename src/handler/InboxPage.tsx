@@ -175,9 +175,10 @@ export function InboxPage() {
               <tr>
                 {SORT_COLUMNS.map((col) => (
                   <th key={col} scope="col" aria-sort={c.sort.column === col ? (c.sort.descending ? 'descending' : 'ascending') : undefined}>
-                    <button type="button" className={inboxStyles.sortButton} data-sort={col} aria-label={tw('work.inbox.sortBy', { column: heading(col) })} onClick={() => actor.send({ type: 'sort.by', column: col })}>
+                    {/* Named by its heading alone (the filters' labels stay unique); aria-sort on the cell says the order. */}
+                    <button type="button" className={inboxStyles.sortButton} data-sort={col} title={tw('work.inbox.sortBy', { column: heading(col) })} onClick={() => actor.send({ type: 'sort.by', column: col })}>
                       {heading(col)}
-                      {c.sort.column === col ? (c.sort.descending ? ' ↓' : ' ↑') : ''}
+                      <span aria-hidden="true">{c.sort.column === col ? (c.sort.descending ? ' ↓' : ' ↑') : ''}</span>
                     </button>
                   </th>
                 ))}

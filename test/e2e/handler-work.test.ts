@@ -210,8 +210,8 @@ describe('the inbox', () => {
     await row(page, other).waitFor();
     await page.getByLabel(msg('work.inbox.assigned')).selectOption('UNASSIGNED');
     await row(page, shared).waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: msg('work.inbox.sortBy', { column: msg('handler.inbox.col.received') }) }).click();
-    await page.getByRole('button', { name: msg('work.inbox.sortBy', { column: msg('handler.inbox.col.received') }) }).click();
+    await page.locator('th button[data-sort="received"]').click();
+    await page.locator('th button[data-sort="received"]').click();
     await page.waitForURL((u) => u.searchParams.get('dir') === 'desc');
     expect(new URL(page.url()).search).toBe('?assigned=UNASSIGNED&sort=received&dir=desc');
     const order = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case')));
