@@ -18,6 +18,7 @@ import { composerMachine } from './handler/composer.ts';
 import { recordEditorMachine } from './handler/recordEditor.ts';
 import { keyLogMachine } from './handler/keyLog.ts';
 import { sealedCaseMachine } from './handler/sealedCase.ts';
+import { assignmentMachine } from './handler/assignment.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
@@ -44,7 +45,8 @@ export const machines: Record<string, MachineEntry> = {
   oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
   handlerSession: { machine: handlerSessionMachine, summary: 'The handler\'s workspace session: check, sign-in with e-mail, password (as a verifier) and code, 15-minute idle clock announced one minute ahead, stay signed in, 401 and sign-out; beside it the keys: opened at sign-in, locked after a reload until unlocked, a refusal, a legacy account\'s new key recovery code shown once.' },
   handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes and the key recovery code shown once; the keys are made and sealed in the browser.' },
-  handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status and channel, search by case number, nearest legal deadline first.' },
+  handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status, channel, assignment and open cases, search by case number, sort by any column (nearest legal deadline first by default); filters and sort start from and go back to the address.' },
+  handlerAssignment: { machine: assignmentMachine, summary: 'Who works on a case: its assignee and the colleagues it is shared with, among those entitled to it; assign, hand over, unassign, share and stop sharing, a refusal named by its code, the case reloaded after each act.' },
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible, 409 CASE_SEALED handed to the sealed case\'s chart), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },

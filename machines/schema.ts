@@ -671,6 +671,10 @@ export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSche
 
 // ---- the handler inbox's pages (issue 41) ----------------------------------------
 
+/** The inbox's assignment filter (issue 38): assigned to me, shared with me, assigned to nobody. */
+export const INBOX_ASSIGNED = ['ME', 'SHARED', 'UNASSIGNED'] as const;
+export type InboxAssigned = (typeof INBOX_ASSIGNED)[number];
+
 /** Rows per inbox page: the default when a client names none, and the most it may ask for. */
 export const INBOX_PAGE = { default: 50, max: 200 } as const;
 
@@ -685,5 +689,9 @@ export const inboxQuerySchema = v.object({
   status: v.optional(v.picklist(CASE_STATUSES)),
   channel: v.optional(v.picklist(SUBMISSION_TYPES)),
   search: v.optional(v.pipe(v.string(), v.maxLength(40))),
+  /** 'true': closed cases left out (the workspace's default, issue 38). */
+  open: v.optional(v.picklist(['true', 'false'])),
+  /** Cases assigned to the caller, shared with the caller, or assigned to nobody. */
+  assigned: v.optional(v.picklist(INBOX_ASSIGNED)),
 });
 export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;

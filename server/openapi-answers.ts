@@ -12,6 +12,7 @@ import type { GenericSchema } from 'valibot';
 
 const when = v.string(); // an ISO 8601 instant
 const nullableString = v.nullable(v.string());
+const colleague = v.object({ id: v.string(), name: v.string() });
 
 const caseFile = v.object({
   id: v.string(),
@@ -102,6 +103,7 @@ const handlerCaseView = v.object({
   ...caseView.entries,
   deadline,
   audit: v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) })),
+  reporterLanguage: nullableString,
 });
 
 const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });
@@ -179,6 +181,7 @@ export const ANSWER_SCHEMAS = {
   ReporterWrapStored: v.object({ epoch: v.number() }),
   SealedIdentityStored: v.object({ stored: v.literal(true) }),
   KeyHolders: v.object({ epoch: v.number(), recipientKeyIds: v.array(v.string()), holders: v.array(v.object({ recipientKeyId: v.string(), kind: v.picklist(['handler', 'recovery']) })), reporter: v.boolean() }),
+  Assignment: v.object({ assignee: v.nullable(colleague), shares: v.array(colleague), colleagues: v.array(colleague) }),
   KeyGranted: v.object({ recipientKeyId: v.string(), epoch: v.number() }),
   KeyRevoked: v.object({ epoch: v.number(), revoked: v.string() }),
   ReporterEpochWrapStored: v.object({ epoch: v.number() }),
@@ -198,6 +201,10 @@ export const ANSWER_SCHEMAS = {
         submission: v.object({ type: v.string() }),
         creationChannel: v.string(),
         protectionOfficerId: nullableString,
+        officerName: nullableString,
+        subsidiary: v.nullable(v.object({ id: v.string(), name: v.string() })),
+        assignee: v.nullable(colleague),
+        sharedWithMe: v.boolean(),
         receivedDate: v.nullable(when),
         pendingWhistleblowerAction: v.boolean(),
         approvedAt: v.nullable(when),
@@ -311,6 +318,10 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/handler/cases/:caseNumber/messages/sealed': { json: 'SealedMessageSent' },
   'POST /api/handler/cases/:caseNumber/upload-sessions': { json: 'UploadSession' },
   'GET /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyHolders' },
+  'GET /api/handler/cases/:caseNumber/assignment': { json: 'Assignment' },
+  'PUT /api/handler/cases/:caseNumber/assignee': { json: 'Assignment' },
+  'POST /api/handler/cases/:caseNumber/shares': { json: 'Assignment' },
+  'DELETE /api/handler/cases/:caseNumber/shares/:handlerId': { json: 'Assignment' },
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/handler/cases/:caseNumber/key-epochs': { json: 'KeyRevoked' },
   'PUT /api/private/case/my-case/epoch-wrap': { json: 'ReporterEpochWrapStored' },

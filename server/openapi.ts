@@ -8,10 +8,11 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
+import { assigneeSchema, shareSchema } from './handlers/assignment.ts';
 import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
@@ -59,6 +60,8 @@ export const SCHEMAS = {
   recordApproval: approveSchema,
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
+  handlerAssignee: assigneeSchema,
+  handlerShare: shareSchema,
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
@@ -154,6 +157,8 @@ export const OPERATIONS: Operation[] = [
       { name: 'status', description: 'Only cases in this status', schema: { enum: [...CASE_STATUSES] } },
       { name: 'channel', description: 'Only cases submitted this way', schema: { enum: [...SUBMISSION_TYPES] } },
       { name: 'search', description: 'Only cases whose number holds these digits (anything else in it is ignored)', schema: { type: 'string', maxLength: 40 } },
+      { name: 'open', description: "'true': closed cases left out", schema: { enum: ['true', 'false'] } },
+      { name: 'assigned', description: 'Only cases assigned to the caller (ME), shared with the caller (SHARED), or assigned to nobody (UNASSIGNED)', schema: { enum: [...INBOX_ASSIGNED] } },
     ],
     ok: [200, '{ cases, nextCursor } (nextCursor null on the last page)'],
   },
@@ -164,6 +169,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "A sealed case's key holders: the key ids with a wrap of the current epoch", auth: 'handler', ok: [200, '{ epoch, recipientKeyIds, holders, reporter }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-epochs`, tag: 'handler', summary: "Revoke a colleague's key from a sealed case: the next key epoch made in the browser, wrapped to the remaining holders (`{ epoch, revoke, wraps, previous, next }`)", auth: 'handler', ok: [201, '{ epoch, revoked }'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/assignment`, tag: 'handler', summary: "The case's assignee, the colleagues it is shared with, and the colleagues entitled to it", auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
+  { method: 'PUT', path: `${H}/cases/:caseNumber/assignee`, tag: 'handler', summary: 'Assign or hand over the case to an entitled colleague (null: unassign); 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerAssignee' }, ok: [200, '{ assignee, shares, colleagues }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/shares`, tag: 'handler', summary: 'Share the case with an entitled colleague; 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerShare' }, ok: [201, '{ assignee, shares, colleagues }'] },
+  { method: 'DELETE', path: `${H}/cases/:caseNumber/shares/:handlerId`, tag: 'handler', summary: 'Stop sharing the case with a colleague', auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },

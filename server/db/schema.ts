@@ -111,6 +111,8 @@ export interface ReportCaseTable {
   report_updated_at: Timestamp | null;
   /** The interface language at submission (mails to the reporter), sealed; migration 0020. */
   language_enc: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  /** The handler who runs the case; null while unassigned (migration 0370). */
+  assignee_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CaseStatusEventTable {
@@ -290,6 +292,21 @@ export interface HandlerCaseSeenTable {
   seen_at: Timestamp;
 }
 
+/** Colleagues a case is shared with beside its assignee (migration 0370). */
+export interface CaseShareTable {
+  case_id: string;
+  handler_id: string;
+  shared_by: string | null;
+  created_at: Timestamp;
+}
+
+/** A sitting (a session, or an API token on one UTC day) that already logged opening the case (migration 0370). */
+export interface HandlerCaseSittingTable {
+  sitting: string;
+  case_id: string;
+  at: Timestamp;
+}
+
 /** Append-only (a trigger refuses update and delete); the entry is sealed with the case's key. */
 export interface CaseAuditTable {
   id: Generated<string | number>;
@@ -448,6 +465,8 @@ export interface DB {
   handler_session: HandlerSessionTable;
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
+  case_share: CaseShareTable;
+  handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;
   deadline_reminder: DeadlineReminderTable;
   case_deletion: CaseDeletionTable;

@@ -206,6 +206,12 @@ async function journey(api: Api) {
   const view = await api('GET', `${H}/cases/${onlineNumber}`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
+  // Assignment and sharing (issue 38).
+  const colleague = await createHandlerAccount(server.ctx.db, company!.id, 'Colleague');
+  await api('PUT', `${H}/cases/${onlineNumber}/assignee`, { token, json: { handlerId: hanneId } });
+  await api('POST', `${H}/cases/${onlineNumber}/shares`, { token, json: { handlerId: colleague.id } });
+  await api('DELETE', `${H}/cases/${onlineNumber}/shares/${colleague.id}`, { token });
+  await api('GET', `${H}/cases/${onlineNumber}/assignment`, { token });
   const recordText = 'The reporter called on Monday and said the till was short.';
   await api('PUT', `${H}/cases/${phoneNumber}/report`, { token, json: { text: recordText } });
   await api('POST', `${H}/cases/${phoneNumber}/messages`, { token, body: form('messageDto', { message: 'Thank you. Can you tell us when?' }, [{ name: 'note.pdf', bytes: PDF }]) });
