@@ -15,6 +15,7 @@ import { keyId, openSealedBox, sealToPublicKey } from './box.ts';
 import { fieldContext, makeDataKey, openFieldText, sealField } from './field.ts';
 import { verifyKeyLog, type ActiveKey, type KeyLogFailure, type KeyLogHead } from './keylog.ts';
 import { unwrapDataKey, wrapDataKey } from './reporter.ts';
+import type { RecordVersionEnvelope } from './record.ts';
 
 export const FIRST_EPOCH = 1;
 /** The columns the additional data names (as the server's COLUMNS). */
@@ -110,6 +111,12 @@ export interface SealedCaseAnswer extends SealedCaseView {
   subsidiaryId: string | null;
   files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
   messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  /** The channel; PHONE and MEETING cases have a record (record.ts). */
+  submissionType: 'ONLINE_FORM' | 'PHONE' | 'MEETING';
+  /** When the reporter approved the latest version; null while it awaits approval. */
+  approvedAt: string | null;
+  /** The record's versions (each `text` the envelope the handler's browser sealed) and the reporter's comments, oldest first. */
+  record: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
 }
 
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */

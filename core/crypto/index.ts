@@ -19,6 +19,7 @@
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
  * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
  * - mail.ts     the reporter's notification address sealed to the server's mail key
+ * - record.ts   a sealed case's record of an oral report: versions with their hashes, comments
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -36,3 +37,4 @@ export * from './handler-wire.ts';
 export * from './case.ts';
 export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';
+export * from './record.ts';

@@ -202,8 +202,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       key: null,
       wrappedKey: null,
       sealed,
-      submissionType: 'ONLINE_FORM',
-      creationChannel: 'BY_ONLINE_FORM',
+      submissionType: dto.submissionType,
+      creationChannel: dto.submissionType === 'ONLINE_FORM' ? 'BY_ONLINE_FORM' : 'BY_PHONE',
       // Sealed in details_enc; the server's own copy of the details is never made.
       whistleblowerRelation: '',
       protectionOfficerId: dto.protectionOfficer.id,
