@@ -111,12 +111,13 @@ export interface SealedCaseAnswer extends SealedCaseView {
   subsidiaryId: string | null;
   files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
   messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  // The server always sends the three below; optional so a reader written before the record (a fixture, a script) still types.
   /** The channel; PHONE and MEETING cases have a record (record.ts). */
-  submissionType: 'ONLINE_FORM' | 'PHONE' | 'MEETING';
+  submissionType?: 'ONLINE_FORM' | 'PHONE' | 'MEETING';
   /** When the reporter approved the latest version; null while it awaits approval. */
-  approvedAt: string | null;
+  approvedAt?: string | null;
   /** The record's versions (each `text` the envelope the handler's browser sealed) and the reporter's comments, oldest first. */
-  record: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
+  record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
 }
 
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */

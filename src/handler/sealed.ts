@@ -10,7 +10,7 @@
  * account live and holding that very key; the key sealed to is the log's, never the
  * server's copy.
  */
-import { fromBase64, keyId, openCaseKey, openCaseParts, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, openCaseKey, openCaseParts, openComments, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
@@ -21,6 +21,7 @@ import type {
   SealedIdentity,
   SealedLoadAnswer,
   SealedOpenAnswer,
+  SealedRecordInput,
   SealedSendAnswer,
   SealedSendInput,
   SealedView,
@@ -63,8 +64,19 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
       senders,
+      record: {
+        versions: await openRecordVersions(dataKey, view.caseId, view.record?.versions ?? []),
+        comments: await openComments(dataKey, view.caseId, view.record?.comments ?? []),
+      },
     };
     return { outcome: 'opened', dataKey, opened };
+  };
+
+  /** Seals the record's next version and its hash over the plaintext here; only the envelope and the hash leave the page. */
+  const saveRecord = async (input: SealedRecordInput): Promise<{ status: number }> => {
+    const sealed = await sealRecordVersion(input.dataKey, input.caseId, input.version, input.text);
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/record/sealed`, { method: 'POST', body: sealed }));
+    return { status: r.status };
   };
 
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
@@ -106,7 +118,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
-  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey };
+  return { loadSealed, openCase, sendSealed, saveRecord, loadCandidates, grantKey };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;
