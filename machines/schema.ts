@@ -471,7 +471,7 @@ export const keyWrapSchema = v.object({
 export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
-  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is the handler's, sealed later). */
+  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is sealed in the handler's browser: docs/decisions/record-versions.md). */
   submissionType: v.optional(v.picklist(SUBMISSION_TYPES), 'ONLINE_FORM'),
   protectionOfficer: idRef,
   subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
@@ -668,6 +668,26 @@ export function fieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue
 export const recordHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex SHA-256'));
 /** `PUT /api/private/case/approve`: the version approved (required once a record exists). */
 export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSchema) });
+
+/**
+ * A version of a sealed case's record (docs/decisions/record-versions.md "Sealed cases"):
+ * `text` sealed in the handler's browser under the case's data key with additional data
+ * `wb:<case id>:case_record_version.text_enc:<version>`, `sha256` computed there over the
+ * plaintext, `version` the next after the latest the handler read.
+ */
+export const sealedRecordVersionDtoSchema = v.object({
+  version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999)),
+  text: base64Text(128 * 1024),
+  sha256: recordHashSchema,
+});
+export type SealedRecordVersionDto = v.InferOutput<typeof sealedRecordVersionDtoSchema>;
+
+/** The reporter's comment on a sealed case's record, sealed to the id its additional data names (`…:case_comment.body_enc:<id>`). */
+export const sealedCommentDtoSchema = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  body: base64Text(32 * 1024),
+});
+export type SealedCommentDto = v.InferOutput<typeof sealedCommentDtoSchema>;
 
 // ---- the handler inbox's pages (issue 41) ----------------------------------------
 

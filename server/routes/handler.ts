@@ -31,7 +31,8 @@ import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema, sealedRecordVersionDtoSchema } from '../../machines/schema.ts';
+import { recordSealedVersion } from '../cases/sealed-record.ts';
 import { grantCaseKey, refuseRevoked, revokeCaseKey, wrapHolders } from '../cases/grants.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
@@ -355,6 +356,17 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     await appendAudit(ctx, h, row, 'RECORD_EDITED', { characters: [...text].length });
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return handlerCaseView(ctx, h, fresh);
+  });
+
+  // A version of a sealed case's record, sealed and hashed in the handler's browser (docs/decisions/record-versions.md "Sealed cases").
+  // No audit entry: the audit is sealed under the case's key, which the server does not have.
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/record/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
+    const dto = parseOr400(sealedRecordVersionDtoSchema, req.body ?? {}, 'sealedRecordVersionDto');
+    const stored = await recordSealedVersion(ctx, row, dto);
+    return reply.status(stored.changed ? 201 : 200).header('cache-control', 'no-store').send(stored);
   });
 
   app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', DOWNLOAD_ROUTE, async (req, reply) => {

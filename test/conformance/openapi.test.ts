@@ -153,6 +153,9 @@ const NOT_IN_JOURNEY: string[] = [
   'POST /api/private/case/messages/sealed',
   'GET /api/handler/cases/{caseNumber}/sealed',
   'POST /api/handler/cases/{caseNumber}/messages/sealed',
+  // The record of a sealed phone case: test/server/sealed-record.test.ts.
+  'POST /api/handler/cases/{caseNumber}/record/sealed',
+  'POST /api/private/case/comments/sealed',
   'GET /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/upload-sessions',
