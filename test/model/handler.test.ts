@@ -15,6 +15,7 @@ import composer from './handlerComposer.model.ts';
 import record from './handlerRecordEditor.model.ts';
 import keyLog from './handlerKeyLog.model.ts';
 import sealedCase from './handlerSealedCase.model.ts';
+import statistics from './handlerStatistics.model.ts';
 import { inboxRows, daysLeft, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { IDLE_WARNING_MS, IDLE_FINAL_MS } from '../../machines/handler/session.ts';
@@ -98,6 +99,14 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
     if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
+  }],
+  [statistics, ['loadStatistics', 'publishKey'], [], (s, e, before) => {
+    // Counts only from a load that counted; a refusal or a page without the key shows none.
+    if (s.matches('counted')) expect(s.context.counts).not.toBeNull();
+    if (!s.matches('counted') && !s.matches('loading')) expect(s.context.counts).toBeNull();
+    if (s.matches('publishing')) expect(before.matches('confirmingPublish')).toBe(true);
+    if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
+    if (s.matches('refused')) expect(s.context.reason).not.toBe('');
   }],
   ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
     // No data key without an opened wrap; none kept once the case is left.
