@@ -469,6 +469,22 @@ export const keyWrapSchema = v.object({
   wrap: base64Text(400),
 });
 export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
+/**
+ * The company's statistics key as a handler's browser publishes it (docs/decisions/sealed-cases.md
+ * "The statistics key"): the public half signed by the anchor or the handler's certified key
+ * (core/crypto signStatisticsKey), and its private half sealed to handler keys of the verified log.
+ */
+export const statisticsKeyWrapSchema = v.object({ recipientKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) });
+export const statisticsKeyDtoSchema = v.object({
+  key: v.object({
+    spki: base64Text(512),
+    keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+    certifierKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+    signature: base64Text(200),
+  }),
+  wraps: v.pipe(v.array(statisticsKeyWrapSchema), v.minLength(1), v.maxLength(200)),
+});
+export type StatisticsKeyDto = v.InferOutput<typeof statisticsKeyDtoSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
   /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is sealed in the handler's browser: docs/decisions/record-versions.md). */
@@ -485,6 +501,8 @@ export const sealedCaseDtoSchema = v.object({
   uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
   /** The address given for notifications, sealed to the key log's `mailKey` (core/crypto sealNotifyAddress); only with a followed case. */
   notify: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
+  /** The case's categories for statistics, sealed to the key log's verified `statisticsKey` (core/crypto sealCategories); none while the company has no statistics key. */
+  categories: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 

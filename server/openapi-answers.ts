@@ -262,8 +262,16 @@ export const ANSWER_SCHEMAS = {
     ),
     // Only with SEALED_CASES=browser: the mail key the report form seals the notification address to.
     mailKey: v.optional(v.object({ spki: v.string(), keyId: v.string() })),
+    // Only with SEALED_CASES=browser: the statistics key, signed, for the browser to verify before it seals categories to it.
+    statisticsKey: v.optional(v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }))),
   }),
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
+  StatisticsKey: v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }),
+  Statistics: v.object({
+    key: v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() })),
+    wrap: v.nullable(v.object({ recipientKeyId: v.string(), box: v.string() })),
+    boxes: v.array(v.object({ caseId: v.string(), box: v.string() })),
+  }),
   SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),
   SealedKeys: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), ecdhSpki: v.string(), ecdsaSpki: v.string(), sealedKeys: v.string(), sealedKeysRecovery: v.string() }),
   Colleagues: v.object({
@@ -363,6 +371,8 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/handler/key-log': { json: 'KeyLogAppended' },
   'PUT /api/admin/companies/:company/key-anchor': { json: 'KeyAnchor' },
   'POST /api/handler/key-anchor': { json: 'KeyAnchor' },
+  'POST /api/handler/statistics-key': { json: 'StatisticsKey' },
+  'GET /api/handler/statistics': { json: 'Statistics' },
   'POST /api/handler/session/salt': { json: 'SignInSalt' },
   'GET /api/handler/keys': { json: 'SealedKeys' },
   'GET /api/handler/keys/colleagues': { json: 'Colleagues' },

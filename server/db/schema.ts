@@ -438,6 +438,33 @@ export interface CaseNotifyTable {
   created_at: Timestamp;
 }
 
+/** A company's statistics public key as a handler's browser signed it (migration 0380). */
+export interface CompanyStatisticsKeyTable {
+  company_id: string;
+  spki: Bytes;
+  key_id: string;
+  certifier_key_id: string;
+  signature: string;
+  created_at: Timestamp;
+}
+
+/** The statistics private key sealed to one handler's ECDH key (migration 0380). */
+export interface StatisticsKeyWrapTable {
+  company_id: string;
+  stats_key_id: string;
+  recipient_key_id: string;
+  box: Bytes;
+  created_at: Timestamp;
+}
+
+/** A case's categories for statistics, sealed to the statistics key (migration 0380). */
+export interface CaseCategoriesTable {
+  case_id: string;
+  stats_key_id: string;
+  box: Bytes;
+  created_at: Timestamp;
+}
+
 export interface DB {
   meta: MetaTable;
   company: CompanyTable;
@@ -456,6 +483,9 @@ export interface DB {
   case_key_wrap: CaseKeyWrapTable;
   case_key_revocation: CaseKeyRevocationTable;
   case_notify: CaseNotifyTable;
+  case_categories: CaseCategoriesTable;
+  company_statistics_key: CompanyStatisticsKeyTable;
+  statistics_key_wrap: StatisticsKeyWrapTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
   handler_token: HandlerTokenTable;

@@ -16,6 +16,7 @@ import record from './handlerRecordEditor.model.ts';
 import keyLog from './handlerKeyLog.model.ts';
 import sealedCase from './handlerSealedCase.model.ts';
 import assignment from './handlerAssignment.model.ts';
+import statistics from './handlerStatistics.model.ts';
 import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { auditEntries, closingReason } from '../../machines/handler/case.ts';
@@ -117,6 +118,14 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (e.type === 'xstate.done.actor.changeAssignment' && [200, 201].includes((e as unknown as { output: { status: number } }).output.status)) expect(actions.at(-1)).toBe('reloadCase');
     if (before.matches('changing') && s.context.refused) expect(s.context.assignment).toEqual(before.context.assignment);
     if (s.matches('ready')) expect(s.context.assignment).not.toBeNull();
+  }],
+  [statistics, ['loadStatistics', 'publishKey'], [], (s, e, before) => {
+    // Counts only from a load that counted; a refusal or a page without the key shows none.
+    if (s.matches('counted')) expect(s.context.counts).not.toBeNull();
+    if (!s.matches('counted') && !s.matches('loading')) expect(s.context.counts).toBeNull();
+    if (s.matches('publishing')) expect(before.matches('confirmingPublish')).toBe(true);
+    if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
+    if (s.matches('refused')) expect(s.context.reason).not.toBe('');
   }],
   ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
     // No data key without an opened wrap; none kept once the case is left.
