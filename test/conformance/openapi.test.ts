@@ -166,6 +166,9 @@ const NOT_IN_JOURNEY: string[] = [
   // Revocation with a new key epoch and the reporter's re-wrap after it (sealed-revoke.test.ts).
   'POST /api/handler/cases/{caseNumber}/key-epochs',
   'PUT /api/private/case/my-case/epoch-wrap',
+  // The statistics key and the counts (sealed-statistics.test.ts).
+  'POST /api/handler/statistics-key',
+  'GET /api/handler/statistics',
 ];
 
 type Api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => ReturnType<typeof call>;
