@@ -98,10 +98,11 @@ const caseView = v.object({
 const deadline = v.nullable(v.object({ kind: v.string(), due: when }));
 
 /** A case as a handler sees it: the reporter's view, the next legal deadline and the audit trail. */
+const auditTrail = v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) }));
 const handlerCaseView = v.object({
   ...caseView.entries,
   deadline,
-  audit: v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) })),
+  audit: auditTrail,
 });
 
 const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });
@@ -171,6 +172,21 @@ export const ANSWER_SCHEMAS = {
     wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
     files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when })),
     messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string() })),
+  }),
+  /** The sealed case as a handler reads it: with its audit trail, written in clear (sealed-cases.md "Status and audit"). */
+  HandlerSealedCase: v.object({
+    caseNumber: v.string(),
+    caseId: v.string(),
+    status: v.string(),
+    created: when,
+    protectionOfficerId: v.string(),
+    subsidiaryId: nullableString,
+    epoch: v.number(),
+    envelopes: v.object({ details: v.string(), whistleblower: nullableString }),
+    wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
+    files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when })),
+    messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string() })),
+    audit: auditTrail,
   }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
@@ -301,7 +317,7 @@ export const ANSWERS: Record<string, Answer> = {
   'GET /api/private/case/my-case/reporter-wrap': { json: 'ReporterWrapOffer' },
   'PUT /api/private/case/my-case/reporter-wrap': { json: 'ReporterWrapStored' },
   'POST /api/private/case/messages/sealed': { json: 'SealedMessageSent' },
-  'GET /api/handler/cases/:caseNumber/sealed': { json: 'SealedCase' },
+  'GET /api/handler/cases/:caseNumber/sealed': { json: 'HandlerSealedCase' },
   'POST /api/handler/cases/:caseNumber/messages/sealed': { json: 'SealedMessageSent' },
   'POST /api/handler/cases/:caseNumber/upload-sessions': { json: 'UploadSession' },
   'GET /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyHolders' },
