@@ -15,17 +15,84 @@
  * - The composer sends only non-empty text; on a failure the text stays.
  * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
  *   lists (the effect lists only those), and only while the data key is held.
+ * - A status is changed only after `confirmingStatus`, only to a settable status other
+ *   than the current one; the answer (the sealed view with its audit trail) replaces the
+ *   view, so the trail shown includes the change.
+ * - A file is saved only when its name opened, one at a time, and only where it can
+ *   be written without holding it whole (`canStream`, the File System Access API) or
+ *   is at most MEMORY_SAVE_MAX bytes. Each file's outcome (saved with the browser's
+ *   content and metadata check, not saved and why) is kept beside the others.
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import { LIMITS, type MessageType } from '../schema.ts';
+import { LIMITS, type CaseStatus, type MessageType } from '../schema.ts';
 import type { OpenedKeys } from './session.ts';
+import { SETTABLE_STATUSES } from './case.ts';
 
 /** As the usual composer's limit (machines/handler/composer.ts). */
 export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
 
-/** What GET /api/handler/cases/:n/sealed answers (one type with the server's and scripted clients'). */
-export type SealedView = SealedCaseAnswer;
+/**
+ * The largest file a browser without the File System Access API opens in memory to save
+ * (docs/decisions/sealed-cases.md "Files in the workspace"): larger ones it cannot save.
+ */
+export const MEMORY_SAVE_MAX = 100 * 1024 * 1024;
+
+/** One entry of the case's audit trail, as the server wrote it in clear (ids and enums, no content). */
+export interface SealedAuditEntry {
+  at: string;
+  handlerId: string | null;
+  handlerName: string | null;
+  action: string;
+  detail: Record<string, string | number | boolean>;
+}
+
+/** What GET /api/handler/cases/:n/sealed answers: the sealed case (one type with the server's and scripted clients') and its audit trail. */
+export type SealedView = SealedCaseAnswer & { audit: SealedAuditEntry[] };
+
+export interface OpenedFile {
+  id: string;
+  messageId: string | null;
+  created: string;
+  /** The stored (padded, sealed) size. */
+  sealedSize: number;
+  /** null: the name could not be opened (the file is named by its date and not offered). */
+  name: string | null;
+  /** The true size from the sealed name; null for a file sealed without one. */
+  size: number | null;
+}
+
+/** The browser's check of a file it opened: does the content fit the name, and what hidden data is in it. */
+export interface FileCheckResult {
+  /** `fits`; `notAllowed`: a type the portal does not take. */
+  content: 'fits' | 'notAllowed';
+  /** The kinds of hidden data found ([] none); `notChecked`: a type or size the check does not read; `couldNotCheck`: it hit a limit. */
+  metadata: string[] | 'notChecked' | 'couldNotCheck';
+}
+
+/**
+ * How saving one file ended: `saved` with the check; `mismatch`: the content does not fit
+ * the name, so nothing was kept; `unopened`: a part did not open (nothing kept);
+ * `cancelled`: the handler closed the save dialog; `failed`: the download broke.
+ */
+export type FileSaveAnswer =
+  | { outcome: 'saved'; check: FileCheckResult }
+  | { outcome: 'mismatch' | 'unopened' | 'cancelled' | 'failed' | 'unauthorized' };
+export type FileOutcome = Exclude<FileSaveAnswer, { outcome: 'unauthorized' }> | { outcome: 'saving' };
+
+export interface FileSaveInput {
+  caseNumber: string;
+  caseId: string;
+  dataKey: Uint8Array;
+  file: OpenedFile & { name: string };
+  /** Write to disk as the file is opened (File System Access API), else in memory. */
+  toDisk: boolean;
+}
+
+export interface StatusAnswer {
+  status: number;
+  view?: SealedView;
+}
 
 export interface SealedDetails {
   description?: string | null;
@@ -56,8 +123,11 @@ export interface OpenedSealedCase {
   /** null: none was given; `unopened`: it could not be opened. */
   whistleblower: SealedIdentity | null | 'unopened';
   messages: OpenedMessage[];
+  files: OpenedFile[];
   /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
   senders: Record<string, string>;
+  /** Handlers' names by the keyId of their ECDH key, for the audit's grants. */
+  keyHolders: Record<string, string>;
 }
 
 export interface SealedLoadAnswer {
@@ -92,6 +162,11 @@ export interface SealedSendAnswer {
 export interface SealedCaseContext {
   caseNumber: string;
   handlerId: string;
+  /** This browser writes files to disk as they open (File System Access API). */
+  canStream: boolean;
+  nextStatus: CaseStatus | null;
+  saving: string | null;
+  fileOutcomes: Record<string, FileOutcome>;
   keys: OpenedKeys | null;
   view: SealedView | null;
   dataKey: Uint8Array | null;
@@ -115,16 +190,27 @@ export type SealedCaseEvent =
   | { type: 'grants.retry' }
   | { type: 'grant.choose'; handlerId: string }
   | { type: 'grant.confirm' }
-  | { type: 'grant.cancel' };
+  | { type: 'grant.cancel' }
+  | { type: 'status.choose'; status: CaseStatus }
+  | { type: 'status.confirm' }
+  | { type: 'status.cancel' }
+  | { type: 'file.save'; fileId: string };
 
 const loaded = (e: unknown) => (e as DoneActorEvent<SealedLoadAnswer>).output;
 const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).output;
 const sent = (e: unknown) => (e as DoneActorEvent<SealedSendAnswer>).output;
 const listed = (e: unknown) => (e as DoneActorEvent<CandidatesAnswer>).output;
 const grantedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
+const statusAnswer = (e: unknown) => (e as DoneActorEvent<StatusAnswer>).output;
+const savedAnswer = (e: unknown) => (e as DoneActorEvent<FileSaveAnswer>).output;
+
+/** Whether `file` may be saved in a browser that does (`toDisk`) or does not write to disk as it opens. */
+export function isSaveable(file: OpenedFile, toDisk: boolean): boolean {
+  return file.name !== null && (toDisk || (file.size ?? file.sealedSize) <= MEMORY_SAVE_MAX);
+}
 
 export const sealedCaseMachine = setup({
-  types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null } },
+  types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null; canStream?: boolean } },
   actors: {
     loadSealed: fromPromise<SealedLoadAnswer, { caseNumber: string }>(async () => {
       throw new Error('loadSealed not provided');
@@ -141,6 +227,12 @@ export const sealedCaseMachine = setup({
     grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
       throw new Error('grantKey not provided');
     }),
+    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; status: CaseStatus }>(async () => {
+      throw new Error('changeStatus not provided');
+    }),
+    saveFile: fromPromise<FileSaveAnswer, FileSaveInput>(async () => {
+      throw new Error('saveFile not provided');
+    }),
   },
   actions: {
     reportUnauthorized: () => {},
@@ -150,7 +242,7 @@ export const sealedCaseMachine = setup({
       const a = openedAnswer(event);
       return a.outcome === 'opened' ? { dataKey: a.dataKey, opened: a.opened } : {};
     }),
-    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null }),
+    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null, nextStatus: null, saving: null, fileOutcomes: {} }),
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
@@ -167,6 +259,17 @@ export const sealedCaseMachine = setup({
     forgetChosen: assign({ chosen: null }),
     markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
     forgetGranted: assign({ granted: '' }),
+    assignNextStatus: assign({ nextStatus: ({ event, context }) => (event.type === 'status.choose' ? event.status : context.nextStatus) }),
+    clearNextStatus: assign({ nextStatus: null }),
+    // The answer is the whole sealed view: its status and audit replace the old ones; the opened parts stay.
+    assignStatusView: assign({ view: ({ event, context }) => statusAnswer(event).view ?? context.view, nextStatus: null }),
+    startSaving: assign(({ event, context }) => (event.type === 'file.save' ? { saving: event.fileId, fileOutcomes: { ...context.fileOutcomes, [event.fileId]: { outcome: 'saving' as const } } } : {})),
+    assignSaved: assign(({ event, context }) => {
+      const a = savedAnswer(event);
+      const outcome: FileOutcome = a.outcome === 'unauthorized' ? { outcome: 'failed' } : a;
+      return { saving: null, fileOutcomes: { ...context.fileOutcomes, [context.saving!]: outcome } };
+    }),
+    assignSaveFailed: assign(({ context }) => ({ saving: null, fileOutcomes: { ...context.fileOutcomes, [context.saving!]: { outcome: 'failed' as const } } })),
   },
   guards: {
     hasKeys: ({ context }) => context.keys !== null,
@@ -184,6 +287,15 @@ export const sealedCaseMachine = setup({
     // A wrap already there (a resend after a lost answer) is as good as a new one.
     isGranted: ({ event }) => grantedAnswer(event).status === 201 || (grantedAnswer(event).status === 409 && grantedAnswer(event).code === 'WRAP_EXISTS'),
     isGrantUnauthorized: ({ event }) => grantedAnswer(event).status === 401,
+    isNewStatus: ({ context, event }) => event.type === 'status.choose' && SETTABLE_STATUSES.includes(event.status) && event.status !== context.view?.status,
+    isStatusChanged: ({ event }) => statusAnswer(event).status === 200 && !!statusAnswer(event).view,
+    isStatusUnauthorized: ({ event }) => statusAnswer(event).status === 401,
+    canSave: ({ context, event }) => {
+      if (event.type !== 'file.save' || context.dataKey === null) return false;
+      const file = context.opened?.files.find((f) => f.id === event.fileId);
+      return !!file && isSaveable(file, context.canStream);
+    },
+    isSaveUnauthorized: ({ event }) => savedAnswer(event).outcome === 'unauthorized',
   },
 }).createMachine({
   id: 'sealedCase',
@@ -191,6 +303,10 @@ export const sealedCaseMachine = setup({
   context: ({ input }) => ({
     caseNumber: input.caseNumber,
     handlerId: input.handlerId,
+    canStream: input.canStream ?? false,
+    nextStatus: null,
+    saving: null,
+    fileOutcomes: {},
     keys: input.keys,
     view: null,
     dataKey: null,
@@ -305,6 +421,56 @@ export const sealedCaseMachine = setup({
                   { target: 'listing.failed', actions: 'forgetChosen' },
                 ],
                 onError: { target: 'listing.failed', actions: 'forgetChosen' },
+              },
+            },
+          },
+        },
+        status: {
+          initial: 'idle',
+          states: {
+            idle: {
+              initial: 'shown',
+              on: { 'status.choose': { guard: 'isNewStatus', target: 'confirmingStatus', actions: 'assignNextStatus' } },
+              states: { shown: {}, changed: {}, failed: {} },
+            },
+            /** "Change the status to …?": an alert dialog. */
+            confirmingStatus: { on: { 'status.confirm': 'changingStatus', 'status.cancel': { target: 'idle', actions: 'clearNextStatus' } } },
+            changingStatus: {
+              invoke: {
+                id: 'changeStatus',
+                src: 'changeStatus',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, status: context.nextStatus! }),
+                onDone: [
+                  { guard: 'isStatusChanged', target: 'idle.changed', actions: 'assignStatusView' },
+                  { guard: 'isStatusUnauthorized', target: 'idle.failed', actions: ['clearNextStatus', 'reportUnauthorized'] },
+                  { target: 'idle.failed', actions: 'clearNextStatus' },
+                ],
+                onError: { target: 'idle.failed', actions: 'clearNextStatus' },
+              },
+            },
+          },
+        },
+        files: {
+          initial: 'idle',
+          states: {
+            idle: { on: { 'file.save': { guard: 'canSave', target: 'saving', actions: 'startSaving' } } },
+            /** One file at a time is opened and written (to disk, or in memory up to MEMORY_SAVE_MAX). */
+            saving: {
+              invoke: {
+                id: 'saveFile',
+                src: 'saveFile',
+                input: ({ context }) => ({
+                  caseNumber: context.caseNumber,
+                  caseId: context.view!.caseId,
+                  dataKey: context.dataKey!,
+                  file: context.opened!.files.find((f) => f.id === context.saving) as OpenedFile & { name: string },
+                  toDisk: context.canStream,
+                }),
+                onDone: [
+                  { guard: 'isSaveUnauthorized', target: 'idle', actions: ['assignSaved', 'reportUnauthorized'] },
+                  { target: 'idle', actions: 'assignSaved' },
+                ],
+                onError: { target: 'idle', actions: 'assignSaveFailed' },
               },
             },
           },

@@ -14,7 +14,10 @@ import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
-import { sealedCaseMachine, SEALED_MESSAGE_MAX, type GrantCandidate, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import type { CaseStatus } from '../../machines/schema.ts';
+import { canSaveToDisk } from './fileOpening.ts';
+import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
@@ -35,10 +38,12 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         sendSealed: fromPromise(({ input: i }: { input: SealedSendInput }) => fx.sendSealed(i)),
         loadCandidates: fromPromise(({ input: i }: { input: { caseNumber: string; officerId: string; handlerId: string } }) => fx.loadCandidates(i)),
         grantKey: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate } }) => fx.grantKey(i)),
+        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; status: CaseStatus } }) => fx.changeStatus(i)),
+        saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
       },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
-    { input: { caseNumber, handlerId, keys } },
+    { input: { caseNumber, handlerId, keys, canStream: canSaveToDisk() } },
   );
   useEffect(() => {
     actor.send({ type: 'keys.change', keys });
@@ -155,6 +160,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           </dd>
         </dl>
       </section>
+
+      <SealedFiles state={state} actor={actor} />
+
+      <SealedStatus state={state} actor={actor} />
 
       <section className={styles.section} aria-labelledby="sealed-messages">
         <h2 id="sealed-messages" className={styles.sectionTitle}>
@@ -276,6 +285,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           onConfirm={() => actor.send({ type: 'grant.confirm' })}
         />
       </section>
+
+      <SealedAudit state={state} />
     </>
   );
 }

@@ -10,12 +10,17 @@
  * account live and holding that very key; the key sealed to is the log's, never the
  * server's copy.
  */
-import { fromBase64, keyId, openCaseKey, openCaseParts, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, openCaseKey, openCaseParts, openFileName, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import type { CaseStatus } from '../../machines/schema.ts';
+import { saveSealedFile } from './fileOpening.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
   CandidatesAnswer,
+  FileSaveInput,
   GrantCandidate,
+  OpenedFile,
+  StatusAnswer,
   OpenedSealedCase,
   SealedDetails,
   SealedIdentity,
@@ -56,13 +61,30 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
     // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
     const senders: Record<string, string> = {};
+    const keyHolders: Record<string, string> = {};
     const colleagues = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues').catch(() => ({ handlers: [] as Colleague[] }));
-    for (const h of colleagues.handlers) senders[h.id] = h.name;
+    for (const h of colleagues.handlers) {
+      senders[h.id] = h.name;
+      if (h.ecdhSpki) keyHolders[await keyId(fromBase64(h.ecdhSpki))] = h.name;
+    }
+    // Each file's name on its own: one that does not open is named as such beside the rest.
+    const files: OpenedFile[] = await Promise.all(
+      view.files.map(async (f) => {
+        const base = { id: f.id, messageId: f.messageId, created: f.created, sealedSize: f.size };
+        try {
+          return { ...base, ...(await openFileName(dataKey, view.caseId, f.id, f.name)) };
+        } catch {
+          return { ...base, name: null, size: null };
+        }
+      }),
+    );
     const opened: OpenedSealedCase = {
       details: parts.details && typeof parts.details === 'object' ? parts.details : null,
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
+      files,
       senders,
+      keyHolders,
     };
     return { outcome: 'opened', dataKey, opened };
   };
@@ -106,7 +128,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
-  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey };
+  /** The answer is the sealed view with the audit trail, the change's entry included. */
+  const changeStatus = async (input: { caseNumber: string; status: CaseStatus }): Promise<StatusAnswer> => {
+    const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(input.caseNumber)}/status`, { method: 'PUT', body: { status: input.status } }));
+    return { status: r.status, view: r.data };
+  };
+
+  const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
+
+  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey, changeStatus, saveFile };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

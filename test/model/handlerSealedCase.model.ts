@@ -2,17 +2,25 @@
  * Model of a sealed case in the handler's workspace: locked keys, every load and open
  * answer (a wrap, none, a wrap that does not open), the sealing composer, and a grant
  * with its confirmation (keys given at the start take the same `always` as keys that
- * arrive later).
+ * arrive later); the status change with its confirmation and the saving of files (every
+ * answer). The opened case's regions are walked one at a time (the others at rest), so
+ * every transition of each is taken without their product.
  */
-import type { EventObject } from 'xstate';
+import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { sealedCaseMachine, type SealedView } from '../../machines/handler/sealedCase.ts';
 import type { MachineModel } from './harness.ts';
 
 const keys = { ecdh: {}, ecdsa: {}, ecdhSpki: new Uint8Array(91), ecdsaSpki: new Uint8Array(91) };
 const view: SealedView = {
   caseNumber: '1111222233334444', caseId: '00000000-0000-4000-8000-000000000001', status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'o1', subsidiaryId: null, epoch: 1, files: [],
-  envelopes: { details: 'AQ==', whistleblower: null }, wrap: { recipientKeyId: 'a'.repeat(64), kind: 'handler', wrap: 'Ag==' }, messages: [],
+  envelopes: { details: 'AQ==', whistleblower: null }, wrap: { recipientKeyId: 'a'.repeat(64), kind: 'handler', wrap: 'Ag==' }, messages: [], audit: [],
 };
+const files = [
+  { id: 'f1', messageId: null, created: '2026-12-01T10:00:00.000Z', sealedSize: 70_000, name: 'a.pdf', size: 65_000 },
+  { id: 'f2', messageId: null, created: '2026-12-01T10:00:00.000Z', sealedSize: 300_000_000, name: 'film.mp4', size: 290_000_000 },
+  { id: 'f3', messageId: null, created: '2026-12-01T10:00:00.000Z', sealedSize: 70_000, name: null, size: null },
+];
+const moved = { ...view, status: 'BEING_INVESTIGATED', audit: [{ at: '2026-12-01T12:00:00.000Z', handlerId: 'h1', handlerName: 'Hanne', action: 'STATUS_CHANGED', detail: { from: 'RECEIVED', to: 'BEING_INVESTIGATED' } }] };
 const colleague = { handlerId: 'h2', name: 'Greta', email: 'greta@example.org', recipientKeyId: 'b'.repeat(64), ecdhSpki: 'BA==' };
 
 export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
@@ -24,7 +32,7 @@ export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadSealed', output: { status: 401 } },
   { type: 'xstate.done.actor.loadSealed', output: { status: 500 } },
   { type: 'xstate.error.actor.loadSealed', error: 'network' },
-  { type: 'xstate.done.actor.openCase', output: { outcome: 'opened', dataKey: new Uint8Array(32), opened: { details: null, whistleblower: 'unopened', messages: [], senders: {} } } },
+  { type: 'xstate.done.actor.openCase', output: { outcome: 'opened', dataKey: new Uint8Array(32), opened: { details: null, whistleblower: 'unopened', messages: [], files, senders: {}, keyHolders: {} } } },
   { type: 'xstate.done.actor.openCase', output: { outcome: 'refused' } },
   { type: 'xstate.error.actor.openCase', error: 'crypto' },
   { type: 'reload' },
@@ -52,14 +60,57 @@ export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.grantKey', error: 'network' },
 ];
 
-type Snap = { value: unknown; context: { keys: unknown; text: string; type: string; answerWanted: boolean; dataKey: unknown; opened: { messages: unknown[] } | null; candidates: unknown[]; chosen: unknown; granted: string } };
+/** The status and files regions' events. */
+export const sealedWorkEvents: (EventObject & Record<string, unknown>)[] = [
+  { type: 'status.choose', status: 'BEING_INVESTIGATED' },
+  { type: 'status.choose', status: 'RECEIVED' },
+  { type: 'status.choose', status: 'PENDING_WHISTLEBLOWER_CONTACT' },
+  { type: 'status.cancel' },
+  { type: 'status.confirm' },
+  { type: 'xstate.done.actor.changeStatus', output: { status: 200, view: moved } },
+  { type: 'xstate.done.actor.changeStatus', output: { status: 401 } },
+  { type: 'xstate.done.actor.changeStatus', output: { status: 409 } },
+  { type: 'xstate.error.actor.changeStatus', error: 'network' },
+  { type: 'file.save', fileId: 'f1' },
+  // Too large for memory in a browser that cannot write to disk; a name that did not open; no such file.
+  { type: 'file.save', fileId: 'f2' },
+  { type: 'file.save', fileId: 'f3' },
+  { type: 'file.save', fileId: 'nope' },
+  { type: 'xstate.done.actor.saveFile', output: { outcome: 'saved', check: { content: 'fits', metadata: [] } } },
+  { type: 'xstate.done.actor.saveFile', output: { outcome: 'mismatch' } },
+  { type: 'xstate.done.actor.saveFile', output: { outcome: 'unauthorized' } },
+  { type: 'xstate.error.actor.saveFile', error: 'network' },
+];
+
+type Regions = { matches(v: unknown): boolean; context: { text: string; type: string; answerWanted: boolean; fileOutcomes: Record<string, unknown>; nextStatus: unknown } };
+/** The composer and grants at rest (as the case opened). */
+const othersAtRest = (s: Regions) =>
+  s.matches({ opened: { composer: { editing: 'idle' } } }) && s.context.text === '' && s.context.type === 'STANDARD' && !s.context.answerWanted && s.matches({ opened: { grants: 'loadingCandidates' } });
+/** The status and files regions at rest. */
+const workAtRest = (s: Regions) => s.matches({ opened: { status: { idle: 'shown' } } }) && s.matches({ opened: { files: 'idle' } }) && Object.keys(s.context.fileOutcomes).length === 0;
+const workTypes = new Set(sealedWorkEvents.map((e) => e.type));
+/** Within the opened case: the composer's and grants' events only while status and files rest, and theirs only while the others rest. */
+export const sealedCaseFilter = (event: EventObject, snapshot: AnyMachineSnapshot): boolean => {
+  const s = snapshot as unknown as Regions & { context: { view: { status: string } | null } };
+  if (!s.matches('opened') || event.type === 'keys.change' || event.type === 'reload') return true;
+  if (workTypes.has(event.type)) return othersAtRest(s);
+  return workAtRest(s) && s.context.view?.status === 'RECEIVED';
+};
+
+type Snap = {
+  value: unknown;
+  context: { keys: unknown; text: string; type: string; answerWanted: boolean; dataKey: unknown; opened: { messages: unknown[] } | null; candidates: unknown[]; chosen: unknown; granted: string; view: { status: string } | null; nextStatus: unknown; saving: unknown; fileOutcomes: Record<string, { outcome: string }> };
+};
 const serializeState = ((s: Snap) =>
-  JSON.stringify([s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== ''])) as never;
+  JSON.stringify([
+    s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== '',
+    s.context.view?.status ?? null, s.context.nextStatus ?? null, s.context.saving ?? null, Object.keys(s.context.fileOutcomes).length > 0,
+  ])) as never;
 
 export default {
   name: 'handlerSealedCase',
   machine: sealedCaseMachine,
   input: { caseNumber: '1111222233334444', handlerId: 'h1', keys: null },
-  events: sealedCaseEvents,
+  events: [...sealedCaseEvents, ...sealedWorkEvents],
   serializeState,
 } satisfies MachineModel;

@@ -94,7 +94,7 @@ describe('sealed case effects', () => {
     const seal = async (column: string, text: string, row = '') => toBase64(await sealField(dataKey, fieldContext(CASE_ID, column, row), text));
     const good = await seal(SEALED_COLUMNS.messageBody, 'first', 'm1');
     const view: SealedView = {
-      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [],
+      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [], audit: [],
       envelopes: { details: await seal(SEALED_COLUMNS.details, JSON.stringify({ description: 'the till' })), whistleblower: await seal(SEALED_COLUMNS.whistleblower, JSON.stringify({ name: 'Wanda' })) },
       wrap: { recipientKeyId: myId, kind: 'handler', wrap: toBase64(await sealToPublicKey(me.ecdhSpki, dataKey, { caseId: CASE_ID, epoch: 1, recipientKeyId: myId })) },
       messages: [
