@@ -36,7 +36,7 @@ export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
  * The largest file a browser without the File System Access API opens in memory to save
  * (docs/decisions/sealed-cases.md "Files in the workspace"): larger ones it cannot save.
  */
-export const MEMORY_SAVE_MAX = 100 * 1024 * 1024;
+export const MEMORY_SAVE_MAX = 100_000_000;
 
 /** One entry of the case's audit trail, as the server wrote it in clear (ids and enums, no content). */
 export interface SealedAuditEntry {

@@ -111,7 +111,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (s.matches({ opened: { files: 'saving' } })) {
       const f = s.context.opened.files.find((x: { id: string }) => x.id === s.context.saving);
       expect(f?.name).not.toBeNull();
-      expect(s.context.canStream || (f.size ?? f.sealedSize) <= 100 * 1024 * 1024).toBe(true);
+      expect(s.context.canStream || (f.size ?? f.sealedSize) <= 100_000_000).toBe(true);
       expect(s.context.fileOutcomes[s.context.saving]).toEqual({ outcome: 'saving' });
     }
     if (e.type.endsWith('actor.saveFile')) expect(Object.values(s.context.fileOutcomes).some((o) => (o as { outcome: string }).outcome === 'saving')).toBe(false);
