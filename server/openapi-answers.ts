@@ -186,7 +186,8 @@ export const ANSWER_SCHEMAS = {
     wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
     files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when })),
     messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string() })),
-    audit: auditTrail,
+    // An entry from before the case was sealed (retire-master) comes sealed under the data key.
+    audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])),
   }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),

@@ -47,8 +47,16 @@ export interface SealedAuditEntry {
   detail: Record<string, string | number | boolean>;
 }
 
+/** An entry written while the case was server-keyed (before `retire-master` sealed it): sealed under the data key (base64). */
+export interface SealedAuditEnvelope {
+  at: string;
+  sealed: string;
+}
+/** An entry as the page shows it: opened, or `unopened` (a sealed one that did not open). */
+export type OpenedAuditEntry = SealedAuditEntry | { at: string; unopened: true };
+
 /** What GET /api/handler/cases/:n/sealed answers: the sealed case (one type with the server's and scripted clients') and its audit trail. */
-export type SealedView = SealedCaseAnswer & { audit: SealedAuditEntry[] };
+export type SealedView = SealedCaseAnswer & { audit: (SealedAuditEntry | SealedAuditEnvelope)[] };
 
 export interface OpenedFile {
   id: string;
@@ -92,6 +100,8 @@ export interface FileSaveInput {
 export interface StatusAnswer {
   status: number;
   view?: SealedView;
+  /** The answer's audit trail, its sealed entries opened. */
+  audit?: OpenedAuditEntry[];
 }
 
 export interface SealedDetails {
@@ -124,6 +134,8 @@ export interface OpenedSealedCase {
   whistleblower: SealedIdentity | null | 'unopened';
   messages: OpenedMessage[];
   files: OpenedFile[];
+  /** The audit trail with its sealed entries opened (replaced by a status change's answer). */
+  audit: OpenedAuditEntry[];
   /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
   senders: Record<string, string>;
   /** Handlers' names by the keyId of their ECDH key, for the audit's grants. */
@@ -227,7 +239,7 @@ export const sealedCaseMachine = setup({
     grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
       throw new Error('grantKey not provided');
     }),
-    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; status: CaseStatus }>(async () => {
+    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus }>(async () => {
       throw new Error('changeStatus not provided');
     }),
     saveFile: fromPromise<FileSaveAnswer, FileSaveInput>(async () => {
@@ -262,7 +274,10 @@ export const sealedCaseMachine = setup({
     assignNextStatus: assign({ nextStatus: ({ event, context }) => (event.type === 'status.choose' ? event.status : context.nextStatus) }),
     clearNextStatus: assign({ nextStatus: null }),
     // The answer is the whole sealed view: its status and audit replace the old ones; the opened parts stay.
-    assignStatusView: assign({ view: ({ event, context }) => statusAnswer(event).view ?? context.view, nextStatus: null }),
+    assignStatusView: assign(({ event, context }) => {
+      const a = statusAnswer(event);
+      return { view: a.view ?? context.view, opened: context.opened && a.audit ? { ...context.opened, audit: a.audit } : context.opened, nextStatus: null };
+    }),
     startSaving: assign(({ event, context }) => (event.type === 'file.save' ? { saving: event.fileId, fileOutcomes: { ...context.fileOutcomes, [event.fileId]: { outcome: 'saving' as const } } } : {})),
     assignSaved: assign(({ event, context }) => {
       const a = savedAnswer(event);
@@ -439,7 +454,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'changeStatus',
                 src: 'changeStatus',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, status: context.nextStatus! }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, status: context.nextStatus! }),
                 onDone: [
                   { guard: 'isStatusChanged', target: 'idle.changed', actions: 'assignStatusView' },
                   { guard: 'isStatusUnauthorized', target: 'idle.failed', actions: ['clearNextStatus', 'reportUnauthorized'] },

@@ -258,9 +258,15 @@ export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row
   await ctx.db.insertInto('case_audit').values({ case_id: row.id, at, entry_enc: ctx.crypto.sealJson(key, row.id, AUDIT_COLUMN, entry, at.toISOString()) }).execute();
 }
 
-export async function readAudit(ctx: AppContext, row: AuditRow): Promise<AuditEntry[]> {
+/** An entry written while the case was server-keyed (a case sealed by `retire-master`): sealed under the data key its handlers hold, opened in their browsers. */
+export interface SealedAuditEnvelope {
+  at: string;
+  sealed: string;
+}
+
+export async function readAudit(ctx: AppContext, row: AuditRow): Promise<(AuditEntry | SealedAuditEnvelope)[]> {
   const rows = await ctx.db.selectFrom('case_audit').select(['at', 'entry_enc', 'entry']).where('case_id', '=', row.id).orderBy('id').execute();
-  if (row.sealed) return rows.filter((r) => r.entry !== null).map((r) => ({ at: iso(r.at), ...clearEntry(r.entry) }));
+  if (row.sealed) return rows.map((r) => (r.entry !== null ? { at: iso(r.at), ...clearEntry(r.entry) } : { at: iso(r.at), sealed: Buffer.from(r.entry_enc!).toString('base64') }));
   const key = await caseKey(ctx, row);
   return rows.map((r) => {
     const at = iso(r.at);

@@ -38,7 +38,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         sendSealed: fromPromise(({ input: i }: { input: SealedSendInput }) => fx.sendSealed(i)),
         loadCandidates: fromPromise(({ input: i }: { input: { caseNumber: string; officerId: string; handlerId: string } }) => fx.loadCandidates(i)),
         grantKey: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate } }) => fx.grantKey(i)),
-        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; status: CaseStatus } }) => fx.changeStatus(i)),
+        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus } }) => fx.changeStatus(i)),
         saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
       },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },

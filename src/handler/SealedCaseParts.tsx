@@ -18,7 +18,7 @@ import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { SETTABLE_STATUSES } from '../../machines/handler/case.ts';
-import { isSaveable, MEMORY_SAVE_MAX, type FileOutcome, type OpenedFile, type SealedAuditEntry, type sealedCaseMachine } from '../../machines/handler/sealedCase.ts';
+import { isSaveable, MEMORY_SAVE_MAX, type FileOutcome, type OpenedAuditEntry, type OpenedFile, type SealedAuditEntry, type sealedCaseMachine } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
 
 type State = SnapshotFrom<typeof sealedCaseMachine>;
@@ -171,8 +171,8 @@ export function SealedAudit({ state }: { state: State }) {
   const t = useT('sealedwork');
   const th = useT('handler');
   const lang = useLanguage();
-  const { view, opened } = state.context;
-  const entries = view?.audit ?? [];
+  const { opened } = state.context;
+  const entries: OpenedAuditEntry[] = opened?.audit ?? [];
   const detail = (a: SealedAuditEntry): string => {
     const d = a.detail;
     switch (a.action) {
@@ -208,14 +208,23 @@ export function SealedAudit({ state }: { state: State }) {
             </tr>
           </thead>
           <tbody>
-            {entries.map((a, i) => (
-              <tr key={i}>
-                <td>{formatLongDateTime(a.at, lang)}</td>
-                <td>{a.handlerName ?? ''}</td>
-                <td data-action={a.action}>{action(a)}</td>
-                <td>{detail(a)}</td>
-              </tr>
-            ))}
+            {entries.map((a, i) =>
+              'unopened' in a ? (
+                <tr key={i}>
+                  <td>{formatLongDateTime(a.at, lang)}</td>
+                  <td colSpan={3} className={styles.error}>
+                    {t('sealedwork.audit.unopened')}
+                  </td>
+                </tr>
+              ) : (
+                <tr key={i}>
+                  <td>{formatLongDateTime(a.at, lang)}</td>
+                  <td>{a.handlerName ?? ''}</td>
+                  <td data-action={a.action}>{action(a)}</td>
+                  <td>{detail(a)}</td>
+                </tr>
+              ),
+            )}
           </tbody>
         </table>
       </div>

@@ -10,7 +10,7 @@
  * account live and holding that very key; the key sealed to is the log's, never the
  * server's copy.
  */
-import { fromBase64, keyId, openCaseKey, openCaseParts, openFileName, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { fieldContext, fromBase64, keyId, openCaseKey, openCaseParts, openFieldText, openFileName, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { saveSealedFile } from './fileOpening.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
@@ -19,6 +19,7 @@ import type {
   CandidatesAnswer,
   FileSaveInput,
   GrantCandidate,
+  OpenedAuditEntry,
   OpenedFile,
   StatusAnswer,
   OpenedSealedCase,
@@ -41,6 +42,24 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
     if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, code: err.code };
     throw err;
   }
+}
+
+/** The column the server sealed its audit entries under, each bound to its time (server/handlers/cases.ts). */
+const AUDIT_COLUMN = 'case_audit.entry_enc';
+
+/** The trail with each entry from before the case was sealed opened here; one that does not open is `unopened` beside the rest. */
+export async function openAudit(dataKey: Uint8Array, caseId: string, audit: SealedView['audit']): Promise<OpenedAuditEntry[]> {
+  return Promise.all(
+    audit.map(async (a): Promise<OpenedAuditEntry> => {
+      if (!('sealed' in a)) return a;
+      try {
+        const e = JSON.parse(await openFieldText(dataKey, fieldContext(caseId, AUDIT_COLUMN, a.at), fromBase64(a.sealed))) as Omit<Extract<OpenedAuditEntry, { action: string }>, 'at'>;
+        return { at: a.at, handlerId: e.handlerId ?? null, handlerName: e.handlerName ?? null, action: String(e.action), detail: e.detail ?? {} };
+      } catch {
+        return { at: a.at, unopened: true };
+      }
+    }),
+  );
 }
 
 export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 'verifiedLog'>) {
@@ -83,6 +102,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
       files,
+      audit: await openAudit(dataKey, view.caseId, view.audit),
       senders,
       keyHolders,
     };
@@ -129,9 +149,9 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
   };
 
   /** The answer is the sealed view with the audit trail, the change's entry included. */
-  const changeStatus = async (input: { caseNumber: string; status: CaseStatus }): Promise<StatusAnswer> => {
+  const changeStatus = async (input: { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus }): Promise<StatusAnswer> => {
     const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(input.caseNumber)}/status`, { method: 'PUT', body: { status: input.status } }));
-    return { status: r.status, view: r.data };
+    return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.dataKey, input.caseId, r.data.audit) : undefined };
   };
 
   const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);

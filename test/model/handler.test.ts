@@ -106,7 +106,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
       expect(['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED']).toContain(s.context.nextStatus);
       expect(s.context.nextStatus).not.toBe(s.context.view.status);
     }
-    if (e.type === 'xstate.done.actor.changeStatus' && s.matches({ opened: { status: { idle: 'changed' } } })) expect(s.context.view.audit.at(-1).action).toBe('STATUS_CHANGED');
+    if (e.type === 'xstate.done.actor.changeStatus' && s.matches({ opened: { status: { idle: 'changed' } } })) expect(s.context.opened.audit.at(-1).action).toBe('STATUS_CHANGED');
     // A file is saved only when its name opened and this browser can hold or stream it; its outcome stays beside the others.
     if (s.matches({ opened: { files: 'saving' } })) {
       const f = s.context.opened.files.find((x: { id: string }) => x.id === s.context.saving);

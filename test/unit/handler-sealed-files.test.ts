@@ -10,7 +10,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import { fieldContext, keyId, makeDataKey, makeHandlerKeys, sealField, sealFileForUpload, sealToPublicKey, toBase64, concat, FILE_NAME_COLUMN, SEALED_COLUMNS } from '../../core/crypto/index.ts';
-import { sealedCaseEffects } from '../../src/handler/sealed.ts';
+import { openAudit, sealedCaseEffects } from '../../src/handler/sealed.ts';
+import { CaseCrypto } from '../../server/crypto/case-crypto.ts';
+import { randomBytes } from 'node:crypto';
 import { openingCheck, saveSealedFile } from '../../src/handler/fileOpening.ts';
 import type { FileSaveInput, OpenedFile, SealedView } from '../../machines/handler/sealedCase.ts';
 import { ApiError, type ApiClient } from '../../src/api/client.ts';
@@ -165,5 +167,43 @@ describe('files of a sealed case in the workspace', () => {
     expect((await check.result()).content).toBe('fits');
     const text = openingCheck('t.csv', null);
     await expect(readAll(new Blob([new TextEncoder().encode('a;b\n'), Uint8Array.of(0xff)]).stream().pipeThrough(text.stream))).rejects.toThrow(/ContentMismatch|t\.csv/);
+  });
+
+  it('opens the audit entries the server sealed before the case was sealed (retire-master); one that does not open is named beside the clear ones', async () => {
+    const dataKey = makeDataKey();
+    const server = new CaseCrypto(randomBytes(32));
+    const at = '2026-11-30T09:00:00.000Z';
+    const entry = { handlerId: 'h1', handlerName: 'Hanne', action: 'STATUS_CHANGED', detail: { from: 'RECEIVED', to: 'BEING_INVESTIGATED' } };
+    const sealedEntry = server.sealJson(Buffer.from(dataKey), CASE_ID, 'case_audit.entry_enc', entry, at).toString('base64');
+    const clear = { at: '2026-12-01T09:00:00.000Z', handlerId: 'h1', handlerName: 'Hanne', action: 'CASE_READ', detail: {} };
+    expect(await openAudit(dataKey, CASE_ID, [{ at, sealed: sealedEntry }, { at: '2026-11-30T10:00:00.000Z', sealed: sealedEntry }, clear])).toEqual([
+      { at, ...entry },
+      // Bound to its time: moved to another entry's, it does not open.
+      { at: '2026-11-30T10:00:00.000Z', unopened: true },
+      clear,
+    ]);
+  });
+});
+
+describe('a handler file sealed for upload, range by range', () => {
+  it('any split into ranges gives the same bytes, which open to the file', async () => {
+    const { sealedRange } = await import('../../src/handler/sealedUpload.ts');
+    const { FileChunkSealer, paddedSize, sealedFileSize, openSealedFile } = await import('../../core/crypto/index.ts');
+    const dataKey = makeDataKey();
+    const fileId = '00000000-0000-4000-8000-0000000000dd';
+    const plain = new Uint8Array(200_000).map((_, i) => (i * 13) % 256);
+    const blob = new Blob([plain]);
+    const padded = paddedSize(plain.length);
+    const sealer = await FileChunkSealer.create(dataKey, fileId);
+    const total = sealedFileSize(padded);
+    const whole = await sealedRange(sealer, blob, padded, 0, total);
+    expect(whole.length).toBe(total);
+    for (const cuts of [[10], [27, 65_579], [100_000, 100_001, 150_000], [total - 1]]) {
+      const bounds = [0, ...cuts, total];
+      const parts = await Promise.all(bounds.slice(1).map((end, i) => sealedRange(sealer, blob, padded, bounds[i]!, end)));
+      expect(Buffer.from(concat(...parts)).equals(Buffer.from(whole))).toBe(true);
+    }
+    const opened = await readAll(openSealedFile(dataKey, { id: fileId, size: plain.length }, new Blob([whole as BlobPart]).stream()));
+    expect(Buffer.from(opened).equals(Buffer.from(plain))).toBe(true);
   });
 });
