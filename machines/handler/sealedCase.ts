@@ -12,7 +12,8 @@
  *   does not open with this account's key is `keyRefused`. Neither holds a data key.
  * - `opened` holds the case's data key and the opened parts; a part that could not be
  *   opened is null (the whistleblower: `unopened`) beside the parts that opened.
- * - The composer sends only non-empty text; on a failure the text stays.
+ * - The composer sends only non-empty text or at least one attachment (at most
+ *   LIMITS.maxFiles); on a failure the text and the attachments stay.
  * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
  *   lists (the effect lists only those), and only while the data key is held.
  * - A status is changed only after `confirmingStatus`, only to a settable status other
@@ -158,6 +159,12 @@ export interface GrantCandidate {
 }
 export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[] } | { status: 'refused'; reason: string };
 
+/** A file the handler attaches (a browser `File` satisfies it); sealed and uploaded only on send. */
+export interface SealedAttachment {
+  name: string;
+  size: number;
+}
+
 export interface SealedSendInput {
   caseNumber: string;
   caseId: string;
@@ -165,10 +172,11 @@ export interface SealedSendInput {
   text: string;
   type: MessageType;
   answerWanted: boolean;
+  attachments: SealedAttachment[];
 }
 export interface SealedSendAnswer {
   status: number;
-  message?: { id: string; time: string };
+  message?: { id: string; time: string; files?: { id: string; size: number }[] };
 }
 
 export interface SealedCaseContext {
@@ -186,6 +194,7 @@ export interface SealedCaseContext {
   text: string;
   type: MessageType;
   answerWanted: boolean;
+  attachments: SealedAttachment[];
   candidates: GrantCandidate[];
   chosen: GrantCandidate | null;
   granted: string;
@@ -198,6 +207,8 @@ export type SealedCaseEvent =
   | { type: 'text.change'; value: string }
   | { type: 'type.change'; value: MessageType }
   | { type: 'answer.toggle' }
+  | { type: 'attachments.add'; files: SealedAttachment[] }
+  | { type: 'attachment.remove'; index: number }
   | { type: 'send' }
   | { type: 'grants.retry' }
   | { type: 'grant.choose'; handlerId: string }
@@ -258,11 +269,15 @@ export const sealedCaseMachine = setup({
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
+    addAttachments: assign({ attachments: ({ event, context }) => (event.type === 'attachments.add' ? [...context.attachments, ...event.files].slice(0, LIMITS.maxFiles) : context.attachments) }),
+    removeAttachment: assign({ attachments: ({ event, context }) => (event.type === 'attachment.remove' ? context.attachments.filter((_, i) => i !== event.index) : context.attachments) }),
     // The message the server took joins the thread as written here: no reload, no second open.
     appendSent: assign(({ event, context }) => {
       const m = sent(event).message!;
       const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
-      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message] } : null, text: '', answerWanted: false };
+      // The files the server took, in the order sent, listed under the names written here.
+      const files: OpenedFile[] = (m.files ?? []).map((f, i) => ({ id: f.id, messageId: m.id, created: m.time, sealedSize: f.size, name: context.attachments[i]?.name ?? null, size: context.attachments[i]?.size ?? null }));
+      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message], files: [...context.opened.files, ...files] } : null, text: '', answerWanted: false, attachments: [] };
     }),
     assignCandidates: assign({ candidates: ({ event }) => { const a = listed(event); return a.status === 'ok' ? a.candidates : []; }, reason: '' }),
     // An error event has no output: the log could not be read at all.
@@ -294,7 +309,8 @@ export const sealedCaseMachine = setup({
     isNotFound: ({ event }) => loaded(event).status === 404,
     isUnauthorizedAnswer: ({ event }) => loaded(event).status === 401,
     isOpened: ({ event }) => openedAnswer(event).outcome === 'opened',
-    hasText: ({ context }) => context.text.trim() !== '',
+    hasContent: ({ context }) => context.text.trim() !== '' || context.attachments.length > 0,
+    hasRoom: ({ context, event }) => event.type === 'attachments.add' && event.files.length > 0 && context.attachments.length + event.files.length <= LIMITS.maxFiles,
     isSent: ({ event }) => sent(event).status === 201 && !!sent(event).message,
     isSendUnauthorized: ({ event }) => sent(event).status === 401,
     isListed: ({ event }) => listed(event).status === 'ok',
@@ -329,6 +345,7 @@ export const sealedCaseMachine = setup({
     text: '',
     type: 'STANDARD',
     answerWanted: false,
+    attachments: [],
     candidates: [],
     chosen: null,
     granted: '',
@@ -383,15 +400,17 @@ export const sealedCaseMachine = setup({
                 'text.change': { target: '.idle', actions: 'assignText' },
                 'type.change': { actions: 'assignType' },
                 'answer.toggle': { actions: 'toggleAnswer' },
-                send: [{ guard: 'hasText', target: 'sending' }, { target: '.empty' }],
+                'attachments.add': [{ guard: 'hasRoom', target: '.idle', actions: 'addAttachments' }, { target: '.tooMany' }],
+                'attachment.remove': { target: '.idle', actions: 'removeAttachment' },
+                send: [{ guard: 'hasContent', target: 'sending' }, { target: '.empty' }],
               },
-              states: { idle: {}, empty: {}, sent: {}, failed: {} },
+              states: { idle: {}, empty: {}, tooMany: {}, sent: {}, failed: {} },
             },
             sending: {
               invoke: {
                 id: 'sendSealed',
                 src: 'sendSealed',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted, attachments: context.attachments }),
                 onDone: [
                   { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
                   { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },

@@ -13,7 +13,7 @@ import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
+import { LIMITS, MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
 import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { canSaveToDisk } from './fileOpening.ts';
@@ -25,6 +25,7 @@ import * as styles from './Pages.css.ts';
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
   const th = useT('handler');
+  const tw = useT('sealedwork');
   const lang = useLanguage();
   const { api, session } = useHandler();
   const keys = useSelector(session, (s) => s.context.keys);
@@ -49,7 +50,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
     actor.send({ type: 'keys.change', keys });
   }, [actor, keys]);
   const state = useSelector(actor, (s) => s);
-  const ids = { type: useId(), text: useId() };
+  const ids = { type: useId(), text: useId(), files: useId() };
   const { view, opened } = state.context;
   const unopened = <em className={styles.error}>{t('sealed.unopened')}</em>;
 
@@ -215,6 +216,39 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
               aria-invalid={state.matches({ opened: { composer: { editing: 'empty' } } })}
             />
           </div>
+          <div className={styles.field}>
+            <label htmlFor={ids.files} className={styles.label}>
+              {tw('sealedwork.composer.attach')}
+            </label>
+            <input
+              id={ids.files}
+              type="file"
+              multiple
+              className={input}
+              disabled={sending}
+              aria-describedby={`${ids.files}-hint`}
+              onChange={(e) => {
+                const picked = [...(e.currentTarget.files ?? [])];
+                e.currentTarget.value = '';
+                if (picked.length) actor.send({ type: 'attachments.add', files: picked });
+              }}
+            />
+            <p id={`${ids.files}-hint`} className={styles.hint}>
+              {tw('sealedwork.composer.attachHint', { max: LIMITS.maxFiles })}
+            </p>
+            {state.context.attachments.length > 0 && (
+              <ul className={styles.list} data-testid="sealed-attachments">
+                {state.context.attachments.map((f, i) => (
+                  <li key={`${i}-${f.name}`} className={styles.row}>
+                    <span>{f.name}</span>
+                    <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'attachment.remove', index: i })} onClick={() => actor.send({ type: 'attachment.remove', index: i })}>
+                      {tw('sealedwork.composer.remove', { name: f.name })}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
           <label className={styles.checkbox}>
             <input type="checkbox" checked={state.context.answerWanted} disabled={sending} onChange={() => actor.send({ type: 'answer.toggle' })} />
             {th('handler.composer.answerWanted')}
@@ -223,6 +257,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             {sending && <p>{th('handler.composer.sending')}</p>}
             {state.matches({ opened: { composer: { editing: 'sent' } } }) && <p className={styles.success}>{th('handler.composer.sent')}</p>}
             {state.matches({ opened: { composer: { editing: 'empty' } } }) && <p className={styles.error}>{t('sealed.composer.empty')}</p>}
+            {state.matches({ opened: { composer: { editing: 'tooMany' } } }) && <p className={styles.error}>{tw('sealedwork.composer.tooMany', { max: LIMITS.maxFiles })}</p>}
             {state.matches({ opened: { composer: { editing: 'failed' } } }) && <p className={styles.error}>{th('handler.composer.failed')}</p>}
           </div>
           <div>

@@ -13,6 +13,8 @@
 import { fieldContext, fromBase64, keyId, openCaseKey, openCaseParts, openFieldText, openFileName, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { saveSealedFile } from './fileOpening.ts';
+import { uploadSealedFile } from './sealedUpload.ts';
+import { contentMatches, FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, fileExtension, isTextExtension } from '../../machines/schema.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
@@ -109,12 +111,36 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { outcome: 'opened', dataKey, opened };
   };
 
+  /**
+   * The attachments first (each checked against its name as the reporter's form checks,
+   * sealed and uploaded in a sealed upload session of this case), then the sealed message
+   * naming them. A file that does not fit its name, or an upload that fails, sends nothing.
+   */
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
+    const files = input.attachments as (Blob & { name: string })[];
+    const uploads: string[] = [];
+    const headers: Record<string, string> = {};
+    if (files.length) {
+      for (const f of files) {
+        const text = isTextExtension(fileExtension(f.name));
+        const sample = new Uint8Array(await f.slice(0, text ? TEXT_SAMPLE_BYTES : FILE_HEAD_BYTES).arrayBuffer());
+        if (!contentMatches(f.name, sample, sample.length >= f.size)) return { status: 415 };
+      }
+      const opened = await call(() => api.json<{ uploadSession: string }>(`/api/handler/cases/${numberPath(input.caseNumber)}/upload-sessions`, { method: 'POST' }));
+      if (!opened.data) return { status: opened.status };
+      headers['x-upload-session'] = opened.data.uploadSession;
+      for (const f of files) {
+        const id = await uploadSealedFile(api, opened.data.uploadSession, input.dataKey, input.caseId, f);
+        if (!id) return { status: 0 };
+        uploads.push(id);
+      }
+    }
     const sealed = await sealMessage(input.dataKey, input.caseId, input.text);
     const r = await call(() =>
-      api.json<{ message: { id: string; time: string } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
+      api.json<{ message: { id: string; time: string; files: { id: string; size: number }[] } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
         method: 'POST',
-        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted },
+        headers,
+        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, ...(uploads.length ? { uploads } : {}) },
       }),
     );
     return { status: r.status === 200 ? 201 : r.status, message: r.data?.message };

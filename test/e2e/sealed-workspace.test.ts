@@ -18,7 +18,9 @@
  * - A browser without the API: the page says files open in memory up to a limit and
  *   hands the file to the browser's download; Playwright's download is the original.
  * Then the status is changed through its confirmation and the audit trail shows the
- * read, the downloads by file name and the change from → to. axe finds nothing on
+ * read, the downloads by file name and the change from → to. A reply goes with a file
+ * chosen through the file chooser, sealed in the page and sent by tus; it is listed under
+ * its name and opens identical. axe finds nothing on
  * these states; no file name or byte marker is in any request or response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +33,7 @@ import type { Browser, Page, Request, Response } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { call } from '../server/api.ts';
 import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { concat, sealFileForUpload } from '../../core/crypto/index.ts';
+import { concat, openFileName, sealFileForUpload } from '../../core/crypto/index.ts';
 import { createHandlerAccount, enrolmentLink } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 
@@ -42,9 +44,10 @@ const msg = (key: string, values: Record<string, string | number> = {}) => en[ke
 
 const HOST = 'group.localhost';
 const PASSWORD = 'hanne long passphrase 1';
-const MARKERS = { pdfName: 'MARKER-fname-pdf-51c0', xlsxName: 'MARKER-fname-xlsx-8e2d', bytes: 'MARKER-filebytes-a7f3', details: 'MARKER-details-0b9c' };
+const MARKERS = { pdfName: 'MARKER-fname-pdf-51c0', xlsxName: 'MARKER-fname-xlsx-8e2d', replyName: 'MARKER-fname-reply-3c61', bytes: 'MARKER-filebytes-a7f3', details: 'MARKER-details-0b9c' };
 const PDF_NAME = `Bericht ${MARKERS.pdfName}.pdf`;
 const XLSX_NAME = `Kasse ${MARKERS.xlsxName}.xlsx`;
+const REPLY_NAME = `Fragen ${MARKERS.replyName}.txt`;
 
 let browser: Browser;
 let portal: Portal;
@@ -210,10 +213,27 @@ describe('files, status and audit of a sealed case in the workspace', () => {
     const row = await portal.server.ctx.db.selectFrom('report_case').select('status').where('id', '=', sealed.caseId).executeTakeFirstOrThrow();
     expect(row.status).toBe('BEING_INVESTIGATED');
 
+    // A reply with a file, chosen through the file chooser: sealed here, sent by tus, listed under its name, and it opens identical.
+    const replyBytes = new TextEncoder().encode(`Fragen zur Kasse ${MARKERS.bytes}\n`.repeat(3000));
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByLabel(msg('sealedwork.composer.attach')).click()]);
+    await chooser.setFiles({ name: REPLY_NAME, mimeType: 'text/plain', buffer: Buffer.from(replyBytes) });
+    await page.getByTestId('sealed-attachments').getByText(REPLY_NAME, { exact: true }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel(msg('handler.composer.text'), { exact: true }).fill('Please see the questions.');
+    await page.getByRole('button', { name: msg('handler.composer.send'), exact: true }).click();
+    await page.getByText(msg('handler.composer.sent')).waitFor();
+    await files.getByText(REPLY_NAME, { exact: true }).waitFor();
+    const stored = await portal.server.ctx.db.selectFrom('case_file').select(['id', 'name_enc', 'message_id', 'mime_type']).where('case_id', '=', sealed.caseId).where('message_id', 'is not', null).executeTakeFirstOrThrow();
+    expect(stored.mime_type).toBe('application/octet-stream');
+    expect(await openFileName(sealed.dataKey, sealed.caseId, stored.id, Buffer.from(stored.name_enc).toString('base64'))).toEqual({ name: REPLY_NAME, size: replyBytes.length });
+    const [replyDownload] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: msg('sealedwork.files.save', { name: REPLY_NAME }) }).click()]);
+    expect(sha256(new Uint8Array(readFileSync((await replyDownload.path())!)))).toBe(sha256(replyBytes));
+
     // No file name or byte marker (nor the details) in any request or response.
     await Promise.all(pending);
     const recorded = wire.join('\n');
-    expect(fileRequests()).toBe(3);
+    expect(fileRequests()).toBe(4);
+    expect(recorded).toMatch(/PATCH [^\n]*\/api\/public\/uploads\//);
     expect(recorded).toContain('/status');
     for (const m of Object.values(MARKERS)) {
       expect(recorded).not.toContain(m);

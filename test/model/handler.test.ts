@@ -120,7 +120,10 @@ const suites: [MachineModel, string[], string[], Check][] = [
     else expect(s.context.dataKey).not.toBeNull();
     if (s.matches('loading') || s.matches('opening')) expect(s.context.keys).not.toBeNull();
     if (s.matches('noKey')) expect(s.context.view?.wrap).toBeNull();
-    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(before.context.text.trim()).not.toBe('');
+    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(before.context.text.trim() !== '' || before.context.attachments.length > 0).toBe(true);
+    expect(s.context.attachments.length).toBeLessThanOrEqual(5);
+    if (e.type.startsWith('xstate.') && e.type.endsWith('sendSealed') && s.matches({ opened: { composer: { editing: 'failed' } } })) expect(s.context.attachments).toBe(before.context.attachments);
+    if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) expect(s.context.attachments).toEqual([]);
     // A failed send keeps the text; a sent one joins the thread and clears it.
     if (e.type.startsWith('xstate.') && e.type.endsWith('sendSealed') && s.matches({ opened: { composer: { editing: 'failed' } } })) expect(s.context.text).toBe(before.context.text);
     if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) {

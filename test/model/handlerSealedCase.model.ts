@@ -40,8 +40,11 @@ export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'text.change', value: '  ' },
   { type: 'type.change', value: 'FEEDBACK' },
   { type: 'answer.toggle' },
+  { type: 'attachments.add', files: [{ name: 'Fragen.pdf', size: 2_000 }] },
+  { type: 'attachments.add', files: Array.from({ length: 6 }, (_, i) => ({ name: `f${i}.pdf`, size: 1 })) },
+  { type: 'attachment.remove', index: 0 },
   { type: 'send' },
-  { type: 'xstate.done.actor.sendSealed', output: { status: 201, message: { id: 'm1', time: '2026-12-01T11:00:00.000Z' } } },
+  { type: 'xstate.done.actor.sendSealed', output: { status: 201, message: { id: 'm1', time: '2026-12-01T11:00:00.000Z', files: [{ id: 'f9', size: 70_000 }] } } },
   { type: 'xstate.done.actor.sendSealed', output: { status: 401 } },
   { type: 'xstate.done.actor.sendSealed', output: { status: 400 } },
   { type: 'xstate.error.actor.sendSealed', error: 'network' },
@@ -82,10 +85,10 @@ export const sealedWorkEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.saveFile', error: 'network' },
 ];
 
-type Regions = { matches(v: unknown): boolean; context: { text: string; type: string; answerWanted: boolean; fileOutcomes: Record<string, unknown>; nextStatus: unknown } };
+type Regions = { matches(v: unknown): boolean; context: { text: string; type: string; answerWanted: boolean; attachments: unknown[]; fileOutcomes: Record<string, unknown>; nextStatus: unknown } };
 /** The composer and grants at rest (as the case opened). */
 const othersAtRest = (s: Regions) =>
-  s.matches({ opened: { composer: { editing: 'idle' } } }) && s.context.text === '' && s.context.type === 'STANDARD' && !s.context.answerWanted && s.matches({ opened: { grants: 'loadingCandidates' } });
+  s.matches({ opened: { composer: { editing: 'idle' } } }) && s.context.text === '' && s.context.type === 'STANDARD' && !s.context.answerWanted && s.context.attachments.length === 0 && s.matches({ opened: { grants: 'loadingCandidates' } });
 /** The status and files regions at rest. */
 const workAtRest = (s: Regions) => s.matches({ opened: { status: { idle: 'shown' } } }) && s.matches({ opened: { files: 'idle' } }) && Object.keys(s.context.fileOutcomes).length === 0;
 const workTypes = new Set(sealedWorkEvents.map((e) => e.type));
@@ -94,16 +97,20 @@ export const sealedCaseFilter = (event: EventObject, snapshot: AnyMachineSnapsho
   const s = snapshot as unknown as Regions & { context: { view: { status: string } | null } };
   if (!s.matches('opened') || event.type === 'keys.change' || event.type === 'reload') return true;
   if (workTypes.has(event.type)) return othersAtRest(s);
-  return workAtRest(s) && s.context.view?.status === 'RECEIVED';
+  if (!(workAtRest(s) && s.context.view?.status === 'RECEIVED')) return false;
+  // Attachments are walked on a composer with no text, type or answer changed, and those without attachments.
+  if (event.type.startsWith('attachment')) return s.context.text === '' && s.context.type === 'STANDARD' && !s.context.answerWanted;
+  if (event.type === 'text.change' || event.type === 'type.change' || event.type === 'answer.toggle') return s.context.attachments.length === 0;
+  return true;
 };
 
 type Snap = {
   value: unknown;
-  context: { keys: unknown; text: string; type: string; answerWanted: boolean; dataKey: unknown; opened: { messages: unknown[] } | null; candidates: unknown[]; chosen: unknown; granted: string; view: { status: string } | null; nextStatus: unknown; saving: unknown; fileOutcomes: Record<string, { outcome: string }> };
+  context: { keys: unknown; text: string; type: string; answerWanted: boolean; attachments: unknown[]; dataKey: unknown; opened: { messages: unknown[] } | null; candidates: unknown[]; chosen: unknown; granted: string; view: { status: string } | null; nextStatus: unknown; saving: unknown; fileOutcomes: Record<string, { outcome: string }> };
 };
 const serializeState = ((s: Snap) =>
   JSON.stringify([
-    s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== '',
+    s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, s.context.attachments.length > 0, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== '',
     s.context.view?.status ?? null, s.context.nextStatus ?? null, s.context.saving ?? null, Object.keys(s.context.fileOutcomes).length > 0,
   ])) as never;
 
