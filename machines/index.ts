@@ -22,6 +22,7 @@ import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
 import { voiceRecorderMachine } from './voiceRecorder.ts';
+import { sealedFileSaveMachine } from './sealedFileSave.ts';
 
 export interface MachineEntry {
   machine: AnyStateMachine;
@@ -53,5 +54,6 @@ export const machines: Record<string, MachineEntry> = {
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
   companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },
   voiceRecorder: { machine: voiceRecorderMachine, summary: 'A voice message recorded in the browser: microphone asked on start (refused, missing, unsupported told apart), level and elapsed time, pause, the company\'s maximum length, review of the disguised and own voice by the disguise policy, attach, discard with confirmation.' },
+  sealedFileSave: { machine: sealedFileSaveMachine, summary: 'Saving a file of a sealed case in the private area: one at a time, opened as it downloads and written where the reporter picks; a closed picker is no failure, a file that does not open is named.' },
   meetingReport: { machine: meetingReportMachine, summary: 'Book a meeting: the oral report\'s steps and rules, sent to the meeting endpoint.' },
 };

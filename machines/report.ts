@@ -35,15 +35,18 @@
  *   verifier in the browser, and the case goes with the verifier, the reservation
  *   and the derivation. Both are forgotten when `sending` ends: a new attempt
  *   reserves again.
- * - Sealing (issue 37, online form): before the case leaves, `sending.checkingKeys`
+ * - Sealing (issue 37, every channel): before the case leaves, `sending.checkingKeys`
  *   reads the company's key log and verifies it in the browser. A company that takes
  *   no sealed cases gets the plain send as before; one that does gets
  *   `sending.sealing` (the data key made here, the draft sealed and wrapped to the
- *   verified keys, with the reporter key of a followed case). A log that does not
- *   verify never gets the report: `keysRefused` names why and keeps the draft. A key
- *   certified between the read and the send (the server's WRAP_MISSING) makes one
- *   more read and seal, never more. A report with files or with e-mail notification
- *   goes the plain path (sealed files and the mail key are not built yet).
+ *   verified keys, with the reporter key of a followed case, and a notification
+ *   address sealed to the log's mail key). Files go first, in `sending.uploading`
+ *   (online form): sealed chunk by chunk under that data key and uploaded as
+ *   ciphertext, resumable; the sealed case then names the uploads. A log that does
+ *   not verify never gets the report: `keysRefused` names why and keeps the draft. A
+ *   key certified (or a mail key rotated) between the read and the send (the server's
+ *   WRAP_MISSING or MAIL_KEY_CHANGED) makes one more read and seal, never more; the
+ *   files uploaded stay uploaded.
  */
 import { and, assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import * as v from 'valibot';
@@ -230,6 +233,8 @@ export interface ReportContext {
   keyRefusal: KeyRefusal | null;
   /** The log was read again after the server's WRAP_MISSING: once per send. */
   resealed: boolean;
+  /** The files sealed and uploaded for this send (opaque here: the case id, data key, session and upload ids the sealed case names). */
+  sealedUploads: unknown;
 }
 
 export type Submission =
@@ -288,9 +293,23 @@ export interface SealReportInput {
   proof: SubmissionProof | null;
   /** A second send after WRAP_MISSING: the reservation paid once already, so a proof pays this one. */
   resealed: boolean;
+  /** The files `sending.uploading` sealed and uploaded (null: none); the case is sealed under their data key and names them. */
+  uploads: unknown;
 }
 
-/** The sealed send's answer: as the plain send's, or the server's WRAP_MISSING (a key certified since the log was read). */
+/** Input of the `uploadSealedFiles` actor: the draft's files, the verified keys, the proof for the upload session, where progress goes. */
+export interface UploadSealedInput {
+  files: ReportFile[];
+  recipients: unknown;
+  /** Spent by the upload session when given; a followed case (its proof went with the reservation) solves one. */
+  proof: SubmissionProof | null;
+  reportProgress: (e: UploadProgressEvent) => void;
+}
+
+/** What sealing and uploading the files gave: the uploads for the sealed case, a refused file, a rate limit, no connection, or null. */
+export type SealedUploadOutcome = { sealedUploads: unknown } | RefusedFile | RateLimited | NetworkFailure | null;
+
+/** The sealed send's answer: as the plain send's, or the server's WRAP_MISSING or MAIL_KEY_CHANGED (keys changed since the log was read: `wrapMissing`). */
 export type SealOutcome = SubmitOutcome | { wrapMissing: true };
 
 /** Input of the `submitReport` actor: the request, and where to report upload progress. */
@@ -544,6 +563,8 @@ const reportSetup = setup({
     checkKeyLog: fromPromise<KeyCheckOutcome, CheckKeyLogInput>(async () => ({ plain: true })),
     /** Seals the report to the verified keys in the browser and sends only what was sealed. */
     sealReport: fromPromise<SealOutcome, SealReportInput>(async () => null),
+    /** Seals each file chunk by chunk under the case's data key (made here, or kept from a failed send) and uploads the ciphertext (tus). */
+    uploadSealedFiles: fromPromise<SealedUploadOutcome, UploadSealedInput>(async () => null),
   },
   delays: {
     /** Spec §9: the "copied" hint shows for 2 seconds. */
@@ -742,7 +763,8 @@ const reportSetup = setup({
     forgetProof: assign({ proof: null }),
     assignReservation: assign({ reservation: (_, params: { reservation: CaseReservation }) => params.reservation }),
     assignDerived: assign({ derived: (_, params: { derived: DerivedSecret }) => params.derived }),
-    forgetReservation: assign({ reservation: null, derived: null, recipients: null }),
+    forgetReservation: assign({ reservation: null, derived: null, recipients: null, sealedUploads: null }),
+    assignSealedUploads: assign({ sealedUploads: (_, params: { outcome: SealedUploadOutcome }) => (params.outcome && 'sealedUploads' in params.outcome ? params.outcome.sealedUploads : null) }),
     startSending: assign({ keyRefusal: null, resealed: false }),
     assignRecipients: assign({ recipients: (_, params: { outcome: KeyCheckOutcome }) => (params.outcome && 'recipients' in params.outcome ? params.outcome.recipients : null) }),
     assignKeyRefusal: assign({ keyRefusal: (_, params: { outcome: KeyCheckOutcome }) => (params.outcome && 'refused' in params.outcome ? params.outcome.refused : null) }),
@@ -798,8 +820,13 @@ const reportSetup = setup({
     hasReservation: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'reservation' in params.outcome,
     isReservationRateLimited: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
     isReservationOffline: (_, params: { outcome: ReserveOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
-    /** Files and e-mail notification are not sealed yet: such a report goes the plain path (docs/decisions/blind-server.md). */
-    needsPlainPath: ({ context }) => context.draft.files.length > 0 || (context.draft.identity === 'reveal' && context.draft.whistleblower.notification),
+    /** Verified keys, and files to seal and upload before the sealed case, not uploaded yet in this send (after WRAP_MISSING they stay uploaded). */
+    hasRecipientsAndFilesToUpload: ({ context }, params: { outcome: KeyCheckOutcome }) =>
+      params.outcome !== null && 'recipients' in params.outcome && context.draft.files.length > 0 && context.sealedUploads === null,
+    hasSealedUploads: (_, params: { outcome: SealedUploadOutcome }) => params.outcome !== null && 'sealedUploads' in params.outcome,
+    isUploadRateLimited: (_, params: { outcome: SealedUploadOutcome }) => params.outcome !== null && 'rateLimited' in params.outcome,
+    isUploadFileRefused: (_, params: { outcome: SealedUploadOutcome }) => params.outcome !== null && 'refusedFile' in params.outcome,
+    isUploadOffline: (_, params: { outcome: SealedUploadOutcome }) => params.outcome !== null && 'networkFailure' in params.outcome,
     isPlainPath: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'plain' in params.outcome,
     hasRecipients: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'recipients' in params.outcome,
     isKeyRefused: (_, params: { outcome: KeyCheckOutcome }) => params.outcome !== null && 'refused' in params.outcome,
@@ -884,6 +911,15 @@ export function createReportMachine(channel: ReportChannel) {
         input: ({ context }: { context: ReportContext }) => ({ officerId: context.draft.protectionOfficer ?? '' }),
         onDone: [
           { guard: { type: 'isPlainPath', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) }, target: 'submitting' },
+          ...(online
+            ? [
+                {
+                  guard: { type: 'hasRecipientsAndFilesToUpload', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+                  target: 'uploading',
+                  actions: { type: 'assignRecipients', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
+                } as const,
+              ]
+            : []),
           {
             guard: { type: 'hasRecipients', params: ({ event }: { event: { output: KeyCheckOutcome } }) => ({ outcome: event.output }) },
             target: 'sealing',
@@ -910,6 +946,7 @@ export function createReportMachine(channel: ReportChannel) {
           reporterKey: context.draft.follow ? (context.derived?.reporterKey ?? null) : null,
           proof: context.proof,
           resealed: context.resealed,
+          uploads: context.sealedUploads,
         }),
         onDone: [
           {
@@ -933,6 +970,45 @@ export function createReportMachine(channel: ReportChannel) {
         ],
         onError: { target: '#' + id + '.failed' },
       },
+    },
+  } as const;
+
+  // The online form's files, sealed chunk by chunk and uploaded before the sealed case names them.
+  const uploadingState = {
+    uploading: {
+      invoke: {
+        id: 'uploadSealedFiles',
+        src: 'uploadSealedFiles',
+        input: ({ context, self }: { context: ReportContext; self: { send: (e: UploadProgressEvent) => void } }) => ({
+          files: [...context.draft.files],
+          recipients: context.recipients,
+          proof: context.proof,
+          reportProgress: (e: UploadProgressEvent) => self.send(e),
+        }),
+        onDone: [
+          {
+            guard: { type: 'hasSealedUploads', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output }) },
+            target: 'sealing',
+            // The upload session spent the proof (if it had one): the case pays with its own.
+            actions: ['forgetProof', { type: 'assignSealedUploads', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output }) }],
+          },
+          {
+            guard: { type: 'isUploadRateLimited', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output }) },
+            target: '#' + id + '.rateLimited',
+            actions: { type: 'assignRetryAfter', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output as SubmitOutcome }) },
+          },
+          {
+            // The browser's content check before sealing refused a file: named and left out, as the server's refusal on the plain path.
+            guard: { type: 'isUploadFileRefused', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output }) },
+            target: '#' + id + '.failed.fileRefused',
+            actions: { type: 'removeRefusedFile', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ refused: (event.output as RefusedFile).refusedFile }) },
+          },
+          { guard: { type: 'isUploadOffline', params: ({ event }: { event: { output: SealedUploadOutcome } }) => ({ outcome: event.output }) }, target: '#' + id + '.failed.offline' },
+          { target: '#' + id + '.failed' },
+        ],
+        onError: { target: '#' + id + '.failed' },
+      },
+      on: { 'upload.progress': { actions: 'assignProgress' } },
     },
   } as const;
 
@@ -974,6 +1050,7 @@ export function createReportMachine(channel: ReportChannel) {
       recipients: null,
       keyRefusal: null,
       resealed: false,
+      sealedUploads: null,
     }),
     initial: 'loadingCompany',
     on: {
@@ -1112,12 +1189,7 @@ export function createReportMachine(channel: ReportChannel) {
             always: [
               { guard: and(['hasProof', 'isFollowing']), target: 'reserving' },
               // Oral and meeting cases are always followed: only the online form sends without an account.
-              ...(online
-                ? [
-                    { guard: and(['hasProof', 'needsPlainPath']), target: 'submitting' },
-                    { guard: 'hasProof' as const, target: 'checkingKeys' },
-                  ]
-                : []),
+              ...(online ? [{ guard: 'hasProof' as const, target: 'checkingKeys' }] : []),
               { target: 'provingWork' },
             ],
           },
@@ -1164,16 +1236,12 @@ export function createReportMachine(channel: ReportChannel) {
               id: 'deriveReporterKeys',
               src: 'deriveReporterKeys',
               input: ({ context }) => ({ caseNumber: context.reservation!.caseNumber, password: context.draft.password, salt: context.reservation!.salt }),
-              onDone: online
-                ? [
-                    { guard: 'needsPlainPath', target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
-                    { target: 'checkingKeys', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
-                  ]
-                : { target: 'submitting', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
+              onDone: { target: 'checkingKeys', actions: { type: 'assignDerived', params: ({ event }) => ({ derived: event.output }) } },
               onError: { target: '#' + id + '.failed' },
             },
           },
-          ...(online ? sealingStates : {}),
+          ...sealingStates,
+          ...(online ? uploadingState : {}),
           submitting: {
             invoke: {
               id: 'submitReport',
@@ -1261,10 +1329,8 @@ export function createReportMachine(channel: ReportChannel) {
         tags: ['rateLimitDialog'],
         on: { 'dialog.close': { target: 'editing' } },
       },
-      // The key log did not verify in this browser (online form only): nothing was sent,
-      // the draft is kept, the dialog names why. Typed as always there: a union here
-      // loses the chart's state-value type (only the type; the oral charts have no such state).
-      ...((online ? keysRefusedState : {}) as typeof keysRefusedState),
+      // The key log did not verify in this browser: nothing was sent, the draft is kept, the dialog names why.
+      ...keysRefusedState,
     },
   });
 }

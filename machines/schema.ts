@@ -471,6 +471,8 @@ export const keyWrapSchema = v.object({
 export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
+  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is the handler's, sealed later). */
+  submissionType: v.optional(v.picklist(SUBMISSION_TYPES), 'ONLINE_FORM'),
   protectionOfficer: idRef,
   subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
   caseAccount: v.variant('follow', [derivedAccountSchema, v.object({ follow: v.literal(false) })]),
@@ -491,6 +493,16 @@ export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
  * with additional data `wb:<case id>:case_message.body_enc:<id>`: the browser picks
  * the id, so the envelope is bound to its row before it is sent.
  */
+/**
+ * The reporter wraps a sealed case's new-password page re-wrapped under the new reporter
+ * key (the `wraps` field, JSON; server/cases/reporter-rewrap.ts): one per epoch. The bytes
+ * (size, version) are checked where they are decoded.
+ */
+export const reporterRewrapsSchema = v.pipe(
+  v.array(v.object({ epoch: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1)), wrap: v.pipe(v.string(), v.maxLength(400)) })),
+  v.maxLength(1000),
+);
+export type ReporterRewraps = v.InferOutput<typeof reporterRewrapsSchema>;
 export const sealedMessageDtoSchema = v.object({
   id: v.pipe(v.string(), v.uuid()),
   body: base64Text(64 * 1024),
@@ -498,8 +510,19 @@ export const sealedMessageDtoSchema = v.object({
   answerWanted: v.optional(v.boolean(), false),
   /** Ids of finished uploads of the sender's sealed upload session for this case (X-Upload-Session). */
   uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
+  /** The key epoch whose data key sealed the body and the files (core/crypto/epochs.ts); absent: the first. */
+  epoch: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000))),
 });
 export type SealedMessageDto = v.InferOutput<typeof sealedMessageDtoSchema>;
+
+/**
+ * The reporter's identity changed on a sealed case (docs/decisions/sealed-cases.md
+ * "Reporter pages"): the browser seals `{ name, email, phone, phoneCountryCode,
+ * notification }` under the case's data key (core/crypto `sealIdentity`); the server
+ * checks the envelope's shape only and stores it as sent.
+ */
+export const sealedIdentityDtoSchema = v.object({ envelope: base64Text(8 * 1024) });
+export type SealedIdentityDto = v.InferOutput<typeof sealedIdentityDtoSchema>;
 
 /**
  * A grant (docs/decisions/sealed-cases.md "Handler pages and grants"): a handler who
@@ -511,6 +534,34 @@ export const keyGrantDtoSchema = v.object({
   wrap: base64Text(400),
 });
 export type KeyGrantDto = v.InferOutput<typeof keyGrantDtoSchema>;
+
+const keyIdSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid'));
+/**
+ * A revocation with a new key epoch (docs/decisions/sealed-cases.md "Revocation and key
+ * epochs", core/crypto/epochs.ts makeNextEpoch): the revoking handler's browser made the
+ * next epoch's data key, wrapped it to every remaining holder, linked it back to the
+ * current key (`previous`) and, when the case has a reporter wrap, forward for the
+ * reporter (`next`).
+ */
+export const keyEpochDtoSchema = v.object({
+  epoch: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1_000_000)),
+  revoke: keyIdSchema,
+  wraps: v.pipe(v.array(v.object({ recipientKeyId: keyIdSchema, kind: v.picklist(['handler', 'recovery']), wrap: base64Text(400) })), v.minLength(1), v.maxLength(200)),
+  previous: base64Text(200),
+  next: v.optional(v.nullable(base64Text(200)), null),
+});
+export type KeyEpochDto = v.InferOutput<typeof keyEpochDtoSchema>;
+
+/**
+ * The reporter's own wrap of a later epoch's key (sealed-cases.md "Revocation and key
+ * epochs"): her page walked forward through the `next` links, wraps the newest key
+ * under her reporter key, and the server drops the links it replaces.
+ */
+export const reporterEpochWrapDtoSchema = v.object({
+  epoch: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1_000_000)),
+  wrap: base64Text(200),
+});
+export type ReporterEpochWrapDto = v.InferOutput<typeof reporterEpochWrapDtoSchema>;
 
 /** Phone and meeting reports: follow is fixed on, no description or persons (spec §2). */
 const oralSubmissionSchema = v.object({

@@ -26,6 +26,13 @@
  *   over: without it (or with one that does not unwrap the case's key) the case read
  *   answers `keyMissing`, and `keyMissing` says to log in again instead of showing a
  *   case it cannot open; nothing private renders there.
+ * - With an external OpenID issuer no sign-in page of ours derived a key, so such an
+ *   answer says `passwordWanted`: `askingPassword` asks for the case password once,
+ *   `unlocking` derives the reporter key in the page from it and reads the case with it
+ *   (the password goes from the event to the actor's input only, never into context);
+ *   a password whose key does not open the case is `askingPassword.refused`, anything
+ *   else that fails `askingPassword.failed`, and nothing private renders until the
+ *   case opened.
  * - Effects (oidc-client-ts, fetch, navigation) are actors and actions supplied
  *   with `.provide()` by the view layer; the chart itself touches no browser API.
  */
@@ -41,6 +48,12 @@ export interface CaseFile {
   size: number;
   mimeType: string;
   created?: string;
+  /** A sealed case's file: its true size from the sealed name (null: sealed unpadded). */
+  plainSize?: number | null;
+  /** A sealed case's file whose name did not open here: listed as such, not offered. */
+  unopened?: boolean;
+  /** A sealed case's file: the key epoch it is sealed under (absent: the first). */
+  epoch?: number;
 }
 export interface CaseMessage {
   id: string;
@@ -120,6 +133,13 @@ export interface LoadCaseResult {
   data: PrivateCase | null;
   /** A sealed case, and no reporter key in this page that opens it: log in again. */
   keyMissing?: boolean;
+  /** With `keyMissing`: this page can derive the key from the case password itself (an external issuer signed in). */
+  passwordWanted?: boolean;
+}
+/** The case password typed in the page, for the reporter key (an external issuer's sign-in, issue 37). */
+export interface UnlockCaseInput {
+  caseNumber: string | null;
+  password: string;
 }
 export interface SignInAgainResult {
   caseNumber: string | null;
@@ -143,7 +163,9 @@ export type SessionEvent =
   /** The server already ended every sign-in of the case (password change): only forget the tokens, and say what comes next. */
   | { type: 'session.ended' }
   | { type: 'session.unauthorized' }
-  | { type: 'session.resume' };
+  | { type: 'session.resume' }
+  /** The case password, typed once after an external issuer's sign-in: the page derives the reporter key from it. */
+  | { type: 'password.submit'; password: string };
 
 const notProvided = <TOutput, TInput = void>(name: string) =>
   fromPromise<TOutput, TInput>(async () => {
@@ -166,6 +188,8 @@ export const sessionMachine = setup({
     /** Signs in again without leaving the page (popup), so drafts survive. */
     signInAgain: notProvided<SignInAgainResult>('signInAgain'),
     signOut: notProvided<void>('signOut'),
+    /** Derives the reporter key from the case password in the page, hands it over as the sign-in page would, and reads the case with it. */
+    unlockCase: notProvided<LoadCaseResult, UnlockCaseInput>('unlockCase'),
   },
   actions: {
     navigateToHome: () => {},
@@ -185,6 +209,8 @@ export const sessionMachine = setup({
     isVerified: ({ event }) => output<VerifyResult>(event).status === 200,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(output<{ status: number }>(event).status),
     isKeyMissing: ({ event }) => output<LoadCaseResult>(event).keyMissing === true,
+    isPasswordWanted: ({ event }) => output<LoadCaseResult>(event).passwordWanted === true,
+    hasPassword: ({ event }) => event.type === 'password.submit' && event.password.length > 0,
     hasCase: ({ event }) => {
       const o = output<LoadCaseResult>(event);
       return o.status === 200 && o.data !== null;
@@ -252,6 +278,7 @@ export const sessionMachine = setup({
                 input: ({ context }) => ({ current: context.caseData }),
                 onDone: [
                   { guard: 'isUnauthorizedAnswer', target: '#session.unauthorized' },
+                  { guard: 'isPasswordWanted', target: '#session.askingPassword' },
                   { guard: 'isKeyMissing', target: '#session.keyMissing' },
                   { guard: 'hasCase', target: 'ready', actions: 'assignCase' },
                   // Spec §4 Session: the case call on entering the private area verifies
@@ -308,6 +335,39 @@ export const sessionMachine = setup({
     keyMissing: {
       entry: 'forgetCase',
       on: { 'session.logout': 'loggingOut' },
+    },
+    /** An external issuer signed in: the case password, asked for once, derives the reporter key here. */
+    askingPassword: {
+      entry: 'forgetCase',
+      initial: 'idle',
+      on: {
+        'password.submit': [{ guard: 'hasPassword', target: 'unlocking' }, { target: '.empty' }],
+        'session.logout': 'loggingOut',
+      },
+      states: {
+        idle: {},
+        /** Sent with nothing typed. */
+        empty: {},
+        /** The key this password derives does not open the case. */
+        refused: {},
+        /** The salt could not be read, or the derivation failed: try again. */
+        failed: {},
+      },
+    },
+    unlocking: {
+      on: { 'session.logout': 'loggingOut' },
+      invoke: {
+        id: 'unlockCase',
+        src: 'unlockCase',
+        input: ({ context, event }) => ({ caseNumber: context.caseNumber, password: event.type === 'password.submit' ? event.password : '' }),
+        onDone: [
+          { guard: 'isUnauthorizedAnswer', target: 'unauthorized' },
+          { guard: 'hasCase', target: '#session.active.caseData.ready', actions: 'assignCase' },
+          { guard: 'isKeyMissing', target: 'askingPassword.refused' },
+          { target: 'askingPassword.failed' },
+        ],
+        onError: 'askingPassword.failed',
+      },
     },
     loggingOut: {
       invoke: { id: 'signOut', src: 'signOut', onDone: 'loggedOut', onError: 'loggedOut' },

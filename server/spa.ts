@@ -14,6 +14,7 @@
  *   catalogues, and the logo preloaded. The SPA reads the JSON instead of
  *   fetching (core/boot.ts) and fetches as before when it is absent.
  */
+import { identitySettings } from './idp/settings.ts';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
@@ -202,7 +203,8 @@ export function runtimeConfig(ctx: AppContext, req: FastifyRequest) {
   return {
     api: { protocol: proto, host, port },
     version: ctx.version,
-    idSettings: { authority: `${origin}/idp/realms/whistleblower`, realm: 'whistleblower', clientId: 'whistleblower-app' },
+    // Another OpenID provider (OIDC_ISSUER, docs/identity.md) signs in: the pages' inlined copy names it too, not only config.json.
+    idSettings: { authority: identitySettings(ctx.config.identity).externalIssuer ?? `${origin}/idp/realms/whistleblower`, realm: 'whistleblower', clientId: 'whistleblower-app' },
   };
 }
 

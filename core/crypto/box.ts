@@ -37,6 +37,8 @@ export interface WrapInfo {
    * key id>` instead, so no such box ever opens as a wrap, nor a wrap as one.
    */
   purpose?: string;
+  /** With `purpose`: `stats` for core/crypto/statistics.ts (info `wb:stats:…`), else mail. */
+  domain?: 'mail' | 'stats';
 }
 
 /** hex(SHA-256(SPKI)): how the key log, wrappings and the server name a public key. */
@@ -53,7 +55,7 @@ async function importEcdhPublic(spki: Uint8Array): Promise<CryptoKey> {
 }
 
 function wrapInfo(info: WrapInfo): Bytes {
-  if (info.purpose !== undefined) return utf8(`wb:mail:${info.caseId}:${info.purpose}:${info.recipientKeyId}`);
+  if (info.purpose !== undefined) return utf8(`wb:${info.domain ?? 'mail'}:${info.caseId}:${info.purpose}:${info.recipientKeyId}`);
   return utf8(`wb:wrap:${info.caseId}:${info.epoch}:${info.recipientKeyId}`);
 }
 

@@ -15,6 +15,7 @@ import { keyId, openSealedBox, sealToPublicKey } from './box.ts';
 import { fieldContext, makeDataKey, openFieldText, sealField } from './field.ts';
 import { verifyKeyLog, type ActiveKey, type KeyLogFailure, type KeyLogHead } from './keylog.ts';
 import { unwrapDataKey, wrapDataKey } from './reporter.ts';
+import type { EpochKeys, KeyLink } from './epochs.ts';
 
 export const FIRST_EPOCH = 1;
 /** The columns the additional data names (as the server's COLUMNS). */
@@ -80,9 +81,18 @@ export async function sealNewCase(
   };
 }
 
-/** A message sealed under the case's data key, with the id its additional data names. */
+/** A message sealed under the case's data key (of the epoch the request names beside it), with the id its additional data names. */
 export async function sealMessage(dataKey: Uint8Array, caseId: string, text: string, id: string = globalThis.crypto.randomUUID()): Promise<{ id: string; body: string }> {
   return { id, body: toBase64(await sealField(dataKey, fieldContext(caseId, SEALED_COLUMNS.messageBody, id), text)) };
+}
+
+/**
+ * The reporter's identity changed on a sealed case: sealed under the case's data key as
+ * the creation seals it (`report_case.whistleblower_enc`, no row), so `openCaseParts`
+ * opens it the same way; the server stores the envelope as sent.
+ */
+export async function sealIdentity(dataKey: Uint8Array, caseId: string, whistleblower: unknown): Promise<string> {
+  return toBase64(await sealField(dataKey, fieldContext(caseId, SEALED_COLUMNS.whistleblower), JSON.stringify(whistleblower)));
 }
 
 export interface SealedCaseView {
@@ -90,7 +100,10 @@ export interface SealedCaseView {
   epoch: number;
   envelopes: { details: string; whistleblower: string | null };
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  messages: { id: string; body: string }[];
+  messages: { id: string; body: string; epoch?: number }[];
+  /** The case's newest key epoch (`epoch` is that of this asker's wrap) and the links between epochs' keys (core/crypto/epochs.ts). */
+  currentEpoch?: number;
+  links?: KeyLink[];
 }
 
 /**
@@ -108,8 +121,8 @@ export interface SealedCaseAnswer extends SealedCaseView {
   created: string;
   protectionOfficerId: string;
   subsidiaryId: string | null;
-  files: { id: string; messageId: string | null; name: string; size: number; created: string }[];
-  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  files: { id: string; messageId: string | null; name: string; size: number; created: string; epoch?: number }[];
+  messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string; epoch?: number }[];
 }
 
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */
@@ -127,9 +140,15 @@ export interface OpenedCase<D, W> {
   messages: { id: string; text: string | null }[];
 }
 
-/** Opens each part on its own; one that fails is null (the whistleblower: `unopened`, null meaning none was sent). */
-export async function openCaseParts<D = unknown, W = unknown>(dataKey: Uint8Array, view: Pick<SealedCaseView, 'caseId' | 'envelopes' | 'messages'>): Promise<OpenedCase<D, W>> {
-  const open = async (column: string, text: string, rowId = ''): Promise<string | null> => {
+/**
+ * Opens each part on its own; one that fails is null (the whistleblower: `unopened`, null
+ * meaning none was sent). `keys`: one data key for every part, or the keys of each epoch
+ * (`openCaseKeys`): the report under the first, each message under the epoch it names.
+ */
+export async function openCaseParts<D = unknown, W = unknown>(keys: Uint8Array | EpochKeys, view: Pick<SealedCaseView, 'caseId' | 'envelopes' | 'messages'>): Promise<OpenedCase<D, W>> {
+  const open = async (column: string, text: string, rowId = '', epoch = FIRST_EPOCH): Promise<string | null> => {
+    const dataKey = keys instanceof Uint8Array ? keys : keys.byEpoch.get(epoch);
+    if (!dataKey) return null;
     try {
       return await openFieldText(dataKey, fieldContext(view.caseId, column, rowId), fromBase64(text));
     } catch {
@@ -146,6 +165,6 @@ export async function openCaseParts<D = unknown, W = unknown>(dataKey: Uint8Arra
   };
   const details = json<D>(await open(SEALED_COLUMNS.details, view.envelopes.details));
   const whistleblower = view.envelopes.whistleblower === null ? null : (json<W>(await open(SEALED_COLUMNS.whistleblower, view.envelopes.whistleblower)) ?? 'unopened');
-  const messages = await Promise.all(view.messages.map(async (m) => ({ id: m.id, text: await open(SEALED_COLUMNS.messageBody, m.body, m.id) })));
+  const messages = await Promise.all(view.messages.map(async (m) => ({ id: m.id, text: await open(SEALED_COLUMNS.messageBody, m.body, m.id, m.epoch) })));
   return { details, whistleblower, messages };
 }

@@ -17,6 +17,8 @@
  * - keylog.ts   the signed, hash-chained key log and its verification
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
+ * - epochs.ts   key epochs: the next data key after a revocation, the links between epochs' keys
+ * - statistics.ts  categories for statistics sealed to the company's statistics key, counted in the browser
  * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
  * - mail.ts     the reporter's notification address sealed to the server's mail key
  * - errors.ts   EnvelopeError and its reasons
@@ -34,5 +36,7 @@ export * from './handler.ts';
 export * from './keylog.ts';
 export * from './handler-wire.ts';
 export * from './case.ts';
-export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, type SealedFileName, type SealedUpload } from './sealed-file.ts';
+export * from './epochs.ts';
+export * from './statistics.ts';
+export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, SealedFileSource, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';

@@ -31,13 +31,30 @@ export interface ReporterKeys {
   verifier: Bytes;
 }
 
-export async function deriveReporterKeys(input: { caseNumber: string; password: string; salt: Uint8Array; kdf: Kdf }, options?: KdfOptions): Promise<ReporterKeys> {
+type ReporterInput = { caseNumber: string; password: string; salt: Uint8Array; kdf: Kdf };
+
+async function reporterMaterial(input: ReporterInput, options?: KdfOptions): Promise<CryptoKey> {
   const digits = normaliseCaseNumber(input.caseNumber);
   if (!digits) throw new EnvelopeError('kdf', 'a case number has digits');
   const secret = await deriveSecret(concat(utf8(digits), Uint8Array.of(0), utf8(input.password.normalize('NFC'))), input.salt, input.kdf, options);
   const material = await hkdfMaterial(secret);
   secret.fill(0);
+  return material;
+}
+
+export async function deriveReporterKeys(input: ReporterInput, options?: KdfOptions): Promise<ReporterKeys> {
+  const material = await reporterMaterial(input, options);
   return { reporterKey: await hkdfAesKey(material, 'wb:reporter:key'), verifier: await hkdfBytes(material, 'wb:reporter:verifier') };
+}
+
+/**
+ * The reporter key's 32 raw bytes (the same key as `deriveReporterKeys`), for the one
+ * place that hands it over within a tab as raw bytes: the private area, when it derives
+ * the key itself after an external issuer's sign-in, as the provider's sign-in page
+ * hands over its own derivation. The caller zeroes them.
+ */
+export async function deriveReporterKeyBytes(input: ReporterInput, options?: KdfOptions): Promise<Bytes> {
+  return hkdfBytes(await reporterMaterial(input, options), 'wb:reporter:key');
 }
 
 function wrapAad(caseId: string, epoch: number): Bytes {

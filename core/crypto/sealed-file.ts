@@ -17,7 +17,7 @@
 import { fromBase64, toBase64, type Bytes } from './bytes.ts';
 import { EnvelopeError, type EnvelopeReason } from './errors.ts';
 import { fieldContext, openFieldText, sealField } from './field.ts';
-import { FILE_CHUNK, decryptFileStream, encryptFileStream, importFileKey, sealedFileSize } from './file.ts';
+import { FILE_BLOCK, FILE_CHUNK, FILE_HEADER, FileChunkSealer, decryptFileStream, encryptFileStream, importFileKey, sealedFileSize } from './file.ts';
 
 /** The column a file name's additional data names: `wb:<case id>:case_file.name_enc:<file id>`. */
 export const FILE_NAME_COLUMN = 'case_file.name_enc';
@@ -54,11 +54,14 @@ export interface SealedFileName {
   name: string;
   /** The plain size before padding; null for a file sealed without padding (the server's sealing on arrival). */
   size: number | null;
+  /** The type the sending browser gave the file (its File.type), when it gave one: sealed with the name, never in clear. */
+  type?: string;
 }
 
-/** The name and true size, sealed under the data key, bound to this case and file (base64). */
-export async function sealFileName(dataKey: CryptoKey | Uint8Array, caseId: string, fileId: string, file: { name: string; size: number }): Promise<string> {
-  return toBase64(await sealField(dataKey, fieldContext(caseId, FILE_NAME_COLUMN, fileId), JSON.stringify({ name: file.name, size: file.size })));
+/** The name, true size and (when given) type, sealed under the data key, bound to this case and file (base64). */
+export async function sealFileName(dataKey: CryptoKey | Uint8Array, caseId: string, fileId: string, file: { name: string; size: number; type?: string }): Promise<string> {
+  const body = { name: file.name, size: file.size, ...(file.type ? { type: file.type.slice(0, 200) } : {}) };
+  return toBase64(await sealField(dataKey, fieldContext(caseId, FILE_NAME_COLUMN, fileId), JSON.stringify(body)));
 }
 
 /**
@@ -70,7 +73,8 @@ export async function openFileName(dataKey: CryptoKey | Uint8Array, caseId: stri
   try {
     const parsed = JSON.parse(text) as unknown;
     if (parsed && typeof parsed === 'object' && typeof (parsed as SealedFileName).name === 'string' && Number.isSafeInteger((parsed as SealedFileName).size) && (parsed as { size: number }).size >= 0) {
-      return { name: (parsed as SealedFileName).name, size: (parsed as { size: number }).size };
+      const type = (parsed as { type?: unknown }).type;
+      return { name: (parsed as SealedFileName).name, size: (parsed as { size: number }).size, ...(typeof type === 'string' && type ? { type } : {}) };
     }
   } catch {
     // not JSON: a bare name
@@ -118,6 +122,80 @@ export async function sealFileForUpload(dataKey: Uint8Array, caseId: string, fil
   const key = await importFileKey(dataKey);
   const stream = file.stream().pipeThrough(padTo(padded)).pipeThrough(encryptFileStream(key, fileId));
   return { fileId, name: await sealFileName(dataKey, caseId, fileId, { name, size: file.size }), size: sealedFileSize(padded), stream };
+}
+
+/**
+ * A file sealed for a resumable upload as random access (the report form's tus
+ * uploads): any byte range of the sealed file, made on demand from the plain file
+ * (after metadata removal) padded to `paddedSize`, under a header kept for the
+ * file's lifetime. So an upload that stopped (a lost connection, a failed send)
+ * continues at the server's offset with exactly the bytes it would have sent: a
+ * chunk sealed again under the same header and index has the same nonce and the same
+ * plaintext, hence the same ciphertext, and never a second ciphertext under one nonce.
+ * The plaintext must not change meanwhile: a cleaned copy is in memory, and a browser
+ * refuses to read a picked file that changed on disk (NotReadableError), which fails
+ * the upload rather than sealing other bytes.
+ *
+ * Memory: one range at a time (the upload's request size), read and sealed chunk by chunk.
+ */
+export class SealedFileSource {
+  private constructor(
+    readonly fileId: string,
+    /** The sealed name, true size and type (base64): the `name` of the upload's metadata. */
+    readonly name: string,
+    /** The sealed size: the upload's Upload-Length. */
+    readonly size: number,
+    private readonly padded: number,
+    private readonly file: Blob,
+    private readonly sealer: FileChunkSealer,
+  ) {}
+
+  static async create(dataKey: Uint8Array, caseId: string, file: Blob & { name?: string; type?: string }, opts: { fileId?: string; name?: string; type?: string } = {}): Promise<SealedFileSource> {
+    const fileId = opts.fileId ?? globalThis.crypto.randomUUID();
+    const padded = paddedSize(file.size);
+    const sealer = await FileChunkSealer.create(await importFileKey(dataKey), fileId);
+    const name = await sealFileName(dataKey, caseId, fileId, { name: opts.name ?? file.name ?? '', size: file.size, type: opts.type ?? file.type ?? '' });
+    return new SealedFileSource(fileId, name, sealedFileSize(padded), padded, file, sealer);
+  }
+
+  /** The file's header (its salt and nonce prefix): keep the source, not only this, to continue. */
+  get header(): Bytes {
+    return this.sealer.header;
+  }
+
+  private get chunks(): number {
+    return Math.ceil(this.padded / FILE_CHUNK);
+  }
+
+  /** Plain chunk `i` of the padded file: the file's bytes, then zeros. */
+  private async plainChunk(i: number): Promise<Bytes> {
+    const start = i * FILE_CHUNK;
+    const out = new Uint8Array(Math.min(FILE_CHUNK, this.padded - start));
+    if (start < this.file.size) out.set(new Uint8Array(await this.file.slice(start, Math.min(start + out.length, this.file.size)).arrayBuffer()));
+    return out;
+  }
+
+  /** Bytes `start` up to (not including) `end` of the sealed file. */
+  async slice(start: number, end: number): Promise<Bytes> {
+    const from = Math.max(0, Math.min(start, this.size));
+    const to = Math.max(from, Math.min(end, this.size));
+    const out = new Uint8Array(to - from);
+    let at = from;
+    if (at < FILE_HEADER) {
+      const n = Math.min(FILE_HEADER, to) - at;
+      out.set(this.header.subarray(at, at + n), 0);
+      at += n;
+    }
+    while (at < to) {
+      const i = Math.floor((at - FILE_HEADER) / FILE_BLOCK);
+      const blockStart = FILE_HEADER + i * FILE_BLOCK;
+      const block = await this.sealer.seal(i, await this.plainChunk(i), i === this.chunks - 1);
+      const piece = block.subarray(at - blockStart, Math.min(block.length, to - blockStart));
+      out.set(piece, at - from);
+      at += piece.length;
+    }
+    return out;
+  }
 }
 
 /** Passes the first `size` bytes (the file before its padding) and drops the rest. */

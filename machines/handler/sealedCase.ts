@@ -19,12 +19,22 @@
  * - A status is changed only after `confirmingStatus`, only to a settable status other
  *   than the current one; the answer (the sealed view with its audit trail) replaces the
  *   view, so the trail shown includes the change.
+ * - `epochKeys` holds every epoch's key this account's wrap reaches (after a revocation
+ *   the older content stays under older keys): each file's name and bytes open with the
+ *   key of the file's own epoch; what this browser writes is sealed under the newest
+ *   (`dataKey`, `epoch`), and sent with that epoch.
  * - A file is saved only when its name opened, one at a time, and only where it can
  *   be written without holding it whole (`canStream`, the File System Access API) or
  *   is at most MEMORY_SAVE_MAX bytes. Each file's outcome (saved with the browser's
  *   content and metadata check, not saved and why) is kept beside the others.
+ * - A revocation is made only from `confirmingRevoke`, of a colleague who holds the
+ *   current epoch, while the data key is held; once the server took the next epoch the
+ *   case is read and opened again (the new key comes with this account's new wrap),
+ *   and the name of whom it was revoked from stays in `revoked` until the next choice.
+ * - An account whose key was revoked from the case (403) is `revoked`: nothing opened.
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
+import { keyForEpoch, type EpochKeys } from '../../core/crypto/epochs.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { LIMITS, type CaseStatus, type MessageType } from '../schema.ts';
 import type { OpenedKeys } from './session.ts';
@@ -69,6 +79,8 @@ export interface OpenedFile {
   name: string | null;
   /** The true size from the sealed name; null for a file sealed without one. */
   size: number | null;
+  /** The key epoch it was sealed under (absent: the first). */
+  epoch?: number;
 }
 
 /** The browser's check of a file it opened: does the content fit the name, and what hidden data is in it. */
@@ -147,7 +159,8 @@ export interface SealedLoadAnswer {
   status: number;
   view?: SealedView;
 }
-export type SealedOpenAnswer = { outcome: 'opened'; dataKey: Uint8Array; opened: OpenedSealedCase } | { outcome: 'refused' };
+/** `keys`: every epoch's key this account's wrap reaches; its newest (`keys.dataKey`, `keys.epoch`) is what new content is sealed under. */
+export type SealedOpenAnswer = { outcome: 'opened'; keys: EpochKeys; opened: OpenedSealedCase } | { outcome: 'refused' };
 
 export interface GrantCandidate {
   handlerId: string;
@@ -157,7 +170,16 @@ export interface GrantCandidate {
   recipientKeyId: string;
   ecdhSpki: string;
 }
-export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[] } | { status: 'refused'; reason: string };
+/** `holders`: colleagues holding the current epoch (this account left out), whom a revocation can name. */
+export type CandidatesAnswer = { status: 'ok'; candidates: GrantCandidate[]; holders: GrantCandidate[] } | { status: 'refused'; reason: string };
+
+export interface RevokeInput {
+  caseNumber: string;
+  caseId: string;
+  epoch: number;
+  dataKey: Uint8Array;
+  holder: GrantCandidate;
+}
 
 /** A file the handler attaches (a browser `File` satisfies it); sealed and uploaded only on send. */
 export interface SealedAttachment {
@@ -169,6 +191,7 @@ export interface SealedSendInput {
   caseNumber: string;
   caseId: string;
   dataKey: Uint8Array;
+  epoch: number;
   text: string;
   type: MessageType;
   answerWanted: boolean;
@@ -189,7 +212,12 @@ export interface SealedCaseContext {
   fileOutcomes: Record<string, FileOutcome>;
   keys: OpenedKeys | null;
   view: SealedView | null;
+  /** The newest key (`epochKeys.dataKey`): what this browser seals under. */
   dataKey: Uint8Array | null;
+  /** The epoch of `dataKey`. */
+  epoch: number;
+  /** Every epoch's key reached; each file opens with its own epoch's. */
+  epochKeys: EpochKeys | null;
   opened: OpenedSealedCase | null;
   text: string;
   type: MessageType;
@@ -198,6 +226,9 @@ export interface SealedCaseContext {
   candidates: GrantCandidate[];
   chosen: GrantCandidate | null;
   granted: string;
+  holders: GrantCandidate[];
+  revoking: GrantCandidate | null;
+  revoked: string;
   reason: string;
 }
 
@@ -217,7 +248,10 @@ export type SealedCaseEvent =
   | { type: 'status.choose'; status: CaseStatus }
   | { type: 'status.confirm' }
   | { type: 'status.cancel' }
-  | { type: 'file.save'; fileId: string };
+  | { type: 'file.save'; fileId: string }
+  | { type: 'revoke.choose'; handlerId: string }
+  | { type: 'revoke.confirm' }
+  | { type: 'revoke.cancel' };
 
 const loaded = (e: unknown) => (e as DoneActorEvent<SealedLoadAnswer>).output;
 const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).output;
@@ -231,6 +265,7 @@ const savedAnswer = (e: unknown) => (e as DoneActorEvent<FileSaveAnswer>).output
 export function isSaveable(file: OpenedFile, toDisk: boolean): boolean {
   return file.name !== null && (toDisk || (file.size ?? file.sealedSize) <= MEMORY_SAVE_MAX);
 }
+const revokedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
 
 export const sealedCaseMachine = setup({
   types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null; canStream?: boolean } },
@@ -250,11 +285,14 @@ export const sealedCaseMachine = setup({
     grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
       throw new Error('grantKey not provided');
     }),
-    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus }>(async () => {
+    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus }>(async () => {
       throw new Error('changeStatus not provided');
     }),
     saveFile: fromPromise<FileSaveAnswer, FileSaveInput>(async () => {
       throw new Error('saveFile not provided');
+    }),
+    revokeKey: fromPromise<{ status: number; code?: string }, RevokeInput>(async () => {
+      throw new Error('revokeKey not provided');
     }),
   },
   actions: {
@@ -263,9 +301,9 @@ export const sealedCaseMachine = setup({
     assignView: assign({ view: ({ event }) => loaded(event).view ?? null }),
     assignOpened: assign(({ event }) => {
       const a = openedAnswer(event);
-      return a.outcome === 'opened' ? { dataKey: a.dataKey, opened: a.opened } : {};
+      return a.outcome === 'opened' ? { dataKey: a.keys.dataKey, epoch: a.keys.epoch, epochKeys: a.keys, opened: a.opened } : {};
     }),
-    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null, nextStatus: null, saving: null, fileOutcomes: {} }),
+    forgetOpened: assign({ dataKey: null, epochKeys: null, opened: null, candidates: [], chosen: null, holders: [], revoking: null, nextStatus: null, saving: null, fileOutcomes: {} }),
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
@@ -276,13 +314,19 @@ export const sealedCaseMachine = setup({
       const m = sent(event).message!;
       const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
       // The files the server took, in the order sent, listed under the names written here.
-      const files: OpenedFile[] = (m.files ?? []).map((f, i) => ({ id: f.id, messageId: m.id, created: m.time, sealedSize: f.size, name: context.attachments[i]?.name ?? null, size: context.attachments[i]?.size ?? null }));
+      const files: OpenedFile[] = (m.files ?? []).map((f, i) => ({ id: f.id, messageId: m.id, created: m.time, sealedSize: f.size, name: context.attachments[i]?.name ?? null, size: context.attachments[i]?.size ?? null, epoch: context.epoch }));
       return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message], files: [...context.opened.files, ...files] } : null, text: '', answerWanted: false, attachments: [] };
     }),
-    assignCandidates: assign({ candidates: ({ event }) => { const a = listed(event); return a.status === 'ok' ? a.candidates : []; }, reason: '' }),
+    assignCandidates: assign(({ event }) => {
+      const a = listed(event);
+      return a.status === 'ok' ? { candidates: a.candidates, holders: a.holders, reason: '' } : { candidates: [], holders: [], reason: '' };
+    }),
     // An error event has no output: the log could not be read at all.
-    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [] }),
-    choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null) }),
+    assignReason: assign({ reason: ({ event }) => { const a = listed(event) as CandidatesAnswer | undefined; return a?.status === 'refused' ? a.reason : 'unreachable'; }, candidates: [], holders: [] }),
+    choose: assign({ chosen: ({ event, context }) => (event.type === 'grant.choose' ? (context.candidates.find((c) => c.handlerId === event.handlerId) ?? null) : null), revoked: '' }),
+    chooseRevoke: assign({ revoking: ({ event, context }) => (event.type === 'revoke.choose' ? (context.holders.find((c) => c.handlerId === event.handlerId) ?? null) : null), revoked: '', granted: '' }),
+    forgetRevoking: assign({ revoking: null }),
+    markRevoked: assign(({ context }) => ({ revoked: context.revoking?.name ?? '', revoking: null })),
     forgetChosen: assign({ chosen: null }),
     markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
     forgetGranted: assign({ granted: '' }),
@@ -308,6 +352,7 @@ export const sealedCaseMachine = setup({
     hasNoWrap: ({ event }) => loaded(event).status === 200 && !!loaded(event).view && loaded(event).view!.wrap === null,
     isNotFound: ({ event }) => loaded(event).status === 404,
     isUnauthorizedAnswer: ({ event }) => loaded(event).status === 401,
+    isRevokedAnswer: ({ event }) => loaded(event).status === 403,
     isOpened: ({ event }) => openedAnswer(event).outcome === 'opened',
     hasContent: ({ context }) => context.text.trim() !== '' || context.attachments.length > 0,
     hasRoom: ({ context, event }) => event.type === 'attachments.add' && event.files.length > 0 && context.attachments.length + event.files.length <= LIMITS.maxFiles,
@@ -322,11 +367,14 @@ export const sealedCaseMachine = setup({
     isStatusChanged: ({ event }) => statusAnswer(event).status === 200 && !!statusAnswer(event).view,
     isStatusUnauthorized: ({ event }) => statusAnswer(event).status === 401,
     canSave: ({ context, event }) => {
-      if (event.type !== 'file.save' || context.dataKey === null) return false;
+      if (event.type !== 'file.save' || context.epochKeys === null) return false;
       const file = context.opened?.files.find((f) => f.id === event.fileId);
-      return !!file && isSaveable(file, context.canStream);
+      return !!file && keyForEpoch(context.epochKeys, file.epoch) !== null && isSaveable(file, context.canStream);
     },
     isSaveUnauthorized: ({ event }) => savedAnswer(event).outcome === 'unauthorized',
+    canRevoke: ({ context, event }) => event.type === 'revoke.choose' && context.dataKey !== null && context.holders.some((c) => c.handlerId === event.handlerId),
+    isRevoked: ({ event }) => revokedAnswer(event).status === 201,
+    isRevokeUnauthorized: ({ event }) => revokedAnswer(event).status === 401,
   },
 }).createMachine({
   id: 'sealedCase',
@@ -341,6 +389,8 @@ export const sealedCaseMachine = setup({
     keys: input.keys,
     view: null,
     dataKey: null,
+    epoch: 1,
+    epochKeys: null,
     opened: null,
     text: '',
     type: 'STANDARD',
@@ -349,6 +399,9 @@ export const sealedCaseMachine = setup({
     candidates: [],
     chosen: null,
     granted: '',
+    holders: [],
+    revoking: null,
+    revoked: '',
     reason: '',
   }),
   // Keys that go (the session locked or ended) take the opened case with them.
@@ -367,11 +420,14 @@ export const sealedCaseMachine = setup({
           { guard: 'isOk', target: 'opening', actions: 'assignView' },
           { guard: 'isNotFound', target: 'notFound' },
           { guard: 'isUnauthorizedAnswer', target: 'failed', actions: 'reportUnauthorized' },
+          { guard: 'isRevokedAnswer', target: 'revoked' },
           { target: 'failed' },
         ],
         onError: 'failed',
       },
     },
+    /** A colleague revoked this account's access to the case's key: nothing of it is fetched. */
+    revoked: { on: { reload: 'loading' } },
     opening: {
       invoke: {
         id: 'openCase',
@@ -410,7 +466,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'sendSealed',
                 src: 'sendSealed',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted, attachments: context.attachments }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, epoch: context.epoch, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted, attachments: context.attachments }),
                 onDone: [
                   { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
                   { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },
@@ -437,8 +493,29 @@ export const sealedCaseMachine = setup({
             unavailable: { on: { 'grants.retry': 'loadingCandidates' } },
             listing: {
               initial: 'idle',
-              on: { 'grant.choose': { guard: 'canGrant', target: 'confirmingGrant', actions: ['forgetGranted', 'choose'] } },
-              states: { idle: {}, granted: {}, failed: {} },
+              on: {
+                'grant.choose': { guard: 'canGrant', target: 'confirmingGrant', actions: ['forgetGranted', 'choose'] },
+                'revoke.choose': { guard: 'canRevoke', target: 'confirmingRevoke', actions: 'chooseRevoke' },
+              },
+              states: { idle: {}, granted: {}, failed: {}, revokeFailed: {} },
+            },
+            /** "Revoke <name>'s access?": an alert dialog; the case gets a new key. */
+            confirmingRevoke: {
+              on: { 'revoke.confirm': 'revoking', 'revoke.cancel': { target: 'listing', actions: 'forgetRevoking' } },
+            },
+            revoking: {
+              invoke: {
+                id: 'revokeKey',
+                src: 'revokeKey',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.epoch, dataKey: context.dataKey!, holder: context.revoking! }),
+                onDone: [
+                  // The next epoch is the server's now: read and open the case again with this account's new wrap.
+                  { guard: 'isRevoked', target: '#sealedCase.loading', actions: 'markRevoked' },
+                  { guard: 'isRevokeUnauthorized', target: 'listing.revokeFailed', actions: ['forgetRevoking', 'reportUnauthorized'] },
+                  { target: 'listing.revokeFailed', actions: 'forgetRevoking' },
+                ],
+                onError: { target: 'listing.revokeFailed', actions: 'forgetRevoking' },
+              },
             },
             /** "Give <name> access to this case?": an alert dialog. */
             confirmingGrant: {
@@ -448,7 +525,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'grantKey',
                 src: 'grantKey',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.view!.epoch, dataKey: context.dataKey!, candidate: context.chosen! }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, epoch: context.epoch, dataKey: context.dataKey!, candidate: context.chosen! }),
                 onDone: [
                   { guard: 'isGranted', target: 'listing.granted', actions: 'markGranted' },
                   { guard: 'isGrantUnauthorized', target: 'listing.failed', actions: ['forgetChosen', 'reportUnauthorized'] },
@@ -473,7 +550,7 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'changeStatus',
                 src: 'changeStatus',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, status: context.nextStatus! }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, keys: context.epochKeys!, status: context.nextStatus! }),
                 onDone: [
                   { guard: 'isStatusChanged', target: 'idle.changed', actions: 'assignStatusView' },
                   { guard: 'isStatusUnauthorized', target: 'idle.failed', actions: ['clearNextStatus', 'reportUnauthorized'] },
@@ -493,13 +570,11 @@ export const sealedCaseMachine = setup({
               invoke: {
                 id: 'saveFile',
                 src: 'saveFile',
-                input: ({ context }) => ({
-                  caseNumber: context.caseNumber,
-                  caseId: context.view!.caseId,
-                  dataKey: context.dataKey!,
-                  file: context.opened!.files.find((f) => f.id === context.saving) as OpenedFile & { name: string },
-                  toDisk: context.canStream,
-                }),
+                input: ({ context }) => {
+                  const file = context.opened!.files.find((f) => f.id === context.saving) as OpenedFile & { name: string };
+                  // The file's own epoch's key (canSave made sure this browser holds it).
+                  return { caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: keyForEpoch(context.epochKeys!, file.epoch)!, file, toDisk: context.canStream };
+                },
                 onDone: [
                   { guard: 'isSaveUnauthorized', target: 'idle', actions: ['assignSaved', 'reportUnauthorized'] },
                   { target: 'idle', actions: 'assignSaved' },

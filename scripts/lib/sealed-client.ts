@@ -16,7 +16,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  chooseKdf, deriveReporterKeys, normaliseCaseNumber, openCaseKey, openCaseParts, recipientsFor, sealMessage, sealNewCase,
+  chooseKdf, deriveReporterKeys, makeDataKey, normaliseCaseNumber, openCaseKey, openCaseParts, recipientsFor, sealMessage, sealNewCase, sealNotifyAddress, SealedFileSource,
   type Kdf, type OpenedCase, type PublishedKeyLog, type SealedCaseAnswer, type SealedCaseView,
 } from '../../core/crypto/index.ts';
 import { POW_HEADER, proofHeader, solveProof } from '../../core/pow.ts';
@@ -110,6 +110,38 @@ export interface NewSealedCase {
   subsidiaryId?: string | null;
   /** A followed case's password; without it the case is anonymous and unfollowed (no reporter key). */
   password?: string;
+  /** Files, sealed here chunk by chunk under the case's data key and sent by tus as ciphertext (after any metadata removal the caller does). */
+  files?: { name: string; type?: string; bytes: Uint8Array }[];
+  /** The address for "there is news" mails (a followed case only), sealed here to the key log's mail key, apart from the identity. */
+  notifyAddress?: string;
+  /** The language those mails are written in. */
+  language?: string;
+}
+
+/** One PATCH of a sealed upload: one range is sealed in memory at a time. */
+const UPLOAD_PIECE = 8 * 1024 * 1024;
+
+/** The files sealed and uploaded in a sealed upload session (docs/api.md "Sealed cases"); the ids in order. */
+async function uploadSealedFiles(origin: string, caseId: string, dataKey: Uint8Array, files: NonNullable<NewSealedCase['files']>): Promise<{ session: string; ids: string[] }> {
+  const { uploadSession: session } = await json<{ uploadSession: string }>(
+    await fetch(`${origin}/api/public/upload-sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await proofOfWork(origin)) }, body: JSON.stringify({ sealed: true }) }),
+    'sealed upload session',
+  );
+  const tus = { 'tus-resumable': '1.0.0', 'x-upload-session': session };
+  const ids: string[] = [];
+  for (const f of files) {
+    const source = await SealedFileSource.create(dataKey, caseId, new Blob([f.bytes as BlobPart], { type: f.type ?? '' }), { name: f.name, type: f.type ?? '' });
+    const b64 = (x: string) => Buffer.from(x).toString('base64');
+    const created = await fetch(`${origin}/api/public/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': String(source.size), 'upload-metadata': `fileId ${b64(source.fileId)},name ${b64(source.name)}` } });
+    if (created.status !== 201) await json(created, 'sealed upload');
+    for (let at = 0; at < source.size; at += UPLOAD_PIECE) {
+      const piece = await source.slice(at, Math.min(source.size, at + UPLOAD_PIECE));
+      const res = await fetch(`${origin}/api/public/uploads/${source.fileId}`, { method: 'PATCH', headers: { ...tus, 'upload-offset': String(at), 'content-type': 'application/offset+octet-stream' }, body: piece as BodyInit });
+      if (res.status !== 204) await json(res, 'sealed upload');
+    }
+    ids.push(source.fileId);
+  }
+  return { session, ids };
 }
 
 export interface SentCase {
@@ -142,17 +174,31 @@ export async function sendSealedCase(origin: string, input: NewSealedCase): Prom
   } else {
     Object.assign(headers, await proofOfWork(origin));
   }
-  const sealed = await sealNewCase(recipients, { details: input.details, whistleblower: input.whistleblower ?? null, reporterKey: derived?.reporterKey ?? null });
-  const body = {
-    caseId: sealed.caseId,
-    protectionOfficer: { id: input.officerId },
-    subsidiary: input.subsidiaryId ? { id: input.subsidiaryId } : null,
-    caseAccount,
-    envelopes: sealed.envelopes,
-    wraps: sealed.wraps,
-  };
-  const res = await json<{ caseDto: { caseNumber: string } }>(await fetch(`${origin}/api/public/case/new/sealed`, { method: 'POST', headers, body: JSON.stringify(body) }), 'new sealed case');
-  return { caseNumber: res.caseDto.caseNumber, caseId: sealed.caseId, derived };
+  if (input.notifyAddress && !derived) throw new SealedClientError('a case nobody follows gets no mail: give a password with notifyAddress');
+  if (input.notifyAddress && !log.mailKey) throw new SealedClientError('this portal gives no mail key: nothing could open the address');
+  // Files first, under the data key and case id the case is then sealed with.
+  const caseId = globalThis.crypto.randomUUID();
+  const dataKey = makeDataKey();
+  try {
+    const uploads = input.files?.length ? await uploadSealedFiles(origin, caseId, dataKey, input.files) : null;
+    if (uploads) headers['x-upload-session'] = uploads.session;
+    const sealed = await sealNewCase(recipients, { caseId, dataKey, details: input.details, whistleblower: input.whistleblower ?? null, reporterKey: derived?.reporterKey ?? null });
+    const notify = input.notifyAddress ? await sealNotifyAddress(log.mailKey!, caseId, input.notifyAddress, input.language) : null;
+    const body = {
+      caseId,
+      protectionOfficer: { id: input.officerId },
+      subsidiary: input.subsidiaryId ? { id: input.subsidiaryId } : null,
+      caseAccount,
+      envelopes: sealed.envelopes,
+      wraps: sealed.wraps,
+      ...(uploads ? { uploads: uploads.ids } : {}),
+      ...(notify ? { notify } : {}),
+    };
+    const res = await json<{ caseDto: { caseNumber: string } }>(await fetch(`${origin}/api/public/case/new/sealed`, { method: 'POST', headers, body: JSON.stringify(body) }), 'new sealed case');
+    return { caseNumber: res.caseDto.caseNumber, caseId, derived };
+  } finally {
+    dataKey.fill(0);
+  }
 }
 
 /** Cookies of the provider's interaction, kept for one sign-in. */

@@ -31,8 +31,25 @@ export function refuseSealedMultipart(req: FastifyRequest): void {
   if (req.isMultipart()) throw new HttpError(409, 'SEALED_MULTIPART_UNAVAILABLE', 'A sealed case takes its files sealed in the browser by resumable upload (a sealed upload session), not in a multipart body; send this call as JSON.');
 }
 
-/** The first key epoch of a case; a revocation starts the next (not built yet). */
+/** The first key epoch of a case; a revocation starts the next (server/cases/grants.ts revokeCaseKey). */
 export const FIRST_EPOCH = 1;
+
+/** The case's current key epoch: the newest with a wrap (a revocation starts the next). */
+export async function currentEpoch(ctx: Pick<AppContext, 'db'>, caseId: string): Promise<number> {
+  const row = await ctx.db.selectFrom('case_key_wrap').select((eb) => eb.fn.max('epoch').as('epoch')).where('case_id', '=', caseId).executeTakeFirst();
+  return row?.epoch ?? FIRST_EPOCH;
+}
+
+/**
+ * A handler whose key was revoked from this case (grants.ts revokeCaseKey) is refused
+ * its sealed routes from then on: 403 CASE_KEY_REVOKED, until a holder grants the case
+ * to her again.
+ */
+export async function refuseRevoked(ctx: Pick<AppContext, 'db'>, handlerId: string, row: { id: string; sealed: boolean }): Promise<void> {
+  if (!row.sealed) return;
+  const revoked = await ctx.db.selectFrom('case_key_revocation').select('handler_id').where('case_id', '=', row.id).where('handler_id', '=', handlerId).executeTakeFirst();
+  if (revoked) throw new HttpError(403, 'CASE_KEY_REVOKED', 'Your access to this case\'s key was revoked; a colleague who holds it can grant it again.');
+}
 
 /** A wrap's expected kind, by recipient key id. */
 export type Recipients = Map<string, 'handler' | 'recovery'>;
@@ -158,8 +175,11 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     ? await ctx.db.selectFrom('case_key_wrap').select(['recipient_key_id', 'kind', 'wrap', 'epoch']).where('case_id', '=', row.id).where('recipient_key_id', '=', recipientKeyId).orderBy('epoch', 'desc').executeTakeFirst()
     : undefined;
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-  const messages = await ctx.db.selectFrom('case_message').select(['id', 'type', 'created_at', 'created_by', 'answer_wanted', 'body_enc']).where('case_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
-  const files = await ctx.db.selectFrom('case_file').select(['id', 'message_id', 'name_enc', 'size', 'created_at']).where('case_id', '=', row.id).orderBy('created_at').orderBy('position').orderBy('id').execute();
+  const messages = await ctx.db.selectFrom('case_message').select(['id', 'type', 'created_at', 'created_by', 'answer_wanted', 'body_enc', 'epoch']).where('case_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
+  const files = await ctx.db.selectFrom('case_file').select(['id', 'message_id', 'name_enc', 'size', 'created_at', 'epoch']).where('case_id', '=', row.id).orderBy('created_at').orderBy('position').orderBy('id').execute();
+  // Links back to older keys go to every asker with a wrap; the forward links only to the reporter, whose wrap no handler can make again (sealed-cases.md "Revocation and key epochs").
+  const linkKinds: ('previous' | 'next')[] = recipientKeyId === 'reporter' ? ['previous', 'next'] : ['previous'];
+  const links = wrap ? await ctx.db.selectFrom('case_key_wrap').select(['epoch', 'kind', 'wrap']).where('case_id', '=', row.id).where('kind', 'in', linkKinds).orderBy('epoch').execute() : [];
   return {
     caseNumber: row.case_number,
     caseId: row.id,
@@ -168,10 +188,12 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     protectionOfficerId: row.protection_officer_id,
     subsidiaryId: row.subsidiary_id,
     epoch: wrap?.epoch ?? FIRST_EPOCH,
+    currentEpoch: await currentEpoch(ctx, row.id),
+    links: links.map((l) => ({ epoch: l.epoch, kind: l.kind as 'previous' | 'next', link: b64(l.wrap) })),
     envelopes: { details: b64(row.details_enc), whistleblower: row.whistleblower_enc ? b64(row.whistleblower_enc) : null },
     wrap: wrap ? { recipientKeyId: wrap.recipient_key_id, kind: wrap.kind, wrap: b64(wrap.wrap) } : null,
-    files: files.map((f) => ({ id: f.id, messageId: f.message_id, name: b64(f.name_enc), size: Number(f.size), created: new Date(f.created_at).toISOString() })),
-    messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc) })),
+    files: files.map((f) => ({ id: f.id, messageId: f.message_id, name: b64(f.name_enc), size: Number(f.size), created: new Date(f.created_at).toISOString(), epoch: f.epoch })),
+    messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc), epoch: m.epoch })),
   };
 }
 
@@ -196,15 +218,18 @@ export async function addSealedMessage(
 ): Promise<{ id: string; time: string; files: { id: string; size: number }[] }> {
   if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send the message on the usual path.');
   const body = parseEnvelope(msg.body, 'body');
+  // Sealed under an older epoch's key (a page opened before a revocation): the browser reads the case again and seals with the current key.
+  const epoch = msg.epoch ?? FIRST_EPOCH;
+  if (epoch !== (await currentEpoch(ctx, row.id))) throw new HttpError(409, 'EPOCH_STALE', 'This case has a newer key epoch: read the case again and seal with its current key.', 'epoch');
   const now = ctx.clock.now();
   let claimed: StagedFile[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx.insertInto('case_message').values({ id: msg.id, case_id: row.id, type: msg.fromReporter ? 'STANDARD' : msg.type, created_by: msg.createdBy, created_at: now, body_enc: body, answer_wanted: !msg.fromReporter && msg.answerWanted }).execute();
+      await trx.insertInto('case_message').values({ id: msg.id, case_id: row.id, type: msg.fromReporter ? 'STANDARD' : msg.type, created_by: msg.createdBy, created_at: now, body_enc: body, answer_wanted: !msg.fromReporter && msg.answerWanted, epoch }).execute();
       if (!msg.fromReporter && msg.answerWanted) await trx.updateTable('report_case').set({ pending_whistleblower_action: true }).where('id', '=', row.id).execute();
       if (msg.fromReporter) await trx.updateTable('report_case').set({ pending_whistleblower_action: false }).where('id', '=', row.id).execute();
       claimed = uploads ? await uploads.claim(trx) : [];
-      if (claimed.length) await trx.insertInto('case_file').values(sealedFileRows(row.id, msg.id, claimed, now)).execute();
+      if (claimed.length) await trx.insertInto('case_file').values(sealedFileRows(row.id, msg.id, claimed, now).map((f) => ({ ...f, epoch }))).execute();
       await onCaseEvent(ctx, trx, row.id, msg.fromReporter ? 'reporterMessage' : 'reporterNews');
     });
   } catch (err) {
@@ -213,4 +238,17 @@ export async function addSealedMessage(
   }
   if (uploads) await uploads.commit(claimed);
   return { id: msg.id, time: now.toISOString(), files: claimed.map((f) => ({ id: f.id, size: f.size })) };
+}
+
+/**
+ * The reporter's identity, changed in the browser of a sealed case: the envelope as
+ * sealed there (core/crypto `sealIdentity`), checked for shape only (400 BAD_ENVELOPE,
+ * nothing stored). Why no name rule here as on the usual path (a given name stays): the
+ * server cannot read either envelope; the page keeps the name, and a reporter who
+ * scripts another one changes only what the handlers read of their own identity.
+ */
+export async function updateSealedIdentity(ctx: Pick<AppContext, 'db'>, row: { id: string; sealed: boolean }, envelope: string): Promise<void> {
+  if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: change the identity on the usual path.');
+  const bytes = parseEnvelope(envelope, 'envelope');
+  await ctx.db.updateTable('report_case').set({ whistleblower_enc: bytes }).where('id', '=', row.id).execute();
 }

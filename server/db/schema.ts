@@ -129,6 +129,8 @@ export interface CaseMessageTable {
   created_at: Timestamp;
   body_enc: Bytes;
   answer_wanted: Generated<boolean>;
+  /** The key epoch whose data key sealed a sealed case's message (migration 0360); 1 for every other. */
+  epoch: Generated<number>;
 }
 
 export interface CaseFileTable {
@@ -144,6 +146,8 @@ export interface CaseFileTable {
   position: Generated<number>;
   /** JSON array of metadata kinds the server still found (images, PDFs); null: not checked. */
   metadata_remaining: string | null;
+  /** The key epoch whose data key sealed a sealed case's file (migration 0360); 1 for every other. */
+  epoch: Generated<number>;
 }
 
 export interface CaseRecordVersionTable {
@@ -397,8 +401,18 @@ export interface CaseKeyWrapTable {
   epoch: number;
   /** keyId of the recipient's ECDH SPKI, or `reporter`. */
   recipient_key_id: string;
-  kind: 'reporter' | 'handler' | 'recovery';
+  /** `previous` / `next`: a link between two epochs' keys (migration 0360, core/crypto/epochs.ts), recipient `previous` / `reporter-next`. */
+  kind: 'reporter' | 'handler' | 'recovery' | 'previous' | 'next';
   wrap: Bytes;
+  created_at: Timestamp;
+}
+
+/** A key revoked from a sealed case (migration 0360): its holder is refused the case's key routes from then on. */
+export interface CaseKeyRevocationTable {
+  case_id: string;
+  recipient_key_id: string;
+  handler_id: string;
+  epoch: number;
   created_at: Timestamp;
 }
 
@@ -426,6 +440,7 @@ export interface DB {
   case_record_version: CaseRecordVersionTable;
   case_account: CaseAccountTable;
   case_key_wrap: CaseKeyWrapTable;
+  case_key_revocation: CaseKeyRevocationTable;
   case_notify: CaseNotifyTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;

@@ -226,8 +226,8 @@ export async function markSeen(ctx: AppContext, handler: HandlerIdentity, caseId
 
 // ---- audit trail ---------------------------------------------------------------
 
-// ACCESS_GRANTED: a sealed case's key re-wrapped to a colleague (server/cases/grants.ts).
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ACCESS_GRANTED'] as const;
+// ACCESS_GRANTED: a sealed case's key re-wrapped to a colleague; ACCESS_REVOKED: a colleague's key revoked, the case's next key epoch (server/cases/grants.ts).
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ACCESS_GRANTED', 'ACCESS_REVOKED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

@@ -33,6 +33,7 @@ import type { PowChallenge } from '../../core/pow.ts';
 import { bindCompany } from '../logging.ts';
 import { DEFAULT_KDF, kdfOf, kdfText, newSalt, parseKdf, parseSalt, parseVerifier, serverReporterKeys, serverVerifier, type AnsweredKdf } from '../cases/reporter-keys.ts';
 import { addReporterWrap, dropStaleReporterWrap, isMigrating, needsReporterWrap } from '../keys/migrate-wraps.ts';
+import { parseRewraps, reporterWrapsOf, swapReporterWraps, type ReporterRewrap } from '../cases/reporter-rewrap.ts';
 import type { Kdf } from '../../core/crypto/index.ts';
 
 export { MOUNT, CLIENT_ID } from './provider.ts';
@@ -468,7 +469,7 @@ export class IdentityService {
         const it = await service.interaction(req, reply);
         if (!it) return reply;
         const pending = await service.pendingPasswordChange(it.uid);
-        if (pending) return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, undefined, await service.caseNumberOf(pending.case_id)));
+        if (pending) return service.sendPage(reply, 200, await service.passwordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, pending.case_id));
         const pow = await service.signInChallenge(it.company);
         return service.sendPage(reply, 200, signInPage(it.frame, `${MOUNT}/interaction/${it.uid}/login${it.q}`, undefined, { pow }));
       });
@@ -502,7 +503,7 @@ export class IdentityService {
             .values({ interaction_uid: service.payloadCrypto.interactionKey(it.uid), case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) })
             .onConflict((oc) => oc.column('interaction_uid').doUpdateSet({ case_id: result.caseId, expires_at: new Date(Date.now() + PASSWORD_STEP_MS) }))
             .execute();
-          return service.sendPage(reply, 200, newPasswordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, undefined, await service.caseNumberOf(result.caseId)));
+          return service.sendPage(reply, 200, await service.passwordPage(it.frame, `${MOUNT}/interaction/${it.uid}/password${it.q}`, result.caseId));
         }
         return service.finishLogin(req, reply, it.provider, result.caseId);
       });
@@ -517,6 +518,11 @@ export class IdentityService {
         }
         const body = (req.body ?? {}) as Record<string, unknown>;
         const action = `${MOUNT}/interaction/${it.uid}/password${it.q}`;
+        const refuse = async (error: string, code?: string) => service.sendPage(reply, 400, await service.passwordPage(it.frame, action, pending.case_id, it.frame.t(error), code));
+        // A sealed case (issue 37): its data key is re-wrapped by the page under the new
+        // reporter key, and those wraps replace the old ones in the same transaction.
+        const sealed = await reporterWrapsOf(service.ctx, pending.case_id);
+        let rewraps: ReporterRewrap[] | null = null;
         // The page's script checked length and confirmation and derived the new keys
         // with a fresh salt (issue 37): what comes is the new verifier, salt and kdf.
         // A scripted client may send the plain new password instead (the weaker path).
@@ -529,10 +535,20 @@ export class IdentityService {
             parsed = { verifier: parseVerifier(body.verifier), salt: parseSalt(body.salt), kdf: parseKdf(body.kdf) };
           } catch (err) {
             if (!(err instanceof HttpError)) throw err;
-            return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t('password.error.derive'), await service.caseNumberOf(pending.case_id)));
+            return refuse('password.error.derive', err.code);
+          }
+          if (sealed) {
+            try {
+              rewraps = parseRewraps(body.wraps);
+            } catch (err) {
+              if (!(err instanceof HttpError)) throw err;
+              return refuse('password.error.rewrap', err.code);
+            }
           }
           secret = { passwordHash: await service.ctx.passwords.hash(parsed.verifier), salt: parsed.salt, kdf: parsed.kdf };
         } else {
+          // The server never holds a sealed case's data key: without the page's re-wrap the new password would open nothing.
+          if (sealed) return refuse('password.error.sealed', 'REWRAP_REQUIRED');
           const next = typeof body.newPassword === 'string' ? body.newPassword : '';
           const again = typeof body.confirmPassword === 'string' ? body.confirmPassword : '';
           let error: string | undefined;
@@ -540,25 +556,30 @@ export class IdentityService {
           else if ([...next].length > LIMITS.passwordMax) error = 'password.error.max';
           else if (next !== again) error = 'password.error.mismatch';
           const caseNumber = await service.caseNumberOf(pending.case_id);
-          if (error) return service.sendPage(reply, 400, newPasswordPage(it.frame, action, it.frame.t(error), caseNumber));
+          if (error) return refuse(error);
           const salt = newSalt();
           let verifier: string;
           if (await isMigrating(service.ctx, pending.case_id)) ({ verifier, reporterKey } = await serverReporterKeys(caseNumber, next, salt, DEFAULT_KDF));
           else verifier = await serverVerifier(caseNumber, next, salt, DEFAULT_KDF);
           secret = { passwordHash: await service.ctx.passwords.hash(verifier), salt, kdf: DEFAULT_KDF };
         }
-        // One transaction swaps verifier, salt and kdf. With sealing, the data key
-        // re-wrapped under the new reporter key goes in the same one (blind-server.md).
-        await service.ctx.db.transaction().execute(async (trx) => {
-          await trx
-            .updateTable('case_account')
-            .set({ password_hash: secret.passwordHash, salt: secret.salt, kdf: kdfText(secret.kdf), must_change_password: false })
-            .where('case_id', '=', pending.case_id)
-            .execute();
-          await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
-          // The old reporter key no longer derives: a server-keyed case's wrap to it would be lost at the retirement of the master key.
-          await dropStaleReporterWrap(trx, pending.case_id);
-        });
+        // One transaction swaps verifier, salt and kdf, and a sealed case's reporter wraps with them.
+        try {
+          await service.ctx.db.transaction().execute(async (trx) => {
+            if (rewraps) await swapReporterWraps(trx, pending.case_id, rewraps);
+            await trx
+              .updateTable('case_account')
+              .set({ password_hash: secret.passwordHash, salt: secret.salt, kdf: kdfText(secret.kdf), must_change_password: false })
+              .where('case_id', '=', pending.case_id)
+              .execute();
+            await trx.deleteFrom('idp_password_change').where('interaction_uid', '=', service.payloadCrypto.interactionKey(it.uid)).execute();
+            // The old reporter key no longer derives: a server-keyed case's wrap to it would be lost at the retirement of the master key.
+            await dropStaleReporterWrap(trx, pending.case_id);
+          });
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err;
+          return refuse('password.error.rewrap', err.code);
+        }
         if (reporterKey) {
           try {
             await addReporterWrap(service.ctx, pending.case_id, reporterKey);
@@ -569,6 +590,11 @@ export class IdentityService {
         return service.finishLogin(req, reply, it.provider, pending.case_id);
       });
     });
+  }
+
+  /** The new-password step of `caseId`: its number (the page derives from it) and, for a sealed case, the reporter wraps to re-wrap. */
+  async passwordPage(f: PageFrame, action: string, caseId: string, error?: string, code?: string): Promise<string> {
+    return newPasswordPage(f, action, error, await this.caseNumberOf(caseId), { sealed: await reporterWrapsOf(this.ctx, caseId), code });
   }
 
   /** The number of the case a new-password step belongs to: its page derives the new keys from it. */

@@ -180,13 +180,26 @@ ${powFields}<button type="submit">${esc(t('signin.submit'))}</button>
  * fresh salt, and sends only `verifier`, `salt` and `kdf`; the two password fields
  * have no name (issue 37).
  */
-export function newPasswordPage(f: PageFrame, action: string, error: string | undefined, caseNumber: string): string {
+/**
+ * A sealed case's page also carries the case id and its reporter wraps (`data-case-id`,
+ * `data-wraps`): password.js unwraps the data key with the old reporter key and wraps it
+ * under the new one (server/cases/reporter-rewrap.ts). `code` names a refusal for
+ * scripted clients (the product's error code, on the error box).
+ */
+export function newPasswordPage(
+  f: PageFrame,
+  action: string,
+  error: string | undefined,
+  caseNumber: string,
+  opts: { sealed?: { caseId: string; wraps: { epoch: number; wrap: string }[] } | null; code?: string } = {},
+): string {
   const t = f.t;
-  const hidden = ['verifier', 'salt', 'kdf'].map((n) => `<input type="hidden" name="${n}" value="">`).join('\n');
+  const hidden = ['verifier', 'salt', 'kdf', ...(opts.sealed ? ['wraps'] : [])].map((n) => `<input type="hidden" name="${n}" value="">`).join('\n');
+  const sealed = opts.sealed ? ` data-case-id="${esc(opts.sealed.caseId)}" data-wraps="${esc(JSON.stringify(opts.sealed.wraps))}" data-error-rewrap="${esc(t('password.error.rewrap'))}"` : '';
   const body = `<h1>${esc(t('password.heading'))}</h1>
 <p>${esc(t('password.intro'))}</p>
-<div id="form-error" class="alert" role="alert"${error ? '' : ' hidden'}>${esc(error ?? '')}</div>
-<form method="post" action="${esc(action)}" novalidate data-case-number="${esc(caseNumber)}" data-key-handover="${REPORTER_KEY_HANDOVER}" data-min="${LIMITS.passwordMin}" data-max="${LIMITS.passwordMax}" data-error-min="${esc(t('password.error.min'))}" data-error-max="${esc(t('password.error.max'))}" data-error-mismatch="${esc(t('password.error.mismatch'))}" data-error-derive="${esc(t('password.error.derive'))}">
+<div id="form-error" class="alert" role="alert"${opts.code ? ` data-code="${esc(opts.code)}"` : ''}${error ? '' : ' hidden'}>${esc(error ?? '')}</div>
+<form method="post" action="${esc(action)}" novalidate data-case-number="${esc(caseNumber)}" data-key-handover="${REPORTER_KEY_HANDOVER}" data-min="${LIMITS.passwordMin}" data-max="${LIMITS.passwordMax}" data-error-min="${esc(t('password.error.min'))}" data-error-max="${esc(t('password.error.max'))}" data-error-mismatch="${esc(t('password.error.mismatch'))}" data-error-derive="${esc(t('password.error.derive'))}"${sealed}>
 ${field({ id: 'newPassword', label: t('password.new.label'), hint: t('password.new.hint'), type: 'password', autocomplete: 'new-password', invalid: !!error, autofocus: true, unnamed: true })}
 <p class="strength" id="newPassword-strength" aria-live="polite" data-label="${esc(t('password.strength.label', { level: '{level}' }))}" data-weak="${esc(t('password.strength.weak'))}" data-fair="${esc(t('password.strength.fair'))}" data-strong="${esc(t('password.strength.strong'))}"></p>
 ${field({ id: 'confirmPassword', label: t('password.confirm.label'), type: 'password', autocomplete: 'new-password', invalid: !!error, unnamed: true })}

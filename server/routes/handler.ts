@@ -28,8 +28,8 @@ import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { keyGrantDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
-import { grantCaseKey, wrapHolders } from '../cases/grants.ts';
+import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { grantCaseKey, refuseRevoked, revokeCaseKey, wrapHolders } from '../cases/grants.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
 export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
@@ -224,6 +224,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
     if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: read it on the usual path.');
     await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
@@ -233,6 +234,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
     refuseSealedMultipart(req);
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
@@ -249,6 +251,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: send files with the message as multipart.');
+    await refuseRevoked(ctx, h.id, row);
     return reply.status(201).header('cache-control', 'no-store').send(await uploads.createCaseSession(row));
   });
 
@@ -256,12 +259,14 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/key-wraps', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
     return reply.header('cache-control', 'no-store').send(await wrapHolders(ctx, row));
   });
 
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/key-wraps', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
     const dto = parseOr400(keyGrantDtoSchema, req.body ?? {}, 'keyGrantDto');
     const granted = await grantCaseKey(ctx, h, row, dto);
     // The key id is public (the key log's); the workspace names its holder from the log.
@@ -269,9 +274,22 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     return reply.status(201).send(granted);
   });
 
+  // A revocation (server/cases/grants.ts revokeCaseKey): the next key epoch as the revoking handler's browser made it.
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/key-epochs', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
+    const dto = parseOr400(keyEpochDtoSchema, req.body ?? {}, 'keyEpochDto');
+    const revoked = await revokeCaseKey(ctx, h, row, dto);
+    // In clear as the grant's: the revoked key's id (the key log's) and the new epoch, no key material.
+    await appendAudit(ctx, h, row, 'ACCESS_REVOKED', { recipientKeyId: revoked.revoked, epoch: revoked.epoch });
+    return reply.status(201).send(revoked);
+  });
+
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
     const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
     if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
     return sendCaseFile(ctx, reply, row, req.params.fileId);

@@ -31,9 +31,13 @@ import { requestLanguage } from './public.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, type ResumableUploads } from '../uploads/resumable.ts';
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
-import { addSealedMessage, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
-import { sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { addSealedMessage, refuseSealedMultipart, sealedCaseView, updateSealedIdentity } from '../cases/sealed.ts';
+import { needsReporterWrap, reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
+import { reporterEpochWrapDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { storeReporterEpochWrap } from '../cases/grants.ts';
+
+/** On the case read of a server-keyed case being migrated that has no reporter wrap yet: the page makes it (sealed-migration.md "Migration"). */
+export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
 
 const BASE = '/api/private/case';
 
@@ -77,6 +81,8 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     // Never another company's copy (a case id belongs to one company; checked all the same).
     if (cached && cached.companyId !== reporter.companyId) cached = await load();
     if (!cached) throw new HttpError(401, 'UNAUTHORIZED', 'This case no longer exists.');
+    // Only with SEALED_CASES=browser (off: no statement, no header): the page then asks for the key to wrap.
+    if (ctx.config.sealedCases === 'browser' && (await needsReporterWrap(ctx, reporter.caseId))) reply.header(REPORTER_WRAP_HEADER, 'wanted');
     return sendWithEtag(req, reply.headers(noStore), cached.body, 'application/json; charset=utf-8', cached.etag);
   });
 
@@ -110,6 +116,14 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const { row } = await reporterCase(req);
     await guards.perCase('case-write', row.id, req, reply);
     return reply.status(201).headers(noStore).send(await storeReporterWrap(ctx, row, req.body));
+  });
+
+  // After a revocation (server/cases/grants.ts): the reporter's page wraps the newest epoch's key under her reporter key; the forward links it replaces go.
+  app.put(`${BASE}/my-case/epoch-wrap`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(reporterEpochWrapDtoSchema, req.body ?? {}, 'reporterEpochWrapDto');
+    return reply.status(201).headers(noStore).send(await storeReporterEpochWrap(ctx, row, dto));
   });
 
   app.post(`${BASE}/messages/sealed`, async (req, reply) => {
@@ -192,6 +206,15 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
   // The spec's readings differ on the method (§7): both are accepted.
   app.post(`${BASE}/whistleblower/update`, updateIdentity);
   app.put(`${BASE}/whistleblower/update`, updateIdentity);
+
+  // A sealed case's identity, sealed in the reporter's browser (the usual route answers 409 CASE_SEALED for it).
+  app.put(`${BASE}/whistleblower/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedIdentityDtoSchema, req.body ?? {}, 'sealedIdentityDto');
+    await updateSealedIdentity(ctx, row, dto.envelope);
+    return reply.headers(noStore).send({ stored: true });
+  });
 
   app.put(`${BASE}/password/request-update`, async (req, reply) => {
     const { row } = await reporterCase(req);

@@ -190,6 +190,10 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     refuseSealedMultipart(req);
     if (!req.body || typeof req.body !== 'object') throw new HttpError(400, 'BAD_JSON', 'Send sealedCaseDto as a JSON object.');
     const dto = parseOr400(sealedCaseDtoSchema, req.body, 'sealedCaseDto');
+    // A phone or meeting report asks to be called or met: someone must follow it (spec §2), and it carries no files.
+    const oralChannel = dto.submissionType !== 'ONLINE_FORM';
+    if (oralChannel && !dto.caseAccount.follow) throw new HttpError(400, 'FOLLOW_REQUIRED', 'A phone or meeting report is always followed: send a derived case account.', 'caseAccount.follow');
+    if (oralChannel && dto.uploads.length) throw new HttpError(400, 'FILES_UNEXPECTED', 'A phone or meeting report carries no files.', 'uploads');
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
     const sealed = sealedParts(dto, recipients, dto.notify ? (await ctx.mailKeys.publicKey()).keyId : null);
@@ -202,8 +206,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
       key: null,
       wrappedKey: null,
       sealed,
-      submissionType: 'ONLINE_FORM',
-      creationChannel: 'BY_ONLINE_FORM',
+      submissionType: dto.submissionType,
+      creationChannel: oralChannel ? 'BY_PHONE' : 'BY_ONLINE_FORM',
       // Sealed in details_enc; the server's own copy of the details is never made.
       whistleblowerRelation: '',
       protectionOfficerId: dto.protectionOfficer.id,
@@ -259,8 +263,11 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
  * the client derived the reporter's verifier itself (a reservation: the server never
  * had the reporter key to wrap to). Such a case is made server-keyed, as before sealing,
  * and reaches the same keys through the key-wraps job, the reporter's wrap at its next
- * sign-in (docs/decisions/sealed-migration.md "Sealed on arrival; migration"): the report
- * form's files go this way until the form seals them.
+ * sign-in (docs/decisions/sealed-migration.md "Sealed on arrival; migration"). Only
+ * scripted clients come this way: the portal's own form seals every report it sends to
+ * a company whose key log it verified (files, a notification address, phone and
+ * meeting reports included) and sends it to the sealed route, and a company whose log
+ * the form does not verify gets nothing (docs/decisions/sealed-cases.md "Reporter pages").
  */
 function sealableOnArrival(account: CaseAccount | OralSubmissionDto['caseAccount'], session: unknown): boolean {
   return !session && !(account.follow && 'reservation' in account);

@@ -25,12 +25,14 @@ import {
   type SealReportInput,
   type SubmissionProof,
   type SubmitReportInput,
+  type UploadSealedInput,
 } from '../../machines/report.ts';
 import { NETWORK_FAILURE, deriveForCase, reserveCase, submitReport } from './submit.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { handOverCaseNumber } from '../app/signinHandover.ts';
 import { loadResumable, newUploadMemory } from '../uploads/memory.ts';
 import { solveProofOfWork } from './proof.ts';
+import type { SealedUploadMemory } from './sealFiles.ts';
 import { ReportContext, useReport } from './context.ts';
 import type { FileChecks } from '../metadata/checks.ts';
 import { FileChecksContext, useFileChecksOwner } from '../metadata/context.tsx';
@@ -61,6 +63,15 @@ function loadSeal() {
   }));
 }
 
+/** The sealed uploads' effects (tus and the file sealing), fetched at the first sealed send with files. */
+let sealFilesModule: Promise<typeof import('./sealFiles.ts')> | undefined;
+function loadSealFiles() {
+  return (sealFilesModule ??= import('./sealFiles.ts').catch((err: unknown) => {
+    sealFilesModule = undefined;
+    throw err;
+  }));
+}
+
 /**
  * The key log's anchor and head seen, for this page load only (src/forms/seal.ts says
  * why the device's storage keeps none of it).
@@ -81,6 +92,8 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
   return useMemo(() => {
     // This form's uploads, kept for a send that failed after them (in memory only).
     const uploads = newUploadMemory();
+    // The same for a sealed case's files: the case id and data key they are sealed under, the session, each file's upload.
+    const sealedUploads: SealedUploadMemory = { caseId: null, dataKey: null, session: null, files: new Map() };
     return reportChart(channel).provide({
         actors: {
           // The company info is loaded once by the look-and-feel actor; §8 failures are handled there.
@@ -119,8 +132,15 @@ export function useBrowserReportMachine(channel: ReportChannel, checks?: FileChe
             return seal ? seal.checkKeyLog(api, window.location.hostname, input.officerId, keyLogMemory, signal) : NETWORK_FAILURE;
           }),
           sealReport: fromPromise(async ({ input, signal }: { input: SealReportInput; signal: AbortSignal }) =>
-            (await loadSeal()).sealReport(api, window.location.hostname, input, signal, language.current),
+            (await loadSeal()).sealReport(api, window.location.hostname, input, signal, language.current, sealedUploads),
           ),
+          // A sealed case's files: each as its hidden-data check settled (as on the plain path), then checked, sealed and uploaded here.
+          uploadSealedFiles: fromPromise(async ({ input, signal }: { input: UploadSealedInput; signal: AbortSignal }) => {
+            const files = checks ? ((await checks.resolve(input.files)) as typeof input.files) : input.files;
+            const module = await loadSealFiles().catch(() => null);
+            if (!module) return NETWORK_FAILURE;
+            return module.uploadSealedFiles(api, window.location.hostname, { files, keys: input.files, proof: input.proof, reportProgress: input.reportProgress }, signal, sealedUploads);
+          }),
         },
         actions: {
           copyCaseNumber: (_, params: { caseNumber: string }) => {

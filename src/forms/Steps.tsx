@@ -31,6 +31,7 @@ import { companyPhoneCountry, phoneExample } from '../components/phoneDefaults.t
 // gives their identity, never for the first screen of the form.
 const phoneModule = lazyModule(() => import('../components/PhoneField.tsx'));
 import { Documents } from './Documents.tsx';
+import { NotifyNotice } from './NotifyNotice.tsx';
 import { groupPhone } from '../components/phone.ts';
 import { TelLink } from '../components/TelLink.tsx';
 import { passwordStrength } from './passwordStrength.ts';
@@ -602,6 +603,7 @@ function IdentityStep() {
             />
             {t('forms.identity.notification')}
           </label>
+          {w.notification && <NotifyNotice />}
         </>
       )}
     </>

@@ -2,8 +2,12 @@
  * The online form's sealing effects (issue 37, docs/decisions/blind-server.md "Reporter
  * pages"): the key log read and verified here (core/crypto/case.ts `recipientsFor`),
  * then the report sealed under a data key made here and wrapped to the verified keys
- * (and to the reporter key of a followed case). Only envelopes, wraps and the clear
- * metadata the server needs leave the page; the plain case shape never does.
+ * (and to the reporter key of a followed case), for every channel (online form, phone,
+ * meeting). The files went before, sealed under the same data key (./sealFiles.ts);
+ * the case names their uploads. An address given for e-mail notification is sealed to
+ * the key log's mail key (core/crypto `sealNotifyAddress`), apart from the identity:
+ * only the mail worker opens it. Only envelopes, wraps, the sealed address and the
+ * clear metadata the server needs leave the page; the plain case shape never does.
  *
  * The page remembers, per company host and for this page load only, the trust anchor's
  * keyId and the last log head it verified: a log under another anchor, or one that does
@@ -15,9 +19,12 @@
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
 import type { KeyCheckOutcome, KeyRefusal, SealOutcome, SealReportInput, SubmitOutcome, SuccessData } from '../../machines/report.ts';
-import type { CaseDto } from '../../machines/schema.ts';
+import type { CaseDto, OralSubmissionDto } from '../../machines/schema.ts';
+import type { MailKey } from '../../core/crypto/mail.ts';
 import { NETWORK_FAILURE } from './submit.ts';
 import { solveProofOfWork } from './proof.ts';
+import { UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
+import { forgetSealedUploads, type SealedUploadMemory, type SealedUploads } from './sealFiles.ts';
 
 const RESERVATION_HEADER = 'x-case-reservation';
 const memoryKey = (host: string) => `wb:key-log:${host}`;
@@ -59,7 +66,7 @@ function refusalOf(reason: string): KeyRefusal {
  * sealed cases, else the keys entitled to `officerId`, or why they are refused.
  */
 export async function checkKeyLog(api: ApiClient, host: string, officerId: string, storage: KeyLogMemory | undefined, signal?: AbortSignal): Promise<KeyCheckOutcome> {
-  let log: { sealedCases?: unknown; anchor: { ecdhSpki: string; ecdsaSpki: string } | null; entries: unknown[] } | null;
+  let log: { sealedCases?: unknown; mailKey?: unknown; anchor: { ecdhSpki: string; ecdsaSpki: string } | null; entries: unknown[] } | null;
   try {
     const res = await fetch(api.url('/api/public/key-log'), {
       headers: { accept: 'application/json', 'x-company-host': host },
@@ -87,8 +94,18 @@ export async function checkKeyLog(api: ApiClient, host: string, officerId: strin
   const recipients = await recipientsFor(log as Parameters<typeof recipientsFor>[0], officerId, seen ? { anchorKeyId: seen.anchorKeyId, head: seen.head } : {});
   if (!recipients.ok) return { refused: refusalOf(recipients.reason) };
   remember(storage, host, { anchorKeyId: await keyId(fromBase64(log.anchor.ecdsaSpki)), head: recipients.head ?? undefined });
-  return { recipients };
+  // The mail key rides with the keys (opaque to the chart): a notification address is sealed to it.
+  const mk = log.mailKey as Partial<MailKey> | undefined;
+  const mailKey = mk && typeof mk.spki === 'string' && typeof mk.keyId === 'string' && /^[0-9a-f]{64}$/.test(mk.keyId) ? { spki: mk.spki, keyId: mk.keyId } : null;
+  return { recipients: { ...recipients, mailKey } };
 }
+
+/** What a sealed case of the phone and meeting channels seals as its details: the relation only (their record comes later, from the handler). */
+export function sealedOralDetailsOf(dto: OralSubmissionDto) {
+  return { description: null, violation: null, repeatedViolations: null, whistleblowerRelation: dto.whistleblowerRelation, reportedPersons: [], reportedUnit: null };
+}
+
+const SUBMISSION_TYPES = { online: 'ONLINE_FORM', oral: 'PHONE', meeting: 'MEETING' } as const;
 
 /** What is sealed as the case's details: the reporter's words, as the handlers' browsers open them. */
 export function sealedDetailsOf(dto: CaseDto) {
@@ -99,6 +116,8 @@ export function sealedDetailsOf(dto: CaseDto) {
     whistleblowerRelation: dto.whistleblowerRelation,
     reportedPersons: dto.reportedPersons,
     reportedUnit: dto.reportedUnit ?? null,
+    // A recorded voice message in place of the text (issue 40): one of the sealed files is it.
+    ...(dto.voiceMessage ? { voiceMessage: true } : {}),
   };
 }
 
@@ -107,32 +126,50 @@ function isSuccess(x: unknown): x is SuccessData {
   return typeof dto?.caseNumber === 'string' && dto.caseNumber.length > 0;
 }
 
-/** Seals the report here and sends `sealedCaseDto` (POST /api/public/case/new/sealed). */
-export async function sealReport(api: ApiClient, host: string, input: SealReportInput, signal?: AbortSignal, language?: string): Promise<SealOutcome> {
+/**
+ * Seals the report here and sends `sealedCaseDto` (POST /api/public/case/new/sealed).
+ * `memory`: the form's sealed uploads, dropped once a case names them (or can no longer).
+ */
+export async function sealReport(api: ApiClient, host: string, input: SealReportInput, signal?: AbortSignal, language?: string, memory?: SealedUploadMemory): Promise<SealOutcome> {
   const { submission } = input;
-  if (submission.channel !== 'online' || submission.files.length) return null;
+  const uploads = (input.uploads ?? null) as SealedUploads | null;
+  // Files go sealed, uploaded before (sending.uploading): never in this call.
+  if (submission.files.length && (submission.channel !== 'online' || !uploads || uploads.ids.length !== submission.files.length)) return null;
   const dto = submission.dto;
   const account = dto.caseAccount as { follow: boolean; reservation?: string; verifier?: string; kdf?: unknown };
   // A followed case goes with its derived account only: never a password.
   if (account.follow && (typeof account.reservation !== 'string' || !input.reporterKey)) return null;
-  const { sealNewCase } = await import('../../core/crypto/index.ts');
-  const sealed = await sealNewCase(input.recipients as Parameters<typeof sealNewCase>[0], {
-    details: sealedDetailsOf(dto),
-    whistleblower: dto.whistleblower ?? undefined,
+  const recipients = input.recipients as Parameters<typeof import('../../core/crypto/index.ts').sealNewCase>[0] & { mailKey?: MailKey | null };
+  const who = dto.whistleblower ?? null;
+  const address = who?.notification && account.follow && who.email ? who.email : null;
+  // Notification asked for, but this log gives no mail key: nothing would open the address.
+  if (address && !recipients.mailKey) return null;
+  const { sealNewCase, sealNotifyAddress } = await import('../../core/crypto/index.ts');
+  const sealed = await sealNewCase(recipients, {
+    ...(uploads ? { caseId: uploads.caseId, dataKey: new Uint8Array(uploads.dataKey) } : {}),
+    details: submission.channel === 'online' ? sealedDetailsOf(submission.dto) : sealedOralDetailsOf(submission.dto),
+    // The address for notifications is kept apart, sealed to the mail key: not in the identity.
+    whistleblower: who ? (address ? { ...who, email: null } : who) : undefined,
     reporterKey: account.follow ? (input.reporterKey as CryptoKey) : null,
   });
+  const notify = address ? await sealNotifyAddress(recipients.mailKey!, sealed.caseId, address, language) : null;
+  // A key made here, or this call's copy of the uploads' one (the form's memory keeps it until a case names them), goes now.
   sealed.dataKey.fill(0);
   const body = {
     caseId: sealed.caseId,
+    ...(submission.channel === 'online' ? {} : { submissionType: SUBMISSION_TYPES[submission.channel] }),
     protectionOfficer: dto.protectionOfficer,
     subsidiary: dto.subsidiary ?? null,
     caseAccount: account.follow ? { follow: true, reservation: account.reservation, verifier: account.verifier, kdf: account.kdf } : { follow: false },
     envelopes: sealed.envelopes,
     wraps: sealed.wraps,
+    ...(uploads ? { uploads: uploads.ids } : {}),
+    ...(notify ? { notify } : {}),
   };
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json', 'x-company-host': host };
   if (language) headers['accept-language'] = language;
   if (account.follow) headers[RESERVATION_HEADER] = account.reservation!;
+  if (uploads) headers[UPLOAD_SESSION_HEADER] = uploads.session;
   // The reservation paid for the first send; an unfollowed case, or a second send, pays with a proof.
   if (!account.follow || input.resealed) {
     try {
@@ -155,8 +192,16 @@ export async function sealReport(api: ApiClient, host: string, input: SealReport
       return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
     }
     const answer: unknown = await res.json().catch(() => null);
-    if (!res.ok) return (answer as { error?: { code?: string } } | null)?.error?.code === 'WRAP_MISSING' ? { wrapMissing: true } : null;
-    return isSuccess(answer) ? (answer as SubmitOutcome) : null;
+    if (!res.ok) {
+      const code = (answer as { error?: { code?: string } } | null)?.error?.code;
+      // The session made its case already, or this id is taken: those uploads can join no case.
+      if (code === 'UPLOAD_SESSION_USED' || code === 'CASE_ID_TAKEN' || res.status === 401) forgetSealedUploads(memory);
+      // Keys changed since the log was read (a handler key certified, the mail key rotated): read it again, once.
+      return code === 'WRAP_MISSING' || code === 'MAIL_KEY_CHANGED' ? { wrapMissing: true } : null;
+    }
+    if (!isSuccess(answer)) return null;
+    forgetSealedUploads(memory);
+    return answer as SubmitOutcome;
   } catch {
     return signal?.aborted ? null : NETWORK_FAILURE;
   }

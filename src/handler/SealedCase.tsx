@@ -2,7 +2,7 @@
  * A sealed case on /handler/cases/$caseNumber (machines/handler/sealedCase.ts): opened in
  * this browser with the unlocked keys, each part that does not open named as such, the
  * thread with who wrote each message, a composer that seals, and "Give a colleague
- * access" with its confirmation. The unlock form itself is the one above every page
+ * access" with its confirmation, and "Who has access" with the revocation's. The unlock form itself is the one above every page
  * (KeysGate); this part only says why the case waits for it.
  */
 import { Fragment, useEffect, useId } from 'react';
@@ -14,8 +14,9 @@ import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { LIMITS, MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
-import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type RevokeInput, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
+import type { EpochKeys } from '../../core/crypto/index.ts';
 import { canSaveToDisk } from './fileOpening.ts';
 import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
@@ -26,6 +27,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
   const th = useT('handler');
   const tw = useT('sealedwork');
+  const tr = useT('revoke');
   const lang = useLanguage();
   const { api, session } = useHandler();
   const keys = useSelector(session, (s) => s.context.keys);
@@ -39,8 +41,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         sendSealed: fromPromise(({ input: i }: { input: SealedSendInput }) => fx.sendSealed(i)),
         loadCandidates: fromPromise(({ input: i }: { input: { caseNumber: string; officerId: string; handlerId: string } }) => fx.loadCandidates(i)),
         grantKey: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate } }) => fx.grantKey(i)),
-        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus } }) => fx.changeStatus(i)),
+        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus } }) => fx.changeStatus(i)),
         saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
+        revokeKey: fromPromise(({ input: i }: { input: RevokeInput }) => fx.revokeKey(i)),
       },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
@@ -72,6 +75,15 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         {th('handler.case.notFound')}
       </p>
     );
+  if (state.matches('revoked'))
+    return (
+      <div role="alert" data-testid="sealed-revoked">
+        <p>{tr('revoke.revoked')}</p>
+        <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'reload' })}>
+          {th('handler.retry')}
+        </button>
+      </div>
+    );
   if (state.matches('noKey') || state.matches('keyRefused') || state.matches('failed'))
     return (
       <div role="alert" data-testid="sealed-unavailable">
@@ -94,8 +106,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
       : m.createdByUserId === handlerId
         ? t('sealed.from.you')
         : (opened.senders[m.createdByUserId] ?? t('sealed.from.colleague'));
-  const grants = (s: 'loadingCandidates' | 'unavailable' | 'listing' | 'confirmingGrant' | 'granting') => state.matches({ opened: { grants: s } });
+  const grants = (s: 'loadingCandidates' | 'unavailable' | 'listing' | 'confirmingGrant' | 'granting' | 'confirmingRevoke' | 'revoking') => state.matches({ opened: { grants: s } });
   const chosen = state.context.chosen;
+  const revoking = state.context.revoking;
+  const listed = !grants('loadingCandidates') && !grants('unavailable');
 
   return (
     <>
@@ -286,7 +300,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             </button>
           </div>
         )}
-        {!grants('loadingCandidates') && !grants('unavailable') && (
+        {listed && (
           <>
             {state.context.candidates.length === 0 ? (
               <p>{t('sealed.grants.none')}</p>
@@ -308,6 +322,41 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             </div>
           </>
         )}
+        {listed && (
+          <section aria-labelledby="sealed-holders" data-testid="sealed-holders">
+            <h3 id="sealed-holders">{tr('revoke.title')}</h3>
+            <p>{tr('revoke.text')}</p>
+            {state.context.holders.length === 0 ? (
+              <p>{tr('revoke.none')}</p>
+            ) : (
+              <ul className={styles.list}>
+                {state.context.holders.map((c) => (
+                  <li key={c.handlerId} className={styles.row}>
+                    <span>{c.email ? `${c.name} (${c.email})` : c.name}</span>
+                    <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'revoke.choose', handlerId: c.handlerId })} onClick={() => actor.send({ type: 'revoke.choose', handlerId: c.handlerId })}>
+                      {tr('revoke.give', { name: c.name })}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div role="status">
+              {state.context.revoked !== '' && <p className={styles.success}>{tr('revoke.done', { name: state.context.revoked })}</p>}
+              {state.matches({ opened: { grants: { listing: 'revokeFailed' } } }) && <p className={styles.error}>{tr('revoke.failed')}</p>}
+            </div>
+          </section>
+        )}
+        <ConfirmDialog
+          open={grants('confirmingRevoke') || grants('revoking')}
+          title={tr('revoke.confirmTitle', { name: revoking?.name ?? '' })}
+          description={tr('revoke.confirmText', { name: revoking?.name ?? '' })}
+          cancelLabel={th('handler.cancel')}
+          confirmLabel={tr('revoke.confirm')}
+          confirmDisabled={!state.can({ type: 'revoke.confirm' })}
+          cancelDisabled={!state.can({ type: 'revoke.cancel' })}
+          onCancel={() => actor.send({ type: 'revoke.cancel' })}
+          onConfirm={() => actor.send({ type: 'revoke.confirm' })}
+        />
         <ConfirmDialog
           open={grants('confirmingGrant') || grants('granting')}
           title={t('sealed.grants.confirmTitle', { name: chosen?.name ?? '' })}

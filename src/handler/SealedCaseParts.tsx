@@ -186,11 +186,13 @@ export function SealedAudit({ state }: { state: State }) {
         return typeof d.type === 'string' ? th(`handler.messageType.${d.type}`) : '';
       case 'ACCESS_GRANTED':
         return t('sealedwork.audit.detail.grant', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague') });
+      case 'ACCESS_REVOKED':
+        return t('sealedwork.audit.detail.revoke', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague'), epoch: Number(d.epoch) });
       default:
         return '';
     }
   };
-  const action = (a: SealedAuditEntry) => (a.action === 'ACCESS_GRANTED' ? t('sealedwork.audit.action.ACCESS_GRANTED') : th(`handler.audit.action.${a.action}`));
+  const action = (a: SealedAuditEntry) => (a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>

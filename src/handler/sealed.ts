@@ -9,8 +9,12 @@
  * key, entitles it to the case's officer, and the server's account list shows the
  * account live and holding that very key; the key sealed to is the log's, never the
  * server's copy.
+ *
+ * A revocation makes the next epoch's key here (core/crypto/epochs.ts) and wraps it to
+ * every other holder of the current epoch, each key taken from the verified log (the
+ * recovery key from its anchor); a holder the log does not verify here stops it.
  */
-import { fieldContext, fromBase64, keyId, openCaseKey, openCaseParts, openFieldText, openFileName, sealMessage, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openFieldText, openFileName, sealMessage, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { saveSealedFile } from './fileOpening.ts';
 import { uploadSealedFile } from './sealedUpload.ts';
@@ -24,6 +28,7 @@ import type {
   OpenedAuditEntry,
   OpenedFile,
   StatusAnswer,
+  RevokeInput,
   OpenedSealedCase,
   SealedDetails,
   SealedIdentity,
@@ -49,11 +54,16 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
 /** The column the server sealed its audit entries under, each bound to its time (server/handlers/cases.ts). */
 const AUDIT_COLUMN = 'case_audit.entry_enc';
 
-/** The trail with each entry from before the case was sealed opened here; one that does not open is `unopened` beside the rest. */
-export async function openAudit(dataKey: Uint8Array, caseId: string, audit: SealedView['audit']): Promise<OpenedAuditEntry[]> {
+/**
+ * The trail with each entry from before the case was sealed opened here; one that does not open is `unopened` beside the rest.
+ * Those entries were sealed before any revocation, under the first epoch's key.
+ */
+export async function openAudit(keys: Uint8Array | EpochKeys, caseId: string, audit: SealedView['audit']): Promise<OpenedAuditEntry[]> {
+  const dataKey = keyForEpoch(keys, undefined);
   return Promise.all(
     audit.map(async (a): Promise<OpenedAuditEntry> => {
       if (!('sealed' in a)) return a;
+      if (!dataKey) return { at: a.at, unopened: true };
       try {
         const e = JSON.parse(await openFieldText(dataKey, fieldContext(caseId, AUDIT_COLUMN, a.at), fromBase64(a.sealed))) as Omit<Extract<OpenedAuditEntry, { action: string }>, 'at'>;
         return { at: a.at, handlerId: e.handlerId ?? null, handlerName: e.handlerName ?? null, action: String(e.action), detail: e.detail ?? {} };
@@ -70,15 +80,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status, view: r.data };
   };
 
-  /** The data key from this account's wrap, then each part on its own. */
+  /** The data keys this account's wrap reaches (its epoch and every older one), then each part on its own. */
   const openCase = async (view: SealedView, own: OpenedKeys): Promise<SealedOpenAnswer> => {
-    let dataKey: Uint8Array;
+    let keys: EpochKeys;
     try {
-      dataKey = await openCaseKey(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
+      keys = await openCaseKeys(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
     } catch {
       return { outcome: 'refused' };
     }
-    const parts = await openCaseParts<SealedDetails, SealedIdentity>(dataKey, view);
+    const parts = await openCaseParts<SealedDetails, SealedIdentity>(keys, view);
     const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
     // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
     const senders: Record<string, string> = {};
@@ -88,12 +98,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       senders[h.id] = h.name;
       if (h.ecdhSpki) keyHolders[await keyId(fromBase64(h.ecdhSpki))] = h.name;
     }
-    // Each file's name on its own: one that does not open is named as such beside the rest.
+    // Each file's name on its own, with its epoch's key: one that does not open (or of an epoch not reached) is named as such beside the rest.
     const files: OpenedFile[] = await Promise.all(
       view.files.map(async (f) => {
-        const base = { id: f.id, messageId: f.messageId, created: f.created, sealedSize: f.size };
+        const base = { id: f.id, messageId: f.messageId, created: f.created, sealedSize: f.size, ...(f.epoch !== undefined ? { epoch: f.epoch } : {}) };
+        const key = keyForEpoch(keys, f.epoch);
         try {
-          return { ...base, ...(await openFileName(dataKey, view.caseId, f.id, f.name)) };
+          if (!key) throw new Error('no key for this epoch');
+          const { name, size } = await openFileName(key, view.caseId, f.id, f.name);
+          return { ...base, name, size };
         } catch {
           return { ...base, name: null, size: null };
         }
@@ -104,11 +117,11 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
       files,
-      audit: await openAudit(dataKey, view.caseId, view.audit),
+      audit: await openAudit(keys, view.caseId, view.audit),
       senders,
       keyHolders,
     };
-    return { outcome: 'opened', dataKey, opened };
+    return { outcome: 'opened', keys, opened };
   };
 
   /**
@@ -140,7 +153,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       api.json<{ message: { id: string; time: string; files: { id: string; size: number }[] } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
         method: 'POST',
         headers,
-        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, ...(uploads.length ? { uploads } : {}) },
+        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, epoch: input.epoch, ...(uploads.length ? { uploads } : {}) },
       }),
     );
     return { status: r.status === 200 ? 201 : r.status, message: r.data?.message };
@@ -155,16 +168,42 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     ]);
     const holding = new Set(holders.recipientKeyIds);
     const candidates: GrantCandidate[] = [];
+    const holderList: GrantCandidate[] = [];
     for (const k of v.result?.keys ?? []) {
+      if (k.handlerId === input.handlerId) continue;
+      const account = handlers.find((h) => h.id === k.handlerId);
+      const entry = (name: string, email: string | null): GrantCandidate => ({ handlerId: k.handlerId, name, email, recipientKeyId: k.ecdhKeyId, ecdhSpki: toBase64(k.ecdhSpki) });
+      // A holder can be revoked whatever her account's state now (a disabled account's key is the first to take away).
+      if (holding.has(k.ecdhKeyId)) {
+        holderList.push(entry(account?.name ?? k.handlerId, account?.email ?? null));
+        continue;
+      }
       // A key with no officers stands for an account tied to none, which sees every case.
       const entitled = k.officerIds.length === 0 || k.officerIds.includes(input.officerId);
-      if (!entitled || k.handlerId === input.handlerId || holding.has(k.ecdhKeyId)) continue;
-      const account = handlers.find((h) => h.id === k.handlerId);
-      if (!account || account.disabled || (await keyId(fromBase64(account.ecdhSpki))) !== k.ecdhKeyId) continue;
-      candidates.push({ handlerId: k.handlerId, name: account.name, email: account.email, recipientKeyId: k.ecdhKeyId, ecdhSpki: toBase64(k.ecdhSpki) });
+      if (!entitled || !account || account.disabled || (await keyId(fromBase64(account.ecdhSpki))) !== k.ecdhKeyId) continue;
+      candidates.push(entry(account.name, account.email));
     }
     candidates.sort((a, b) => a.name.localeCompare(b.name));
-    return { status: 'ok', candidates };
+    holderList.sort((a, b) => a.name.localeCompare(b.name));
+    return { status: 'ok', candidates, holders: holderList };
+  };
+
+  /** The next epoch without `holder`: its key wrapped here to every other holder's key from the verified log. */
+  const revokeKey = async (input: RevokeInput): Promise<{ status: number; code?: string }> => {
+    const v = await keys.verifiedLog();
+    if (!v.ok || !v.log.anchor) return { status: 409, code: 'KEY_LOG_REFUSED' };
+    const holders = await api.json<{ holders: { recipientKeyId: string; kind: 'handler' | 'recovery' }[]; reporter: boolean }>(`/api/handler/cases/${numberPath(input.caseNumber)}/key-wraps`);
+    const recoverySpki = fromBase64(v.log.anchor.ecdhSpki);
+    const recoveryId = await keyId(recoverySpki);
+    const recipients: EpochRecipient[] = [];
+    for (const h of holders.holders) {
+      const spki = h.kind === 'recovery' ? (h.recipientKeyId === recoveryId ? recoverySpki : null) : (v.result?.keys.find((k) => k.ecdhKeyId === h.recipientKeyId)?.ecdhSpki ?? null);
+      if (!spki) return { status: 409, code: 'HOLDER_UNVERIFIED' };
+      recipients.push({ recipientKeyId: h.recipientKeyId, kind: h.kind, spki });
+    }
+    const next = await makeNextEpoch({ caseId: input.caseId, epoch: input.epoch, dataKey: input.dataKey, revoke: input.holder.recipientKeyId, recipients, reporter: holders.reporter });
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/key-epochs`, { method: 'POST', body: next.body }));
+    return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
   const grantKey = async (input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }): Promise<{ status: number; code?: string }> => {
@@ -175,14 +214,14 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
   };
 
   /** The answer is the sealed view with the audit trail, the change's entry included. */
-  const changeStatus = async (input: { caseNumber: string; caseId: string; dataKey: Uint8Array; status: CaseStatus }): Promise<StatusAnswer> => {
+  const changeStatus = async (input: { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus }): Promise<StatusAnswer> => {
     const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(input.caseNumber)}/status`, { method: 'PUT', body: { status: input.status } }));
-    return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.dataKey, input.caseId, r.data.audit) : undefined };
+    return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.keys, input.caseId, r.data.audit) : undefined };
   };
 
   const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
 
-  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey, changeStatus, saveFile };
+  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

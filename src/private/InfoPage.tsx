@@ -4,7 +4,8 @@
  * error and sends nothing), and the password-change request, confirmed first and
  * followed by a log-out. The flow is machines/identityForm.ts.
  */
-import { SealedNotYet, Unopened } from './Unopened.tsx';
+import { Unopened } from './Unopened.tsx';
+import { SealedNotYet } from './SealedFiles.tsx';
 import { useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { identityErrors, identityFormMachine } from '../../machines/identityForm.ts';
@@ -29,7 +30,7 @@ export function InfoPage() {
   const ids = { name: useId(), email: useId(), phone: useId(), error: useId(), nameErr: useId(), emailErr: useId(), phoneErr: useId() };
   const form = useActorRef(
     identityFormMachine.provide({
-      actors: identityActors(services),
+      actors: identityActors(services, () => c.whistleblower),
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
@@ -57,7 +58,6 @@ export function InfoPage() {
           {t('private.info.identity')}
         </h2>
         {c.sealed?.unopened.includes('whistleblower') ? <Unopened /> : <p>{c.whistleblower ? t('private.info.revealed') : t('private.info.anonymous')}</p>}
-        {c.sealed && <SealedNotYet />}
         {/* The same words as the form's identity step: one answer to "who sees my name". */}
         <p>{t('private.info.whoSees')}</p>
         <form
@@ -121,15 +121,20 @@ export function InfoPage() {
             />
             {errors.includes('phone') && <span id={ids.phoneErr} className={styles.error}>{t('private.info.phoneInvalid')}</span>}
           </div>
-          <label className={styles.checkbox}>
-            <input
-              type="checkbox"
-              checked={ctx.notification}
-              disabled={!ctx.email.trim()}
-              onChange={(e) => form.send({ type: 'notification.change', checked: e.currentTarget.checked })}
-            />
-            {t('private.info.notification')}
-          </label>
+          {/* A sealed case's notification address is sealed apart, to the mail key, with the report: not changed here. */}
+          {c.sealed ? (
+            <SealedNotYet />
+          ) : (
+            <label className={styles.checkbox}>
+              <input
+                type="checkbox"
+                checked={ctx.notification}
+                disabled={!ctx.email.trim()}
+                onChange={(e) => form.send({ type: 'notification.change', checked: e.currentTarget.checked })}
+              />
+              {t('private.info.notification')}
+            </label>
+          )}
           {invalid && (
             <p id={ids.error} className={styles.error} role="alert">
               {t('private.info.invalid')}
@@ -138,7 +143,8 @@ export function InfoPage() {
           {saved && <p className={styles.success} role="status">{t('private.info.saved')}</p>}
           {failed && <p className={styles.error} role="alert">{t('private.info.failed')}</p>}
           <div className={styles.actions}>
-            <button type="submit" className={buttons.button} disabled={saving || !active || !!c.sealed}>
+            {/* A sealed case's identity is sealed here under the case's key before it leaves (services.ts identityActors). */}
+            <button type="submit" className={buttons.button} disabled={saving || !active || !!c.sealed?.unopened.includes('whistleblower')}>
               {t('private.info.save')}
             </button>
           </div>
@@ -151,8 +157,8 @@ export function InfoPage() {
         </h2>
         <p>{t('private.info.password.text')}</p>
         {passwordFailed && <p className={styles.error} role="alert">{t('private.info.password.failed')}</p>}
-        {/* A sealed case's password change must re-wrap its key in the browser: not built yet (issue 37). */}
-        <button type="button" className={buttons.secondaryButton} disabled={!active || !!c.sealed} onClick={() => form.send({ type: 'password.change' })}>
+        {/* A sealed case too: the provider's new-password page re-wraps its key in the browser (issue 37). */}
+        <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => form.send({ type: 'password.change' })}>
           {t('private.info.password.change')}
         </button>
       </section>

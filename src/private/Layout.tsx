@@ -19,6 +19,7 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { PrivateContext, type SessionActor } from './context.tsx';
 import { afterFirstPage, createPrivateServices, sessionImplementations } from './services.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
+import { UnlockCase } from './UnlockCase.tsx';
 import './index.ts';
 import '../i18n/sealing/index.ts';
 import * as styles from './Layout.css.ts';
@@ -64,6 +65,7 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
   const ready = useSelector(session, (s) => s.hasTag('signedIn') && s.context.caseData !== null);
   const passwordChangeRequested = useSelector(session, (s) => s.matches('passwordChangeRequested'));
   const keyMissing = useSelector(session, (s) => s.matches('keyMissing'));
+  const askingPassword = useSelector(session, (s) => s.matches('askingPassword') || s.matches('unlocking'));
   const t = useT('private');
   useEffect(() => {
     if (!ready) return;
@@ -77,6 +79,12 @@ export function PrivateLayout({ config }: { config: RuntimeConfig }) {
     return (
       <Suspense fallback={<p role="status">{t('private.session.checking')}</p>}>
         <KeyMissing session={session} />
+      </Suspense>
+    );
+  if (askingPassword)
+    return (
+      <Suspense fallback={<p role="status">{t('private.session.checking')}</p>}>
+        <UnlockCase session={session} />
       </Suspense>
     );
   if (!ready) {

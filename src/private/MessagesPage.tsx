@@ -36,6 +36,9 @@ import {
   type FileCategory,
 } from './caseView.ts';
 import { PrivateIcon } from './PrivateIcon.tsx';
+import { SaveStatus, UnopenedFile, useSealedSave, type SaveActor } from './SealedFiles.tsx';
+import { canSaveStreaming } from './sealedFiles.ts';
+import type { CaseFile } from '../../machines/session.ts';
 import * as layout from './Layout.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as pages from './Pages.css.ts';
@@ -45,10 +48,28 @@ import * as styles from './MessagesPage.css.ts';
 const VoicePlayer = lazy(() => import('../voice/VoicePlayer.tsx').then((m) => ({ default: m.VoicePlayer })));
 const VoiceRecorder = lazy(() => import('../voice/VoiceRecorder.tsx').then((m) => ({ default: m.VoiceRecorder })));
 
+/**
+ * How a file is fetched: a server-keyed case's as a plain download; a sealed case's
+ * through the save chart (opened here as it arrives, written where the reporter picks).
+ */
+function useFileDownload(saver: SaveActor, sealed: boolean) {
+  const { services } = usePrivateArea();
+  const canSave = useSelector(saver, (s) => s.can({ type: 'file.save', file: { id: '', name: '', plainSize: null } }));
+  const open = (f: CaseFile) => {
+    if (!sealed) return void downloadFile(services, f);
+    saver.send({ type: 'file.save', file: { id: f.id, name: f.name, plainSize: f.plainSize ?? null } });
+  };
+  return { open, busy: sealed && !canSave };
+}
+
 export function MessagesPage() {
   const t = useT('private');
   const sendRow = useRef<HTMLDivElement>(null);
   const count = useCase().messages.length;
+  const sealed = !!useCase().sealed;
+  const { services } = usePrivateArea();
+  const saver = useSealedSave(services);
+  const download = useFileDownload(saver, sealed);
   useEffect(() => {
     // The router resets the scroll after a navigation: the newest message is shown once that is done.
     const frame = requestAnimationFrame(() => sendRow.current?.scrollIntoView({ block: 'end' }));
@@ -59,20 +80,21 @@ export function MessagesPage() {
       <PageTitle title={t('private.messages.title')} />
       <div className={styles.layout}>
         <div className={styles.chat}>
-          <Thread />
+          <Thread download={download} />
           <Composer sendRowRef={sendRow} />
         </div>
-        <SharedFiles />
+        <SharedFiles download={download} saver={sealed ? saver : null} />
       </div>
     </>
   );
 }
 
-function Thread() {
+type Download = ReturnType<typeof useFileDownload>;
+
+function Thread({ download }: { download: Download }) {
   const t = useT('private');
   const lang = useLanguage();
   const c = useCase();
-  const { services } = usePrivateArea();
   const messages = [...c.messages].sort((a, b) => a.time.localeCompare(b.time));
   if (messages.length === 0) return <p className={layout.loading}>{t('private.messages.empty')}</p>;
   return (
@@ -89,13 +111,17 @@ function Thread() {
               </time>
             </div>
             {m.unopened ? <Unopened what="message" /> : m.message && <p className={styles.text}>{m.message}</p>}
-            {m.files.map((f) => (
-              <button key={f.id} type="button" className={styles.fileButton} onClick={() => void downloadFile(services, f)}>
+            {m.files.map((f) =>
+              f.unopened ? (
+                <UnopenedFile key={f.id} className={styles.text} />
+              ) : (
+              <button key={f.id} type="button" className={styles.fileButton} disabled={download.busy} onClick={() => download.open(f)}>
                 <PrivateIcon name="download" size={16} />
                 <span className={visuallyHidden}>{t('private.files.download')} </span>
                 {f.name}
               </button>
-            ))}
+              ),
+            )}
           </li>
         );
       })}
@@ -113,7 +139,6 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
   const identified = !!useCase().whistleblower?.name;
   // A sent message (the case reloaded with one more) starts the recorder afresh.
   const sentCount = useCase().messages.length;
-  const sealed = !!useCase().sealed;
   const laf = useLookAndFeel();
   const voice = laf.voice;
   const checks = useFileChecksOwner(identified);
@@ -229,8 +254,8 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
         </p>
       )}
       <div ref={sendRowRef} className={styles.composerRow}>
-        {/* A sealed case takes text only for now: sealed files are not built yet (issue 37). */}
-        {sealed ? <span /> : <span>
+        {/* A sealed case's files are checked, sealed and sent as ciphertext by the effects (src/private/sealedFiles.ts). */}
+        <span>
           <label htmlFor={ids.files} className={styles.fileLabel}>
             <PrivateIcon name="attach" size={18} />
             {t('private.messages.attach', { count: files.length, max: LIMITS.maxFiles })}
@@ -248,7 +273,7 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
               if (picked.length) composer.send({ type: 'files.add', files: picked });
             }}
           />
-        </span>}
+        </span>
         {sending ? (
           <button type="button" className={buttons.secondaryButton} disabled={!canCancel} onClick={() => composer.send({ type: 'message.cancel' })}>
             {t('private.messages.cancel')}
@@ -260,8 +285,8 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
           </button>
         )}
       </div>
-      {voice?.enabled && !sealed && (
-        // A recorded voice message goes with the message as one of its files (issue 40).
+      {voice?.enabled && (
+        // A recorded voice message goes with the message as one of its files (issue 40); on a sealed case sealed as any file.
         <Suspense fallback={null}>
           <VoiceRecorder
             key={sentCount}
@@ -280,7 +305,7 @@ function Composer({ sendRowRef }: { sendRowRef: RefObject<HTMLDivElement | null>
   );
 }
 
-function SharedFiles() {
+function SharedFiles({ download, saver }: { download: Download; saver: SaveActor | null }) {
   const t = useT('private');
   const lang = useLanguage();
   const c = useCase();
@@ -313,13 +338,17 @@ function SharedFiles() {
           </button>
         ))}
       </div>
+      {saver && <SaveStatus actor={saver} streaming={canSaveStreaming()} />}
       {shown.length === 0 ? (
         <p>{t('private.files.none')}</p>
       ) : (
         <ul className={styles.fileList}>
           {shown.map((f) => (
             <li key={f.id}>
-              <button type="button" className={styles.fileRow} onClick={() => void downloadFile(services, f)}>
+              {f.unopened ? (
+                <UnopenedFile className={pages.muted} />
+              ) : (
+              <button type="button" className={styles.fileRow} disabled={download.busy} onClick={() => download.open(f)}>
                 <span>
                   <PrivateIcon name="file" size={16} /> {f.name}
                 </span>
@@ -328,7 +357,8 @@ function SharedFiles() {
                   {formatBytes(f.size, locale, t)}
                 </span>
               </button>
-              {isAudioType(f.mimeType ?? '') && (
+              )}
+              {!f.unopened && isAudioType(f.mimeType ?? '') && (
                 <Suspense fallback={null}>
                   <VoicePlayer name={f.name} load={() => fileBlob(services, f)} />
                 </Suspense>

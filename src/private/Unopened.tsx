@@ -18,20 +18,6 @@ function Text({ what }: { what: 'part' | 'message' }) {
   );
 }
 
-function NotYet() {
-  const t = useT('sealing');
-  return <p className={styles.muted}>{t('sealing.notYet')}</p>;
-}
-
-/** What a sealed case cannot change on this page yet (identity, password: their re-sealing is not built). */
-export function SealedNotYet() {
-  return (
-    <Suspense fallback={null}>
-      <NotYet />
-    </Suspense>
-  );
-}
-
 export function Unopened({ what = 'part' }: { what?: 'part' | 'message' }) {
   return (
     <Suspense fallback={null}>

@@ -5,8 +5,8 @@
  * is read once into memory as a non-extractable AES-GCM key: what unwraps the case's
  * data key once sealing lands. The item stays for the tab (a reload reads it again,
  * as the tokens beside it), and goes with sign-out, a refused token, a quick exit and
- * the tab. With an external OpenID issuer there is none: the page would ask for the
- * case password once (a follow-up, with sealing).
+ * the tab. After a password change the new-password page left the old key beside the
+ * new one (`was`) until the server took the change; the first read drops it.
  */
 import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
 
@@ -19,8 +19,10 @@ export async function readReporterKey(storage: Storage | undefined = globalThis.
   }
   if (!raw) return null;
   try {
-    const { k } = JSON.parse(raw) as { k?: unknown };
+    const { k, t, was } = JSON.parse(raw) as { k?: unknown; t?: unknown; was?: unknown };
     if (typeof k !== 'string') return null;
+    // The old key a password change kept until the server took it (password.js): the change was taken, as this page shows.
+    if (was !== undefined) storage?.setItem(REPORTER_KEY_HANDOVER, JSON.stringify({ k, t }));
     const bytes = Uint8Array.from(atob(k), (c) => c.charCodeAt(0));
     if (bytes.length !== 32) return null;
     const key = await crypto.subtle.importKey('raw', bytes, 'AES-GCM', false, ['encrypt', 'decrypt']);

@@ -12,15 +12,33 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import type { CaseMessage, LoadCaseResult, PrivateCase, StatusEvent } from '../../machines/session.ts';
-import type { CaseStatus, MessageType, Violation } from '../../machines/schema.ts';
+import { ALLOWED_FILE_TYPES, fileExtension, type CaseStatus, type MessageType, type Violation } from '../../machines/schema.ts';
+import type { CaseFile } from '../../machines/session.ts';
+import type { EpochKeys } from '../../core/crypto/index.ts';
 
 export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
+export const SEALED_IDENTITY_PATH = '/api/private/case/whistleblower/sealed';
+export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
+/** The case read's sign that this case wants a reporter wrap from the page (server/routes/private.ts). */
+export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
+export const EPOCH_WRAP_PATH = '/api/private/case/my-case/epoch-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
   caseId: string;
+  /** The newest key the reporter wrap reaches (through the forward links after a revocation), what new messages are sealed under. */
   dataKey: Uint8Array;
+  /** Its key epoch (core/crypto/epochs.ts); absent: the first. */
+  epoch?: number;
+  /** Every epoch's key the wrap reaches (older content is sealed under older keys); absent: only `dataKey`. */
+  byEpoch?: ReadonlyMap<number, Uint8Array>;
+}
+
+/** The key a file (or any part) of `epoch` is sealed under, or null when this page's wrap does not reach it. */
+export function keyOfEpoch(key: CaseKey, epoch: number | undefined): Uint8Array | null {
+  if (!key.byEpoch) return !epoch || epoch === (key.epoch ?? 1) ? key.dataKey : null;
+  return key.byEpoch.get(epoch ?? 1) ?? null;
 }
 
 /** The sealed details as the report form seals them (src/forms/seal.ts sealedDetailsOf). */
@@ -41,7 +59,9 @@ interface SealedAnswer {
   epoch: number;
   envelopes: { details: string; whistleblower: string | null };
   wrap: { recipientKeyId: string; kind: string; wrap: string } | null;
-  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string }[];
+  messages: { id: string; type: MessageType; time: string; createdByUserId: string; answerWanted: boolean; body: string; epoch?: number }[];
+  files?: { id: string; messageId: string | null; name: string; size: number; created: string; epoch?: number }[];
+  links?: { epoch: number; kind: 'previous' | 'next'; link: string }[];
   pendingWhistleblowerAction: boolean;
   caseStatusHistory: StatusEvent[];
   protectionOfficer: PrivateCase['protectionOfficer'];
@@ -55,22 +75,30 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   }
   const res = await api.request(SEALED_CASE_PATH, { signal });
   const view = (await res.json()) as SealedAnswer;
-  const { openCaseKey, openCaseParts } = await import('../../core/crypto/index.ts');
-  let dataKey: Uint8Array;
+  const { openCaseKeys, openCaseParts } = await import('../../core/crypto/index.ts');
+  let keys: Awaited<ReturnType<typeof openCaseKeys>>;
   try {
-    dataKey = await openCaseKey(view, { reporterKey });
+    keys = await openCaseKeys(view, { reporterKey });
   } catch {
     // No wrap for this key, or a key that does not unwrap it (another password's): nothing would open.
     hold(null);
     return { status: 200, data: null, keyMissing: true };
   }
-  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(dataKey, view);
-  hold({ caseId: view.caseId, dataKey });
+  // Walked forward past a revocation: wrap the newest key under the reporter key, so the server can drop the forward links (sealed-cases.md "Revocation and key epochs"). A failure only leaves them for the next sign-in.
+  if (keys.epoch > view.epoch) {
+    const { toBase64, wrapDataKey } = await import('../../core/crypto/index.ts');
+    const wrap = toBase64(await wrapDataKey(reporterKey, keys.dataKey, { caseId: view.caseId, epoch: keys.epoch }));
+    await api.request(EPOCH_WRAP_PATH, { method: 'PUT', body: { epoch: keys.epoch, wrap }, signal }).catch(() => undefined);
+  }
+  const opened = await openCaseParts<SealedDetails, PrivateCase['whistleblower']>(keys, view);
+  hold({ caseId: view.caseId, dataKey: keys.dataKey, epoch: keys.epoch, byEpoch: keys.byEpoch });
   const details = opened.details;
   const texts = new Map(opened.messages.map((m) => [m.id, m.text]));
+  const files = await openFileList(keys, view.caseId, view.files ?? []);
+  const filesOf = (messageId: string | null) => files.filter((f) => f.messageId === messageId).map(({ messageId: _, ...f }) => f);
   const messages: CaseMessage[] = view.messages.map((m) => {
     const text = texts.get(m.id) ?? null;
-    return { id: m.id, message: text ?? '', ...(text === null ? { unopened: true } : {}), time: m.time, type: m.type, createdByUserId: m.createdByUserId, files: [] };
+    return { id: m.id, message: text ?? '', ...(text === null ? { unopened: true } : {}), time: m.time, type: m.type, createdByUserId: m.createdByUserId, files: filesOf(m.id) };
   });
   const unopened: ('details' | 'whistleblower')[] = [];
   if (details === null) unopened.push('details');
@@ -93,7 +121,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     protectionOfficer: view.protectionOfficer,
     subsidiary: null,
     caseAccount: { follow: true },
-    files: [],
+    files: filesOf(null),
     messages,
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
@@ -103,9 +131,97 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   return { status: 200, data };
 }
 
-/** Seals a message under the case's data key here and sends only the envelope; resolves with the HTTP status. */
-export async function postSealedMessage(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal): Promise<Response> {
+/**
+ * Each file's name opened on its own (core/crypto `openFileName`): its type comes from
+ * the opened name (the server stores every sealed file as octet-stream), its size shown
+ * is the true one. A name that does not open leaves the file listed as `unopened`,
+ * beside the rest; its bytes are not offered (they would open under no name either).
+ */
+export async function openFileList(keys: Uint8Array | EpochKeys, caseId: string, files: NonNullable<SealedAnswer['files']>): Promise<(CaseFile & { messageId: string | null })[]> {
+  const { keyForEpoch, openFileName } = await import('../../core/crypto/index.ts');
+  return Promise.all(
+    files.map(async (f) => {
+      try {
+        const dataKey = keyForEpoch(keys, f.epoch);
+        if (!dataKey) throw new Error('no key of this epoch');
+        const opened = await openFileName(dataKey, caseId, f.id, f.name);
+        const ext = fileExtension(opened.name);
+        const mimeType = Object.hasOwn(ALLOWED_FILE_TYPES, ext) ? ALLOWED_FILE_TYPES[ext as keyof typeof ALLOWED_FILE_TYPES][0]! : 'application/octet-stream';
+        return { id: f.id, messageId: f.messageId, name: opened.name, size: opened.size ?? f.size, plainSize: opened.size, mimeType, created: f.created, ...(f.epoch ? { epoch: f.epoch } : {}) };
+      } catch {
+        return { id: f.id, messageId: f.messageId, name: '', size: f.size, plainSize: null, mimeType: 'application/octet-stream', created: f.created, unopened: true };
+      }
+    }),
+  );
+}
+
+/** Seals a message under the case's data key here and sends only the envelope, naming the sealed uploads of `uploads.session`; resolves with the HTTP status. */
+export async function postSealedMessage(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal, uploads?: { session: string; ids: string[] } | null): Promise<Response> {
   const { sealMessage } = await import('../../core/crypto/index.ts');
   const sealed = await sealMessage(key.dataKey, key.caseId, text);
-  return api.request(SEALED_MESSAGE_PATH, { method: 'POST', body: sealed, signal });
+  return api.request(SEALED_MESSAGE_PATH, {
+    method: 'POST',
+    body: uploads ? { ...sealed, epoch: key.epoch ?? 1, uploads: uploads.ids } : { ...sealed, epoch: key.epoch ?? 1 },
+    headers: uploads ? { 'x-upload-session': uploads.session } : {},
+    signal,
+  });
+}
+
+/**
+ * What a sealed case's identity becomes, by the usual path's rules (server/cases/
+ * reporter.ts), applied here since the server cannot read it: a name once given stays;
+ * the notification wish is kept as sent with the report (its address is sealed apart,
+ * to the mail key, and this page does not change it) and needs an e-mail address.
+ */
+export function sealedIdentityOf(
+  input: { name: string; email: string | null; phone: string | null; phoneCountryCode: string | null },
+  current: { name?: string | null; notification?: boolean } | null,
+): { name: string; email: string; phone: string | null; phoneCountryCode: string | null; notification: boolean } {
+  const email = input.email?.trim() || '';
+  return {
+    name: current?.name?.trim() ? current.name : input.name,
+    email,
+    phone: input.phone?.trim() || null,
+    phoneCountryCode: input.phoneCountryCode ?? null,
+    notification: !!current?.notification && !!email,
+  };
+}
+
+/** The identity as the form sends it, sealed here under the case's data key (core/crypto `sealIdentity`); only the envelope leaves. */
+export async function putSealedIdentity(api: ApiClient, key: CaseKey, whistleblower: unknown, signal?: AbortSignal): Promise<Response> {
+  const { sealIdentity } = await import('../../core/crypto/index.ts');
+  return api.request(SEALED_IDENTITY_PATH, { method: 'PUT', body: { envelope: await sealIdentity(key.dataKey, key.caseId, whistleblower) }, signal });
+}
+
+/**
+ * A server-keyed case being migrated (docs/decisions/sealed-migration.md "Migration"):
+ * a reporter who signed in by verifier holds the reporter key only here, so the page
+ * asks for the case's data key, wraps it to that key, checks the wrap opens, sends it
+ * and forgets the key. 409 REPORTER_WRAP_NOT_NEEDED (sealed, wrapped already, not being
+ * migrated) and any failure are quiet: the next sign-in offers it again. Resolves with
+ * whether a wrap was stored.
+ */
+export async function offerReporterWrap(api: ApiClient, reporterKey: CryptoKey | null): Promise<boolean> {
+  if (!reporterKey) return false;
+  let offer: { caseId: string; epoch: number; dataKey: string };
+  try {
+    offer = (await (await api.request(REPORTER_WRAP_PATH)).json()) as typeof offer;
+  } catch {
+    return false;
+  }
+  const { fromBase64, toBase64, unwrapDataKey, wrapDataKey } = await import('../../core/crypto/index.ts');
+  const dataKey = fromBase64(offer.dataKey);
+  try {
+    const at = { caseId: offer.caseId, epoch: offer.epoch };
+    const wrap = await wrapDataKey(reporterKey, dataKey, at);
+    const back = await unwrapDataKey(reporterKey, wrap, at);
+    if (back.length !== dataKey.length || back.some((b, i) => b !== dataKey[i])) return false;
+    back.fill(0);
+    await api.request(REPORTER_WRAP_PATH, { method: 'PUT', body: { wrap: toBase64(wrap) } });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    dataKey.fill(0);
+  }
 }

@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { postSealedMessage, readSealedCase, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -26,6 +26,7 @@ import type {
   LoadCaseInput,
   PrivateCase,
   SignInAgainResult,
+  UnlockCaseInput,
   VerifyResult,
 } from '../../machines/session.ts';
 import type { ChatEvent, DraftFile, PostMessageInput, UploadFilesInput } from '../../machines/chat.ts';
@@ -71,6 +72,12 @@ export interface PrivateServices {
   /** A sealed case's data key, opened in this page (src/private/sealed.ts); null for a case the server keys. */
   caseKey(): CaseKey | null;
   holdCaseKey(key: CaseKey | null): void;
+  /** Another OpenID provider signs in (config.json names it): no sign-in page of ours hands a reporter key over. */
+  externalIssuer: boolean;
+  /** Derives the reporter key from the case password typed here (src/private/unlock.ts) and holds it as a handed-over one. */
+  unlockWith(caseNumber: string, password: string, signal?: AbortSignal): Promise<CryptoKey | null>;
+  /** Forgets a reporter key that opened nothing (the tab's handover too), so a reload asks again. */
+  dropReporterKey(): void;
 }
 
 export function statusOf(err: unknown): number {
@@ -166,7 +173,23 @@ export function createPrivateServices(config: RuntimeConfig, publicApi: ApiClien
     getAccessToken: accessToken,
     // 401/403 are answered by the calling machine, which tells the session.
   });
-  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey, caseKey: () => caseKey, holdCaseKey };
+  const externalIssuer = id.authority.replace(/\/$/, '') !== `${origin}/idp/realms/whistleblower`;
+  const dropReporterKey = () => {
+    forgetReporterKey(storage);
+    reporterKey = Promise.resolve(null);
+  };
+  const unlockWith = async (caseNumber: string, password: string, signal?: AbortSignal) => {
+    const { handOverFromPassword } = await import('./unlock.ts');
+    try {
+      await handOverFromPassword({ origin, caseNumber, password }, storage, signal);
+    } catch (err) {
+      dropReporterKey();
+      throw err;
+    }
+    reporterKey = readReporterKey(storage);
+    return reporterKey;
+  };
+  return { userManager, storedSession, forgetSession, refresh, api, accessToken, reporterKey: () => reporterKey, caseKey: () => caseKey, holdCaseKey, externalIssuer, unlockWith, dropReporterKey };
 }
 
 /** The `case_number` claim of the access token (the provider puts it there). */
@@ -215,6 +238,15 @@ export function sessionImplementations(
   // The answer the page's head script asked for before the scripts ran
   // (core/earlyRead.ts) is looked at once, by the first check.
   let headLookedAt = false;
+  // A server-keyed case being migrated gets its reporter wrap from this page, once per
+  // page load, when the case read says one is wanted (sealed-migration.md "Migration";
+  // the header comes only with SEALED_CASES=browser), and only with a reporter key in hand.
+  let wrapOffered = false;
+  const offerWrapOnce = (res: Response) => {
+    if (wrapOffered || res.headers.get(REPORTER_WRAP_HEADER) !== 'wanted') return;
+    wrapOffered = true;
+    void s.reporterKey().then((key) => offerReporterWrap(s.api, key)).catch(() => false);
+  };
   const answerOf = async (res: Response): Promise<LoadCaseResult> => {
     const data = (await res.json()) as PrivateCase;
     const etag = res.headers.get('etag');
@@ -227,7 +259,11 @@ export function sessionImplementations(
       // failure reaches the chart with the API client's status and error code.
       try {
         const res = await prefetched;
-        if (res.status === 200) return await answerOf(res);
+        if (res.status === 200) {
+          const answer = await answerOf(res);
+          offerWrapOnce(res);
+          return answer;
+        }
       } catch {
         // read again below
       }
@@ -236,7 +272,13 @@ export function sessionImplementations(
     // once it has, the page reads the sealed view straight away.
     const readSealed = async (): Promise<LoadCaseResult> => {
       try {
-        return await readSealedCase(s.api, await s.reporterKey(), s.holdCaseKey, signal);
+        const result = await readSealedCase(s.api, await s.reporterKey(), s.holdCaseKey, signal);
+        // An external issuer handed no key over: the page asks for the case password and derives it (issue 37).
+        if (result.keyMissing && s.externalIssuer) {
+          s.dropReporterKey();
+          return { ...result, passwordWanted: true };
+        }
+        return result;
       } catch (err) {
         return { status: statusOf(err), data: null };
       }
@@ -246,7 +288,10 @@ export function sessionImplementations(
     // reload of an unchanged case is a 304 without a body (the chart keeps its copy).
     const headers: Record<string, string> = known && known.data === current ? { 'if-none-match': known.etag } : {};
     try {
-      return await answerOf(await s.api.request(MY_CASE_PATH, { signal, headers }));
+      const res = await s.api.request(MY_CASE_PATH, { signal, headers });
+      const answer = await answerOf(res);
+      offerWrapOnce(res);
+      return answer;
     } catch (err) {
       if (statusOf(err) === 409 && err instanceof ApiError && err.code === 'CASE_SEALED') {
         sealedCase = true;
@@ -347,6 +392,18 @@ export function sessionImplementations(
         const user = await (await s.userManager()).signinPopup({ ui_locales: toBcp47(language()) });
         return { caseNumber: caseNumberOf(user) };
       }),
+      unlockCase: fromPromise<LoadCaseResult, UnlockCaseInput>(async ({ input, signal }) => {
+        if (!input.caseNumber) throw new Error('no case number in the token');
+        const key = await s.unlockWith(input.caseNumber, input.password, signal);
+        sealedCase = true;
+        try {
+          const result = await readSealedCase(s.api, key, s.holdCaseKey, signal);
+          if (result.keyMissing) s.dropReporterKey();
+          return result;
+        } catch (err) {
+          return { status: statusOf(err), data: null };
+        }
+      }),
       signOut: fromPromise<void, void>(async () => {
         await (await s.userManager()).signoutRedirect({ post_logout_redirect_uri: `${window.location.origin}/` });
         return never();
@@ -385,6 +442,18 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
       uploadFiles: fromCallback<ChatEvent, UploadFilesInput>(({ input, sendBack }) => {
         const abort = new AbortController();
         let finished = false;
+        const key = s.caseKey();
+        if (key) {
+          // A sealed case (issue 37): checked, sealed here and sent as ciphertext (src/private/sealedFiles.ts).
+          void sealedUploads(s, key, checks, input.files, (e) => sendBack(e), abort.signal).then((last) => {
+            // Finished before the chart hears it: its leaving `uploading` must not abort (delete) what arrived.
+            finished = true;
+            if (last && !abort.signal.aborted) sendBack(last);
+          });
+          return () => {
+            if (!finished) abort.abort();
+          };
+        }
         void (async () => {
           const files = checks ? await checks.resolve(input.files) : input.files;
           // A file removed since the last try: its upload would still count against the session's five.
@@ -430,11 +499,7 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
         // A sealed case: the message is sealed here under the case's key; only the envelope leaves (issue 37).
         const key = s.caseKey();
         if (key) {
-          if (input.uploads) {
-            sendBack({ type: 'post.done', status: 409, code: 'CASE_SEALED' });
-            return () => abort.abort();
-          }
-          postSealedMessage(s.api, key, input.message, abort.signal).then((res) => sendBack({ type: 'post.done', status: res.status }), done);
+          postSealedMessage(s.api, key, input.message, abort.signal, input.uploads).then((res) => sendBack({ type: 'post.done', status: res.status }), done);
           return () => abort.abort();
         }
         const form = new FormData();
@@ -464,6 +529,30 @@ export function chatEffects(s: PrivateServices, checks?: FileChecks) {
   };
 }
 
+/**
+ * A sealed case's files for the composer: each after its metadata check, content-checked,
+ * sealed and uploaded in a fresh sealed session of the case (sealedFiles.ts says why
+ * fresh); reports the chart's upload events.
+ */
+async function sealedUploads(s: PrivateServices, key: CaseKey, checks: FileChecks | undefined, draft: readonly DraftFile[], progress: (e: ChatEvent) => void, signal: AbortSignal): Promise<ChatEvent | null> {
+  try {
+    const files = (checks ? await checks.resolve(draft) : draft) as (File & { name: string })[];
+    const res = await s.api.request(CASE_UPLOAD_SESSIONS_PATH, { method: 'POST', signal });
+    const session = ((await res.json()) as { uploadSession: string }).uploadSession;
+    const { sendSealedFiles } = await import('./sealedFiles.ts');
+    const result = await sendSealedFiles(s.api, key, session, files, (p) => progress({ type: 'upload.progress', ...p }), signal);
+    if (signal.aborted) return null;
+    if (Array.isArray(result)) return { type: 'upload.finished', session, ids: result };
+    if ('refusedFile' in result) return { type: 'upload.failed', status: 415, code: 'FILE_CONTENT_MISMATCH' };
+    if ('rateLimited' in result) return { type: 'upload.failed', status: 429 };
+    if ('sessionLost' in result) return { type: 'upload.failed', status: 401, code: 'UPLOAD_SESSION_INVALID' };
+    return { type: 'upload.failed', status: result.status };
+  } catch (err) {
+    const e = err instanceof ApiError ? err : undefined;
+    return signal.aborted ? null : { type: 'upload.failed', status: statusOf(err), code: e?.code, retryAfterSeconds: e?.retryAfterSeconds };
+  }
+}
+
 async function callStatus(run: () => Promise<unknown>): Promise<IdentityCallResult> {
   try {
     await run();
@@ -473,11 +562,15 @@ async function callStatus(run: () => Promise<unknown>): Promise<IdentityCallResu
   }
 }
 
-export function identityActors(s: PrivateServices) {
+/** `current`: the identity as this page opened it (a sealed case's rules are applied here: the server cannot read it). */
+export function identityActors(s: PrivateServices, current: () => PrivateCase['whistleblower'] = () => null) {
   return {
-    updateWhistleblower: fromPromise<IdentityCallResult, WhistleblowerDto>(({ input }) =>
-      callStatus(() => s.api.request('/api/private/case/whistleblower/update', { method: 'POST', body: input })),
-    ),
+    updateWhistleblower: fromPromise<IdentityCallResult, WhistleblowerDto>(({ input }) => {
+      // A sealed case: the identity is sealed here under the case's key; only the envelope leaves (issue 37).
+      const key = s.caseKey();
+      if (key) return callStatus(() => putSealedIdentity(s.api, key, sealedIdentityOf(input, current())));
+      return callStatus(() => s.api.request('/api/private/case/whistleblower/update', { method: 'POST', body: input }));
+    }),
     requestPasswordUpdate: fromPromise<IdentityCallResult, void>(() =>
       callStatus(() => s.api.request('/api/private/case/password/request-update', { method: 'PUT' })),
     ),
@@ -496,19 +589,24 @@ export function reviewActors(s: PrivateServices) {
   };
 }
 
+/** Hands bytes in this page to the browser as a download named `name`: never rendered inline. */
+export function deliverBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
+
 /** Fetches `path` and hands it to the browser as a download named `name`: never rendered inline. */
 async function download(s: PrivateServices, path: string, accept: string, name: string): Promise<number> {
   try {
     const res = await s.api.request(path, { headers: { accept } });
-    const url = URL.createObjectURL(new Blob([await res.blob()], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.rel = 'noopener';
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    deliverBlob(await res.blob(), name);
     return 200;
   } catch (err) {
     return statusOf(err);
@@ -522,9 +620,16 @@ export function downloadRecord(s: PrivateServices, caseNumber: string, version: 
 
 /** Downloads a file of the case as an attachment. */
 /** A file's bytes for playing it here (a voice message, issue 40): in memory only. */
-export async function fileBlob(s: PrivateServices, file: { id: string }): Promise<Blob> {
+export async function fileBlob(s: PrivateServices, file: { id: string; name?: string; plainSize?: number | null; mimeType?: string; epoch?: number }): Promise<Blob> {
   const res = await s.api.request(`/api/private/case/files/${encodeURIComponent(file.id)}`, { headers: { accept: 'application/octet-stream' } });
-  return res.blob();
+  const key = s.caseKey();
+  if (!key) return res.blob();
+  // A sealed case's voice message: opened here (a short clip; the player holds it in memory anyway).
+  const { openSealedFile } = await import('../../core/crypto/index.ts');
+  const fileKey = keyOfEpoch(key, file.epoch);
+  if (!fileKey) throw new Error('This page holds no key of the file\'s epoch.');
+  const opened = await new Response(openSealedFile(fileKey, { id: file.id, name: file.name, size: file.plainSize ?? null }, res.body!)).blob();
+  return new Blob([opened], { type: file.mimeType ?? '' });
 }
 
 export function downloadFile(s: PrivateServices, file: { id: string; name: string }): Promise<number> {

@@ -158,6 +158,11 @@ const NOT_IN_JOURNEY: string[] = [
   'POST /api/handler/cases/{caseNumber}/upload-sessions',
   'GET /api/private/case/my-case/reporter-wrap',
   'PUT /api/private/case/my-case/reporter-wrap',
+  // The sealed identity change (sealed-private.test.ts).
+  'PUT /api/private/case/whistleblower/sealed',
+  // Revocation with a new key epoch and the reporter's re-wrap after it (sealed-revoke.test.ts).
+  'POST /api/handler/cases/{caseNumber}/key-epochs',
+  'PUT /api/private/case/my-case/epoch-wrap',
 ];
 
 type Api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => ReturnType<typeof call>;

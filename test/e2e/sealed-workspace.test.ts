@@ -225,7 +225,7 @@ describe('files, status and audit of a sealed case in the workspace', () => {
     await files.getByText(REPLY_NAME, { exact: true }).waitFor();
     const stored = await portal.server.ctx.db.selectFrom('case_file').select(['id', 'name_enc', 'message_id', 'mime_type']).where('case_id', '=', sealed.caseId).where('message_id', 'is not', null).executeTakeFirstOrThrow();
     expect(stored.mime_type).toBe('application/octet-stream');
-    expect(await openFileName(sealed.dataKey, sealed.caseId, stored.id, Buffer.from(stored.name_enc).toString('base64'))).toEqual({ name: REPLY_NAME, size: replyBytes.length });
+    expect(await openFileName(sealed.dataKey, sealed.caseId, stored.id, Buffer.from(stored.name_enc).toString('base64'))).toEqual({ name: REPLY_NAME, size: replyBytes.length, type: 'text/plain' });
     const [replyDownload] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: msg('sealedwork.files.save', { name: REPLY_NAME }) }).click()]);
     expect(sha256(new Uint8Array(readFileSync((await replyDownload.path())!)))).toBe(sha256(replyBytes));
 

@@ -99,7 +99,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
     if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
   }],
-  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'changeStatus', 'saveFile'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey', 'changeStatus', 'saveFile'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
     // A status changes only after its confirmation, to another settable status; the answer's view replaces the old one.
     if (s.matches({ opened: { status: 'changingStatus' } }) && !before.matches({ opened: { status: 'changingStatus' } })) {
       expect(before.matches({ opened: { status: 'confirmingStatus' } })).toBe(true);
@@ -107,14 +107,21 @@ const suites: [MachineModel, string[], string[], Check][] = [
       expect(s.context.nextStatus).not.toBe(s.context.view.status);
     }
     if (e.type === 'xstate.done.actor.changeStatus' && s.matches({ opened: { status: { idle: 'changed' } } })) expect(s.context.opened.audit.at(-1).action).toBe('STATUS_CHANGED');
-    // A file is saved only when its name opened and this browser can hold or stream it; its outcome stays beside the others.
+    // A file is saved only when its name opened, this browser holds its epoch's key, and can hold or stream it; its outcome stays beside the others.
     if (s.matches({ opened: { files: 'saving' } })) {
       const f = s.context.opened.files.find((x: { id: string }) => x.id === s.context.saving);
       expect(f?.name).not.toBeNull();
+      expect(s.context.epochKeys.byEpoch.has(f.epoch ?? 1)).toBe(true);
       expect(s.context.canStream || (f.size ?? f.sealedSize) <= 100_000_000).toBe(true);
       expect(s.context.fileOutcomes[s.context.saving]).toEqual({ outcome: 'saving' });
     }
     if (e.type.endsWith('actor.saveFile')) expect(Object.values(s.context.fileOutcomes).some((o) => (o as { outcome: string }).outcome === 'saving')).toBe(false);
+    // Every epoch's key reached is kept; what is written here is sealed under the newest and names its epoch.
+    if (s.matches('opened')) {
+      expect(s.context.epochKeys).not.toBeNull();
+      expect(s.context.dataKey).toBe(s.context.epochKeys.dataKey);
+      expect(s.context.epoch).toBe(s.context.epochKeys.epoch);
+    } else expect(s.context.epochKeys).toBeNull();
     // No data key without an opened wrap; none kept once the case is left.
     if (!s.matches('opened')) expect(s.context.dataKey).toBeNull();
     else expect(s.context.dataKey).not.toBeNull();
@@ -132,6 +139,14 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (s.matches({ opened: { grants: 'granting' } }) && !before.matches({ opened: { grants: 'granting' } })) expect(before.matches({ opened: { grants: 'confirmingGrant' } })).toBe(true);
     if (s.matches({ opened: { grants: 'confirmingGrant' } })) expect(s.context.candidates.map((c: { handlerId: string }) => c.handlerId)).toContain(s.context.chosen?.handlerId);
+    // A revocation only after its confirmation, of a holder, while the key is held; once taken the case is read again.
+    if (s.matches({ opened: { grants: 'revoking' } }) && !before.matches({ opened: { grants: 'revoking' } })) expect(before.matches({ opened: { grants: 'confirmingRevoke' } })).toBe(true);
+    if (s.matches({ opened: { grants: 'confirmingRevoke' } })) expect(s.context.holders.map((c: { handlerId: string }) => c.handlerId)).toContain(s.context.revoking?.handlerId);
+    if (e.type === 'xstate.done.actor.revokeKey' && before.matches({ opened: { grants: 'revoking' } }) && (e as { output?: { status: number } }).output?.status === 201) {
+      expect(s.matches('loading')).toBe(true);
+      expect(s.context.revoked).toBe(before.context.revoking.name);
+    }
+    if (s.matches('revoked')) expect(s.context.dataKey).toBeNull();
   }] as [MachineModel, string[], string[], Check]),
 ];
 

@@ -22,6 +22,7 @@ import {
   type ReportChannel,
   type ReportContext,
   type RateLimited,
+  type SealedUploadOutcome,
   type StepName,
   type SubmissionProof,
   type SuccessData,
@@ -51,6 +52,8 @@ export const RESERVATION: CaseReservation = { reservation: 'r'.repeat(43), caseN
 export const DERIVED: DerivedSecret = { verifier: 'v'.repeat(43), kdf: { name: 'argon2id-v1', m: 65536, t: 3, p: 1 }, reporterKey: 'reporter-key' };
 /** The key log's check when it verified: the recipients are opaque to the chart. */
 export const KEYS: KeyCheckOutcome = { recipients: 'verified-recipients' };
+/** The files sealed and uploaded (opaque to the chart: case id, data key, session, upload ids). */
+export const SEALED_UPLOADS: SealedUploadOutcome = { sealedUploads: 'sealed-uploads' };
 
 /** The steps in the order a reporter fills them (subsidiary is always valid). */
 function fillOrder(channel: ReportChannel): StepName[] {
@@ -108,14 +111,15 @@ export function serializeReport(snapshot: AnyMachineSnapshot): string {
               : phase === 'complete'
                 ? // Whether a proof is ready decides how Send goes on, so it counts only here.
                   // So does following (a followed case reserves and derives first, issue 37).
-                  // Files or notification send the plain way (sealing is for reports without them, issue 37).
+                  // Files are sealed and uploaded first on a sealed send (issue 37): whether there are any, and whether they went.
                   {
                     ...sending,
                     response: c.response ? 1 : 0,
                     proof: c.proof ? 1 : 0,
                     follow: d.follow,
                     reserved: c.reservation ? 1 : 0,
-                    plainOnly: d.files.length > 0 || (d.identity === 'reveal' && w.notification) ? 1 : 0,
+                    files: d.files.length > 0 ? 1 : 0,
+                    uploaded: c.sealedUploads ? 1 : 0,
                     resealed: c.resealed ? 1 : 0,
                   }
                 : null;
@@ -184,6 +188,13 @@ export function reportEvents(snapshot: AnyMachineSnapshot): EventObject[] {
     { type: 'xstate.done.actor.sealReport', output: { networkFailure: true } },
     { type: 'xstate.done.actor.sealReport', output: null },
     { type: 'xstate.error.actor.sealReport', error: new Error('no WebCrypto') },
+    { type: 'xstate.done.actor.uploadSealedFiles', output: SEALED_UPLOADS },
+    { type: 'xstate.done.actor.uploadSealedFiles', output: RATE_LIMITED },
+    // The browser's content check before sealing refused a file: it names the file.
+    { type: 'xstate.done.actor.uploadSealedFiles', output: { refusedFile: { index: 0, name: 'a.pdf' } } },
+    { type: 'xstate.done.actor.uploadSealedFiles', output: { networkFailure: true } },
+    { type: 'xstate.done.actor.uploadSealedFiles', output: null },
+    { type: 'xstate.error.actor.uploadSealedFiles', error: new Error('no WebCrypto') },
     { type: 'xstate.done.actor.solveProofOfWork', output: PROOF },
     { type: 'xstate.error.actor.solveProofOfWork', error: new Error('no challenge') },
     { type: 'dialog.close' },

@@ -31,8 +31,8 @@ import {
 } from '../../machines/report.ts';
 import { caseDtoSchema, reportedPersonSchema, submissionByPhoneDtoSchema } from '../../machines/schema.ts';
 import { createModelTestModel, createTracingScope } from './harness.ts';
-import { DERIVED, KEYS, ONE_OFFICER, PROOF, RESERVATION, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
-import type { CheckKeyLogInput, KeyCheckOutcome, SealOutcome, SealReportInput } from '../../machines/report.ts';
+import { DERIVED, KEYS, ONE_OFFICER, PROOF, RESERVATION, SEALED_UPLOADS, SUCCESS, TWO_OFFICERS_WITH_SUBSIDIARIES, reportEvents, reportModel } from './report.kit.ts';
+import type { CheckKeyLogInput, KeyCheckOutcome, SealOutcome, SealReportInput, SealedUploadOutcome, UploadSealedInput } from '../../machines/report.ts';
 
 const CHANNELS: ReportChannel[] = ['online', 'oral', 'meeting'];
 
@@ -163,12 +163,13 @@ describe.each(CHANNELS)('%s report: model paths', (channel) => {
   it('walks enough paths to reach every step state, dialog and outcome', () => {
     const reached = new Set<string>();
     for (const p of paths) for (const st of p.steps) for (const n of st.state._nodes) reached.add(n.id);
-    for (const id of ['showingValidation', 'sending', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'failed.offline', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
+    for (const id of ['showingValidation', 'sending', 'sending.checkingKeys', 'sending.sealing', 'keysRefused', 'succeeded.copied', 'succeeded.confirmingClose', 'failed.incomplete', 'failed.fileRefused', 'failed.offline', 'companyUnavailable', 'editing.confirmingDiscard.identity']) {
       expect(reached, id).toContain(`${channel}Report.${id}`);
     }
     if (channel === 'online') {
       expect(reached).toContain('onlineReport.editing.confirmingDiscard.reportRelated');
       expect(reached).toContain('onlineReport.editing.confirmingDiscard.followReport');
+      expect(reached).toContain('onlineReport.sending.uploading');
     }
   });
 
@@ -204,7 +205,11 @@ function run(
   company: CompanyInfo,
   submit: (input: SubmitReportInput) => Promise<SubmitOutcome>,
   proof: () => Promise<SubmissionProof> = async () => PROOF,
-  sealed: { keys?: (input: CheckKeyLogInput) => Promise<KeyCheckOutcome>; seal?: (input: SealReportInput) => Promise<SealOutcome> } = {},
+  sealed: {
+    keys?: (input: CheckKeyLogInput) => Promise<KeyCheckOutcome>;
+    seal?: (input: SealReportInput) => Promise<SealOutcome>;
+    upload?: (input: UploadSealedInput) => Promise<SealedUploadOutcome>;
+  } = {},
 ) {
   const copied: string[] = [];
   const navigations: string[] = [];
@@ -226,6 +231,7 @@ function run(
       // Without a sealed company: the plain path, as before issue 37.
       checkKeyLog: fromPromise<KeyCheckOutcome, CheckKeyLogInput>(({ input }) => (sealed.keys ? sealed.keys(input) : Promise.resolve({ plain: true }))),
       sealReport: fromPromise<SealOutcome, SealReportInput>(({ input }) => (sealed.seal ? sealed.seal(input) : Promise.resolve(null))),
+      uploadSealedFiles: fromPromise<SealedUploadOutcome, UploadSealedInput>(({ input }) => (sealed.upload ? sealed.upload(input) : Promise.resolve(null))),
     },
     actions: {
       copyCaseNumber: (_, params: { caseNumber: string }) => void copied.push(params.caseNumber),
@@ -797,48 +803,149 @@ describe('online report: sealing', () => {
     expect(second.actor.getSnapshot().context.draft).toEqual(draft);
   });
 
-  it('the plain path: a company without sealed cases, a report with files, or one asking for e-mail notification', async () => {
-    // The company takes no sealed cases: the key log says so, the report goes as before.
+  it('the plain path only for a company without sealed cases; files and notification are sealed too', async () => {
+    // The company takes no sealed cases: the key log says so, the report goes as before, files and all.
+    for (const withFiles of [false, true]) {
+      const c = calls();
+      const uploads: UploadSealedInput[] = [];
+      const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, {
+        keys: async (i) => (c.checks.push(i), { plain: true }),
+        seal: async (i) => (c.seals.push(i), SUCCESS),
+        upload: async (i) => (uploads.push(i), SEALED_UPLOADS),
+      });
+      await tick();
+      fillOnline(actor.send.bind(actor));
+      if (withFiles) actor.send({ type: 'files.add', files: [{ name: 'a.pdf', size: 10, type: 'application/pdf' }] });
+      actor.send({ type: 'report.submit' });
+      await settle();
+      expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+      expect([c.checks.length, c.plain.length, c.seals.length, uploads.length]).toEqual([1, 1, 0, 0]);
+      expect(c.plain[0]!.submission.files).toHaveLength(withFiles ? 1 : 0);
+    }
+
+    // Notification on: the key log is read and the report sealed (the address goes sealed to the mail key, src/forms/seal.ts).
+    const n = calls();
+    const r = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (n.plain.push(i), SUCCESS), undefined, {
+      keys: async (i) => (n.checks.push(i), KEYS),
+      seal: async (i) => (n.seals.push(i), SUCCESS),
+    });
+    await tick();
+    fillOnline(r.actor.send.bind(r.actor));
+    r.actor.send({ type: 'identity.choose', value: 'reveal' });
+    r.actor.send({ type: 'identity.change', field: 'name', value: 'Ida Jensen' });
+    r.actor.send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
+    r.actor.send({ type: 'notification.toggle', value: true });
+    r.actor.send({ type: 'report.submit' });
+    await settle();
+    expect(r.actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect([n.checks.length, n.plain.length, n.seals.length]).toEqual([1, 0, 1]);
+    expect(n.seals[0]!.submission.dto.whistleblower).toMatchObject({ email: 'ida@example.com', notification: true });
+  });
+
+  it('files: sealed and uploaded in sending.uploading with progress, then the case names them; after WRAP_MISSING they are not uploaded again', async () => {
     const c = calls();
+    const uploads: UploadSealedInput[] = [];
+    let answers: SealOutcome[] = [{ wrapMissing: true }, SUCCESS];
+    let release = () => {};
     const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, {
-      keys: async (i) => (c.checks.push(i), { plain: true }),
-      seal: async (i) => (c.seals.push(i), SUCCESS),
+      keys: async (i) => (c.checks.push(i), KEYS),
+      seal: async (i) => (c.seals.push(i), answers.shift()!),
+      upload: (i) => {
+        uploads.push(i);
+        return new Promise((resolve) => (release = () => resolve(SEALED_UPLOADS)));
+      },
     });
     await tick();
     fillOnline(actor.send.bind(actor));
+    const files = [{ name: 'a.pdf', size: 1000, type: 'application/pdf' }, { name: 'b.txt', size: 10, type: 'text/plain' }];
+    actor.send({ type: 'files.add', files });
     actor.send({ type: 'report.submit' });
     await settle();
+    expect(actor.getSnapshot().matches({ sending: 'uploading' })).toBe(true);
+    expect(uploads[0]).toMatchObject({ files, recipients: 'verified-recipients', proof: null });
+    uploads[0]!.reportProgress({ type: 'upload.progress', index: 0, loaded: 500, total: 1000 });
+    expect(actor.getSnapshot().context.progress[0]).toMatchObject({ loaded: 500, total: 1000 });
+    release();
+    await settle();
     expect(actor.getSnapshot().matches('succeeded')).toBe(true);
-    expect([c.checks.length, c.plain.length, c.seals.length]).toEqual([1, 1, 0]);
+    expect(uploads).toHaveLength(1);
+    expect(c.checks).toHaveLength(2);
+    expect(c.seals.map((x) => x.uploads)).toEqual(['sealed-uploads', 'sealed-uploads']);
+    expect(c.seals[0]!.submission.files).toEqual(files);
+    expect(c.plain).toEqual([]);
+    expect(actor.getSnapshot().context.sealedUploads).toBeNull();
 
-    // Files and notification are not sealed yet: the key log is not even read.
-    for (const variant of ['files', 'notification'] as const) {
-      const v2 = calls();
-      const r = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (v2.plain.push(i), SUCCESS), undefined, {
-        keys: async (i) => (v2.checks.push(i), KEYS),
-        seal: async (i) => (v2.seals.push(i), SUCCESS),
-      });
+    // Unfollowed: the background proof pays the upload session, the case solves its own.
+    answers = [SUCCESS];
+    const u: UploadSealedInput[] = [];
+    const seals: SealReportInput[] = [];
+    const second = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS, undefined, { keys: async () => KEYS, seal: async (i) => (seals.push(i), answers.shift()!), upload: async (i) => (u.push(i), SEALED_UPLOADS) });
+    await tick();
+    fillOnline(second.actor.send.bind(second.actor));
+    second.actor.send({ type: 'follow.choose', value: false });
+    second.actor.send({ type: 'discard.confirm' });
+    second.actor.send({ type: 'files.add', files });
+    second.actor.send({ type: 'report.submit' });
+    await settle();
+    expect(second.actor.getSnapshot().matches('succeeded')).toBe(true);
+    expect(u[0]!.proof).toEqual(PROOF);
+    expect(seals[0]).toMatchObject({ proof: null, reporterKey: null, uploads: 'sealed-uploads' });
+  });
+
+  it('files: a file the browser refuses before sealing is named and left out; rate limits, no connection and failures keep the draft', async () => {
+    const files = [{ name: 'a.pdf', size: 1000, type: 'application/pdf' }, { name: 'b.txt', size: 10, type: 'text/plain' }];
+    const outcomes: [SealedUploadOutcome, string][] = [
+      [{ refusedFile: { index: 0, name: 'a.pdf' } }, 'failed.fileRefused'],
+      [{ rateLimited: { retryAfterSeconds: 30 } }, 'rateLimited'],
+      [{ networkFailure: true }, 'failed.offline'],
+      [null, 'failed.incomplete'],
+    ];
+    for (const [outcome, where] of outcomes) {
+      const seals: SealReportInput[] = [];
+      const { actor } = run('online', TWO_OFFICERS_WITH_SUBSIDIARIES, async () => SUCCESS, undefined, { keys: async () => KEYS, seal: async (i) => (seals.push(i), SUCCESS), upload: async () => outcome });
       await tick();
-      fillOnline(r.actor.send.bind(r.actor));
-      if (variant === 'files') r.actor.send({ type: 'files.add', files: [{ name: 'a.pdf', size: 10, type: 'application/pdf' }] });
-      else {
-        r.actor.send({ type: 'identity.choose', value: 'reveal' });
-        r.actor.send({ type: 'identity.change', field: 'name', value: 'Ida Jensen' });
-        r.actor.send({ type: 'identity.change', field: 'email', value: 'ida@example.com' });
-        r.actor.send({ type: 'notification.toggle', value: true });
-      }
-      r.actor.send({ type: 'report.submit' });
+      fillOnline(actor.send.bind(actor));
+      actor.send({ type: 'files.add', files });
+      actor.send({ type: 'report.submit' });
       await settle();
-      expect(r.actor.getSnapshot().matches('succeeded'), variant).toBe(true);
-      expect([v2.checks.length, v2.plain.length, v2.seals.length], variant).toEqual([0, 1, 0]);
+      const snap = actor.getSnapshot();
+      expect(snap.matches(where.includes('.') ? { failed: where.split('.')[1] } : where), where).toBe(true);
+      expect(seals).toEqual([]);
+      expect(snap.context.draft.files.map((f: { name: string }) => f.name)).toEqual(where === 'failed.fileRefused' ? ['b.txt'] : ['a.pdf', 'b.txt']);
+      if (where === 'failed.fileRefused') expect(snap.context.refusedFiles).toEqual(['a.pdf']);
+      if (where === 'rateLimited') expect(snap.context.retryAfterSeconds).toBe(30);
     }
   });
 
-  it('oral and meeting reports have no sealing step (the sealed route takes online reports only)', () => {
+  it('oral and meeting reports seal like the online one: reserved, derived, the log checked, sealed; a refused log keeps the draft', async () => {
     for (const channel of ['oral', 'meeting'] as const) {
       const machine = createReportMachine(channel);
-      expect(Object.keys(machine.root.states)).not.toContain('keysRefused');
-      expect(Object.keys(machine.root.states.sending!.states)).not.toContain('sealing');
+      expect(Object.keys(machine.root.states)).toContain('keysRefused');
+      expect(Object.keys(machine.root.states.sending!.states)).toEqual(expect.arrayContaining(['checkingKeys', 'sealing']));
+      expect(Object.keys(machine.root.states.sending!.states)).not.toContain('uploading');
+      for (const keys of [KEYS, { refused: 'signature' } as KeyCheckOutcome]) {
+        const c = calls();
+        const { actor } = run(channel, TWO_OFFICERS_WITH_SUBSIDIARIES, async (i) => (c.plain.push(i), SUCCESS), undefined, { keys: async (i) => (c.checks.push(i), keys), seal: async (i) => (c.seals.push(i), SUCCESS) });
+        await tick();
+        actor.send({ type: 'officer.select', id: 'po-1' });
+        actor.send({ type: 'relation.change', value: 'Employee' });
+        actor.send({ type: 'identity.choose', value: 'anonymous' });
+        actor.send({ type: 'password.change', value: 'hemmelig' });
+        actor.send({ type: 'passwordConfirmation.change', value: 'hemmelig' });
+        actor.send({ type: 'terms.toggle', value: true });
+        actor.send({ type: 'report.submit' });
+        await settle();
+        expect(c.plain).toEqual([]);
+        expect(c.checks).toEqual([{ officerId: 'po-1' }]);
+        if (keys === KEYS) {
+          expect(actor.getSnapshot().matches('succeeded')).toBe(true);
+          expect(c.seals[0]).toMatchObject({ submission: { channel }, reporterKey: 'reporter-key', recipients: 'verified-recipients' });
+          expect(c.seals[0]!.submission.dto.caseAccount).toEqual({ follow: true, reservation: RESERVATION.reservation, verifier: DERIVED.verifier, kdf: DERIVED.kdf });
+        } else {
+          expect(actor.getSnapshot().matches('keysRefused')).toBe(true);
+          expect(c.seals).toEqual([]);
+        }
+      }
     }
   });
 });

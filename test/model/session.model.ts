@@ -22,6 +22,15 @@ export const sessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadCase', output: { status: 500, data: null } },
   // A sealed case with no reporter key in this page (issue 37): log in again.
   { type: 'xstate.done.actor.loadCase', output: { status: 200, data: null, keyMissing: true } },
+  // The same with an external issuer: the page asks for the case password once and derives the key itself.
+  { type: 'xstate.done.actor.loadCase', output: { status: 200, data: null, keyMissing: true, passwordWanted: true } },
+  { type: 'password.submit', password: 'the case password' },
+  { type: 'password.submit', password: '' },
+  { type: 'xstate.done.actor.unlockCase', output: { status: 200, data: sampleCase } },
+  { type: 'xstate.done.actor.unlockCase', output: { status: 200, data: null, keyMissing: true } },
+  { type: 'xstate.done.actor.unlockCase', output: { status: 401, data: null } },
+  { type: 'xstate.done.actor.unlockCase', output: { status: 500, data: null } },
+  { type: 'xstate.error.actor.unlockCase', error: 'derivation failed' },
   { type: 'xstate.error.actor.loadCase', error: 'network' },
   { type: 'xstate.after.refreshInterval.session.active.token.waiting' },
   { type: 'xstate.done.actor.refreshToken' },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
-import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type LoadCaseInput, type VerifyResult } from '../../machines/session.ts';
+import { MIN_VALIDITY_SECONDS, REFRESH_INTERVAL_MS, sessionMachine, type CheckResult, type LoadCaseResult, type LoadCaseInput, type UnlockCaseInput, type VerifyResult } from '../../machines/session.ts';
 import model, { sessionWithCaseInHand } from './session.model.ts';
 import { replayPath } from './session.kit.ts';
 import { coverageOf, describePath, modelPaths } from './harness.ts';
@@ -13,7 +13,7 @@ import { expectInvariantOnShortestPaths } from './expect.ts';
 import { CASE_NUMBER, sampleCase } from './session.fixtures.ts';
 
 const replayOptions = {
-  promiseActors: ['checkSession', 'signIn', 'verifyToken', 'loadCase', 'refreshToken', 'signInAgain', 'signOut'],
+  promiseActors: ['checkSession', 'signIn', 'verifyToken', 'loadCase', 'refreshToken', 'signInAgain', 'signOut', 'unlockCase'],
   recordActions: ['navigateToHome', 'navigateToError', 'clearSession'],
 };
 
@@ -69,6 +69,12 @@ describe('session model', () => {
         expect(h.actionLog.at(-1)).toBe('navigateToError');
         expect(h.actionLog).not.toContain('navigateToHome');
       }
+      // The typed case password reaches the unlocking actor's input and nothing else: never the context.
+      if (s.matches('unlocking')) {
+        expect(h.inputs.get('unlockCase')?.at(-1)).toEqual({ caseNumber: CASE_NUMBER, password: 'the case password' });
+      }
+      expect(JSON.stringify(h.actor.getSnapshot().context)).not.toContain('the case password');
+      if (s.matches('askingPassword')) expect(h.actor.getSnapshot().context.caseData).toBeNull();
       if (s.matches({ active: { token: 'refreshing' } })) {
         expect(h.inputs.get('refreshToken')?.at(-1)).toEqual({ minValidity: MIN_VALIDITY_SECONDS });
       }
@@ -142,6 +148,47 @@ describe('entering the private area (spec §4 Session)', () => {
     expect(navigations).toEqual([]);
     actor.send({ type: 'session.logout' });
     expect(actor.getSnapshot().value).toBe('loggingOut');
+  });
+});
+
+describe('an external issuer signed in (issue 37): the case password, once', () => {
+  it('asks for it, derives with what was typed, opens the case; a password whose key does not open it is asked again; nothing private meanwhile', async () => {
+    const unlocks: unknown[] = [];
+    const answers: LoadCaseResult[] = [{ status: 200, data: null, keyMissing: true }, { status: 200, data: sampleCase }];
+    const actor = createActor(
+      sessionMachine.provide({
+        actors: {
+          checkSession: fromPromise<CheckResult, void>(async () => ({ authenticated: true, caseNumber: CASE_NUMBER })),
+          verifyToken: fromPromise<VerifyResult, void>(async () => ({ status: 200 })),
+          loadCase: fromPromise<LoadCaseResult, LoadCaseInput>(async () => ({ status: 200, data: null, keyMissing: true, passwordWanted: true })),
+          unlockCase: fromPromise<LoadCaseResult, UnlockCaseInput>(async ({ input }) => {
+            unlocks.push(input);
+            return answers.shift()!;
+          }),
+        },
+      }),
+      { input: {} },
+    ).start();
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    };
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ askingPassword: 'idle' });
+    expect(actor.getSnapshot().hasTag('signedIn')).toBe(false);
+    expect(actor.getSnapshot().can({ type: 'password.submit', password: 'x' })).toBe(true);
+    actor.send({ type: 'password.submit', password: '' });
+    expect(actor.getSnapshot().value).toEqual({ askingPassword: 'empty' });
+    actor.send({ type: 'password.submit', password: 'wrong one' });
+    expect(actor.getSnapshot().value).toBe('unlocking');
+    expect(actor.getSnapshot().can({ type: 'password.submit', password: 'x' })).toBe(false);
+    await settle();
+    expect(actor.getSnapshot().value).toEqual({ askingPassword: 'refused' });
+    actor.send({ type: 'password.submit', password: 'right one' });
+    await settle();
+    expect(actor.getSnapshot().matches({ active: { caseData: 'ready' } })).toBe(true);
+    expect(actor.getSnapshot().context.caseData).toEqual(sampleCase);
+    expect(unlocks).toEqual([{ caseNumber: CASE_NUMBER, password: 'wrong one' }, { caseNumber: CASE_NUMBER, password: 'right one' }]);
+    expect(JSON.stringify(actor.getSnapshot().context)).not.toMatch(/wrong one|right one/);
   });
 });
 

@@ -13,6 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call, expectError } from './api.ts';
 import { newCase } from './identity-flow.ts';
 import { companyByHost } from '../../server/companies/service.ts';
+import { runtimeConfig } from '../../server/spa.ts';
+import type { FastifyRequest } from 'fastify';
 
 let server: TestServer;
 let idp: http.Server;
@@ -55,6 +57,9 @@ describe('another OpenID provider', () => {
     const res = await call(server, 'GET', '/config/config.json');
     expect(res.status).toBe(200);
     expect(res.data.idSettings).toEqual({ authority: issuer, realm: 'whistleblower', clientId: 'whistleblower-app' });
+    // The copy the pages carry inlined (server/spa.ts bootData) names it too: the SPA signs in there, not at the embedded provider.
+    const inlined = runtimeConfig(server.ctx, { protocol: 'http', host: 'localhost' } as FastifyRequest);
+    expect(inlined.idSettings.authority).toBe(issuer);
   });
 
   it('signs reporters in to the private API with its access tokens', async () => {

@@ -13,7 +13,7 @@ import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openSealedBox, sealFileForUpload, sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, concat, type HandlerKeys, type KeyLogEntry } from '../../core/crypto/index.ts';
+import { fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openSealedBox, sealFileForUpload, sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, concat, type HandlerKeys, type KeyLogEntry } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-audit.test';
 const MARKER = 'MARKER-audit-7d2e';
@@ -27,6 +27,7 @@ let caseNumber: string;
 let caseId: string;
 let dataKey: Uint8Array;
 let fileId: string;
+let recovery: HandlerKeys;
 
 const log = async () => (await call(server, 'GET', '/api/public/key-log', { host: HOST })).data as Omit<PublicKeyLog, 'entries'> & { entries: KeyLogEntry[] };
 
@@ -57,7 +58,7 @@ const sealedView = (who: Handler) => call(server, 'GET', `/api/handler/cases/${c
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officer = (await addCompany(server.ctx.db, { id: 'sealedaudit', hosts: [HOST], officers: 1 })).officerIds[0]!;
-  const recovery = await makeHandlerKeys();
+  recovery = await makeHandlerKeys();
   expect((await call(server, 'PUT', '/api/admin/companies/sealedaudit/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
   hanne = await account('Hanne');
   greta = await account('Greta');
@@ -136,6 +137,32 @@ describe('the audit trail of a sealed case', () => {
     await expect(server.ctx.db.deleteFrom('case_audit').where('case_id', '=', caseId).execute()).rejects.toThrow(/append-only/);
     // Exactly one form per row.
     await expect(server.ctx.db.insertInto('case_audit').values({ case_id: caseId, at: new Date() }).execute()).rejects.toThrow();
+  });
+
+  it('a revocation leaves one clear entry of the revoked key id and the new epoch; a refused one leaves none', async () => {
+    const before = (await auditRows()).length;
+    const read = (await sealedView(hanne)).data;
+    const keys = await openCaseKeys(read, { ecdh: { privateKey: hanne.keys.ecdh.privateKey, publicKey: hanne.keys.ecdhSpki }, keyId: await keyId(hanne.keys.ecdhSpki) });
+    const holders = (await call(server, 'GET', `/api/handler/cases/${caseNumber}/key-wraps`, { token: hanne.token })).data as { holders: { recipientKeyId: string; kind: 'handler' | 'recovery' }[]; reporter: boolean };
+    const spkis = new Map([[await keyId(recovery.ecdhSpki), recovery.ecdhSpki], [await keyId(hanne.keys.ecdhSpki), hanne.keys.ecdhSpki], [await keyId(greta.keys.ecdhSpki), greta.keys.ecdhSpki]]);
+    const gretaKey = await keyId(greta.keys.ecdhSpki);
+    const next = await makeNextEpoch({ caseId, epoch: keys.epoch, dataKey: keys.dataKey, revoke: gretaKey, recipients: holders.holders.map((x) => ({ ...x, spki: spkis.get(x.recipientKeyId)! })), reporter: holders.reporter });
+    expectError(await call(server, 'POST', `/api/handler/cases/${caseNumber}/key-epochs`, { token: hanne.token, json: { ...next.body, epoch: next.body.epoch + 1 } }), 409, 'EPOCH_STALE');
+    // The sealed read above wrote one entry; the refusal none.
+    expect((await auditRows()).length).toBe(before + 1);
+    const res = await call(server, 'POST', `/api/handler/cases/${caseNumber}/key-epochs`, { token: hanne.token, json: next.body });
+    expect(res.status, JSON.stringify(res.data)).toBe(201);
+    const rows = await auditRows();
+    expect(rows.length).toBe(before + 2);
+    const last = rows.at(-1)!;
+    expect(last.entry_enc).toBeNull();
+    expect(last.entry).toEqual({ handlerId: hanne.id, handlerName: 'Hanne', action: 'ACCESS_REVOKED', detail: { recipientKeyId: gretaKey, epoch: 2 } });
+    // No key material of the new epoch in the entry.
+    for (const w of next.body.wraps) expect(JSON.stringify(last.entry)).not.toContain(w.wrap);
+    expect(JSON.stringify(last.entry)).not.toContain(next.body.previous);
+    const audit = (await sealedView(hanne)).data.audit as { action: string; detail: Record<string, unknown> }[];
+    expect(audit.at(-2)).toMatchObject({ action: 'ACCESS_REVOKED', detail: { recipientKeyId: gretaKey, epoch: 2 } });
+    expectError(await sealedView(greta), 403, 'CASE_KEY_REVOKED');
   });
 
   it('a server-keyed case of the same company keeps sealed entries', async () => {

@@ -19,6 +19,7 @@ import {
   fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openCaseKey, openFieldText, sealMessage, signKeyLogEntry, toBase64, SEALED_COLUMNS,
   type HandlerKeys, type KeyLogEntry,
 } from '../../core/crypto/index.ts';
+import { openFileName, openSealedFile } from '../../core/crypto/index.ts';
 import { deriveForCase, openMyCase, sendSealedCase, sendSealedMessage, SealedClientError, type Derived } from '../../scripts/lib/sealed-client.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -85,6 +86,39 @@ describe('the scripted client of sealed cases', () => {
     expect(Buffer.from(row.details_enc!).toString('latin1')).not.toContain(MARKER);
     const { view, dataKey } = await hanneOpens(sent.caseNumber);
     expect(await openFieldText(dataKey, fieldContext(sent.caseId, SEALED_COLUMNS.details), fromBase64(view.envelopes.details))).toContain(MARKER);
+  });
+
+  it('sends files sealed by tus and a notification address sealed to the mail key; the handler opens the files, the mail key the address', async () => {
+    const files = [
+      { name: `Bilag ${MARKER}.csv`, type: 'text/csv', bytes: new TextEncoder().encode(`a;b\n${'1;2\n'.repeat(30_000)}${MARKER}-bytes\n`) },
+      { name: `Noter ${MARKER}.txt`, type: 'text/plain', bytes: new TextEncoder().encode(`notes ${MARKER}-bytes\n`) },
+    ];
+    const address = 'scripted.notify.5c1e@example.org';
+    const withFiles = await sendSealedCase(server.url, {
+      officerId: officers[0]!,
+      details: { description: `With files ${MARKER}`, violation: null, repeatedViolations: false, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null },
+      whistleblower: { name: `Wanda ${MARKER}`, notification: true },
+      password: PASSWORD,
+      files,
+      notifyAddress: address,
+      language: 'de',
+    });
+    const { view, dataKey } = await hanneOpens(withFiles.caseNumber);
+    expect(view.files).toHaveLength(2);
+    for (const [i, f] of (view.files as { id: string; name: string }[]).entries()) {
+      const name = await openFileName(dataKey, withFiles.caseId, f.id, f.name);
+      expect(name).toEqual({ name: files[i]!.name, size: files[i]!.bytes.length, type: files[i]!.type });
+      const res = await fetch(`${server.url}/api/handler/cases/${withFiles.caseNumber}/files/${f.id}`, { headers: { authorization: `Bearer ${hanne.token}` } });
+      const parts: Uint8Array[] = [];
+      for await (const p of openSealedFile(dataKey, { id: f.id, ...name }, res.body!) as unknown as AsyncIterable<Uint8Array>) parts.push(p);
+      expect(Buffer.concat(parts).equals(Buffer.from(files[i]!.bytes))).toBe(true);
+    }
+    const notify = await server.ctx.db.selectFrom('case_notify').select('box').where('case_id', '=', withFiles.caseId).executeTakeFirstOrThrow();
+    expect(await server.ctx.mailKeys.openNotify(withFiles.caseId, new Uint8Array(notify.box))).toEqual({ address, language: 'de' });
+    const stored = await server.ctx.db.selectFrom('case_file').select(['name_enc']).where('case_id', '=', withFiles.caseId).execute();
+    for (const r of stored) expect(Buffer.from(r.name_enc).toString('latin1')).not.toContain(MARKER);
+    // Notification on a case nobody follows: stopped here, nothing sent.
+    await expect(sendSealedCase(server.url, { officerId: officers[0]!, details: {}, notifyAddress: address })).rejects.toThrow(/nobody follows/);
   });
 
   it('signs in by verifier, opens the case and the handler\'s message with the reporter key, and sends a sealed message the handler opens', async () => {

@@ -8,6 +8,7 @@ import {
   PBKDF2_DEFAULT,
   chooseKdf,
   deriveHandlerSecret,
+  deriveReporterKeyBytes,
   deriveReporterKeys,
   keyId,
   makeDataKey,
@@ -34,6 +35,19 @@ const weak = { enforceFloor: false };
 const salt = Uint8Array.from({ length: 16 }, (_, i) => i);
 
 describe('core reporter keys', () => {
+  it('the raw bytes handed over within a tab are the reporter key itself: they open what it wrapped, another password’s do not', async () => {
+    const dk = makeDataKey();
+    const at = { caseId: 'c', epoch: 1 };
+    const { reporterKey } = await deriveReporterKeys({ caseNumber: '1234567890123456', password: 'correct horse', salt, kdf: FAST_PBKDF2 }, weak);
+    const wrapped = await wrapDataKey(reporterKey, dk, at);
+    const raw = await deriveReporterKeyBytes({ caseNumber: '1234 5678 9012 3456', password: 'correct horse', salt, kdf: FAST_PBKDF2 }, weak);
+    expect(raw).toHaveLength(32);
+    const imported = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['decrypt']);
+    expect(toHex(await unwrapDataKey(imported, wrapped, at))).toBe(toHex(dk));
+    const other = await deriveReporterKeyBytes({ caseNumber: '1234567890123456', password: 'battery staple', salt, kdf: FAST_PBKDF2 }, weak);
+    await expect(unwrapDataKey(await crypto.subtle.importKey('raw', other, 'AES-GCM', false, ['decrypt']), wrapped, at)).rejects.toThrow();
+  });
+
   it('the same inputs give the same verifier and a reporter key that opens what the first wrapped', async () => {
     const dk = makeDataKey();
     for (const kdf of [FAST_ARGON, FAST_PBKDF2]) {

@@ -9,10 +9,11 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64,
+  deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeDataKey, makeHandlerKeys, openFieldText, openNotifyAddress, openSealedBox, signKeyLogEntry, toBase64,
   PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry,
 } from '../../core/crypto/index.ts';
 import { checkKeyLog, sealReport } from '../../src/forms/seal.ts';
+import { contentFits, newSealedUploadMemory } from '../../src/forms/sealFiles.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import type { SealReportInput } from '../../machines/report.ts';
 
@@ -133,6 +134,7 @@ describe('sealReport', () => {
       reporterKey,
       proof: null,
       resealed: false,
+      uploads: null,
     };
     const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
     let answer: () => Response = () => new Response(JSON.stringify({ caseDto: { caseNumber: '1234567812345678' } }), { status: 201 });
@@ -146,6 +148,7 @@ describe('sealReport', () => {
     expect(sent[0]!.body).not.toMatch(/MARKER|Employee|FRAUD/);
     const body = JSON.parse(sent[0]!.body);
     expect(Object.keys(body).sort()).toEqual(['caseAccount', 'caseId', 'envelopes', 'protectionOfficer', 'subsidiary', 'wraps']);
+    expect(sent[0]!.headers['x-upload-session']).toBeUndefined();
     expect(body.caseAccount).toEqual(caseAccount);
     expect(body.wraps.map((w: { kind: string }) => w.kind).sort()).toEqual(['handler', 'recovery', 'reporter']);
     const hanneId = await keyId(hanne.ecdhSpki);
@@ -163,5 +166,109 @@ describe('sealReport', () => {
     expect(await sealReport(api, HOST, input)).toEqual({ rateLimited: { retryAfterSeconds: 120 } });
     // A followed case without its derived account never goes: no password on this path.
     expect(await sealReport(api, HOST, { ...input, submission: { ...input.submission, dto: { ...dto, caseAccount: { follow: true, password: 'pw' } } as never } })).toBeNull();
+  });
+
+  /** A followed case's input, as the chart builds it, with the log's keys (and a mail key) verified. */
+  async function followed(over: Partial<SealReportInput> = {}, mailKey?: { spki: string; keyId: string }) {
+    serve({ anchor: anchor(), entries, sealedCases: 'browser', ...(mailKey ? { mailKey } : {}) });
+    const ok = (await checkKeyLog(api, HOST, 'officer-a', new MemoryStorage() as unknown as Storage)) as { recipients: unknown };
+    const { reporterKey } = await deriveReporterKeys({ caseNumber: '1234567812345678', password: 'a password', salt: new Uint8Array(16), kdf: PBKDF2_DEFAULT });
+    const caseAccount = { follow: true, reservation: 'r'.repeat(43), verifier: 'v'.repeat(43), kdf: PBKDF2_DEFAULT };
+    const input: SealReportInput = { submission: { channel: 'online', dto: { ...dto, caseAccount } as never, files: [] }, recipients: ok.recipients, reporterKey, proof: null, resealed: false, uploads: null, ...over };
+    return { input, caseAccount };
+  }
+  function record(answer: () => Response = () => new Response(JSON.stringify({ caseDto: { caseNumber: '1234567812345678' } }), { status: 201 })) {
+    const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      sent.push({ url, headers: init.headers as Record<string, string>, body: String(init.body) });
+      return answer();
+    });
+    return sent;
+  }
+  const openDk = async (body: { caseId: string; wraps: { recipientKeyId: string; wrap: string }[] }) => {
+    const hanneId = await keyId(hanne.ecdhSpki);
+    const wrap = body.wraps.find((w) => w.recipientKeyId === hanneId)!;
+    return openSealedBox(hanne.ecdh, fromBase64(wrap.wrap), { caseId: body.caseId, epoch: 1, recipientKeyId: hanneId });
+  };
+
+  it('seals a notification address to the mail key, apart from the identity; MAIL_KEY_CHANGED reads the log again; no mail key, no send', async () => {
+    const mail = await makeHandlerKeys();
+    const mailKey = { spki: toBase64(mail.ecdhSpki), keyId: await keyId(mail.ecdhSpki) };
+    const who = { name: 'MARKER-name', email: 'marker.address@example.org', phone: null, phoneCountryCode: null, notification: true };
+    const { input, caseAccount } = await followed({}, mailKey);
+    const notified: SealReportInput = { ...input, submission: { channel: 'online', dto: { ...dto, whistleblower: who, caseAccount } as never, files: [] } };
+    let sent = record();
+    expect(await sealReport(api, HOST, notified, undefined, 'da')).toEqual({ caseDto: { caseNumber: '1234567812345678' } });
+    expect(sent[0]!.body).not.toContain('marker.address');
+    const body = JSON.parse(sent[0]!.body);
+    expect(body.notify.keyId).toBe(mailKey.keyId);
+    const opened = await openNotifyAddress({ privateKey: mail.ecdh.privateKey, publicKey: mail.ecdhSpki, keyId: mailKey.keyId }, body.caseId, fromBase64(body.notify.box));
+    expect(opened).toEqual({ address: 'marker.address@example.org', language: 'da' });
+    // The identity the handlers open holds no address: only the mail worker's key opens it.
+    const dk = await openDk(body);
+    const identity = JSON.parse(await openFieldText(dk, fieldContext(body.caseId, 'report_case.whistleblower_enc'), fromBase64(body.envelopes.whistleblower)));
+    expect(identity).toMatchObject({ name: 'MARKER-name', email: null, notification: true });
+
+    sent = record(() => new Response(JSON.stringify({ error: { code: 'MAIL_KEY_CHANGED', field: 'notify.keyId' } }), { status: 409 }));
+    expect(await sealReport(api, HOST, notified)).toEqual({ wrapMissing: true });
+    // A log with no mail key: the address could be opened by nobody; nothing is sent.
+    const without = await followed();
+    sent = record();
+    expect(await sealReport(api, HOST, { ...without.input, submission: notified.submission })).toBeNull();
+    expect(sent).toEqual([]);
+  });
+
+  it('a phone or meeting report: sealed on the same route with its channel, the relation its only detail', async () => {
+    for (const [channel, type] of [['oral', 'PHONE'], ['meeting', 'MEETING']] as const) {
+      const { input, caseAccount } = await followed();
+      const oral = { whistleblowerRelation: 'MARKER-relation', subsidiary: null, protectionOfficer: { id: 'officer-a' }, whistleblower: dto.whistleblower, creationChannel: 'BY_PHONE' as const, caseAccount };
+      const sent = record();
+      expect(await sealReport(api, HOST, { ...input, submission: { channel, dto: oral as never, files: [] } })).toEqual({ caseDto: { caseNumber: '1234567812345678' } });
+      expect(sent[0]!.url).toBe('http://portal.test/api/public/case/new/sealed');
+      expect(sent[0]!.body).not.toMatch(/MARKER/);
+      const body = JSON.parse(sent[0]!.body);
+      expect(body.submissionType).toBe(type);
+      const details = JSON.parse(await openFieldText(await openDk(body), fieldContext(body.caseId, 'report_case.details_enc'), fromBase64(body.envelopes.details)));
+      expect(details).toEqual({ description: null, violation: null, repeatedViolations: null, whistleblowerRelation: 'MARKER-relation', reportedPersons: [], reportedUnit: null });
+    }
+  });
+
+  it('a report with files goes under the uploads\' case id and data key, naming them with their session; the memory is dropped once a case names them', async () => {
+    const memory = newSealedUploadMemory();
+    const dataKey = makeDataKey();
+    memory.caseId = crypto.randomUUID();
+    memory.dataKey = dataKey;
+    memory.session = 'session.secret';
+    const uploads = { caseId: memory.caseId, dataKey, session: 'session.secret', ids: [crypto.randomUUID(), crypto.randomUUID()] };
+    const files = [{ name: 'a.pdf', size: 10, type: 'application/pdf' }, { name: 'b.txt', size: 3, type: 'text/plain' }];
+    const { input, caseAccount } = await followed({ uploads });
+    const withFiles: SealReportInput = { ...input, submission: { channel: 'online', dto: { ...dto, caseAccount } as never, files } };
+    // Without the uploads (or with fewer than the files) nothing goes: files never travel in this call.
+    const none = record();
+    expect(await sealReport(api, HOST, { ...withFiles, uploads: null }, undefined, undefined, memory)).toBeNull();
+    expect(await sealReport(api, HOST, { ...withFiles, uploads: { ...uploads, ids: [uploads.ids[0]!] } }, undefined, undefined, memory)).toBeNull();
+    expect(none).toEqual([]);
+    const keyCopy = Uint8Array.from(dataKey);
+    const sent = record();
+    expect(await sealReport(api, HOST, withFiles, undefined, undefined, memory)).toEqual({ caseDto: { caseNumber: '1234567812345678' } });
+    const body = JSON.parse(sent[0]!.body);
+    expect(sent[0]!.headers['x-upload-session']).toBe('session.secret');
+    expect(body.caseId).toBe(uploads.caseId);
+    expect(body.uploads).toEqual(uploads.ids);
+    expect(Buffer.from(await openDk(body)).equals(Buffer.from(keyCopy))).toBe(true);
+    expect(memory).toMatchObject({ caseId: null, dataKey: null, session: null });
+    expect(dataKey.every((b) => b === 0)).toBe(true);
+  });
+});
+
+describe('contentFits (the check before sealing, which the server cannot make on ciphertext)', () => {
+  it('takes a file whose first bytes fit its name and refuses one that does not', async () => {
+    const pdf = new File([new TextEncoder().encode('%PDF-1.7\n%...\n')], 'Bilag.pdf', { type: 'application/pdf' });
+    const fake = new File([new TextEncoder().encode('MZ\x90\x00 not a pdf at all')], 'Bilag.pdf', { type: 'application/pdf' });
+    const text = new File([new TextEncoder().encode('plain words, æøå\n')], 'notes.txt', { type: 'text/plain' });
+    expect(await contentFits(pdf)).toBe(true);
+    expect(await contentFits(fake)).toBe(false);
+    expect(await contentFits(text)).toBe(true);
+    expect(await contentFits(new File([new Uint8Array([0, 1, 2, 0, 0, 255])], 'notes.txt'))).toBe(false);
   });
 });

@@ -71,6 +71,8 @@ describe('sealed case effects', () => {
     const candidates = answer.status === 'ok' ? answer.candidates : [];
     // Greta (officer A) and Nils (tied to no officer); not me, not Otto (B), not Dora (disabled), not the swapped key, not a holder.
     expect(candidates.map((c) => c.handlerId)).toEqual(['greta', 'nils']);
+    // The holder (not me) is the one a revocation can name.
+    expect(answer.status === 'ok' ? answer.holders.map((c) => c.handlerId) : []).toEqual(['holder']);
     expect(candidates[0]!.recipientKeyId).toBe(await keyId(greta!.ecdhSpki));
 
     const dataKey = makeDataKey();
@@ -79,6 +81,40 @@ describe('sealed case effects', () => {
     expect(sent[0]!.path).toBe('/api/handler/cases/1111222233334444/key-wraps');
     const opened = await openSealedBox(greta!.ecdh, Uint8Array.from(atob(body.wrap), (c) => c.charCodeAt(0)), { caseId: CASE_ID, epoch: 1, recipientKeyId: body.recipientKeyId });
     expect(Buffer.from(opened)).toEqual(Buffer.from(dataKey));
+  });
+
+  it('revokes by sealing the next epoch to every other holder\'s key from the verified log and the anchor, never to the revoked one', async () => {
+    const recovery = await makeHandlerKeys();
+    const [me, greta, ida] = await Promise.all([makeHandlerKeys(), makeHandlerKeys(), makeHandlerKeys()]);
+    const entries = await logOf(recovery, [{ id: 'me', keys: me!, officers: ['A'] }, { id: 'greta', keys: greta!, officers: ['A'] }, { id: 'ida', keys: ida!, officers: ['A'] }]);
+    const result = await verifyKeyLog(entries, recovery.ecdsaSpki);
+    const ids = { me: await keyId(me!.ecdhSpki), greta: await keyId(greta!.ecdhSpki), ida: await keyId(ida!.ecdhSpki), recovery: await keyId(recovery.ecdhSpki) };
+    const holders = (extra: string[] = []) => ({
+      epoch: 1, reporter: true, recipientKeyIds: [],
+      holders: [{ recipientKeyId: ids.me, kind: 'handler' }, { recipientKeyId: ids.greta, kind: 'handler' }, { recipientKeyId: ids.ida, kind: 'handler' }, { recipientKeyId: ids.recovery, kind: 'recovery' }, ...extra.map((k) => ({ recipientKeyId: k, kind: 'handler' }))],
+    });
+    const verifiedLog = async () => ({ ok: true, log: { anchor: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) }, entries }, anchorId: 'a', result }) as never;
+    const path = '/api/handler/cases/1111222233334444/key-wraps';
+    const sent: { path: string; body: unknown }[] = [];
+    const fx = sealedCaseEffects(fakeApi({ [path]: holders() }, sent), { verifiedLog });
+    const dataKey = makeDataKey();
+    const holder = { handlerId: 'greta', name: 'greta', email: null, recipientKeyId: ids.greta, ecdhSpki: toBase64(greta!.ecdhSpki) };
+    expect(await fx.revokeKey({ caseNumber: '1111222233334444', caseId: CASE_ID, epoch: 1, dataKey, holder })).toEqual({ status: 201, code: undefined });
+    expect(sent[0]!.path).toBe('/api/handler/cases/1111222233334444/key-epochs');
+    const body = sent[0]!.body as { epoch: number; revoke: string; wraps: { recipientKeyId: string; kind: string; wrap: string }[]; next: string | null };
+    expect(body.epoch).toBe(2);
+    expect(body.revoke).toBe(ids.greta);
+    expect(body.next).not.toBeNull();
+    expect(body.wraps.map((w) => w.recipientKeyId).sort()).toEqual([ids.me, ids.ida, ids.recovery].sort());
+    const idaWrap = body.wraps.find((w) => w.recipientKeyId === ids.ida)!;
+    const newKey = await openSealedBox(ida!.ecdh, Uint8Array.from(atob(idaWrap.wrap), (c) => c.charCodeAt(0)), { caseId: CASE_ID, epoch: 2, recipientKeyId: ids.ida });
+    expect(Buffer.from(newKey)).not.toEqual(Buffer.from(dataKey));
+    // A holder the log does not certify here stops the revocation: nothing is sent.
+    const stranger = await keyId((await makeHandlerKeys()).ecdhSpki);
+    const none: { path: string; body: unknown }[] = [];
+    const fx2 = sealedCaseEffects(fakeApi({ [path]: holders([stranger]) }, none), { verifiedLog });
+    expect(await fx2.revokeKey({ caseNumber: '1111222233334444', caseId: CASE_ID, epoch: 1, dataKey, holder })).toEqual({ status: 409, code: 'HOLDER_UNVERIFIED' });
+    expect(none).toEqual([]);
   });
 
   it('offers nobody when the log does not verify here', async () => {

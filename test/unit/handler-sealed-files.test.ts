@@ -186,24 +186,24 @@ describe('files of a sealed case in the workspace', () => {
 });
 
 describe('a handler file sealed for upload, range by range', () => {
-  it('any split into ranges gives the same bytes, which open to the file', async () => {
-    const { sealedRange } = await import('../../src/handler/sealedUpload.ts');
-    const { FileChunkSealer, paddedSize, sealedFileSize, openSealedFile } = await import('../../core/crypto/index.ts');
+  it('any split into ranges gives the same bytes, which open to the file; the sealed name carries its type', async () => {
+    const { sealedSource } = await import('../../src/handler/sealedUpload.ts');
+    const { openFileName, openSealedFile } = await import('../../core/crypto/index.ts');
     const dataKey = makeDataKey();
-    const fileId = '00000000-0000-4000-8000-0000000000dd';
+    const caseId = '00000000-0000-4000-8000-0000000000cc';
     const plain = new Uint8Array(200_000).map((_, i) => (i * 13) % 256);
-    const blob = new Blob([plain]);
-    const padded = paddedSize(plain.length);
-    const sealer = await FileChunkSealer.create(dataKey, fileId);
-    const total = sealedFileSize(padded);
-    const whole = await sealedRange(sealer, blob, padded, 0, total);
+    const file = Object.assign(new Blob([plain], { type: 'application/pdf' }), { name: 'Bilag.pdf' });
+    const source = await sealedSource(dataKey, caseId, file);
+    const total = source.size;
+    const whole = await source.slice(0, total);
     expect(whole.length).toBe(total);
     for (const cuts of [[10], [27, 65_579], [100_000, 100_001, 150_000], [total - 1]]) {
       const bounds = [0, ...cuts, total];
-      const parts = await Promise.all(bounds.slice(1).map((end, i) => sealedRange(sealer, blob, padded, bounds[i]!, end)));
+      const parts = await Promise.all(bounds.slice(1).map((end, i) => source.slice(bounds[i]!, end)));
       expect(Buffer.from(concat(...parts)).equals(Buffer.from(whole))).toBe(true);
     }
-    const opened = await readAll(openSealedFile(dataKey, { id: fileId, size: plain.length }, new Blob([whole as BlobPart]).stream()));
+    expect(await openFileName(dataKey, caseId, source.fileId, source.name)).toEqual({ name: 'Bilag.pdf', size: plain.length, type: 'application/pdf' });
+    const opened = await readAll(openSealedFile(dataKey, { id: source.fileId, size: plain.length }, new Blob([whole as BlobPart]).stream()));
     expect(Buffer.from(opened).equals(Buffer.from(plain))).toBe(true);
   });
 });

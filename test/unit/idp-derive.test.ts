@@ -6,13 +6,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARGON2ID_DEFAULT, PBKDF2_DEFAULT, deriveReporterKeys, toBase64, type Kdf } from '../../core/crypto/index.ts';
+import { ARGON2ID_DEFAULT, PBKDF2_DEFAULT, deriveReporterKeys, fromBase64, toBase64, unwrapDataKey, wrapDataKey, type Kdf } from '../../core/crypto/index.ts';
 import { NATIVE_KDF } from '../../server/cases/reporter-keys.ts';
 
 type PageKeys = {
   derive(caseNumber: string, password: string, salt: string, kdf: unknown): Promise<{ verifier: string; key: string }>;
   checkKdf(kdf: unknown): void;
   chooseKdf(): Promise<Kdf>;
+  rewrap(oldKey: string, newKey: string, caseId: string, wraps: { epoch: number; wrap: string }[]): Promise<{ epoch: number; wrap: string }[]>;
 };
 let page: PageKeys;
 
@@ -59,5 +60,44 @@ describe('the sign-in page’s derivation is core/crypto’s', () => {
 
   it('chooses argon2id where WebAssembly works', async () => {
     expect(await page.chooseKdf()).toEqual(ARGON2ID_DEFAULT);
+  });
+});
+
+// The new-password page of a sealed case re-wraps its data key (sealed-cases.md "Password change"):
+// what it sends is core/crypto's wrap, opened by the new key and by nothing else.
+describe('the new-password page’s re-wrap is core/crypto’s wrap', () => {
+  const caseId = '5b0c7d7e-6a51-4f4e-9d3c-2b8f1f0a9e11';
+  const raw = (n: number) => toBase64(Uint8Array.from({ length: 32 }, (_, i) => (i * 7 + n) & 255));
+  const aes = (b64: string) => crypto.subtle.importKey('raw', fromBase64(b64), 'AES-GCM', false, ['encrypt', 'decrypt']);
+
+  it('opens each epoch’s wrap with the old key and wraps it to the new one; only the new key opens the result', async () => {
+    const oldKey = raw(1);
+    const newKey = raw(2);
+    const dataKeys = [crypto.getRandomValues(new Uint8Array(32)), crypto.getRandomValues(new Uint8Array(32))];
+    const wraps = [
+      { epoch: 1, wrap: toBase64(await wrapDataKey(await aes(oldKey), dataKeys[0]!, { caseId, epoch: 1 })) },
+      { epoch: 2, wrap: toBase64(await wrapDataKey(await aes(oldKey), dataKeys[1]!, { caseId, epoch: 2 })) },
+    ];
+    const out = await page.rewrap(oldKey, newKey, caseId, wraps);
+    expect(out.map((w) => w.epoch)).toEqual([1, 2]);
+    for (const [i, w] of out.entries()) {
+      expect(w.wrap).not.toBe(wraps[i]!.wrap);
+      expect(fromBase64(w.wrap)).toHaveLength(61);
+      expect(Buffer.from(await unwrapDataKey(await aes(newKey), fromBase64(w.wrap), { caseId, epoch: w.epoch }))).toEqual(Buffer.from(dataKeys[i]!));
+      await expect(unwrapDataKey(await aes(oldKey), fromBase64(w.wrap), { caseId, epoch: w.epoch })).rejects.toThrow();
+      // Bound to its case and epoch, as core/crypto binds it.
+      await expect(unwrapDataKey(await aes(newKey), fromBase64(w.wrap), { caseId, epoch: w.epoch + 1 })).rejects.toThrow();
+    }
+  });
+
+  it('sends nothing when the old key does not open a wrap (another password’s key, an altered wrap, another case)', async () => {
+    const dataKey = crypto.getRandomValues(new Uint8Array(32));
+    const wrap = await wrapDataKey(await aes(raw(1)), dataKey, { caseId, epoch: 1 });
+    await expect(page.rewrap(raw(3), raw(2), caseId, [{ epoch: 1, wrap: toBase64(wrap) }])).rejects.toThrow();
+    const altered = Uint8Array.from(wrap);
+    altered[30]! ^= 1;
+    await expect(page.rewrap(raw(1), raw(2), caseId, [{ epoch: 1, wrap: toBase64(altered) }])).rejects.toThrow();
+    await expect(page.rewrap(raw(1), raw(2), '00000000-0000-4000-8000-000000000000', [{ epoch: 1, wrap: toBase64(wrap) }])).rejects.toThrow();
+    await expect(page.rewrap(raw(1), raw(2), caseId, [{ epoch: 1, wrap: toBase64(wrap.subarray(0, 60)) }])).rejects.toThrow();
   });
 });

@@ -29,6 +29,7 @@ import * as m0240 from './0240_b37_sealed_cases.ts';
 import * as m0280 from './0280_f37_sealed_uploads.ts';
 import * as m0290 from './0290_n37_case_notify.ts';
 import * as m0330 from './0330_w37_sealed_audit.ts';
+import * as m0360 from './0360_e37_key_epochs.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0280_f37_sealed_uploads': m0280,
   '0290_n37_case_notify': m0290,
   '0330_w37_sealed_audit': m0330,
+  '0360_e37_key_epochs': m0360,
 };

@@ -99,5 +99,70 @@
     return toB64url(self.crypto.getRandomValues(new Uint8Array(16)));
   }
 
-  self.wbReporterKeys = { derive: derive, chooseKdf: chooseKdf, newSalt: newSalt, checkKdf: checkKdf };
+  function b64ToBytes(s) {
+    var bin = atob(s);
+    var out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  function aesKey(b64) {
+    var raw = b64ToBytes(b64);
+    if (raw.length !== 32) throw new Error('key');
+    return subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']).then(function (k) {
+      raw.fill(0);
+      return k;
+    });
+  }
+  // core/crypto/reporter.ts wrapDataKey: 1 ‖ nonce(12) ‖ AES-256-GCM(data key), additional data wb:reporter-key:<case id>:<epoch>.
+  function wrapAad(caseId, epoch) {
+    return utf8('wb:reporter-key:' + caseId + ':' + epoch);
+  }
+  async function unwrap(key, wrap, caseId, epoch) {
+    if (wrap.length !== 61 || wrap[0] !== 1) throw new Error('format');
+    return new Uint8Array(await subtle.decrypt({ name: 'AES-GCM', iv: wrap.subarray(1, 13), additionalData: wrapAad(caseId, epoch), tagLength: 128 }, key, wrap.subarray(13)));
+  }
+  async function wrapWith(key, dataKey, caseId, epoch) {
+    var nonce = self.crypto.getRandomValues(new Uint8Array(12));
+    var sealed = new Uint8Array(await subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: wrapAad(caseId, epoch), tagLength: 128 }, key, dataKey));
+    var out = new Uint8Array(1 + 12 + sealed.length);
+    out[0] = 1;
+    out.set(nonce, 1);
+    out.set(sealed, 13);
+    return out;
+  }
+  function same(a, b) {
+    if (a.length !== b.length) return false;
+    var d = 0;
+    for (var i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+    return d === 0;
+  }
+
+  /**
+   * The password change of a sealed case: each of its reporter wraps ([{ epoch, wrap }],
+   * base64) opened with the old reporter key and wrapped under the new one (both as
+   * derive() hands them over, base64), each new wrap opened again with the new key and
+   * compared before anything is sent. Throws (and sends nothing) if one does not open.
+   */
+  async function rewrap(oldKeyB64, newKeyB64, caseId, wraps) {
+    var oldKey = await aesKey(oldKeyB64);
+    var newKey = await aesKey(newKeyB64);
+    var out = [];
+    for (var i = 0; i < wraps.length; i++) {
+      var w = wraps[i];
+      var dataKey = await unwrap(oldKey, b64ToBytes(w.wrap), caseId, w.epoch);
+      try {
+        var next = await wrapWith(newKey, dataKey, caseId, w.epoch);
+        var check = await unwrap(newKey, next, caseId, w.epoch);
+        var ok = same(check, dataKey);
+        check.fill(0);
+        if (!ok) throw new Error('rewrap');
+        out.push({ epoch: w.epoch, wrap: toB64(next) });
+      } finally {
+        dataKey.fill(0);
+      }
+    }
+    return out;
+  }
+
+  self.wbReporterKeys = { derive: derive, chooseKdf: chooseKdf, newSalt: newSalt, checkKdf: checkKdf, rewrap: rewrap };
 })();

@@ -32,14 +32,37 @@
 // length and confirmation (the server cannot, it never sees them), derives the new
 // verifier and reporter key from the case number and a fresh salt with the
 // derivation this browser runs (derive.js), sends verifier, salt and kdf, and hands
-// the new reporter key to the SPA in this tab's sessionStorage. With sealing, the
-// data key re-wrapped under the new key goes with them (blind-server.md).
+// the new reporter key to the SPA in this tab's sessionStorage. A sealed case's page
+// (data-wraps) also re-wraps its data key: opened with the old reporter key (the one
+// the sign-in page just handed over), wrapped under the new one and checked to open
+// with it, then sent with the rest (sealed-cases.md "Password change"). Until the
+// server has taken the change, the old key stays beside the new one (`was`): a
+// refused change comes back to this page, which puts the old key back.
 (function () {
   document.addEventListener('DOMContentLoaded', function () {
     var form = document.querySelector('form[data-case-number]');
     if (!form || !self.wbReporterKeys) return;
     var sending = false;
     var box = document.getElementById('form-error');
+    var handover = form.getAttribute('data-key-handover');
+    var sealed = form.hasAttribute('data-wraps');
+    function handed() {
+      try {
+        var item = JSON.parse(sessionStorage.getItem(handover) || 'null');
+        return item && typeof item.k === 'string' ? item : null;
+      } catch (err) {
+        return null;
+      }
+    }
+    var held = handed();
+    if (held && typeof held.was === 'string') {
+      try {
+        sessionStorage.setItem(handover, JSON.stringify({ k: held.was, t: held.t }));
+      } catch (err) {
+        /* storage disabled */
+      }
+      held = { k: held.was, t: held.t };
+    }
     function show(message) {
       sending = false;
       box.textContent = message;
@@ -61,26 +84,40 @@
       if (length < Number(form.getAttribute('data-min'))) return show(form.getAttribute('data-error-min'));
       if (length > Number(form.getAttribute('data-max'))) return show(form.getAttribute('data-error-max'));
       if (next !== again) return show(form.getAttribute('data-error-mismatch'));
+      // Without the old key nothing could move the case's key: nothing is sent.
+      if (sealed && !held) return show(form.getAttribute('data-error-rewrap'));
       sending = true;
       var keys = self.wbReporterKeys;
       var salt = keys.newSalt();
+      var rewrapFailed = false;
       keys
         .chooseKdf()
         .then(function (kdf) {
           return keys.derive(form.getAttribute('data-case-number'), next, salt, kdf).then(function (derived) {
-            form.querySelector('input[name="verifier"]').value = derived.verifier;
-            form.querySelector('input[name="salt"]').value = salt;
-            form.querySelector('input[name="kdf"]').value = JSON.stringify(kdf);
-            try {
-              sessionStorage.setItem(form.getAttribute('data-key-handover'), JSON.stringify({ k: derived.key, t: Date.now() }));
-            } catch (err) {
-              /* storage disabled: the SPA asks for the password once */
-            }
-            form.submit();
+            var wraps = sealed
+              ? keys.rewrap(held.k, derived.key, form.getAttribute('data-case-id'), JSON.parse(form.getAttribute('data-wraps'))).catch(function (err) {
+                  rewrapFailed = true;
+                  throw err;
+                })
+              : Promise.resolve(null);
+            return wraps.then(function (rewrapped) {
+              form.querySelector('input[name="verifier"]').value = derived.verifier;
+              form.querySelector('input[name="salt"]').value = salt;
+              form.querySelector('input[name="kdf"]').value = JSON.stringify(kdf);
+              if (rewrapped) form.querySelector('input[name="wraps"]').value = JSON.stringify(rewrapped);
+              try {
+                var item = { k: derived.key, t: Date.now() };
+                if (held) item.was = held.k;
+                sessionStorage.setItem(handover, JSON.stringify(item));
+              } catch (err) {
+                /* storage disabled: the SPA asks for the password once */
+              }
+              form.submit();
+            });
           });
         })
         .catch(function () {
-          show(form.getAttribute('data-error-derive'));
+          show(form.getAttribute(rewrapFailed ? 'data-error-rewrap' : 'data-error-derive'));
         });
     });
   });

@@ -1,0 +1,40 @@
+// core/crypto statistics: categories sealed to the company's statistics key and counted in the browser.
+import { describe, expect, it } from 'vitest';
+import { countCategories, keyId, makeDataKey, makeHandlerKeys, makeStatisticsKey, openCategories, openSealedBox, fromBase64, sealCategories, sealNotifyAddress, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+
+const ids = ['a1', 'b2', 'c3', 'd4', 'e5'].map((s) => `0f6b7c2e-4d1a-4c5b-9f7e-2a3b4c5d6e${s}`);
+
+describe('core statistics key', () => {
+  it('counts violation categories and channels of the boxes it opens, and counts the rest apart', async () => {
+    const stats = await makeStatisticsKey();
+    expect(stats.keyId).toBe(await keyId(stats.spki));
+    const pub = { spki: toBase64(stats.spki), keyId: stats.keyId };
+    const boxes = [
+      { caseId: ids[0]!, box: (await sealCategories(pub, ids[0]!, { violation: 'THEFT', channel: 'ONLINE' })).box },
+      { caseId: ids[1]!, box: (await sealCategories(pub, ids[1]!, { violation: 'THEFT', channel: 'BY_PHONE' })).box },
+      { caseId: ids[2]!, box: (await sealCategories(pub, ids[2]!, { violation: null, channel: 'ONLINE' })).box },
+    ];
+    // A box moved to another case, and one sealed to another statistics key, do not count as categories.
+    boxes.push({ caseId: ids[3]!, box: boxes[0]!.box });
+    const other = await makeStatisticsKey();
+    boxes.push({ caseId: ids[4]!, box: (await sealCategories({ spki: other.spki, keyId: other.keyId }, ids[4]!, { violation: 'FRAUD', channel: 'ONLINE' })).box });
+    const counts = await countCategories(stats, boxes);
+    expect(counts).toEqual({ violation: { THEFT: 2, none: 1 }, channel: { ONLINE: 2, BY_PHONE: 1 }, unopened: 2, total: 5 });
+  });
+
+  it('opens categories only: neither a data key\'s wrap nor a mail box opens as one, nor a categories box as a wrap', async () => {
+    const stats = await makeStatisticsKey();
+    const h = await makeHandlerKeys();
+    const caseId = ids[0]!;
+    // A wrap of a data key to the statistics key's public half (epoch 0, same case): no categories come out.
+    const wrap = await sealToPublicKey(stats.spki, makeDataKey(), { caseId, epoch: 0, recipientKeyId: stats.keyId });
+    expect(await openCategories(stats, caseId, toBase64(wrap))).toBeNull();
+    const mail = await sealNotifyAddress({ spki: toBase64(stats.spki), keyId: stats.keyId }, caseId, 'a@example.org');
+    expect(await openCategories(stats, caseId, mail.box)).toBeNull();
+    const sealed = await sealCategories({ spki: stats.spki, keyId: stats.keyId }, caseId, { violation: 'THEFT', channel: 'ONLINE' });
+    await expect(openSealedBox({ privateKey: stats.privateKey, publicKey: stats.spki }, fromBase64(sealed.box), { caseId, epoch: 0, recipientKeyId: stats.keyId })).rejects.toThrow();
+    // A handler's key opens nothing of it.
+    expect(await openCategories({ privateKey: h.ecdh.privateKey, spki: h.ecdhSpki, keyId: await keyId(h.ecdhSpki) }, caseId, sealed.box)).toBeNull();
+    expect(await openCategories(stats, caseId, sealed.box)).toEqual({ violation: 'THEFT', channel: 'ONLINE' });
+  });
+});
