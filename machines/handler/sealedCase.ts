@@ -12,9 +12,21 @@
  *   does not open with this account's key is `keyRefused`. Neither holds a data key.
  * - `opened` holds the case's data key and the opened parts; a part that could not be
  *   opened is null (the whistleblower: `unopened`) beside the parts that opened.
- * - The composer sends only non-empty text; on a failure the text stays.
+ * - The composer sends only non-empty text or at least one attachment (at most
+ *   LIMITS.maxFiles); on a failure the text and the attachments stay.
  * - A grant is made only from `confirmingGrant`, to a colleague the verified key log
  *   lists (the effect lists only those), and only while the data key is held.
+ * - A status is changed only after `confirmingStatus`, only to a settable status other
+ *   than the current one; the answer (the sealed view with its audit trail) replaces the
+ *   view, so the trail shown includes the change.
+ * - `epochKeys` holds every epoch's key this account's wrap reaches (after a revocation
+ *   the older content stays under older keys): each file's name and bytes open with the
+ *   key of the file's own epoch; what this browser writes is sealed under the newest
+ *   (`dataKey`, `epoch`), and sent with that epoch.
+ * - A file is saved only when its name opened, one at a time, and only where it can
+ *   be written without holding it whole (`canStream`, the File System Access API) or
+ *   is at most MEMORY_SAVE_MAX bytes. Each file's outcome (saved with the browser's
+ *   content and metadata check, not saved and why) is kept beside the others.
  * - A revocation is made only from `confirmingRevoke`, of a colleague who holds the
  *   current epoch, while the data key is held; once the server took the next epoch the
  *   case is read and opened again (the new key comes with this account's new wrap),
@@ -23,15 +35,88 @@
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
 import type { OpenedRecordVersion } from '../../core/crypto/record.ts';
+import { keyForEpoch, type EpochKeys } from '../../core/crypto/epochs.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import { LIMITS, type MessageType } from '../schema.ts';
+import { LIMITS, type CaseStatus, type MessageType } from '../schema.ts';
 import type { OpenedKeys } from './session.ts';
+import { SETTABLE_STATUSES } from './case.ts';
 
 /** As the usual composer's limit (machines/handler/composer.ts). */
 export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
 
-/** What GET /api/handler/cases/:n/sealed answers (one type with the server's and scripted clients'). */
-export type SealedView = SealedCaseAnswer;
+/**
+ * The largest file a browser without the File System Access API opens in memory to save
+ * (docs/decisions/sealed-cases.md "Files in the workspace"): larger ones it cannot save.
+ */
+export const MEMORY_SAVE_MAX = 100_000_000;
+
+/** One entry of the case's audit trail, as the server wrote it in clear (ids and enums, no content). */
+export interface SealedAuditEntry {
+  at: string;
+  handlerId: string | null;
+  handlerName: string | null;
+  action: string;
+  detail: Record<string, string | number | boolean>;
+}
+
+/** An entry written while the case was server-keyed (before `retire-master` sealed it): sealed under the data key (base64). */
+export interface SealedAuditEnvelope {
+  at: string;
+  sealed: string;
+}
+/** An entry as the page shows it: opened, or `unopened` (a sealed one that did not open). */
+export type OpenedAuditEntry = SealedAuditEntry | { at: string; unopened: true };
+
+/** What GET /api/handler/cases/:n/sealed answers: the sealed case (one type with the server's and scripted clients') and its audit trail. */
+export type SealedView = SealedCaseAnswer & { audit: (SealedAuditEntry | SealedAuditEnvelope)[] };
+
+export interface OpenedFile {
+  id: string;
+  messageId: string | null;
+  created: string;
+  /** The stored (padded, sealed) size. */
+  sealedSize: number;
+  /** null: the name could not be opened (the file is named by its date and not offered). */
+  name: string | null;
+  /** The true size from the sealed name; null for a file sealed without one. */
+  size: number | null;
+  /** The key epoch it was sealed under (absent: the first). */
+  epoch?: number;
+}
+
+/** The browser's check of a file it opened: does the content fit the name, and what hidden data is in it. */
+export interface FileCheckResult {
+  /** `fits`; `notAllowed`: a type the portal does not take. */
+  content: 'fits' | 'notAllowed';
+  /** The kinds of hidden data found ([] none); `notChecked`: a type or size the check does not read; `couldNotCheck`: it hit a limit. */
+  metadata: string[] | 'notChecked' | 'couldNotCheck';
+}
+
+/**
+ * How saving one file ended: `saved` with the check; `mismatch`: the content does not fit
+ * the name, so nothing was kept; `unopened`: a part did not open (nothing kept);
+ * `cancelled`: the handler closed the save dialog; `failed`: the download broke.
+ */
+export type FileSaveAnswer =
+  | { outcome: 'saved'; check: FileCheckResult }
+  | { outcome: 'mismatch' | 'unopened' | 'cancelled' | 'failed' | 'unauthorized' };
+export type FileOutcome = Exclude<FileSaveAnswer, { outcome: 'unauthorized' }> | { outcome: 'saving' };
+
+export interface FileSaveInput {
+  caseNumber: string;
+  caseId: string;
+  dataKey: Uint8Array;
+  file: OpenedFile & { name: string };
+  /** Write to disk as the file is opened (File System Access API), else in memory. */
+  toDisk: boolean;
+}
+
+export interface StatusAnswer {
+  status: number;
+  view?: SealedView;
+  /** The answer's audit trail, its sealed entries opened. */
+  audit?: OpenedAuditEntry[];
+}
 
 export interface SealedDetails {
   description?: string | null;
@@ -62,10 +147,15 @@ export interface OpenedSealedCase {
   /** null: none was given; `unopened`: it could not be opened. */
   whistleblower: SealedIdentity | null | 'unopened';
   messages: OpenedMessage[];
+  files: OpenedFile[];
+  /** The audit trail with its sealed entries opened (replaced by a status change's answer). */
+  audit: OpenedAuditEntry[];
   /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
   senders: Record<string, string>;
   /** The record of a phone or meeting report: each version opened and its hash checked here, and the reporter's comments (`text` null: not opened). */
   record: { versions: OpenedRecordVersion[]; comments: { id: string; created: string; text: string | null }[] };
+  /** Handlers' names by the keyId of their ECDH key, for the audit's grants. */
+  keyHolders: Record<string, string>;
 }
 
 /** The next version of a sealed case's record, sealed and hashed in this browser (core/crypto/record.ts). */
@@ -81,8 +171,8 @@ export interface SealedLoadAnswer {
   status: number;
   view?: SealedView;
 }
-/** `dataKey`/`epoch`: the newest key this account's wrap reaches, what new content is sealed under. */
-export type SealedOpenAnswer = { outcome: 'opened'; dataKey: Uint8Array; epoch: number; opened: OpenedSealedCase } | { outcome: 'refused' };
+/** `keys`: every epoch's key this account's wrap reaches; its newest (`keys.dataKey`, `keys.epoch`) is what new content is sealed under. */
+export type SealedOpenAnswer = { outcome: 'opened'; keys: EpochKeys; opened: OpenedSealedCase } | { outcome: 'refused' };
 
 export interface GrantCandidate {
   handlerId: string;
@@ -103,6 +193,12 @@ export interface RevokeInput {
   holder: GrantCandidate;
 }
 
+/** A file the handler attaches (a browser `File` satisfies it); sealed and uploaded only on send. */
+export interface SealedAttachment {
+  name: string;
+  size: number;
+}
+
 export interface SealedSendInput {
   caseNumber: string;
   caseId: string;
@@ -111,24 +207,34 @@ export interface SealedSendInput {
   text: string;
   type: MessageType;
   answerWanted: boolean;
+  attachments: SealedAttachment[];
 }
 export interface SealedSendAnswer {
   status: number;
-  message?: { id: string; time: string };
+  message?: { id: string; time: string; files?: { id: string; size: number }[] };
 }
 
 export interface SealedCaseContext {
   caseNumber: string;
   handlerId: string;
+  /** This browser writes files to disk as they open (File System Access API). */
+  canStream: boolean;
+  nextStatus: CaseStatus | null;
+  saving: string | null;
+  fileOutcomes: Record<string, FileOutcome>;
   keys: OpenedKeys | null;
   view: SealedView | null;
+  /** The newest key (`epochKeys.dataKey`): what this browser seals under. */
   dataKey: Uint8Array | null;
   /** The epoch of `dataKey`. */
   epoch: number;
+  /** Every epoch's key reached; each file opens with its own epoch's. */
+  epochKeys: EpochKeys | null;
   opened: OpenedSealedCase | null;
   text: string;
   type: MessageType;
   answerWanted: boolean;
+  attachments: SealedAttachment[];
   candidates: GrantCandidate[];
   chosen: GrantCandidate | null;
   granted: string;
@@ -144,11 +250,17 @@ export type SealedCaseEvent =
   | { type: 'text.change'; value: string }
   | { type: 'type.change'; value: MessageType }
   | { type: 'answer.toggle' }
+  | { type: 'attachments.add'; files: SealedAttachment[] }
+  | { type: 'attachment.remove'; index: number }
   | { type: 'send' }
   | { type: 'grants.retry' }
   | { type: 'grant.choose'; handlerId: string }
   | { type: 'grant.confirm' }
   | { type: 'grant.cancel' }
+  | { type: 'status.choose'; status: CaseStatus }
+  | { type: 'status.confirm' }
+  | { type: 'status.cancel' }
+  | { type: 'file.save'; fileId: string }
   | { type: 'revoke.choose'; handlerId: string }
   | { type: 'revoke.confirm' }
   | { type: 'revoke.cancel' };
@@ -158,10 +270,17 @@ const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).out
 const sent = (e: unknown) => (e as DoneActorEvent<SealedSendAnswer>).output;
 const listed = (e: unknown) => (e as DoneActorEvent<CandidatesAnswer>).output;
 const grantedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
+const statusAnswer = (e: unknown) => (e as DoneActorEvent<StatusAnswer>).output;
+const savedAnswer = (e: unknown) => (e as DoneActorEvent<FileSaveAnswer>).output;
+
+/** Whether `file` may be saved in a browser that does (`toDisk`) or does not write to disk as it opens. */
+export function isSaveable(file: OpenedFile, toDisk: boolean): boolean {
+  return file.name !== null && (toDisk || (file.size ?? file.sealedSize) <= MEMORY_SAVE_MAX);
+}
 const revokedAnswer = (e: unknown) => (e as DoneActorEvent<{ status: number; code?: string }>).output;
 
 export const sealedCaseMachine = setup({
-  types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null } },
+  types: {} as { context: SealedCaseContext; events: SealedCaseEvent; input: { caseNumber: string; handlerId: string; keys: OpenedKeys | null; canStream?: boolean } },
   actors: {
     loadSealed: fromPromise<SealedLoadAnswer, { caseNumber: string }>(async () => {
       throw new Error('loadSealed not provided');
@@ -178,6 +297,12 @@ export const sealedCaseMachine = setup({
     grantKey: fromPromise<{ status: number; code?: string }, { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate }>(async () => {
       throw new Error('grantKey not provided');
     }),
+    changeStatus: fromPromise<StatusAnswer, { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus }>(async () => {
+      throw new Error('changeStatus not provided');
+    }),
+    saveFile: fromPromise<FileSaveAnswer, FileSaveInput>(async () => {
+      throw new Error('saveFile not provided');
+    }),
     revokeKey: fromPromise<{ status: number; code?: string }, RevokeInput>(async () => {
       throw new Error('revokeKey not provided');
     }),
@@ -188,17 +313,21 @@ export const sealedCaseMachine = setup({
     assignView: assign({ view: ({ event }) => loaded(event).view ?? null }),
     assignOpened: assign(({ event }) => {
       const a = openedAnswer(event);
-      return a.outcome === 'opened' ? { dataKey: a.dataKey, epoch: a.epoch, opened: a.opened } : {};
+      return a.outcome === 'opened' ? { dataKey: a.keys.dataKey, epoch: a.keys.epoch, epochKeys: a.keys, opened: a.opened } : {};
     }),
-    forgetOpened: assign({ dataKey: null, opened: null, candidates: [], chosen: null, holders: [], revoking: null }),
+    forgetOpened: assign({ dataKey: null, epochKeys: null, opened: null, candidates: [], chosen: null, holders: [], revoking: null, nextStatus: null, saving: null, fileOutcomes: {} }),
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value.slice(0, SEALED_MESSAGE_MAX) : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
+    addAttachments: assign({ attachments: ({ event, context }) => (event.type === 'attachments.add' ? [...context.attachments, ...event.files].slice(0, LIMITS.maxFiles) : context.attachments) }),
+    removeAttachment: assign({ attachments: ({ event, context }) => (event.type === 'attachment.remove' ? context.attachments.filter((_, i) => i !== event.index) : context.attachments) }),
     // The message the server took joins the thread as written here: no reload, no second open.
     appendSent: assign(({ event, context }) => {
       const m = sent(event).message!;
       const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
-      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message] } : null, text: '', answerWanted: false };
+      // The files the server took, in the order sent, listed under the names written here.
+      const files: OpenedFile[] = (m.files ?? []).map((f, i) => ({ id: f.id, messageId: m.id, created: m.time, sealedSize: f.size, name: context.attachments[i]?.name ?? null, size: context.attachments[i]?.size ?? null, epoch: context.epoch }));
+      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message], files: [...context.opened.files, ...files] } : null, text: '', answerWanted: false, attachments: [] };
     }),
     assignCandidates: assign(({ event }) => {
       const a = listed(event);
@@ -213,6 +342,20 @@ export const sealedCaseMachine = setup({
     forgetChosen: assign({ chosen: null }),
     markGranted: assign(({ context }) => ({ granted: context.chosen?.name ?? '', candidates: context.candidates.filter((c) => c.handlerId !== context.chosen?.handlerId), chosen: null })),
     forgetGranted: assign({ granted: '' }),
+    assignNextStatus: assign({ nextStatus: ({ event, context }) => (event.type === 'status.choose' ? event.status : context.nextStatus) }),
+    clearNextStatus: assign({ nextStatus: null }),
+    // The answer is the whole sealed view: its status and audit replace the old ones; the opened parts stay.
+    assignStatusView: assign(({ event, context }) => {
+      const a = statusAnswer(event);
+      return { view: a.view ?? context.view, opened: context.opened && a.audit ? { ...context.opened, audit: a.audit } : context.opened, nextStatus: null };
+    }),
+    startSaving: assign(({ event, context }) => (event.type === 'file.save' ? { saving: event.fileId, fileOutcomes: { ...context.fileOutcomes, [event.fileId]: { outcome: 'saving' as const } } } : {})),
+    assignSaved: assign(({ event, context }) => {
+      const a = savedAnswer(event);
+      const outcome: FileOutcome = a.outcome === 'unauthorized' ? { outcome: 'failed' } : a;
+      return { saving: null, fileOutcomes: { ...context.fileOutcomes, [context.saving!]: outcome } };
+    }),
+    assignSaveFailed: assign(({ context }) => ({ saving: null, fileOutcomes: { ...context.fileOutcomes, [context.saving!]: { outcome: 'failed' as const } } })),
   },
   guards: {
     hasKeys: ({ context }) => context.keys !== null,
@@ -223,7 +366,8 @@ export const sealedCaseMachine = setup({
     isUnauthorizedAnswer: ({ event }) => loaded(event).status === 401,
     isRevokedAnswer: ({ event }) => loaded(event).status === 403,
     isOpened: ({ event }) => openedAnswer(event).outcome === 'opened',
-    hasText: ({ context }) => context.text.trim() !== '',
+    hasContent: ({ context }) => context.text.trim() !== '' || context.attachments.length > 0,
+    hasRoom: ({ context, event }) => event.type === 'attachments.add' && event.files.length > 0 && context.attachments.length + event.files.length <= LIMITS.maxFiles,
     isSent: ({ event }) => sent(event).status === 201 && !!sent(event).message,
     isSendUnauthorized: ({ event }) => sent(event).status === 401,
     isListed: ({ event }) => listed(event).status === 'ok',
@@ -231,6 +375,15 @@ export const sealedCaseMachine = setup({
     // A wrap already there (a resend after a lost answer) is as good as a new one.
     isGranted: ({ event }) => grantedAnswer(event).status === 201 || (grantedAnswer(event).status === 409 && grantedAnswer(event).code === 'WRAP_EXISTS'),
     isGrantUnauthorized: ({ event }) => grantedAnswer(event).status === 401,
+    isNewStatus: ({ context, event }) => event.type === 'status.choose' && SETTABLE_STATUSES.includes(event.status) && event.status !== context.view?.status,
+    isStatusChanged: ({ event }) => statusAnswer(event).status === 200 && !!statusAnswer(event).view,
+    isStatusUnauthorized: ({ event }) => statusAnswer(event).status === 401,
+    canSave: ({ context, event }) => {
+      if (event.type !== 'file.save' || context.epochKeys === null) return false;
+      const file = context.opened?.files.find((f) => f.id === event.fileId);
+      return !!file && keyForEpoch(context.epochKeys, file.epoch) !== null && isSaveable(file, context.canStream);
+    },
+    isSaveUnauthorized: ({ event }) => savedAnswer(event).outcome === 'unauthorized',
     canRevoke: ({ context, event }) => event.type === 'revoke.choose' && context.dataKey !== null && context.holders.some((c) => c.handlerId === event.handlerId),
     isRevoked: ({ event }) => revokedAnswer(event).status === 201,
     isRevokeUnauthorized: ({ event }) => revokedAnswer(event).status === 401,
@@ -241,14 +394,20 @@ export const sealedCaseMachine = setup({
   context: ({ input }) => ({
     caseNumber: input.caseNumber,
     handlerId: input.handlerId,
+    canStream: input.canStream ?? false,
+    nextStatus: null,
+    saving: null,
+    fileOutcomes: {},
     keys: input.keys,
     view: null,
     dataKey: null,
     epoch: 1,
+    epochKeys: null,
     opened: null,
     text: '',
     type: 'STANDARD',
     answerWanted: false,
+    attachments: [],
     candidates: [],
     chosen: null,
     granted: '',
@@ -309,15 +468,17 @@ export const sealedCaseMachine = setup({
                 'text.change': { target: '.idle', actions: 'assignText' },
                 'type.change': { actions: 'assignType' },
                 'answer.toggle': { actions: 'toggleAnswer' },
-                send: [{ guard: 'hasText', target: 'sending' }, { target: '.empty' }],
+                'attachments.add': [{ guard: 'hasRoom', target: '.idle', actions: 'addAttachments' }, { target: '.tooMany' }],
+                'attachment.remove': { target: '.idle', actions: 'removeAttachment' },
+                send: [{ guard: 'hasContent', target: 'sending' }, { target: '.empty' }],
               },
-              states: { idle: {}, empty: {}, sent: {}, failed: {} },
+              states: { idle: {}, empty: {}, tooMany: {}, sent: {}, failed: {} },
             },
             sending: {
               invoke: {
                 id: 'sendSealed',
                 src: 'sendSealed',
-                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, epoch: context.epoch, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted }),
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, epoch: context.epoch, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted, attachments: context.attachments }),
                 onDone: [
                   { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
                   { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },
@@ -383,6 +544,54 @@ export const sealedCaseMachine = setup({
                   { target: 'listing.failed', actions: 'forgetChosen' },
                 ],
                 onError: { target: 'listing.failed', actions: 'forgetChosen' },
+              },
+            },
+          },
+        },
+        status: {
+          initial: 'idle',
+          states: {
+            idle: {
+              initial: 'shown',
+              on: { 'status.choose': { guard: 'isNewStatus', target: 'confirmingStatus', actions: 'assignNextStatus' } },
+              states: { shown: {}, changed: {}, failed: {} },
+            },
+            /** "Change the status to …?": an alert dialog. */
+            confirmingStatus: { on: { 'status.confirm': 'changingStatus', 'status.cancel': { target: 'idle', actions: 'clearNextStatus' } } },
+            changingStatus: {
+              invoke: {
+                id: 'changeStatus',
+                src: 'changeStatus',
+                input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, keys: context.epochKeys!, status: context.nextStatus! }),
+                onDone: [
+                  { guard: 'isStatusChanged', target: 'idle.changed', actions: 'assignStatusView' },
+                  { guard: 'isStatusUnauthorized', target: 'idle.failed', actions: ['clearNextStatus', 'reportUnauthorized'] },
+                  { target: 'idle.failed', actions: 'clearNextStatus' },
+                ],
+                onError: { target: 'idle.failed', actions: 'clearNextStatus' },
+              },
+            },
+          },
+        },
+        files: {
+          initial: 'idle',
+          states: {
+            idle: { on: { 'file.save': { guard: 'canSave', target: 'saving', actions: 'startSaving' } } },
+            /** One file at a time is opened and written (to disk, or in memory up to MEMORY_SAVE_MAX). */
+            saving: {
+              invoke: {
+                id: 'saveFile',
+                src: 'saveFile',
+                input: ({ context }) => {
+                  const file = context.opened!.files.find((f) => f.id === context.saving) as OpenedFile & { name: string };
+                  // The file's own epoch's key (canSave made sure this browser holds it).
+                  return { caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: keyForEpoch(context.epochKeys!, file.epoch)!, file, toDisk: context.canStream };
+                },
+                onDone: [
+                  { guard: 'isSaveUnauthorized', target: 'idle', actions: ['assignSaved', 'reportUnauthorized'] },
+                  { target: 'idle', actions: 'assignSaved' },
+                ],
+                onError: { target: 'idle', actions: 'assignSaveFailed' },
               },
             },
           },

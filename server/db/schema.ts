@@ -312,7 +312,10 @@ export interface CaseAuditTable {
   id: Generated<string | number>;
   case_id: string;
   at: Timestamp;
-  entry_enc: Bytes;
+  /** Sealed with the case's server-held key; null for a sealed case (migration 0330). */
+  entry_enc: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  /** A sealed case's entry in clear (JSON of { handlerId, handlerName, action, detail }); null otherwise. */
+  entry: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 // ---- mail and retention (server/mail, server/retention; migrations 0020, 0021) ----

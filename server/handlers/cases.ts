@@ -273,7 +273,8 @@ export async function firstOpeningInSitting(ctx: AppContext, sitting: string, ca
   return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED'] as const;
+// ACCESS_GRANTED: a sealed case's key re-wrapped to a colleague; ACCESS_REVOKED: a colleague's key revoked, the case's next key epoch (server/cases/grants.ts).
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'ACCESS_GRANTED', 'ACCESS_REVOKED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {
@@ -286,19 +287,42 @@ export interface AuditEntry {
 
 const AUDIT_COLUMN = 'case_audit.entry_enc';
 
-/** Appends one entry; sealed with the case's key and bound to its time. */
-export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: { id: string; wrapped_key: Uint8Array | null }, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
-  const key = await caseKey(ctx, row);
+type AuditRow = { id: string; wrapped_key: Uint8Array | null; sealed?: boolean };
+
+/**
+ * Appends one entry; sealed with the case's key and bound to its time. A sealed case
+ * (no key here) gets it in clear: only the act, who, when and ids or enums the server
+ * learnt by serving it, never content (docs/decisions/sealed-cases.md "Status and audit").
+ */
+export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: AuditRow, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
   const at = new Date();
   const entry = { handlerId: handler.id, handlerName: handler.name, action, detail };
+  if (row.sealed) {
+    await ctx.db.insertInto('case_audit').values({ case_id: row.id, at, entry: JSON.stringify(entry) }).execute();
+    return;
+  }
+  const key = await caseKey(ctx, row);
   await ctx.db.insertInto('case_audit').values({ case_id: row.id, at, entry_enc: ctx.crypto.sealJson(key, row.id, AUDIT_COLUMN, entry, at.toISOString()) }).execute();
 }
 
-export async function readAudit(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }): Promise<AuditEntry[]> {
+/** An entry written while the case was server-keyed (a case sealed by `retire-master`): sealed under the data key its handlers hold, opened in their browsers. */
+export interface SealedAuditEnvelope {
+  at: string;
+  sealed: string;
+}
+
+export async function readAudit(ctx: AppContext, row: AuditRow): Promise<(AuditEntry | SealedAuditEnvelope)[]> {
+  const rows = await ctx.db.selectFrom('case_audit').select(['at', 'entry_enc', 'entry']).where('case_id', '=', row.id).orderBy('id').execute();
+  if (row.sealed) return rows.map((r) => (r.entry !== null ? { at: iso(r.at), ...clearEntry(r.entry) } : { at: iso(r.at), sealed: Buffer.from(r.entry_enc!).toString('base64') }));
   const key = await caseKey(ctx, row);
-  const rows = await ctx.db.selectFrom('case_audit').select(['at', 'entry_enc']).where('case_id', '=', row.id).orderBy('id').execute();
   return rows.map((r) => {
     const at = iso(r.at);
-    return { at, ...ctx.crypto.openJson<Omit<AuditEntry, 'at'>>(key, row.id, AUDIT_COLUMN, r.entry_enc, at) };
+    return { at, ...ctx.crypto.openJson<Omit<AuditEntry, 'at'>>(key, row.id, AUDIT_COLUMN, r.entry_enc!, at) };
   });
+}
+
+/** A clear entry as stored (jsonb: an object; a driver may hand back its text). */
+function clearEntry(stored: unknown): Omit<AuditEntry, 'at'> {
+  const e = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Omit<AuditEntry, 'at'>;
+  return { handlerId: e.handlerId, handlerName: e.handlerName, action: e.action, detail: e.detail ?? {} };
 }

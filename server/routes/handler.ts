@@ -221,6 +221,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    // Before the entry: the workspace reads a sealed case again on …/sealed, which writes it.
+    if (row.sealed) throw new HttpError(409, 'CASE_SEALED', 'This case is sealed: only its reporter and its handlers open it, in their browsers.');
     if (await firstOpeningInSitting(ctx, sittingOf(req, h), row.id)) await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
     return handlerCaseView(ctx, h, row);
@@ -229,8 +231,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   // ---- assignment and sharing (server/handlers/assignment.ts) ---------------------
 
   const assignmentView = async (row: CaseRow) => ({ ...(await assignmentOf(ctx, row.id)), colleagues: await entitledColleagues(ctx, row) });
-  // The audit of a sealed case is sealed under a key the server lacks (w37's part); the act still holds.
-  const auditAct = (h: HandlerIdentity, row: CaseRow, act: AssignmentAct) => (row.sealed ? Promise.resolve() : appendAudit(ctx, h, row, act.action, act.detail));
+  // A sealed case's entries are written in clear too (appendAudit): who, when, the act and ids, no content.
+  const auditAct = (h: HandlerIdentity, row: CaseRow, act: AssignmentAct) => appendAudit(ctx, h, row, act.action, act.detail);
 
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/assignment', async (req) => {
     const h = await who(req);
@@ -261,15 +263,17 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     return assignmentView(row);
   });
 
-  // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace.
-  // No audit entry yet: the audit is sealed under the case's key, which the server no longer has.
+  // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace,
+  // with its audit trail, written in clear (the server holds no key of the case; handlers/cases.ts appendAudit).
+  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({ ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))), audit: await readAudit(ctx, row) });
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
-    const view = await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id));
+    if (!row.sealed) throw new HttpError(409, 'CASE_NOT_SEALED', 'This case is not sealed: read it on the usual path.');
+    if (await firstOpeningInSitting(ctx, sittingOf(req, h), row.id)) await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
-    return reply.header('cache-control', 'no-store').send(view);
+    return reply.header('cache-control', 'no-store').send(await sealedHandlerView(h, row));
   });
 
   app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/messages/sealed', async (req, reply) => {
@@ -280,7 +284,9 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const dto = parseOr400(sealedMessageDtoSchema, req.body, 'sealedMessageDto');
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], row.id, dto.uploads);
     const files = session ? { claim: (trx: Transaction<DB>) => uploads.claim(trx, session, dto.uploads, row.id), commit: (f: readonly { id: string }[]) => uploads.commit(f) } : undefined;
-    return reply.status(201).send({ message: await addSealedMessage(ctx, row, { ...dto, createdBy: h.id, fromReporter: false }, files) });
+    const message = await addSealedMessage(ctx, row, { ...dto, createdBy: h.id, fromReporter: false }, files);
+    await appendAudit(ctx, h, row, 'MESSAGE_SENT', { messageId: message.id, type: dto.type, answerWanted: dto.answerWanted, files: message.files.length });
+    return reply.status(201).send({ message });
   });
 
   // A sealed upload session for the files of one handler message of a sealed case
@@ -307,7 +313,10 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
     const dto = parseOr400(keyGrantDtoSchema, req.body ?? {}, 'keyGrantDto');
-    return reply.status(201).send(await grantCaseKey(ctx, h, row, dto));
+    const granted = await grantCaseKey(ctx, h, row, dto);
+    // The key id is public (the key log's); the workspace names its holder from the log.
+    await appendAudit(ctx, h, row, 'ACCESS_GRANTED', { recipientKeyId: granted.recipientKeyId });
+    return reply.status(201).send(granted);
   });
 
   // A revocation (server/cases/grants.ts revokeCaseKey): the next key epoch as the revoking handler's browser made it.
@@ -316,7 +325,10 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
     const dto = parseOr400(keyEpochDtoSchema, req.body ?? {}, 'keyEpochDto');
-    return reply.status(201).send(await revokeCaseKey(ctx, h, row, dto));
+    const revoked = await revokeCaseKey(ctx, h, row, dto);
+    // In clear as the grant's: the revoked key's id (the key log's) and the new epoch, no key material.
+    await appendAudit(ctx, h, row, 'ACCESS_REVOKED', { recipientKeyId: revoked.revoked, epoch: revoked.epoch });
+    return reply.status(201).send(revoked);
   });
 
   app.get<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId', DOWNLOAD_ROUTE, async (req, reply) => {
@@ -324,8 +336,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
     const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
-    // The audit trail is sealed under the case's key: a sealed case has none yet (sealed-cases.md "Left").
-    if (file && !row.sealed) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
+    if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
     return sendCaseFile(ctx, reply, row, req.params.fileId);
   });
 
@@ -338,9 +349,9 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     }
     if (status === row.status) throw new HttpError(409, 'STATUS_UNCHANGED', `The case is already ${status}.`, 'status');
     await setStatus(ctx, row.id, status);
-    // A sealed case: no audit entry (it is sealed under the case's key), and the answer is its sealed view, as GET …/sealed.
-    if (row.sealed) return sealedCaseView(ctx, { ...row, status }, await handlerRecipientId(ctx, h.id));
     await appendAudit(ctx, h, row, 'STATUS_CHANGED', { from: row.status, to: status });
+    // A sealed case answers its sealed view with the audit, as GET …/sealed.
+    if (row.sealed) return sealedHandlerView(h, { ...row, status });
     return handlerCaseView(ctx, h, { ...row, status });
   });
 

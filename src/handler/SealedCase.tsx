@@ -13,8 +13,12 @@ import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
-import { sealedCaseMachine, SEALED_MESSAGE_MAX, type GrantCandidate, type RevokeInput, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import { LIMITS, MESSAGE_TYPES, type MessageType } from '../../machines/schema.ts';
+import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type RevokeInput, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
+import type { CaseStatus } from '../../machines/schema.ts';
+import type { EpochKeys } from '../../core/crypto/index.ts';
+import { canSaveToDisk } from './fileOpening.ts';
+import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
@@ -23,6 +27,7 @@ import { SealedRecord } from './SealedRecord.tsx';
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
   const th = useT('handler');
+  const tw = useT('sealedwork');
   const tr = useT('revoke');
   const lang = useLanguage();
   const { api, session } = useHandler();
@@ -37,17 +42,19 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         sendSealed: fromPromise(({ input: i }: { input: SealedSendInput }) => fx.sendSealed(i)),
         loadCandidates: fromPromise(({ input: i }: { input: { caseNumber: string; officerId: string; handlerId: string } }) => fx.loadCandidates(i)),
         grantKey: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; epoch: number; dataKey: Uint8Array; candidate: GrantCandidate } }) => fx.grantKey(i)),
+        changeStatus: fromPromise(({ input: i }: { input: { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus } }) => fx.changeStatus(i)),
+        saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
         revokeKey: fromPromise(({ input: i }: { input: RevokeInput }) => fx.revokeKey(i)),
       },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
-    { input: { caseNumber, handlerId, keys } },
+    { input: { caseNumber, handlerId, keys, canStream: canSaveToDisk() } },
   );
   useEffect(() => {
     actor.send({ type: 'keys.change', keys });
   }, [actor, keys]);
   const state = useSelector(actor, (s) => s);
-  const ids = { type: useId(), text: useId() };
+  const ids = { type: useId(), text: useId(), files: useId() };
   const { view, opened } = state.context;
   const unopened = <em className={styles.error}>{t('sealed.unopened')}</em>;
 
@@ -170,6 +177,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         </dl>
       </section>
 
+      <SealedFiles state={state} actor={actor} />
+
+      <SealedStatus state={state} actor={actor} />
+
       <SealedRecord
         view={view}
         opened={opened}
@@ -229,6 +240,39 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
               aria-invalid={state.matches({ opened: { composer: { editing: 'empty' } } })}
             />
           </div>
+          <div className={styles.field}>
+            <label htmlFor={ids.files} className={styles.label}>
+              {tw('sealedwork.composer.attach')}
+            </label>
+            <input
+              id={ids.files}
+              type="file"
+              multiple
+              className={input}
+              disabled={sending}
+              aria-describedby={`${ids.files}-hint`}
+              onChange={(e) => {
+                const picked = [...(e.currentTarget.files ?? [])];
+                e.currentTarget.value = '';
+                if (picked.length) actor.send({ type: 'attachments.add', files: picked });
+              }}
+            />
+            <p id={`${ids.files}-hint`} className={styles.hint}>
+              {tw('sealedwork.composer.attachHint', { max: LIMITS.maxFiles })}
+            </p>
+            {state.context.attachments.length > 0 && (
+              <ul className={styles.list} data-testid="sealed-attachments">
+                {state.context.attachments.map((f, i) => (
+                  <li key={`${i}-${f.name}`} className={styles.row}>
+                    <span>{f.name}</span>
+                    <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'attachment.remove', index: i })} onClick={() => actor.send({ type: 'attachment.remove', index: i })}>
+                      {tw('sealedwork.composer.remove', { name: f.name })}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
           <label className={styles.checkbox}>
             <input type="checkbox" checked={state.context.answerWanted} disabled={sending} onChange={() => actor.send({ type: 'answer.toggle' })} />
             {th('handler.composer.answerWanted')}
@@ -237,6 +281,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             {sending && <p>{th('handler.composer.sending')}</p>}
             {state.matches({ opened: { composer: { editing: 'sent' } } }) && <p className={styles.success}>{th('handler.composer.sent')}</p>}
             {state.matches({ opened: { composer: { editing: 'empty' } } }) && <p className={styles.error}>{t('sealed.composer.empty')}</p>}
+            {state.matches({ opened: { composer: { editing: 'tooMany' } } }) && <p className={styles.error}>{tw('sealedwork.composer.tooMany', { max: LIMITS.maxFiles })}</p>}
             {state.matches({ opened: { composer: { editing: 'failed' } } }) && <p className={styles.error}>{th('handler.composer.failed')}</p>}
           </div>
           <div>
@@ -334,6 +379,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           onConfirm={() => actor.send({ type: 'grant.confirm' })}
         />
       </section>
+
+      <SealedAudit state={state} />
     </>
   );
 }

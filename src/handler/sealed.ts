@@ -14,12 +14,20 @@
  * every other holder of the current epoch, each key taken from the verified log (the
  * recovery key from its anchor); a holder the log does not verify here stops it.
  */
-import { fromBase64, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochRecipient } from '../../core/crypto/index.ts';
+import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openFieldText, openFileName, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
+import type { CaseStatus } from '../../machines/schema.ts';
+import { saveSealedFile } from './fileOpening.ts';
+import { uploadSealedFile } from './sealedUpload.ts';
+import { contentMatches, FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, fileExtension, isTextExtension } from '../../machines/schema.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
   CandidatesAnswer,
+  FileSaveInput,
   GrantCandidate,
+  OpenedAuditEntry,
+  OpenedFile,
+  StatusAnswer,
   RevokeInput,
   OpenedSealedCase,
   SealedDetails,
@@ -44,6 +52,29 @@ async function call<T>(run: () => Promise<T>): Promise<{ status: number; data?: 
   }
 }
 
+/** The column the server sealed its audit entries under, each bound to its time (server/handlers/cases.ts). */
+const AUDIT_COLUMN = 'case_audit.entry_enc';
+
+/**
+ * The trail with each entry from before the case was sealed opened here; one that does not open is `unopened` beside the rest.
+ * Those entries were sealed before any revocation, under the first epoch's key.
+ */
+export async function openAudit(keys: Uint8Array | EpochKeys, caseId: string, audit: SealedView['audit']): Promise<OpenedAuditEntry[]> {
+  const dataKey = keyForEpoch(keys, undefined);
+  return Promise.all(
+    audit.map(async (a): Promise<OpenedAuditEntry> => {
+      if (!('sealed' in a)) return a;
+      if (!dataKey) return { at: a.at, unopened: true };
+      try {
+        const e = JSON.parse(await openFieldText(dataKey, fieldContext(caseId, AUDIT_COLUMN, a.at), fromBase64(a.sealed))) as Omit<Extract<OpenedAuditEntry, { action: string }>, 'at'>;
+        return { at: a.at, handlerId: e.handlerId ?? null, handlerName: e.handlerName ?? null, action: String(e.action), detail: e.detail ?? {} };
+      } catch {
+        return { at: a.at, unopened: true };
+      }
+    }),
+  );
+}
+
 export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 'verifiedLog'>) {
   const loadSealed = async (caseNumber: string): Promise<SealedLoadAnswer> => {
     const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(caseNumber)}/sealed`));
@@ -52,7 +83,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
 
   /** The data keys this account's wrap reaches (its epoch and every older one), then each part on its own. */
   const openCase = async (view: SealedView, own: OpenedKeys): Promise<SealedOpenAnswer> => {
-    let keys: Awaited<ReturnType<typeof openCaseKeys>>;
+    let keys: EpochKeys;
     try {
       keys = await openCaseKeys(view, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
     } catch {
@@ -62,19 +93,40 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     const texts = new Map(parts.messages.map((m) => [m.id, m.text]));
     // Who wrote each message: the account names are clear data; a failure only leaves "a colleague".
     const senders: Record<string, string> = {};
+    const keyHolders: Record<string, string> = {};
     const colleagues = await api.json<{ handlers: Colleague[] }>('/api/handler/keys/colleagues').catch(() => ({ handlers: [] as Colleague[] }));
-    for (const h of colleagues.handlers) senders[h.id] = h.name;
+    for (const h of colleagues.handlers) {
+      senders[h.id] = h.name;
+      if (h.ecdhSpki) keyHolders[await keyId(fromBase64(h.ecdhSpki))] = h.name;
+    }
+    // Each file's name on its own, with its epoch's key: one that does not open (or of an epoch not reached) is named as such beside the rest.
+    const files: OpenedFile[] = await Promise.all(
+      view.files.map(async (f) => {
+        const base = { id: f.id, messageId: f.messageId, created: f.created, sealedSize: f.size, ...(f.epoch !== undefined ? { epoch: f.epoch } : {}) };
+        const key = keyForEpoch(keys, f.epoch);
+        try {
+          if (!key) throw new Error('no key for this epoch');
+          const { name, size } = await openFileName(key, view.caseId, f.id, f.name);
+          return { ...base, name, size };
+        } catch {
+          return { ...base, name: null, size: null };
+        }
+      }),
+    );
     const opened: OpenedSealedCase = {
       details: parts.details && typeof parts.details === 'object' ? parts.details : null,
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
+      files,
+      audit: await openAudit(keys, view.caseId, view.audit),
       senders,
       record: {
         versions: await openRecordVersions(keys, view.caseId, view.record?.versions ?? []),
         comments: await openComments(keys, view.caseId, view.record?.comments ?? []),
       },
+      keyHolders,
     };
-    return { outcome: 'opened', dataKey: keys.dataKey, epoch: keys.epoch, opened };
+    return { outcome: 'opened', keys, opened };
   };
 
   /** Seals the record's next version and its hash over the plaintext here; only the envelope and the hash leave the page. */
@@ -84,12 +136,36 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status };
   };
 
+  /**
+   * The attachments first (each checked against its name as the reporter's form checks,
+   * sealed and uploaded in a sealed upload session of this case), then the sealed message
+   * naming them. A file that does not fit its name, or an upload that fails, sends nothing.
+   */
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
+    const files = input.attachments as (Blob & { name: string })[];
+    const uploads: string[] = [];
+    const headers: Record<string, string> = {};
+    if (files.length) {
+      for (const f of files) {
+        const text = isTextExtension(fileExtension(f.name));
+        const sample = new Uint8Array(await f.slice(0, text ? TEXT_SAMPLE_BYTES : FILE_HEAD_BYTES).arrayBuffer());
+        if (!contentMatches(f.name, sample, sample.length >= f.size)) return { status: 415 };
+      }
+      const opened = await call(() => api.json<{ uploadSession: string }>(`/api/handler/cases/${numberPath(input.caseNumber)}/upload-sessions`, { method: 'POST' }));
+      if (!opened.data) return { status: opened.status };
+      headers['x-upload-session'] = opened.data.uploadSession;
+      for (const f of files) {
+        const id = await uploadSealedFile(api, opened.data.uploadSession, input.dataKey, input.caseId, f);
+        if (!id) return { status: 0 };
+        uploads.push(id);
+      }
+    }
     const sealed = await sealMessage(input.dataKey, input.caseId, input.text);
     const r = await call(() =>
-      api.json<{ message: { id: string; time: string } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
+      api.json<{ message: { id: string; time: string; files: { id: string; size: number }[] } }>(`/api/handler/cases/${numberPath(input.caseNumber)}/messages/sealed`, {
         method: 'POST',
-        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, epoch: input.epoch },
+        headers,
+        body: { id: sealed.id, body: sealed.body, type: input.type, answerWanted: input.answerWanted, epoch: input.epoch, ...(uploads.length ? { uploads } : {}) },
       }),
     );
     return { status: r.status === 200 ? 201 : r.status, message: r.data?.message };
@@ -149,7 +225,15 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
-  return { loadSealed, openCase, sendSealed, saveRecord, loadCandidates, grantKey, revokeKey };
+  /** The answer is the sealed view with the audit trail, the change's entry included. */
+  const changeStatus = async (input: { caseNumber: string; caseId: string; keys: EpochKeys; status: CaseStatus }): Promise<StatusAnswer> => {
+    const r = await call(() => api.json<SealedView>(`/api/handler/cases/${numberPath(input.caseNumber)}/status`, { method: 'PUT', body: { status: input.status } }));
+    return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.keys, input.caseId, r.data.audit) : undefined };
+  };
+
+  const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
+
+  return { loadSealed, openCase, sendSealed, saveRecord, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

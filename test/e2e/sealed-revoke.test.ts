@@ -27,7 +27,7 @@ import { formatCaseNumber } from '../../machines/schema.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...cat('handler'), ...cat('keys'), ...cat('sealed'), ...cat('revoke') };
+const en = { ...cat('handler'), ...cat('keys'), ...cat('sealed'), ...cat('revoke'), ...cat('sealedwork') };
 const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
 
 const HOST = 'group.localhost';
@@ -174,6 +174,10 @@ describe('revoking access to a sealed case in the workspace', () => {
     await holders.getByText(msg('revoke.none')).waitFor();
     // The case was opened again under the new epoch: the report still shows.
     await hanne.page.getByTestId('sealed-details').getByText(MARKERS.details, { exact: false }).waitFor();
+    // The audit view names the revocation: whose key, and the new key's epoch.
+    const revokedRow = hanne.page.getByTestId('audit-trail').locator('tr', { has: hanne.page.locator('[data-action="ACCESS_REVOKED"]') });
+    await revokedRow.getByText(msg('sealedwork.audit.detail.revoke', { name: 'greta', epoch: 2 })).waitFor();
+    expect(await revokedRow.count()).toBe(1);
     expect(await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('recipient_key_id', '=', gretaKeyId).execute()).toEqual([]);
 
     // Hanne's reply is sealed under the second epoch.

@@ -14,7 +14,7 @@ import handlerCase from './handlerCase.model.ts';
 import composer from './handlerComposer.model.ts';
 import record from './handlerRecordEditor.model.ts';
 import keyLog from './handlerKeyLog.model.ts';
-import sealedCase from './handlerSealedCase.model.ts';
+import sealedCase, { sealedCaseFilter } from './handlerSealedCase.model.ts';
 import assignment from './handlerAssignment.model.ts';
 import statistics from './handlerStatistics.model.ts';
 import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
@@ -127,13 +127,38 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
     if (s.matches('refused')) expect(s.context.reason).not.toBe('');
   }],
-  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey', 'changeStatus', 'saveFile'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+    // A status changes only after its confirmation, to another settable status; the answer's view replaces the old one.
+    if (s.matches({ opened: { status: 'changingStatus' } }) && !before.matches({ opened: { status: 'changingStatus' } })) {
+      expect(before.matches({ opened: { status: 'confirmingStatus' } })).toBe(true);
+      expect(['RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED']).toContain(s.context.nextStatus);
+      expect(s.context.nextStatus).not.toBe(s.context.view.status);
+    }
+    if (e.type === 'xstate.done.actor.changeStatus' && s.matches({ opened: { status: { idle: 'changed' } } })) expect(s.context.opened.audit.at(-1).action).toBe('STATUS_CHANGED');
+    // A file is saved only when its name opened, this browser holds its epoch's key, and can hold or stream it; its outcome stays beside the others.
+    if (s.matches({ opened: { files: 'saving' } })) {
+      const f = s.context.opened.files.find((x: { id: string }) => x.id === s.context.saving);
+      expect(f?.name).not.toBeNull();
+      expect(s.context.epochKeys.byEpoch.has(f.epoch ?? 1)).toBe(true);
+      expect(s.context.canStream || (f.size ?? f.sealedSize) <= 100_000_000).toBe(true);
+      expect(s.context.fileOutcomes[s.context.saving]).toEqual({ outcome: 'saving' });
+    }
+    if (e.type.endsWith('actor.saveFile')) expect(Object.values(s.context.fileOutcomes).some((o) => (o as { outcome: string }).outcome === 'saving')).toBe(false);
+    // Every epoch's key reached is kept; what is written here is sealed under the newest and names its epoch.
+    if (s.matches('opened')) {
+      expect(s.context.epochKeys).not.toBeNull();
+      expect(s.context.dataKey).toBe(s.context.epochKeys.dataKey);
+      expect(s.context.epoch).toBe(s.context.epochKeys.epoch);
+    } else expect(s.context.epochKeys).toBeNull();
     // No data key without an opened wrap; none kept once the case is left.
     if (!s.matches('opened')) expect(s.context.dataKey).toBeNull();
     else expect(s.context.dataKey).not.toBeNull();
     if (s.matches('loading') || s.matches('opening')) expect(s.context.keys).not.toBeNull();
     if (s.matches('noKey')) expect(s.context.view?.wrap).toBeNull();
-    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(before.context.text.trim()).not.toBe('');
+    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(before.context.text.trim() !== '' || before.context.attachments.length > 0).toBe(true);
+    expect(s.context.attachments.length).toBeLessThanOrEqual(5);
+    if (e.type.startsWith('xstate.') && e.type.endsWith('sendSealed') && s.matches({ opened: { composer: { editing: 'failed' } } })) expect(s.context.attachments).toBe(before.context.attachments);
+    if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) expect(s.context.attachments).toEqual([]);
     // A failed send keeps the text; a sent one joins the thread and clears it.
     if (e.type.startsWith('xstate.') && e.type.endsWith('sendSealed') && s.matches({ opened: { composer: { editing: 'failed' } } })) expect(s.context.text).toBe(before.context.text);
     if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) {
@@ -155,7 +180,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
 
 for (const [model, promiseActors, recordActions, check] of suites) {
   describe(`${model.name} model`, () => {
-    const paths = modelPaths(model);
+    const paths = modelPaths(model, model === sealedCase ? { filter: sealedCaseFilter } : {});
     it('walks every state and every transition', () => expectFullCoverage(model, paths));
     it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
       const callbacks = model.name === 'handlerComposer' ? { callbackActors: ['sendMessage'], callbackEvents: ['upload.progress', 'upload.done'] } : {};

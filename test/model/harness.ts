@@ -37,6 +37,8 @@ export interface MachineModel {
   serializeState?: (snapshot: AnyMachineSnapshot) => string;
   /** Optional: the machine's input, when it needs one to start. */
   input?: unknown;
+  /** Optional: which sample events to take in a snapshot (after the harness picks them), when the product of parallel regions is too large to walk whole. */
+  filter?: (event: EventObject, snapshot: AnyMachineSnapshot) => boolean;
 }
 
 export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
@@ -255,6 +257,7 @@ export interface PathOptions {
 }
 
 export function modelPaths(model: MachineModel, options: PathOptions = {}): ModelPath[] {
+  const filter = options.filter ?? model.filter;
   // History is part of where the machine is, whatever the model's serializeState keeps.
   const serialize = (s: AnyMachineSnapshot) => `${(model.serializeState ?? defaultSerialize)(s)}${historyKey(s)}`;
   const { scope } = createTracingScope();
@@ -264,7 +267,7 @@ export function modelPaths(model: MachineModel, options: PathOptions = {}): Mode
     input: model.input,
     events: (s: AnyMachineSnapshot) => {
       const events = eventsFor(model, s);
-      return options.filter ? events.filter((e) => options.filter!(e, s)) : events;
+      return filter ? events.filter((e) => filter(e, s)) : events;
     },
     serializeState: (s: AnyMachineSnapshot) => serialize(s),
     serializeEvent: (e: EventObject) => JSON.stringify(e),

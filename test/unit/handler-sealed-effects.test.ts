@@ -130,7 +130,7 @@ describe('sealed case effects', () => {
     const seal = async (column: string, text: string, row = '') => toBase64(await sealField(dataKey, fieldContext(CASE_ID, column, row), text));
     const good = await seal(SEALED_COLUMNS.messageBody, 'first', 'm1');
     const view: SealedView = {
-      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [],
+      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [], audit: [],
       envelopes: { details: await seal(SEALED_COLUMNS.details, JSON.stringify({ description: 'the till' })), whistleblower: await seal(SEALED_COLUMNS.whistleblower, JSON.stringify({ name: 'Wanda' })) },
       wrap: { recipientKeyId: myId, kind: 'handler', wrap: toBase64(await sealToPublicKey(me.ecdhSpki, dataKey, { caseId: CASE_ID, epoch: 1, recipientKeyId: myId })) },
       messages: [
@@ -159,7 +159,7 @@ describe('sealed case effects', () => {
     const v1 = await sealRecordVersion(dataKey, CASE_ID, 1, 'Called on Monday.');
     const comment = await sealComment(dataKey, CASE_ID, 'It was Tuesday.');
     const view: SealedView = {
-      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [], messages: [],
+      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [], messages: [], audit: [],
       envelopes: { details: toBase64(await sealField(dataKey, fieldContext(CASE_ID, SEALED_COLUMNS.details), '{}')), whistleblower: null },
       wrap: { recipientKeyId: myId, kind: 'handler', wrap: toBase64(await sealToPublicKey(me.ecdhSpki, dataKey, { caseId: CASE_ID, epoch: 1, recipientKeyId: myId })) },
       submissionType: 'PHONE', approvedAt: null,

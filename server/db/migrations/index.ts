@@ -28,6 +28,7 @@ import * as m0230 from './0230_s41_inbox_page.ts';
 import * as m0240 from './0240_b37_sealed_cases.ts';
 import * as m0280 from './0280_f37_sealed_uploads.ts';
 import * as m0290 from './0290_n37_case_notify.ts';
+import * as m0330 from './0330_w37_sealed_audit.ts';
 import * as m0360 from './0360_e37_key_epochs.ts';
 import * as m0370 from './0370_n38_assignment.ts';
 import * as m0380 from './0380_s37s_statistics_key.ts';
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0240_b37_sealed_cases': m0240,
   '0280_f37_sealed_uploads': m0280,
   '0290_n37_case_notify': m0290,
+  '0330_w37_sealed_audit': m0330,
   '0360_e37_key_epochs': m0360,
   '0370_n38_assignment': m0370,
   '0380_s37s_statistics_key': m0380,
