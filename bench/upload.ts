@@ -10,7 +10,9 @@
  *    once, decrypted, for the content check);
  * 3. a bare Node HTTP server (also a child process) that pipes the request body
  *    straight to a file.
- * 4. the multipart file downloaded back, decrypted, by a handler.
+ * 4. the multipart file downloaded back, decrypted, by a handler, beside the bare
+ *    server sending the file it wrote straight from disk (the download's baseline:
+ *    what Node's own reads and writes of the same bytes leave for the collector).
  * Prints MB/s for each and their ratio, and the server's peak RSS growth over its
  * resting RSS while each upload (and the download) runs, sampled from /proc every
  * 20 ms. The budget is a growth under 64 MB, for every path.
@@ -236,7 +238,7 @@ try {
       ...served.args.filter((a) => a.startsWith('--')),
       '-e',
       `const http=require('http'),fs=require('fs'),{pipeline}=require('stream');
-       http.createServer((req,res)=>pipeline(req,fs.createWriteStream(${JSON.stringify(bareFile)}),(e)=>{res.statusCode=e?500:201;res.end('ok')}))
+       http.createServer((req,res)=>req.method==='GET'?pipeline(fs.createReadStream(${JSON.stringify(bareFile)}),res,()=>{}):pipeline(req,fs.createWriteStream(${JSON.stringify(bareFile)}),(e)=>{res.statusCode=e?500:201;res.end('ok')}))
          .listen(${barePort},'127.0.0.1',()=>console.log('bare ready'))`,
     ],
     served.env,
@@ -247,6 +249,9 @@ try {
   void warmBare;
   process.stderr.write(`uploading ${sizeMb} MiB to the bare server…\n`);
   const { result: baseline, resting: bareRestingRss, peak: barePeakRss } = await peakRssDuring(bare.pid!, () => upload(barePort, '/', headers, prefix, fileHead, sizeMb, suffix));
+  process.stderr.write(`downloading ${sizeMb} MiB from the bare server…\n`);
+  const { result: bareGot, resting: bareDownRestingRss, peak: bareDownPeakRss } = await peakRssDuring(bare.pid!, () => download(barePort, '/', {}));
+  if (bareGot.status !== 200 || bareGot.bytes < sizeMb * MB) throw new Error(`bare download: ${bareGot.status}, ${bareGot.bytes} bytes`);
   bare.kill('SIGTERM');
 
   const mbps = (s: number) => sizeMb / s;
@@ -268,6 +273,7 @@ try {
     ['tus peak RSS growth', `${tusGrowth.toFixed(1)} MiB over ${tusRestingRss.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${tusGrowth < BUDGET_MB ? 'within' : 'OVER'})`],
     ['portal download', `${mbps(got.seconds).toFixed(1)} MiB/s (${got.seconds.toFixed(2)} s, decrypted)`],
     ['download RSS growth', `${downGrowth.toFixed(1)} MiB over ${downRestingRss.toFixed(1)} MiB (budget ${BUDGET_MB} MiB: ${downGrowth < BUDGET_MB ? 'within' : 'OVER'})`],
+    ['bare stream-from-disk', `${mbps(bareGot.seconds).toFixed(1)} MiB/s, ${(bareDownPeakRss - bareDownRestingRss).toFixed(1)} MiB RSS growth over ${bareDownRestingRss.toFixed(1)} MiB (the download's baseline: no budget)`],
   ];
   process.stdout.write('\nupload benchmark\n' + rows.map(([k, v]) => `  ${k.padEnd(22)} ${v}`).join('\n') + '\n');
   if (growth >= BUDGET_MB || tusGrowth >= BUDGET_MB || downGrowth >= BUDGET_MB) process.exitCode = 1;

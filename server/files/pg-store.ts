@@ -24,8 +24,16 @@ import type { FileStore, UploadWriter } from './store.ts';
 
 /** Bytes per chunk row: few rows and round trips per file, one bounded buffer per stream. */
 export const CHUNK_ROW_BYTES = 1024 * 1024;
-/** Bytes one read statement answers. */
-const READ_SLICE_BYTES = 256 * 1024;
+/**
+ * Bytes one read statement answers: 24 KiB, so the answer (the driver receives a
+ * `bytea` as hex text, 48 KiB, with its few framing bytes) comes within one 64 KiB
+ * socket read. A bigger answer is gathered by the driver's protocol parser in a buffer
+ * it doubles as the message comes in, which stays alive across socket reads, is
+ * promoted by the scavenger and is then freed only when dead Buffers pass V8's
+ * external-memory limit, as big as the 64 MiB budget: with 256 KiB slices a 2 GiB
+ * download went over it (docs/decisions/file-store.md, "Measured").
+ */
+const READ_SLICE_BYTES = 24 * 1024;
 
 const KEY = /^[0-9a-f-]{36}$/;
 
@@ -141,7 +149,7 @@ export class PostgresFileStore implements FileStore {
   }
 
   /**
-   * Bytes of `key` from byte `start`, a slice of 256 KiB per statement. A final object's
+   * Bytes of `key` from byte `start`, one slice (READ_SLICE_BYTES) per statement. A final object's
    * recorded size is checked against what the rows hold.
    */
   private reader(key: string, start: number, state: State): Readable {
