@@ -207,7 +207,7 @@ async function onPortal(): Promise<void> {
     host: '127.0.0.1',
     dataDir,
     distDir: dist,
-    logLevel: 'warn',
+    logLevel: 'error',
     seedDemo: true,
     sealedCases: 'browser',
     // Throughput, not abuse guards: no proof-of-work to solve.

@@ -198,7 +198,10 @@ type Win = Window & { wbBench: typeof import('./crypto-bench-page.ts'); wbHandle
 export async function sealedFileFigures(portal: BenchPortal, sizeMb: number, log: (line: string) => void = () => {}): Promise<SealedFileFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-bench-crypto-'));
   const mark = `--wb-bench-run=${randomBytes(6).toString('hex')}`;
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, mark], headless: true });
+  // A profile on disk, not an incognito context: there the origin private file system lives in memory, under a small quota.
+  const context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+    executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, mark], headless: true, bypassCSP: true, serviceWorkers: 'block', acceptDownloads: false,
+  });
   try {
     log(`writing a ${sizeMb} MiB file…`);
     const file = await makeFile(dir, sizeMb);
@@ -207,8 +210,7 @@ export async function sealedFileFigures(portal: BenchPortal, sizeMb: number, log
     const company = (await portal.db.selectFrom('company_host').select('company_id').where('host', '=', HOST).executeTakeFirstOrThrow()).company_id;
 
     // The page: one of the portal's own (the built SPA), with the bench's script added (so the CSP is bypassed for it).
-    const context = await browser.newContext({ bypassCSP: true, serviceWorkers: 'block', acceptDownloads: false });
-    const page: Page = await context.newPage();
+    const page: Page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`${portal.origin}/`);
     await page.addScriptTag({ content: await pageBundle() });
     await page.waitForFunction(() => typeof (window as unknown as Win).wbBench?.core?.makeHandlerKeys === 'function');
@@ -328,7 +330,7 @@ export async function sealedFileFigures(portal: BenchPortal, sizeMb: number, log
         const { dk, file, url, token } = w.wbCase;
         const root = await navigator.storage.getDirectory();
         const name = open ? 'opened.bin' : 'sealed.bin';
-        await root.removeEntry(name).catch(() => undefined);
+        for (const n of ['opened.bin', 'sealed.bin']) await root.removeEntry(n).catch(() => undefined);
         const t0 = performance.now();
         const target = await (await root.getFileHandle(name, { create: true })).createWritable();
         const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -353,10 +355,10 @@ export async function sealedFileFigures(portal: BenchPortal, sizeMb: number, log
       return { bytes: f.size, digest };
     }, check);
     const want = check ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
-    await context.close();
+    const version = /\/([\d.]+)/.exec((await cdp.send('Browser.getVersion')).product)?.[1] ?? '?';
     return {
       sizeMb,
-      chromium: browser.version(),
+      chromium: version,
       plainUpload,
       sealedUpload,
       plainSave,
@@ -364,7 +366,7 @@ export async function sealedFileFigures(portal: BenchPortal, sizeMb: number, log
       saved: { bytes: saved.bytes, sameBytes: check ? saved.digest === want : null },
     };
   } finally {
-    await browser.close();
+    await context.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
