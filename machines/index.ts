@@ -18,6 +18,7 @@ import { composerMachine } from './handler/composer.ts';
 import { recordEditorMachine } from './handler/recordEditor.ts';
 import { keyLogMachine } from './handler/keyLog.ts';
 import { sealedCaseMachine } from './handler/sealedCase.ts';
+import { caseExportMachine } from './handler/caseExport.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
@@ -50,6 +51,7 @@ export const machines: Record<string, MachineEntry> = {
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
   handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
   handlerSealedCase: { machine: sealedCaseMachine, summary: 'A sealed case in the handler\'s browser: wait for the unlocked keys, fetch the envelopes and this account\'s wrap (none: a plain "no key" message), open the key and each part on its own, a composer that seals (text kept on failure), and a grant of the case\'s key to a colleague from the verified key log through a confirmation.' },
+  handlerCaseExport: { machine: caseExportMachine, summary: 'Exporting a case: choose the parts (the identity only by an explicit tick), mark names and passages to black out, the server records the act in the audit trail, then the browser makes the PDF and the zip; a refusal or a failure to make is `failed`, with a new try.' },
   adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
   companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },

@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -59,6 +59,7 @@ export const SCHEMAS = {
   recordApproval: approveSchema,
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
+  caseExport: caseExportDtoSchema,
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
@@ -164,6 +165,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "A sealed case's key holders: the key ids with a wrap of the current epoch", auth: 'handler', ok: [200, '{ epoch, recipientKeyIds, holders, reporter }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-epochs`, tag: 'handler', summary: "Revoke a colleague's key from a sealed case: the next key epoch made in the browser, wrapped to the remaining holders (`{ epoch, revoke, wraps, previous, next }`)", auth: 'handler', ok: [201, '{ epoch, revoked }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/exports`, tag: 'handler', summary: 'Record in the audit trail an export the browser is about to make (which parts, how many terms blacked out; no content)', auth: 'handler', body: { schema: 'caseExport' }, ok: [201, '{ recorded }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },

@@ -226,7 +226,7 @@ export async function markSeen(ctx: AppContext, handler: HandlerIdentity, caseId
 
 // ---- audit trail ---------------------------------------------------------------
 
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED'] as const;
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'CASE_EXPORTED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

@@ -28,6 +28,8 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
+import { CaseExport } from './CaseExport.tsx';
+import { noPrint } from './CaseExport.css.ts';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -83,7 +85,7 @@ export function CasePage() {
 
   return (
     <div>
-      <p>
+      <p className={noPrint}>
         <HLink to="/handler/cases">{t('handler.case.back')}</HLink>
       </p>
       <h1 className={styles.title}>{t('handler.case.title', { number: spaced(caseNumber) })}</h1>
@@ -102,7 +104,12 @@ export function CasePage() {
         </div>
       )}
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
-      {view && !state.matches('notFound') && !state.matches('sealed') && <CaseBody view={view} actor={actor} />}
+      {view && !state.matches('notFound') && !state.matches('sealed') && (
+        <div data-print-case="">
+          <CaseExport view={view} />
+          <CaseBody view={view} actor={actor} />
+        </div>
+      )}
     </div>
   );
 }
@@ -357,7 +364,7 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
   const sending = state.matches('sending');
   return (
     <form
-      className={styles.form}
+      className={`${styles.form} ${noPrint}`}
       onSubmit={(e) => {
         e.preventDefault();
         actor.send({ type: 'send' });
