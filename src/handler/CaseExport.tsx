@@ -19,6 +19,7 @@ import { useHandler } from './context.ts';
 import { serverCaseDocument, type ExportableCase } from './export/serverCase.ts';
 import * as styles from './Pages.css.ts';
 import * as css from './CaseExport.css.ts';
+import { noPrint } from './print.css.ts';
 
 /** Every file of the case, once (a message's files are in `files` too). */
 interface WithFiles extends ExportableCase {
@@ -76,7 +77,7 @@ export function CaseExport({ view }: { view: WithFiles }) {
   const base = `case-${view.caseNumber}`;
 
   return (
-    <div className={`${css.actions} ${css.noPrint}`}>
+    <div className={`${css.actions} ${noPrint}`}>
       <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.open', selection: window.getSelection()?.toString() ?? '' })}>
         {te('export.button')}
       </button>

@@ -29,7 +29,7 @@ import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
 import { CaseExport } from './CaseExport.tsx';
-import { noPrint } from './CaseExport.css.ts';
+import { noPrint } from './print.css.ts';
 
 interface FileView extends FileMetadataView {
   id: string;
