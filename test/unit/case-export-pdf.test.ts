@@ -84,3 +84,30 @@ describe('case export PDF', () => {
     expect(redactor(['a.b*'])('xa.b*y')).toBe(`x${REDACTION_BAR}y`);
   });
 });
+
+describe('a sealed case, as the browser opened it', async () => {
+  const { sealedCaseDocument } = await import('../../src/handler/export/sealedCase.ts');
+  const t = (key: string, values?: Record<string, unknown>) => (values ? `${key} ${Object.values(values).join(' ')}` : key);
+  const opened = {
+    details: { description: 'Jan Kowalski moved the fuel cards.', whistleblowerRelation: 'Driver', reportedPersons: [{ name: 'Jan Kowalski', jobTitle: 'Depot lead', phoneOrEmail: '' }] },
+    whistleblower: { name: 'Ann Reporter', email: 'ann@example.com' },
+    messages: [
+      { id: 'm1', type: 'STANDARD', time: '2026-12-01T10:00:00.000Z', createdByUserId: '1234567812345678', answerWanted: false, text: 'Kowalski saw me.' },
+      { id: 'm2', type: 'STANDARD', time: '2026-12-01T11:00:00.000Z', createdByUserId: 'h1', answerWanted: false, text: null },
+    ],
+    senders: { h1: 'Hanne Handler' },
+  };
+  const options = (parts: string[]) => ({ parts: parts as never, terms: 2, files: [{ name: 'f.txt', entry: 'f.txt', size: 3, sha256: fileHash }], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, date: (s: string) => s });
+
+  it('blacks out the name in what was opened, says what could not be opened, has the identity only when chosen', async () => {
+    const redact = redactor(['Jan Kowalski', 'Kowalski']);
+    const without = (await textOf(await makeCasePdf(sealedCaseDocument({ caseNumber: '1234567812345678', status: 'RECEIVED' }, opened, options(['report', 'messages', 'files'])), fonts, redact))).text;
+    expect(without).not.toMatch(/kowalski/i);
+    expect(without).not.toContain('Ann Reporter');
+    expect(without).toContain('export.pdf.unopened');
+    expect(without).toContain('Hanne Handler');
+    expect(without.replace(/\s/g, '')).toContain(fileHash);
+    const withIdentity = (await textOf(await makeCasePdf(sealedCaseDocument({ caseNumber: '1234567812345678', status: 'RECEIVED' }, opened, options(['identity'])), fonts, redact))).text;
+    expect(withIdentity).toContain('Ann Reporter, ann@example.com');
+  });
+});
