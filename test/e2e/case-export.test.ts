@@ -131,8 +131,17 @@ describe('case export', () => {
     // The font and everything else came from the portal itself.
     expect(p.foreignRequests([new URL(portal.url(HOST, '/')).origin])).toEqual([]);
 
+    // By keyboard: closing returns the focus to the button, Enter opens the dialog again, Escape closes it.
+    await dialog.getByRole('button', { name: msg('export.close') }).press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: msg('export.button') }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    expect(await dialog.getByText(msg('export.noTerms')).isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
     // Printing prints the case, not the chrome.
-    await dialog.getByRole('button', { name: msg('export.close') }).click();
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('header').first().isVisible()).toBe(false);
     expect(await page.locator('textarea').count()).toBeGreaterThan(0);
