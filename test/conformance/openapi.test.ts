@@ -206,6 +206,7 @@ async function journey(api: Api) {
   const view = await api('GET', `${H}/cases/${onlineNumber}`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
+  await api('POST', `${H}/cases/${onlineNumber}/exports`, { token, json: { parts: ['report', 'files'], redactedTerms: 1 } });
   const recordText = 'The reporter called on Monday and said the till was short.';
   await api('PUT', `${H}/cases/${phoneNumber}/report`, { token, json: { text: recordText } });
   await api('POST', `${H}/cases/${phoneNumber}/messages`, { token, body: form('messageDto', { message: 'Thank you. Can you tell us when?' }, [{ name: 'note.pdf', bytes: PDF }]) });
