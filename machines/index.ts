@@ -19,6 +19,8 @@ import { recordEditorMachine } from './handler/recordEditor.ts';
 import { keyLogMachine } from './handler/keyLog.ts';
 import { sealedCaseMachine } from './handler/sealedCase.ts';
 import { caseExportMachine } from './handler/caseExport.ts';
+import { assignmentMachine } from './handler/assignment.ts';
+import { statisticsMachine } from './handler/statistics.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
@@ -45,13 +47,15 @@ export const machines: Record<string, MachineEntry> = {
   oralReport: { machine: oralReportMachine, summary: 'The oral report (by phone): subsidiary, officer, relation, identity and follow fixed on; same validation, sending, success and failure as the online form.' },
   handlerSession: { machine: handlerSessionMachine, summary: 'The handler\'s workspace session: check, sign-in with e-mail, password (as a verifier) and code, 15-minute idle clock announced one minute ahead, stay signed in, 401 and sign-out; beside it the keys: opened at sign-in, locked after a reload until unlocked, a refusal, a legacy account\'s new key recovery code shown once.' },
   handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes and the key recovery code shown once; the keys are made and sealed in the browser.' },
-  handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status and channel, search by case number, nearest legal deadline first.' },
+  handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status, channel, assignment and open cases, search by case number, sort by any column (nearest legal deadline first by default); filters and sort start from and go back to the address.' },
+  handlerAssignment: { machine: assignmentMachine, summary: 'Who works on a case: its assignee and the colleagues it is shared with, among those entitled to it; assign, hand over, unassign, share and stop sharing, a refusal named by its code, the case reloaded after each act.' },
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible, 409 CASE_SEALED handed to the sealed case\'s chart), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
   handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
   handlerSealedCase: { machine: sealedCaseMachine, summary: 'A sealed case in the handler\'s browser: wait for the unlocked keys, fetch the envelopes and this account\'s wrap (none: a plain "no key" message), open the key and each part on its own, a composer that seals (text kept on failure), and a grant of the case\'s key to a colleague from the verified key log through a confirmation.' },
   handlerCaseExport: { machine: caseExportMachine, summary: 'Exporting a case: choose the parts (the identity only by an explicit tick), mark names and passages to black out, the server records the act in the audit trail, then the browser makes the PDF and the zip; a refusal or a failure to make is `failed`, with a new try.' },
+  handlerStatistics: { machine: statisticsMachine, summary: 'The statistics page in the handler\'s browser: the statistics key checked against the verified key log, its private half opened with the handler\'s key, every case\'s categories box counted here; while none is published, a certified handler makes it through a confirmation.' },
   adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
   companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },

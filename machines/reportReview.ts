@@ -16,6 +16,10 @@
  * - Approval is offered only once the handler's record exists (a hash to name):
  *   approving nothing would freeze an empty record for good (the server refuses
  *   it too, NO_RECORD_YET). Comments are welcome before that.
+ * - On a sealed case the page opens the record and checks its hash itself
+ *   (core/crypto/record.ts): a version that did not open or whose hash does not match
+ *   its text (`verified: false`) is never offered for approval, since the hash would
+ *   name a text the reporter did not read; comments stay open to say so.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from './schema.ts';
@@ -25,6 +29,8 @@ export interface ReportReviewInput {
   approvedAt: string | null;
   /** SHA-256 of the record version shown; null while the handler has not written the record yet. */
   sha256: string | null;
+  /** false: the page could not open this version, or its hash does not match the opened text (a sealed case); absent: the server vouches (a server-keyed case). */
+  verified?: boolean;
 }
 
 export interface ReportReviewContext extends ReportReviewInput {
@@ -40,7 +46,7 @@ export type ReportReviewEvent =
   | { type: 'approval.confirm' }
   | { type: 'approval.cancel' }
   /** The case was read again: re-decide whether review is still offered. */
-  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; sha256: string | null };
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; sha256: string | null; verified?: boolean };
 
 export interface CallResult {
   status: number;
@@ -64,7 +70,7 @@ export const reportReviewMachine = setup({
     assignComment: assign({ comment: ({ event, context }) => (event.type === 'comment.change' ? event.value : context.comment) }),
     clearComment: assign({ comment: '' }),
     assignCase: assign(({ event, context }) =>
-      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt, sha256: event.sha256 } : context,
+      event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt, sha256: event.sha256, verified: event.verified } : context,
     ),
   },
   guards: {
@@ -72,10 +78,10 @@ export const reportReviewMachine = setup({
     /** The case read again awaits approval (after an approval: a new version of the record). */
     isAwaitingApproval: ({ event }) => event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt,
     isRecordWithdrawn: ({ event }) =>
-      event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt && event.sha256 === null,
+      event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt && (event.sha256 === null || event.verified === false),
     hasComment: ({ context }) => context.comment.trim().length > 0,
-    /** The record of the call or meeting exists (it has a version to approve). */
-    hasRecord: ({ context }) => context.sha256 !== null,
+    /** The record of the call or meeting exists (a version to approve), and its hash names the text shown. */
+    hasVerifiedRecord: ({ context }) => context.sha256 !== null && context.verified !== false,
     isOk: ({ event }) => status(event) >= 200 && status(event) < 300,
     isUnauthorizedAnswer: ({ event }) => [401, 403].includes(status(event)),
   },
@@ -100,7 +106,7 @@ export const reportReviewMachine = setup({
           initial: 'ready',
           on: {
             'comment.open': 'commenting',
-            'approval.open': { guard: 'hasRecord', target: 'confirmingApproval' },
+            'approval.open': { guard: 'hasVerifiedRecord', target: 'confirmingApproval' },
             'case.change': { target: '#reportReview.deciding', actions: 'assignCase' },
           },
           states: { ready: {}, commentSent: {}, approvalFailed: {} },
@@ -136,7 +142,7 @@ export const reportReviewMachine = setup({
           on: {
             'approval.confirm': 'approving',
             'approval.cancel': 'idle',
-            // The case read again has no record to name: nothing left to confirm.
+            // The case read again has no record to name, or one whose hash fails here: nothing left to confirm.
             'case.change': { guard: 'isRecordWithdrawn', target: 'idle', actions: 'assignCase' },
           },
         },

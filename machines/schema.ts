@@ -469,9 +469,25 @@ export const keyWrapSchema = v.object({
   wrap: base64Text(400),
 });
 export type KeyWrap = v.InferOutput<typeof keyWrapSchema>;
+/**
+ * The company's statistics key as a handler's browser publishes it (docs/decisions/sealed-cases.md
+ * "The statistics key"): the public half signed by the anchor or the handler's certified key
+ * (core/crypto signStatisticsKey), and its private half sealed to handler keys of the verified log.
+ */
+export const statisticsKeyWrapSchema = v.object({ recipientKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) });
+export const statisticsKeyDtoSchema = v.object({
+  key: v.object({
+    spki: base64Text(512),
+    keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+    certifierKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+    signature: base64Text(200),
+  }),
+  wraps: v.pipe(v.array(statisticsKeyWrapSchema), v.minLength(1), v.maxLength(200)),
+});
+export type StatisticsKeyDto = v.InferOutput<typeof statisticsKeyDtoSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
-  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is the handler's, sealed later). */
+  /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is sealed in the handler's browser: docs/decisions/record-versions.md). */
   submissionType: v.optional(v.picklist(SUBMISSION_TYPES), 'ONLINE_FORM'),
   protectionOfficer: idRef,
   subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
@@ -485,6 +501,8 @@ export const sealedCaseDtoSchema = v.object({
   uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []),
   /** The address given for notifications, sealed to the key log's `mailKey` (core/crypto sealNotifyAddress); only with a followed case. */
   notify: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
+  /** The case's categories for statistics, sealed to the key log's verified `statisticsKey` (core/crypto sealCategories); none while the company has no statistics key. */
+  categories: v.optional(v.nullable(v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })), null),
 });
 export type SealedCaseDto = v.InferOutput<typeof sealedCaseDtoSchema>;
 
@@ -669,7 +687,31 @@ export const recordHashSchema = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'mu
 /** `PUT /api/private/case/approve`: the version approved (required once a record exists). */
 export const recordApprovalSchema = v.object({ sha256: v.optional(recordHashSchema) });
 
+/**
+ * A version of a sealed case's record (docs/decisions/record-versions.md "Sealed cases"):
+ * `text` sealed in the handler's browser under the case's data key with additional data
+ * `wb:<case id>:case_record_version.text_enc:<version>`, `sha256` computed there over the
+ * plaintext, `version` the next after the latest the handler read.
+ */
+export const sealedRecordVersionDtoSchema = v.object({
+  version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999)),
+  text: base64Text(128 * 1024),
+  sha256: recordHashSchema,
+});
+export type SealedRecordVersionDto = v.InferOutput<typeof sealedRecordVersionDtoSchema>;
+
+/** The reporter's comment on a sealed case's record, sealed to the id its additional data names (`…:case_comment.body_enc:<id>`). */
+export const sealedCommentDtoSchema = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  body: base64Text(32 * 1024),
+});
+export type SealedCommentDto = v.InferOutput<typeof sealedCommentDtoSchema>;
+
 // ---- the handler inbox's pages (issue 41) ----------------------------------------
+
+/** The inbox's assignment filter (issue 38): assigned to me, shared with me, assigned to nobody. */
+export const INBOX_ASSIGNED = ['ME', 'SHARED', 'UNASSIGNED'] as const;
+export type InboxAssigned = (typeof INBOX_ASSIGNED)[number];
 
 /** Rows per inbox page: the default when a client names none, and the most it may ask for. */
 export const INBOX_PAGE = { default: 50, max: 200 } as const;
@@ -685,6 +727,10 @@ export const inboxQuerySchema = v.object({
   status: v.optional(v.picklist(CASE_STATUSES)),
   channel: v.optional(v.picklist(SUBMISSION_TYPES)),
   search: v.optional(v.pipe(v.string(), v.maxLength(40))),
+  /** 'true': closed cases left out (the workspace's default, issue 38). */
+  open: v.optional(v.picklist(['true', 'false'])),
+  /** Cases assigned to the caller, shared with the caller, or assigned to nobody. */
+  assigned: v.optional(v.picklist(INBOX_ASSIGNED)),
 });
 export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;
 

@@ -83,6 +83,9 @@ export interface RecordVersion {
   createdAt: string;
   approvedAt: string | null;
   text: string;
+  /** A sealed case's version, opened and checked in this page: `unopened` when it did not open (text empty), `verified` false when its hash does not match the text. */
+  unopened?: boolean;
+  verified?: boolean;
 }
 
 export interface PrivateCase {
@@ -109,7 +112,7 @@ export interface PrivateCase {
   whistleblower: PrivateWhistleblower | null;
   /** The record of an oral report, its latest version and every version (docs/decisions/record-versions.md). */
   report?: { text: string; updatedAt: string; version?: number; sha256?: string; versions?: RecordVersion[] } | null;
-  comments?: { comment: string; created: string }[];
+  comments?: { comment: string; created: string; unopened?: boolean }[];
   /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
   scheduledDeletion?: string | null;
   /** Present for a case sealed in the browser (issue 37), opened here: the parts that did not open. */

@@ -12,6 +12,7 @@ import type { GenericSchema } from 'valibot';
 
 const when = v.string(); // an ISO 8601 instant
 const nullableString = v.nullable(v.string());
+const colleague = v.object({ id: v.string(), name: v.string() });
 
 const caseFile = v.object({
   id: v.string(),
@@ -102,6 +103,7 @@ const handlerCaseView = v.object({
   ...caseView.entries,
   deadline,
   audit: v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) })),
+  reporterLanguage: nullableString,
 });
 
 const newCase = v.object({ caseDto: v.object({ caseNumber: v.string(), status: v.string(), created: when, submission: v.object({ type: v.string() }) }) });
@@ -174,11 +176,14 @@ export const ANSWER_SCHEMAS = {
     currentEpoch: v.optional(v.number()),
     links: v.optional(v.array(v.object({ epoch: v.number(), kind: v.picklist(['previous', 'next']), link: v.string() }))),
   }),
+  SealedCommentSent: v.object({ id: v.string(), created: when }),
+  SealedRecordStored: v.object({ version: v.number(), changed: v.boolean() }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
   ReporterWrapStored: v.object({ epoch: v.number() }),
   SealedIdentityStored: v.object({ stored: v.literal(true) }),
   KeyHolders: v.object({ epoch: v.number(), recipientKeyIds: v.array(v.string()), holders: v.array(v.object({ recipientKeyId: v.string(), kind: v.picklist(['handler', 'recovery']) })), reporter: v.boolean() }),
+  Assignment: v.object({ assignee: v.nullable(colleague), shares: v.array(colleague), colleagues: v.array(colleague) }),
   KeyGranted: v.object({ recipientKeyId: v.string(), epoch: v.number() }),
   KeyRevoked: v.object({ epoch: v.number(), revoked: v.string() }),
   ExportRecorded: v.object({ recorded: v.literal(true) }),
@@ -199,6 +204,10 @@ export const ANSWER_SCHEMAS = {
         submission: v.object({ type: v.string() }),
         creationChannel: v.string(),
         protectionOfficerId: nullableString,
+        officerName: nullableString,
+        subsidiary: v.nullable(v.object({ id: v.string(), name: v.string() })),
+        assignee: v.nullable(colleague),
+        sharedWithMe: v.boolean(),
         receivedDate: v.nullable(when),
         pendingWhistleblowerAction: v.boolean(),
         approvedAt: v.nullable(when),
@@ -254,8 +263,16 @@ export const ANSWER_SCHEMAS = {
     ),
     // Only with SEALED_CASES=browser: the mail key the report form seals the notification address to.
     mailKey: v.optional(v.object({ spki: v.string(), keyId: v.string() })),
+    // Only with SEALED_CASES=browser: the statistics key, signed, for the browser to verify before it seals categories to it.
+    statisticsKey: v.optional(v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }))),
   }),
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
+  StatisticsKey: v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }),
+  Statistics: v.object({
+    key: v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() })),
+    wrap: v.nullable(v.object({ recipientKeyId: v.string(), box: v.string() })),
+    boxes: v.array(v.object({ caseId: v.string(), box: v.string() })),
+  }),
   SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),
   SealedKeys: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), ecdhSpki: v.string(), ecdsaSpki: v.string(), sealedKeys: v.string(), sealedKeysRecovery: v.string() }),
   Colleagues: v.object({
@@ -308,10 +325,16 @@ export const ANSWERS: Record<string, Answer> = {
   'PUT /api/private/case/my-case/reporter-wrap': { json: 'ReporterWrapStored' },
   'POST /api/private/case/messages/sealed': { json: 'SealedMessageSent' },
   'PUT /api/private/case/whistleblower/sealed': { json: 'SealedIdentityStored' },
+  'POST /api/private/case/comments/sealed': { json: 'SealedCommentSent' },
+  'POST /api/handler/cases/:caseNumber/record/sealed': { json: 'SealedRecordStored' },
   'GET /api/handler/cases/:caseNumber/sealed': { json: 'SealedCase' },
   'POST /api/handler/cases/:caseNumber/messages/sealed': { json: 'SealedMessageSent' },
   'POST /api/handler/cases/:caseNumber/upload-sessions': { json: 'UploadSession' },
   'GET /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyHolders' },
+  'GET /api/handler/cases/:caseNumber/assignment': { json: 'Assignment' },
+  'PUT /api/handler/cases/:caseNumber/assignee': { json: 'Assignment' },
+  'POST /api/handler/cases/:caseNumber/shares': { json: 'Assignment' },
+  'DELETE /api/handler/cases/:caseNumber/shares/:handlerId': { json: 'Assignment' },
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/handler/cases/:caseNumber/key-epochs': { json: 'KeyRevoked' },
   'POST /api/handler/cases/:caseNumber/exports': { json: 'ExportRecorded' },
@@ -350,6 +373,8 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/handler/key-log': { json: 'KeyLogAppended' },
   'PUT /api/admin/companies/:company/key-anchor': { json: 'KeyAnchor' },
   'POST /api/handler/key-anchor': { json: 'KeyAnchor' },
+  'POST /api/handler/statistics-key': { json: 'StatisticsKey' },
+  'GET /api/handler/statistics': { json: 'Statistics' },
   'POST /api/handler/session/salt': { json: 'SignInSalt' },
   'GET /api/handler/keys': { json: 'SealedKeys' },
   'GET /api/handler/keys/colleagues': { json: 'Colleagues' },

@@ -8,10 +8,11 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
+import { assigneeSchema, shareSchema } from './handlers/assignment.ts';
 import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
@@ -60,6 +61,8 @@ export const SCHEMAS = {
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
   caseExport: caseExportDtoSchema,
+  handlerAssignee: assigneeSchema,
+  handlerShare: shareSchema,
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
@@ -71,6 +74,7 @@ export const SCHEMAS = {
   handlerSignIn: signInSchema,
   handlerSignInSalt: signInSaltSchema,
   handlerKeyAnchor: keyAnchorSchema,
+  statisticsKey: statisticsKeyDtoSchema,
   handlerNewToken: newTokenSchema,
   adminOperator: operatorSchema,
   adminInvite: inviteSchema,
@@ -119,12 +123,13 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${P}/my-case/reporter-wrap`, tag: 'private', summary: 'A server-keyed case being migrated: its data key, for the browser to wrap to the reporter key (409 REPORTER_WRAP_NOT_NEEDED otherwise)', auth: 'reporter', ok: [200, '{ caseId, epoch, dataKey }'] },
   { method: 'PUT', path: `${P}/my-case/reporter-wrap`, tag: 'private', summary: 'The data key wrapped in the browser to the reporter key (`{ wrap }`)', auth: 'reporter', ok: [201, '{ epoch }'] },
   { method: 'PUT', path: `${P}/my-case/epoch-wrap`, tag: 'private', summary: "After a revocation: the newest epoch's key wrapped under the reporter key in the browser (`{ epoch, wrap }`); the forward links it replaces are deleted", auth: 'reporter', ok: [201, '{ epoch }'] },
+  { method: 'POST', path: `${P}/comments/sealed`, tag: 'private', summary: "The reporter's comment on a sealed case's record, sealed in the browser (`{ id, body }`; docs/decisions/record-versions.md \"Sealed cases\")", auth: 'reporter', ok: [201, '{ id, created }'] },
   { method: 'POST', path: `${P}/messages/sealed`, tag: 'private', summary: 'A message of a sealed case, sealed in the browser (`{ id, body, uploads }`; uploads of the case\'s sealed upload session in X-Upload-Session)', auth: 'reporter', ok: [201, '{ message: { id, time, files } }'] },
   { method: 'GET', path: `${P}/my-case`, tag: 'private', summary: 'The signed-in case', auth: 'reporter', ok: [200, 'the case'] },
   { method: 'GET', path: `${P}/messages`, tag: 'private', summary: "The case's messages", auth: 'reporter', ok: [200, 'messages'] },
   { method: 'POST', path: `${P}/messages/new`, tag: 'private', summary: 'Send a message, with up to five files (sent in the body, or finished resumable uploads named in messageDto.uploads)', auth: 'reporter', headers: [{ name: 'X-Upload-Session', required: false, description: `The case's upload session whose finished uploads messageDto.uploads names (POST ${CASE_UPLOAD_SESSIONS_PATH})` }], body: { schema: 'messageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
   { method: 'POST', path: CASE_UPLOAD_SESSIONS_PATH, tag: 'private', summary: "An upload session for resumable (tus) uploads of one message's files, bound to the signed-in case", auth: 'reporter', ok: [201, '{ uploadSession, expiresAt }'] },
-  { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the latest version of the handler's record of an oral report, named by its sha256", auth: 'reporter', body: { schema: 'recordApproval' }, ok: [200, 'the case'] },
+  { method: 'PUT', path: `${P}/approve`, tag: 'private', summary: "Approve the latest version of the handler's record of an oral report, named by its sha256", auth: 'reporter', body: { schema: 'recordApproval' }, ok: [200, 'the case (a sealed case: `{ approvedAt, sha256 }`)'] },
   { method: 'GET', path: `${P}/record/:version/approved`, tag: 'private', summary: 'Download an approved version of the record of the oral report', auth: 'reporter', ok: [200, 'text/plain attachment; X-Record-SHA256, X-Record-Approved-At'] },
   { method: 'PUT', path: `${P}/whistleblower/sealed`, tag: 'private', summary: "A sealed case's identity, sealed in the browser under the case's data key (`{ envelope }`; 400 BAD_ENVELOPE, nothing stored)", auth: 'reporter', ok: [200, '{ stored: true }'] },
   { method: 'POST', path: `${P}/whistleblower/update`, tag: 'private', summary: "Add or change the reporter's identity", auth: 'reporter', body: { schema: 'whistleblowerUpdate' }, ok: [200, 'the case'] },
@@ -155,17 +160,24 @@ export const OPERATIONS: Operation[] = [
       { name: 'status', description: 'Only cases in this status', schema: { enum: [...CASE_STATUSES] } },
       { name: 'channel', description: 'Only cases submitted this way', schema: { enum: [...SUBMISSION_TYPES] } },
       { name: 'search', description: 'Only cases whose number holds these digits (anything else in it is ignored)', schema: { type: 'string', maxLength: 40 } },
+      { name: 'open', description: "'true': closed cases left out", schema: { enum: ['true', 'false'] } },
+      { name: 'assigned', description: 'Only cases assigned to the caller (ME), shared with the caller (SHARED), or assigned to nobody (UNASSIGNED)', schema: { enum: [...INBOX_ASSIGNED] } },
     ],
     ok: [200, '{ cases, nextCursor } (nextCursor null on the last page)'],
   },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/sealed`, tag: 'handler', summary: "A sealed case: its envelopes and this handler's wrap, opened in the workspace", auth: 'handler', ok: [200, '{ caseNumber, caseId, status, epoch, envelopes, wrap, files, messages }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/record/sealed`, tag: 'handler', summary: "A version of a sealed case's record, sealed and hashed in the workspace (`{ version, text, sha256 }`; 200 when the hash is the latest's)", auth: 'handler', ok: [201, '{ version, changed }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/messages/sealed`, tag: 'handler', summary: 'A message of a sealed case, sealed in the workspace (`{ id, body, type, answerWanted, uploads }`; uploads of a sealed upload session in X-Upload-Session)', auth: 'handler', ok: [201, '{ message: { id, time, files } }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/upload-sessions`, tag: 'handler', summary: 'A sealed upload session for the files of one handler message of a sealed case (tus; ciphertext only)', auth: 'handler', ok: [201, '{ uploadSession, expiresAt }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "A sealed case's key holders: the key ids with a wrap of the current epoch", auth: 'handler', ok: [200, '{ epoch, recipientKeyIds, holders, reporter }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-epochs`, tag: 'handler', summary: "Revoke a colleague's key from a sealed case: the next key epoch made in the browser, wrapped to the remaining holders (`{ epoch, revoke, wraps, previous, next }`)", auth: 'handler', ok: [201, '{ epoch, revoked }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/exports`, tag: 'handler', summary: 'Record in the audit trail an export the browser is about to make (which parts, how many terms blacked out; no content)', auth: 'handler', body: { schema: 'caseExport' }, ok: [201, '{ recorded }'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/assignment`, tag: 'handler', summary: "The case's assignee, the colleagues it is shared with, and the colleagues entitled to it", auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
+  { method: 'PUT', path: `${H}/cases/:caseNumber/assignee`, tag: 'handler', summary: 'Assign or hand over the case to an entitled colleague (null: unassign); 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerAssignee' }, ok: [200, '{ assignee, shares, colleagues }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/shares`, tag: 'handler', summary: 'Share the case with an entitled colleague; 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerShare' }, ok: [201, '{ assignee, shares, colleagues }'] },
+  { method: 'DELETE', path: `${H}/cases/:caseNumber/shares/:handlerId`, tag: 'handler', summary: 'Stop sharing the case with a colleague', auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/report`, tag: 'handler', summary: 'Record an oral report', auth: 'handler', body: { schema: 'handlerReport' }, ok: [200, 'the case'] },
@@ -173,6 +185,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: `${H}/cases/:caseNumber/messages`, tag: 'handler', summary: 'Send the reporter a message, with up to five files', auth: 'handler', body: { schema: 'handlerMessageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
   { method: 'POST', path: '/api/admin/handlers', tag: 'admin', summary: 'Create a handler account (loopback only)', auth: 'admin', body: { schema: 'adminHandler' }, ok: [201, '{ id, token, companyId, name }'] },
   { method: 'GET', path: '/api/public/key-log', tag: 'public', summary: "The company's trust anchor and signed key log, to check before sealing (docs/decisions/blind-server.md)", auth: 'none', ok: [200, '{ anchor, entries }'] },
+  { method: 'POST', path: `${H}/statistics-key`, tag: 'handler', summary: "Publish the company's statistics key once: its public half signed, its private half sealed to certified handler keys", auth: 'handler', body: { schema: 'statisticsKey' }, ok: [201, '{ spki, keyId, certifierKeyId, signature }'] },
+  { method: 'GET', path: `${H}/statistics`, tag: 'handler', summary: "The statistics key, its private half sealed to this handler's key, and every case's categories box, to count in the browser", auth: 'handler', ok: [200, '{ key, wrap, boxes }'] },
   { method: 'POST', path: `${H}/key-log`, tag: 'handler', summary: 'Append an entry a certifier signed to the key log', auth: 'handler', ok: [201, '{ seq, hash }'] },
   { method: 'PUT', path: '/api/admin/companies/:company/key-anchor', tag: 'admin', summary: "Set the company's recovery public key, once (loopback only)", auth: 'admin', body: { schema: 'adminKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'POST', path: '/api/admin/cases/purge', tag: 'admin', summary: 'Delete the cases due for deletion, or list them with dryRun (loopback only)', auth: 'admin', body: { schema: 'adminPurge' }, ok: [200, '{ dryRun, cases }'] },

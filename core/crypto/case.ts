@@ -16,6 +16,7 @@ import { fieldContext, makeDataKey, openFieldText, sealField } from './field.ts'
 import { verifyKeyLog, type ActiveKey, type KeyLogFailure, type KeyLogHead } from './keylog.ts';
 import { unwrapDataKey, wrapDataKey } from './reporter.ts';
 import type { EpochKeys, KeyLink } from './epochs.ts';
+import type { RecordVersionEnvelope } from './record.ts';
 
 export const FIRST_EPOCH = 1;
 /** The columns the additional data names (as the server's COLUMNS). */
@@ -123,6 +124,13 @@ export interface SealedCaseAnswer extends SealedCaseView {
   subsidiaryId: string | null;
   files: { id: string; messageId: string | null; name: string; size: number; created: string; epoch?: number }[];
   messages: { id: string; type: string; time: string; createdByUserId: string; answerWanted: boolean; body: string; epoch?: number }[];
+  // The server always sends the three below; optional so a reader written before the record (a fixture, a script) still types.
+  /** The channel; PHONE and MEETING cases have a record (record.ts). */
+  submissionType?: 'ONLINE_FORM' | 'PHONE' | 'MEETING';
+  /** When the reporter approved the latest version; null while it awaits approval. */
+  approvedAt?: string | null;
+  /** The record's versions (each `text` the envelope the handler's browser sealed) and the reporter's comments, oldest first. */
+  record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
 }
 
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */

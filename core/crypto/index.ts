@@ -18,9 +18,10 @@
  * - handler-wire.ts  what a handler's browser sends: the enrolment key bundle, the sign-in proof
  * - case.ts     a sealed case: recipients from the verified log, sealing, opening part by part
  * - epochs.ts   key epochs: the next data key after a revocation, the links between epochs' keys
- * - statistics.ts  categories for statistics sealed to the company's statistics key, counted in the browser
+ * - statistics.ts  the statistics key (its signed publication, its private half sealed to handlers), categories sealed to it, counted in the browser
  * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
  * - mail.ts     the reporter's notification address sealed to the server's mail key
+ * - record.ts   a sealed case's record of an oral report: versions with their hashes, comments
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -40,3 +41,4 @@ export * from './epochs.ts';
 export * from './statistics.ts';
 export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, SealedFileSource, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';
+export * from './record.ts';

@@ -14,8 +14,9 @@
  * categories and nothing else. A box that does not open or holds no known shape is
  * counted apart (`unopened`), never dropped silently and never as a category.
  */
-import { fromBase64, toBase64, utf8, type Bytes } from './bytes.ts';
+import { bufferSource, fromBase64, toBase64, utf8, type Bytes } from './bytes.ts';
 import { keyId, openSealedBox, sealToPublicKey } from './box.ts';
+import { canonicalJson, type ActiveKey } from './keylog.ts';
 
 export const CATEGORIES_PURPOSE = 'categories';
 /** The categories counted; a channel is clear data the server has anyway, sealed here so one box answers a count. */
@@ -75,4 +76,75 @@ export async function countCategories(pair: { privateKey: CryptoKey; spki: Uint8
     counts.channel[c.channel] = (counts.channel[c.channel] ?? 0) + 1;
   }
   return counts;
+}
+
+/**
+ * The statistics key as the key log's answer publishes it: its public half and a
+ * signature over `canonicalJson({ purpose: "wb:statistics-key", spki, keyId,
+ * certifierKeyId })` by a certifier, the recovery signing key (the anchor) or an active
+ * handler key of the verified log. A reporter's browser seals categories to it only
+ * after `verifyStatisticsKey`; the server's copy is never taken unchecked.
+ */
+export interface PublishedStatisticsKey {
+  spki: string;
+  keyId: string;
+  certifierKeyId: string;
+  signature: string;
+}
+
+const STATS_KEY_PURPOSE = 'wb:statistics-key';
+const ECDSA_SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const statement = (p: Omit<PublishedStatisticsKey, 'signature'>) => utf8(canonicalJson({ purpose: STATS_KEY_PURPOSE, spki: p.spki, keyId: p.keyId, certifierKeyId: p.certifierKeyId }));
+
+/** The statistics key's public half signed by a certifier (the anchor's or the handler's own ECDSA key). */
+export async function signStatisticsKey(certifier: { privateKey: CryptoKey; keyId: string }, spki: Uint8Array): Promise<PublishedStatisticsKey> {
+  const unsignedKey = { spki: toBase64(spki), keyId: await keyId(spki), certifierKeyId: certifier.keyId };
+  const signature = new Uint8Array(await globalThis.crypto.subtle.sign(ECDSA_SIGN, certifier.privateKey, statement(unsignedKey)));
+  return { ...unsignedKey, signature: toBase64(signature) };
+}
+
+/**
+ * The statistics key to seal to, or null: its id must be its SPKI's, it must be an ECDH
+ * P-256 key, and its certifier the anchor (`anchorEcdsaSpki`) or an ECDSA key the
+ * verified log lists as active (`certifiers`: verifyKeyLog's keys).
+ */
+export async function verifyStatisticsKey(published: unknown, anchorEcdsaSpki: Uint8Array, certifiers: readonly Pick<ActiveKey, 'ecdsaSpki' | 'ecdsaKeyId'>[]): Promise<{ spki: Bytes; keyId: string } | null> {
+  const p = published as Partial<PublishedStatisticsKey> | null;
+  if (!p || typeof p !== 'object' || ![p.spki, p.keyId, p.certifierKeyId, p.signature].every((x) => typeof x === 'string')) return null;
+  try {
+    const spki = fromBase64(p.spki!);
+    if ((await keyId(spki)) !== p.keyId) return null;
+    await globalThis.crypto.subtle.importKey('spki', bufferSource(spki), { name: 'ECDH', namedCurve: 'P-256' }, false, []);
+    const certifierSpki = (await keyId(anchorEcdsaSpki)) === p.certifierKeyId ? anchorEcdsaSpki : certifiers.find((k) => k.ecdsaKeyId === p.certifierKeyId)?.ecdsaSpki;
+    if (!certifierSpki) return null;
+    const verify = await globalThis.crypto.subtle.importKey('spki', bufferSource(certifierSpki), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+    const ok = await globalThis.crypto.subtle.verify(ECDSA_SIGN, verify, bufferSource(fromBase64(p.signature!)), statement(p as PublishedStatisticsKey));
+    return ok ? { spki, keyId: p.keyId! } : null;
+  } catch {
+    return null;
+  }
+}
+
+const privateInfo = (statsKeyId: string, recipientKeyId: string) => ({ caseId: statsKeyId, epoch: 0, recipientKeyId, purpose: 'statistics-key', domain: 'stats' as const });
+
+/** The statistics private key (PKCS#8) sealed to one handler's ECDH key, so that handler can count. */
+export async function sealStatisticsPrivateKey(pair: { privateKey: CryptoKey; keyId: string }, recipient: { spki: Uint8Array; keyId: string }): Promise<{ recipientKeyId: string; box: string }> {
+  const pkcs8 = new Uint8Array(await globalThis.crypto.subtle.exportKey('pkcs8', pair.privateKey));
+  try {
+    return { recipientKeyId: recipient.keyId, box: toBase64(await sealToPublicKey(recipient.spki, pkcs8, privateInfo(pair.keyId, recipient.keyId))) };
+  } finally {
+    pkcs8.fill(0);
+  }
+}
+
+/** The statistics key pair opened with a handler's ECDH key; null when the box is not this key's for this handler. */
+export async function openStatisticsPrivateKey(handler: { privateKey: CryptoKey; publicKey: CryptoKey | Uint8Array; keyId: string }, statsKey: { spki: Uint8Array; keyId: string }, box: string): Promise<{ privateKey: CryptoKey; spki: Uint8Array; keyId: string } | null> {
+  try {
+    const pkcs8 = await openSealedBox({ privateKey: handler.privateKey, publicKey: handler.publicKey }, fromBase64(box), privateInfo(statsKey.keyId, handler.keyId));
+    const privateKey = await globalThis.crypto.subtle.importKey('pkcs8', bufferSource(pkcs8), { name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+    pkcs8.fill(0);
+    return { privateKey, spki: statsKey.spki, keyId: statsKey.keyId };
+  } catch {
+    return null;
+  }
 }

@@ -8,7 +8,10 @@
  * - 409 CASE_SEALED is `sealed`: the server cannot read the case, so the page hands it
  *   to the sealed case's own chart (sealedCase.ts), which opens it in the browser.
  * - A status is changed only after `confirmingStatus`, only to a status other than
- *   the current one and never back to PENDING_WHISTLEBLOWER_CONTACT.
+ *   the current one and never back to PENDING_WHISTLEBLOWER_CONTACT. Closing a case
+ *   whose confirmation of receipt or feedback is missing or overdue says why in that
+ *   confirmation (`closingReason`, issue 38).
+ * - The audit trail's filter (`auditAction`) only narrows what is shown; it survives reloads.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { CaseStatus } from '../schema.ts';
@@ -35,12 +38,33 @@ export interface CaseContext {
   caseNumber: string;
   view: HandlerCaseView | null;
   nextStatus: CaseStatus | null;
+  /** The audit trail shows entries of this action only; 'ALL' shows every entry. */
+  auditAction: string;
+}
+
+export type ClosingReason = 'ACK_MISSING' | 'ACK_OVERDUE' | 'FEEDBACK_MISSING' | 'FEEDBACK_OVERDUE';
+
+/**
+ * Why closing needs a second thought: the case's next legal deadline (server-computed,
+ * none once met) is the confirmation of receipt or the feedback still owed, overdue or not.
+ */
+export function closingReason(deadline: { kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK'; due: string } | null | undefined, now: number): ClosingReason | null {
+  if (!deadline) return null;
+  const overdue = new Date(deadline.due).getTime() < now;
+  if (deadline.kind === 'ACKNOWLEDGEMENT') return overdue ? 'ACK_OVERDUE' : 'ACK_MISSING';
+  return overdue ? 'FEEDBACK_OVERDUE' : 'FEEDBACK_MISSING';
+}
+
+/** The audit entries the filter keeps. */
+export function auditEntries<T extends { action: string }>(entries: readonly T[], action: string): T[] {
+  return action === 'ALL' ? [...entries] : entries.filter((e) => e.action === action);
 }
 
 export type CaseEvent =
   | { type: 'status.choose'; status: CaseStatus }
   | { type: 'status.confirm' }
   | { type: 'status.cancel' }
+  | { type: 'audit.filter'; action: string }
   | { type: 'reload' };
 
 const answer = (event: unknown) => (event as DoneActorEvent<CaseAnswer>).output;
@@ -60,6 +84,7 @@ export const caseMachine = setup({
     assignView: assign({ view: ({ event, context }) => answer(event).view ?? context.view }),
     assignNextStatus: assign({ nextStatus: ({ event, context }) => (event.type === 'status.choose' ? event.status : context.nextStatus) }),
     clearNextStatus: assign({ nextStatus: null }),
+    assignAuditAction: assign({ auditAction: ({ event, context }) => (event.type === 'audit.filter' ? event.action : context.auditAction) }),
   },
   guards: {
     isOk: ({ event }) => answer(event).status === 200 && !!answer(event).view,
@@ -71,7 +96,8 @@ export const caseMachine = setup({
 }).createMachine({
   id: 'handlerCase',
   initial: 'loading',
-  context: ({ input }) => ({ caseNumber: input.caseNumber, view: null, nextStatus: null }),
+  context: ({ input }) => ({ caseNumber: input.caseNumber, view: null, nextStatus: null, auditAction: 'ALL' }),
+  on: { 'audit.filter': { actions: 'assignAuditAction' } },
   states: {
     loading: {
       invoke: {

@@ -22,6 +22,7 @@
  * - An account whose key was revoked from the case (403) is `revoked`: nothing opened.
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
+import type { OpenedRecordVersion } from '../../core/crypto/record.ts';
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import { LIMITS, type MessageType } from '../schema.ts';
 import type { OpenedKeys } from './session.ts';
@@ -63,6 +64,17 @@ export interface OpenedSealedCase {
   messages: OpenedMessage[];
   /** Handlers' names by account id, for the thread's senders (clear data the server has anyway). */
   senders: Record<string, string>;
+  /** The record of a phone or meeting report: each version opened and its hash checked here, and the reporter's comments (`text` null: not opened). */
+  record: { versions: OpenedRecordVersion[]; comments: { id: string; created: string; text: string | null }[] };
+}
+
+/** The next version of a sealed case's record, sealed and hashed in this browser (core/crypto/record.ts). */
+export interface SealedRecordInput {
+  caseNumber: string;
+  caseId: string;
+  dataKey: Uint8Array;
+  version: number;
+  text: string;
 }
 
 export interface SealedLoadAnswer {

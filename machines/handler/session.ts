@@ -88,6 +88,15 @@ export type HandlerSessionEvent =
 const answer = (event: unknown) => (event as DoneActorEvent<SessionAnswer>).output;
 const unlocked = (event: unknown) => (event as DoneActorEvent<UnlockAnswer>).output;
 
+/**
+ * A six-digit TOTP code or a sign-in recovery code, read the way the server reads it
+ * (server/handlers/auth.ts normalizeRecovery): spaces and dashes dropped, any case.
+ */
+export function isSignInCode(code: string): boolean {
+  const bare = code.replace(/[\s-]/g, '');
+  return /^\d{6}$/.test(bare) || /^[0-9a-f]{20}$/i.test(bare);
+}
+
 export const handlerSessionMachine = setup({
   types: {} as { context: HandlerSessionContext; events: HandlerSessionEvent },
   actors: {
@@ -128,7 +137,7 @@ export const handlerSessionMachine = setup({
     hasUnlockSecret: ({ event }) => event.type === 'keys.unlock' && event.secret.trim() !== '',
     isOpened: ({ event }) => unlocked(event).outcome === 'opened' && !!unlocked(event).keys,
     isKeysMissing: ({ event }) => unlocked(event).outcome === 'missing',
-    hasCredentials: ({ event }) => event.type === 'signin.submit' && event.email.trim() !== '' && event.password !== '' && /^\s*(\d{6}|[0-9a-fA-F-]{10,})\s*$/.test(event.code),
+    hasCredentials: ({ event }) => event.type === 'signin.submit' && event.email.trim() !== '' && event.password !== '' && isSignInCode(event.code),
   },
 }).createMachine({
   id: 'handlerSession',

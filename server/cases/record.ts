@@ -14,6 +14,7 @@ import { HttpError } from '../errors.ts';
 import { COLUMNS, caseKey, type CaseRow } from './service.ts';
 import { assertModifiable } from './reporter.ts';
 import { onCaseEvent } from '../mail/notify.ts';
+import { latestSealedVersion } from './sealed-record.ts';
 
 export const RECORD_COLUMN = 'case_record_version.text_enc';
 
@@ -91,9 +92,9 @@ export async function recordVersion(ctx: AppContext, row: CaseRow, text: string)
  */
 export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: string | undefined): Promise<void> {
   assertModifiable(row);
-  const key = await caseKey(ctx, row);
-  const versions = await loadVersions(ctx, row, key);
-  const latest = versions.at(-1);
+  // A sealed case: the server has no key, only the hashes the handler's browser computed; the reporter's browser checked them.
+  const key = row.sealed ? null : await caseKey(ctx, row);
+  const latest = key ? (await loadVersions(ctx, row, key)).at(-1) : await latestSealedVersion(ctx, row.id);
   if (!latest) throw new HttpError(409, 'NO_RECORD_YET', 'There is no record of the report to approve yet.');
   if (!sha256) throw new HttpError(400, 'VALIDATION', 'Name the version you approve by its sha256.', 'sha256');
   if (sha256 !== latest.sha256) {
@@ -111,8 +112,10 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');
     const stored = await trx.selectFrom('case_record_version').select('id').where('case_id', '=', row.id).executeTakeFirst();
-    if (!stored) {
-      await insertVersion(ctx, trx, row, key, { ...latest, createdAt: new Date(latest.createdAt), approvedAt: at });
+    if (!stored && key) {
+      // The record written before versions existed (server-keyed only) is stored as approved version 1.
+      const legacy = latest as RecordVersionView;
+      await insertVersion(ctx, trx, row, key, { ...legacy, createdAt: new Date(legacy.createdAt), approvedAt: at });
     } else {
       const upd = await trx
         .updateTable('case_record_version')

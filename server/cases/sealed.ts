@@ -11,7 +11,8 @@
  * entitle is refused, so a case is never opened to someone the officer scoping leaves out.
  */
 import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys, type SealedCaseAnswer } from '../../core/crypto/index.ts';
-import type { KeyWrap, SealedCaseDto, SealedMessageDto } from '../../machines/schema.ts';
+import type { KeyWrap, SealedCaseDto, SealedMessageDto, SubmissionType } from '../../machines/schema.ts';
+import { sealedRecord } from './sealed-record.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -166,7 +167,7 @@ export function sealedParts(dto: SealedCaseDto, recipients: Recipients, mailKeyI
 /** What a browser needs to open a sealed case (core/crypto/case.ts SealedCaseAnswer, one type for every side). */
 export type SealedCaseView = SealedCaseAnswer;
 
-type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null };
+type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null; submission_type: string; approved_at: Date | string | null };
 
 /** The case as sealed, with the wrap for `recipientKeyId` (a handler's ECDH keyId, or `reporter`) of the current epoch. */
 export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow, recipientKeyId: string | null): Promise<SealedCaseView> {
@@ -194,6 +195,9 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     wrap: wrap ? { recipientKeyId: wrap.recipient_key_id, kind: wrap.kind, wrap: b64(wrap.wrap) } : null,
     files: files.map((f) => ({ id: f.id, messageId: f.message_id, name: b64(f.name_enc), size: Number(f.size), created: new Date(f.created_at).toISOString(), epoch: f.epoch })),
     messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc), epoch: m.epoch })),
+    submissionType: row.submission_type as SubmissionType,
+    approvedAt: row.approved_at ? new Date(row.approved_at).toISOString() : null,
+    record: await sealedRecord(ctx, row.id),
   };
 }
 

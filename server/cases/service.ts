@@ -104,6 +104,8 @@ export interface SealedParts {
   whistleblower: Buffer | null;
   /** The reporter's notification address sealed to the mail key (core/crypto/mail.ts), kept apart in `case_notify`. */
   notify?: { mailKeyId: string; box: Buffer } | null;
+  /** The case's categories for statistics sealed to the statistics key (core/crypto/statistics.ts), kept apart in `case_categories`. */
+  categories?: { statsKeyId: string; box: Buffer } | null;
   epoch: number;
   wraps: { recipientKeyId: string; kind: 'reporter' | 'handler' | 'recovery'; wrap: Buffer }[];
 }
@@ -276,6 +278,7 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
           .executeTakeFirstOrThrow();
         assertCheckValue(ctx.crypto, inserted.value ?? undefined);
         if (inBrowser?.notify) await trx.insertInto('case_notify').values({ case_id: caseId, mail_key_id: inBrowser.notify.mailKeyId, box: inBrowser.notify.box, created_at: now }).execute();
+        if (inBrowser?.categories) await trx.insertInto('case_categories').values({ case_id: caseId, stats_key_id: inBrowser.categories.statsKeyId, box: inBrowser.categories.box, created_at: now }).execute();
         await onCaseEvent(ctx, trx, caseId, 'created');
       });
       await commitFiles(ctx, input.files ?? []);

@@ -111,6 +111,8 @@ export interface ReportCaseTable {
   report_updated_at: Timestamp | null;
   /** The interface language at submission (mails to the reporter), sealed; migration 0020. */
   language_enc: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  /** The handler who runs the case; null while unassigned (migration 0370). */
+  assignee_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CaseStatusEventTable {
@@ -290,6 +292,21 @@ export interface HandlerCaseSeenTable {
   seen_at: Timestamp;
 }
 
+/** Colleagues a case is shared with beside its assignee (migration 0370). */
+export interface CaseShareTable {
+  case_id: string;
+  handler_id: string;
+  shared_by: string | null;
+  created_at: Timestamp;
+}
+
+/** A sitting (a session, or an API token on one UTC day) that already logged opening the case (migration 0370). */
+export interface HandlerCaseSittingTable {
+  sitting: string;
+  case_id: string;
+  at: Timestamp;
+}
+
 /** Append-only (a trigger refuses update and delete); the entry is sealed with the case's key. */
 export interface CaseAuditTable {
   id: Generated<string | number>;
@@ -421,6 +438,33 @@ export interface CaseNotifyTable {
   created_at: Timestamp;
 }
 
+/** A company's statistics public key as a handler's browser signed it (migration 0380). */
+export interface CompanyStatisticsKeyTable {
+  company_id: string;
+  spki: Bytes;
+  key_id: string;
+  certifier_key_id: string;
+  signature: string;
+  created_at: Timestamp;
+}
+
+/** The statistics private key sealed to one handler's ECDH key (migration 0380). */
+export interface StatisticsKeyWrapTable {
+  company_id: string;
+  stats_key_id: string;
+  recipient_key_id: string;
+  box: Bytes;
+  created_at: Timestamp;
+}
+
+/** A case's categories for statistics, sealed to the statistics key (migration 0380). */
+export interface CaseCategoriesTable {
+  case_id: string;
+  stats_key_id: string;
+  box: Bytes;
+  created_at: Timestamp;
+}
+
 export interface DB {
   meta: MetaTable;
   company: CompanyTable;
@@ -439,6 +483,9 @@ export interface DB {
   case_key_wrap: CaseKeyWrapTable;
   case_key_revocation: CaseKeyRevocationTable;
   case_notify: CaseNotifyTable;
+  case_categories: CaseCategoriesTable;
+  company_statistics_key: CompanyStatisticsKeyTable;
+  statistics_key_wrap: StatisticsKeyWrapTable;
   case_reservation: CaseReservationTable;
   handler_account: HandlerAccountTable;
   handler_token: HandlerTokenTable;
@@ -448,6 +495,8 @@ export interface DB {
   handler_session: HandlerSessionTable;
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
+  case_share: CaseShareTable;
+  handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;
   deadline_reminder: DeadlineReminderTable;
   case_deletion: CaseDeletionTable;

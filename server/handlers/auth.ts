@@ -258,6 +258,8 @@ export class HandlerAuth {
       .deleteFrom('handler_session')
       .where((eb) => eb.or([eb('expires_at', '<', new Date(now)), eb('last_seen_at', '<', new Date(now - IDLE_TIMEOUT_MS))]))
       .execute();
+    // A sitting lasts no longer than a session (or a token's day): its "opened" marks can go after that.
+    await this.ctx.db.deleteFrom('handler_case_sitting').where('at', '<', new Date(now - Math.max(SESSION_MAX_MS, 86_400_000) - 86_400_000)).execute();
   }
 
   officers(handlerId: string) {

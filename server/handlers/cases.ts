@@ -76,6 +76,12 @@ export interface InboxRow {
   submission: { type: SubmissionType };
   creationChannel: CreationChannel;
   protectionOfficerId: string;
+  /** The officer's and subsidiary's names from the company file, so rows tell cases apart without content. */
+  officerName: string | null;
+  subsidiary: { id: string; name: string } | null;
+  assignee: { id: string; name: string } | null;
+  /** Whether the case is shared with the handler asking. */
+  sharedWithMe: boolean;
   receivedDate: string | null;
   pendingWhistleblowerAction: boolean;
   approvedAt: string | null;
@@ -97,10 +103,13 @@ async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id
   const unread = new Map<string, number>();
   const facts = { received, closed, acknowledged, feedback, unread };
   if (!ids.length) return facts;
-  const [events, messages, seen] = await Promise.all([
+  const [events, messages, seen, comments, approvals] = await Promise.all([
     ctx.db.selectFrom('case_status_event').select(['case_id', 'status', 'at']).where('case_id', 'in', ids).where('status', 'in', ['RECEIVED', 'CLOSED']).orderBy('id').execute(),
     ctx.db.selectFrom('case_message').select(['case_id', 'type', 'created_by', 'created_at']).where('case_id', 'in', ids).execute(),
     ctx.db.selectFrom('handler_case_seen').select(['case_id', 'seen_at']).where('handler_id', '=', handlerId).where('case_id', 'in', ids).execute(),
+    // The reporter's comments on the record and approvals of it are the reporter speaking too (issue 38).
+    ctx.db.selectFrom('case_comment').select(['case_id', 'created_at']).where('case_id', 'in', ids).execute(),
+    ctx.db.selectFrom('case_record_version').select(['case_id', 'approved_at']).where('case_id', 'in', ids).where('approved_at', 'is not', null).execute(),
   ]);
   for (const e of events) {
     if (e.status === 'CLOSED') closed.set(e.case_id, new Date(e.at)); // the latest close counts
@@ -112,11 +121,15 @@ async function caseFacts(ctx: AppContext, handlerId: string, rows: readonly { id
     const had = map.get(id);
     if (!had || at < had) map.set(id, at);
   };
+  const fromReporter = (caseId: string, at: Date) => {
+    if (at.getTime() > (seenAt.get(caseId) ?? 0)) unread.set(caseId, (unread.get(caseId) ?? 0) + 1);
+  };
+  for (const c of comments) fromReporter(c.case_id, new Date(c.created_at));
+  for (const a of approvals) if (a.approved_at) fromReporter(a.case_id, new Date(a.approved_at));
   for (const m of messages) {
     const at = new Date(m.created_at);
-    if (m.created_by === numberOf.get(m.case_id)) {
-      if (at.getTime() > (seenAt.get(m.case_id) ?? 0)) unread.set(m.case_id, (unread.get(m.case_id) ?? 0) + 1);
-    } else {
+    if (m.created_by === numberOf.get(m.case_id)) fromReporter(m.case_id, at);
+    else {
       if (m.type === 'CONFIRMATION' || m.type === 'FEEDBACK') earliest(acknowledged, m.case_id, at);
       if (m.type === 'FEEDBACK') earliest(feedback, m.case_id, at);
     }
@@ -172,8 +185,14 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: In
     'report_case.protection_officer_id',
     'report_case.pending_whistleblower_action',
     'report_case.approved_at',
+    'report_case.subsidiary_id',
+    'report_case.assignee_id',
   ]);
   if (query.status) q = q.where('report_case.status', '=', query.status);
+  if (query.open === 'true') q = q.where('report_case.status', '!=', 'CLOSED');
+  if (query.assigned === 'ME') q = q.where('report_case.assignee_id', '=', handler.id);
+  else if (query.assigned === 'UNASSIGNED') q = q.where('report_case.assignee_id', 'is', null);
+  else if (query.assigned === 'SHARED') q = q.where((eb) => eb.exists(eb.selectFrom('case_share').select('case_share.case_id').whereRef('case_share.case_id', '=', 'report_case.id').where('case_share.handler_id', '=', handler.id)));
   if (query.channel) q = q.where('report_case.submission_type', '=', query.channel);
   if (digits.length === 16) q = q.where('report_case.case_number', '=', digits);
   else if (digits) q = q.where('report_case.case_number', 'like', `%${digits}%`);
@@ -185,8 +204,18 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: In
   const found = await q.orderBy('report_case.created_at', 'desc').orderBy('report_case.id', 'desc').limit(limit + 1).execute();
   const rows = found.slice(0, limit);
   const last = found.length > limit ? rows.at(-1) : undefined;
-  const [facts, company] = await Promise.all([caseFacts(ctx, handler.id, rows), companyById(ctx.db, handler.company_id)]);
+  const assigneeIds = [...new Set(rows.map((r) => r.assignee_id).filter((id): id is string => !!id))];
+  const [facts, company, assignees, shared] = await Promise.all([
+    caseFacts(ctx, handler.id, rows),
+    companyById(ctx.db, handler.company_id),
+    assigneeIds.length ? ctx.db.selectFrom('handler_account').select(['id', 'name']).where('id', 'in', assigneeIds).execute() : [],
+    rows.length ? ctx.db.selectFrom('case_share').select('case_id').where('handler_id', '=', handler.id).where('case_id', 'in', rows.map((r) => r.id)).execute() : [],
+  ]);
   const retention = retentionOf(company?.settings);
+  const officers = new Map((company?.settings.protectionOfficers ?? []).map((o) => [o.id, o.name]));
+  const subsidiaries = new Map((company?.settings.subsidiaries ?? []).map((x) => [x.id, x.name]));
+  const assigneeName = new Map(assignees.map((a) => [a.id, a.name]));
+  const sharedIds = new Set(shared.map((x) => x.case_id));
   const cases = rows.map((r) => {
     const received = facts.received.get(r.id) ?? null;
     return {
@@ -196,6 +225,10 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: In
       submission: { type: r.submission_type as SubmissionType },
       creationChannel: r.creation_channel as CreationChannel,
       protectionOfficerId: r.protection_officer_id,
+      officerName: officers.get(r.protection_officer_id) ?? null,
+      subsidiary: r.subsidiary_id ? { id: r.subsidiary_id, name: subsidiaries.get(r.subsidiary_id) ?? r.subsidiary_id } : null,
+      assignee: r.assignee_id ? { id: r.assignee_id, name: assigneeName.get(r.assignee_id) ?? '' } : null,
+      sharedWithMe: sharedIds.has(r.id),
       receivedDate: received ? received.toISOString() : null,
       pendingWhistleblowerAction: r.pending_whistleblower_action,
       approvedAt: r.approved_at ? iso(r.approved_at) : null,
@@ -226,7 +259,21 @@ export async function markSeen(ctx: AppContext, handler: HandlerIdentity, caseId
 
 // ---- audit trail ---------------------------------------------------------------
 
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'CASE_EXPORTED'] as const;
+/**
+ * Whether this is the sitting's first opening of the case, and if so marks it: a sitting
+ * is the workspace session (its token's hash), or for a script's API token one UTC day, so
+ * "opened the case" is one entry per sitting, not one per reload (issue 38 Build 6).
+ */
+export async function firstOpeningInSitting(ctx: AppContext, sitting: string, caseId: string): Promise<boolean> {
+  const r = await ctx.db
+    .insertInto('handler_case_sitting')
+    .values({ sitting, case_id: caseId, at: ctx.clock.now() })
+    .onConflict((oc) => oc.columns(['sitting', 'case_id']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'CASE_EXPORTED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

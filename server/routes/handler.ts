@@ -20,16 +20,20 @@ import { createToken, listTokens, revokeToken } from '../handlers/administration
 import { stringifySetCookie } from 'cookie';
 import { sessionPrincipal } from '../security/roles.ts';
 import { colleaguesWithKeys, keyBundleSchema, sealedKeysOf, signInSalt } from '../handlers/keys.ts';
-import { appendAudit, deadlineOf, findVisibleCase, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
+import { appendAudit, deadlineOf, findVisibleCase, firstOpeningInSitting, inbox, markSeen, readAudit, type HandlerIdentity } from '../handlers/cases.ts';
+import { assigneeSchema, assignmentOf, entitledColleagues, setAssignee, shareCase, shareSchema, unshareCase, type AssignmentAct } from '../handlers/assignment.ts';
+import { createHash } from 'node:crypto';
 import { companyByHost, normalizeHost, requestHost, requireCompany } from '../companies/service.ts';
-import { addMessage, buildCaseView, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { addMessage, buildCaseView, caseKey, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
+import { LANGUAGE_COLUMN } from '../mail/notify.ts';
 import { approvedRecordDocument } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema, sealedRecordVersionDtoSchema } from '../../machines/schema.ts';
+import { recordSealedVersion } from '../cases/sealed-record.ts';
 import { grantCaseKey, refuseRevoked, revokeCaseKey, wrapHolders } from '../cases/grants.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
@@ -101,8 +105,14 @@ async function sessionView(ctx: AppContext, auth: HandlerAuth, p: Principal, sig
 
 /** The case as a handler reads it: the reporter's view plus the legal clock and the audit trail. */
 async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow) {
-  const [view, deadline, audit] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row)]);
-  return { ...view, deadline, audit };
+  const [view, deadline, audit, language] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row), reporterLanguage(ctx, row)]);
+  return { ...view, deadline, audit, reporterLanguage: language };
+}
+
+/** The language the reporter wrote in (the mails' language), opened with the case's key; null when none was kept. */
+async function reporterLanguage(ctx: AppContext, row: CaseRow): Promise<string | null> {
+  if (!row.language_enc) return null;
+  return ctx.crypto.open(await caseKey(ctx, row), row.id, LANGUAGE_COLUMN, row.language_enc).toString('utf8');
 }
 
 export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, uploads: ResumableUploads) {
@@ -213,9 +223,44 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
-    await appendAudit(ctx, h, row, 'CASE_READ');
+    if (await firstOpeningInSitting(ctx, sittingOf(req, h), row.id)) await appendAudit(ctx, h, row, 'CASE_READ');
     await markSeen(ctx, h, row.id);
     return handlerCaseView(ctx, h, row);
+  });
+
+  // ---- assignment and sharing (server/handlers/assignment.ts) ---------------------
+
+  const assignmentView = async (row: CaseRow) => ({ ...(await assignmentOf(ctx, row.id)), colleagues: await entitledColleagues(ctx, row) });
+  // The audit of a sealed case is sealed under a key the server lacks (w37's part); the act still holds.
+  const auditAct = (h: HandlerIdentity, row: CaseRow, act: AssignmentAct) => (row.sealed ? Promise.resolve() : appendAudit(ctx, h, row, act.action, act.detail));
+
+  app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/assignment', async (req) => {
+    const h = await who(req);
+    return assignmentView(await findVisibleCase(ctx, h, req.params.caseNumber));
+  });
+
+  app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/assignee', async (req) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(assigneeSchema, req.body ?? {}, 'body');
+    await auditAct(h, row, await setAssignee(ctx, row, handlerId));
+    return assignmentView(row);
+  });
+
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/shares', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(shareSchema, req.body ?? {}, 'body');
+    await auditAct(h, row, await shareCase(ctx, h, row, handlerId));
+    return reply.status(201).send(await assignmentView(row));
+  });
+
+  app.delete<{ Params: { caseNumber: string; handlerId: string } }>('/api/handler/cases/:caseNumber/shares/:handlerId', async (req) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { handlerId } = parseOr400(shareSchema, { handlerId: req.params.handlerId }, 'params');
+    await auditAct(h, row, await unshareCase(ctx, row, handlerId));
+    return assignmentView(row);
   });
 
   // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace.
@@ -315,6 +360,17 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     return handlerCaseView(ctx, h, fresh);
   });
 
+  // A version of a sealed case's record, sealed and hashed in the handler's browser (docs/decisions/record-versions.md "Sealed cases").
+  // No audit entry: the audit is sealed under the case's key, which the server does not have.
+  app.post<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/record/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
+    const dto = parseOr400(sealedRecordVersionDtoSchema, req.body ?? {}, 'sealedRecordVersionDto');
+    const stored = await recordSealedVersion(ctx, row, dto);
+    return reply.status(stored.changed ? 201 : 200).header('cache-control', 'no-store').send(stored);
+  });
+
   app.get<{ Params: { caseNumber: string; version: string } }>('/api/handler/cases/:caseNumber/record/:version/approved', DOWNLOAD_ROUTE, async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
@@ -340,6 +396,12 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
       throw err;
     }
   });
+}
+
+/** The sitting an opening belongs to (server/handlers/cases.ts firstOpeningInSitting): the session, or a token's UTC day. */
+function sittingOf(req: FastifyRequest, p: Principal): string {
+  if (p.via === 'apiToken') return `token:${p.tokenId}:${new Date().toISOString().slice(0, 10)}`;
+  return `session:${createHash('sha256').update(sessionToken(req) ?? '').digest('hex')}`;
 }
 
 /** Clears a cookie set before the session moved to path /api/ (issue 39). */

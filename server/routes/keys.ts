@@ -11,6 +11,9 @@
  *   workspace, where the pair is made, while the company has none (blind-server.md:
  *   the private half is printed from the handler's browser and never meets the server
  *   or the operator's terminal).
+ * - `POST /api/handler/statistics-key`: a certified handler publishes the company's
+ *   statistics key once (server/keys/statistics-key.ts), and `GET /api/handler/statistics`
+ *   gives her browser what it counts: the key, its private half sealed to her key, the boxes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
@@ -20,6 +23,8 @@ import { requireCompany } from '../companies/service.ts';
 import type { HandlerIdentity } from '../handlers/cases.ts';
 import { appendKeyLogEntry, readKeyLog, setKeyAnchor } from '../keys/key-log.ts';
 import { wrapNewKeys } from '../keys/migrate-wraps.ts';
+import { readStatisticsKey, setStatisticsKey, statisticsFor } from '../keys/statistics-key.ts';
+import { statisticsKeyDtoSchema } from '../../machines/schema.ts';
 import { adminGuard, findCompany } from './admin.ts';
 import { parseOr400 } from './parse.ts';
 
@@ -32,8 +37,11 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     // Always the log as it is now: a cached copy could hide a removal.
     // With SEALED_CASES on, the answer says so: the reporter's browser seals only then (off: the answer as before),
     // and gives the mail key the browser seals the notification address to (core/crypto sealNotifyAddress).
+    // The statistics key rides with it, for the browser to check against the log it verified (core/crypto verifyStatisticsKey).
     const log = await readKeyLog(ctx, company.id);
-    return reply.header('cache-control', 'no-store').send(ctx.config.sealedCases === 'browser' ? { ...log, sealedCases: 'browser', mailKey: await ctx.mailKeys.publicKey() } : log);
+    return reply
+      .header('cache-control', 'no-store')
+      .send(ctx.config.sealedCases === 'browser' ? { ...log, sealedCases: 'browser', mailKey: await ctx.mailKeys.publicKey(), statisticsKey: await readStatisticsKey(ctx, company.id) } : log);
   });
 
   app.post('/api/handler/key-log', { bodyLimit: 16 * 1024 }, async (req, reply) => {
@@ -64,5 +72,19 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     const anchor = await setKeyAnchor(ctx, company.id, body);
     wrapNewKeys(ctx);
     return reply.status(201).send(anchor);
+  });
+
+  app.post('/api/handler/statistics-key', { bodyLimit: 256 * 1024 }, async (req, reply) => {
+    const h = await who(req);
+    const body = parseOr400(statisticsKeyDtoSchema, req.body ?? {}, 'body');
+    const own = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', h.id).executeTakeFirst();
+    const key = await setStatisticsKey(ctx, h.company_id, { ecdhSpki: own?.ecdh_spki ? new Uint8Array(own.ecdh_spki) : null }, body);
+    return reply.status(201).send(key);
+  });
+
+  app.get('/api/handler/statistics', async (req, reply) => {
+    const h = await who(req);
+    const own = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', h.id).executeTakeFirst();
+    return reply.header('cache-control', 'no-store').send(await statisticsFor(ctx, h.company_id, { ecdhSpki: own?.ecdh_spki ? new Uint8Array(own.ecdh_spki) : null }));
   });
 }

@@ -33,8 +33,9 @@ import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { addSealedMessage, refuseSealedMultipart, sealedCaseView, updateSealedIdentity } from '../cases/sealed.ts';
 import { needsReporterWrap, reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
-import { reporterEpochWrapDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { reporterEpochWrapDtoSchema, sealedCommentDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
 import { storeReporterEpochWrap } from '../cases/grants.ts';
+import { addSealedComment } from '../cases/sealed-record.ts';
 
 /** On the case read of a server-keyed case being migrated that has no reporter wrap yet: the page makes it (sealed-migration.md "Migration"). */
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
@@ -188,6 +189,8 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const { sha256 } = parseOr400(approveSchema, req.body ?? {}, 'body');
     await approveRecord(ctx, row, sha256);
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    // A sealed case has no view the server can build: the page reads the sealed view again.
+    if (fresh.sealed) return reply.headers(noStore).send({ approvedAt: new Date(fresh.approved_at!).toISOString(), sha256 });
     return reply.headers(noStore).send(await buildCaseView(ctx, fresh));
   });
 
@@ -230,6 +233,14 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     await guards.perCase('case-write', row.id, req, reply);
     const { comment } = parseOr400(commentDtoSchema, req.body ?? {}, 'body');
     return reply.status(201).headers(noStore).send(await addComment(ctx, row, comment));
+  });
+
+  // The reporter's comment on a sealed case's record, sealed in the browser (docs/decisions/record-versions.md "Sealed cases").
+  app.post(`${BASE}/comments/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedCommentDtoSchema, req.body ?? {}, 'sealedCommentDto');
+    return reply.status(201).headers(noStore).send(await addSealedComment(ctx, row, dto));
   });
 
   app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, DOWNLOAD_ROUTE, async (req, reply) => {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { parseCategories } from '../keys/statistics-key.ts';
 import { LANGUAGES, caseDtoSchema, isAudioType, sealedCaseDtoSchema, submissionByPhoneDtoSchema, type Language, type CaseAccount, type OralSubmissionDto, type SubmissionType } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -197,6 +198,8 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
     const recipients = await sealedRecipients(ctx, company.id, dto.protectionOfficer.id);
     if (!recipients) throw new HttpError(409, 'SEALING_UNAVAILABLE', 'No certified handler key is entitled to this protection officer: send the case on the plain path.', 'protectionOfficer.id');
     const sealed = sealedParts(dto, recipients, dto.notify ? (await ctx.mailKeys.publicKey()).keyId : null);
+    // Categories for statistics, sealed to the published statistics key; none while the company has none.
+    sealed.categories = await parseCategories(ctx, company.id, dto.categories);
     // Files sealed in the browser arrive first by tus, in a sealed upload session (docs/decisions/sealed-cases.md "Sealed files").
     const session = await uploads.sealedSession(req.headers[UPLOAD_SESSION_HEADER], null, dto.uploads);
     if (session) assertSessionCompany(session, company.id);

@@ -6,7 +6,11 @@
  * meeting). The files went before, sealed under the same data key (./sealFiles.ts);
  * the case names their uploads. An address given for e-mail notification is sealed to
  * the key log's mail key (core/crypto `sealNotifyAddress`), apart from the identity:
- * only the mail worker opens it. Only envelopes, wraps, the sealed address and the
+ * only the mail worker opens it. The case's categories for statistics (the violation
+ * category and the channel) are sealed to the company's statistics key, and only when
+ * this page verified its signature against the log it verified (core/crypto
+ * verifyStatisticsKey); no key, or one that does not verify: no categories, the case goes
+ * as before. Only envelopes, wraps, the sealed address and the
  * clear metadata the server needs leave the page; the plain case shape never does.
  *
  * The page remembers, per company host and for this page load only, the trust anchor's
@@ -66,7 +70,7 @@ function refusalOf(reason: string): KeyRefusal {
  * sealed cases, else the keys entitled to `officerId`, or why they are refused.
  */
 export async function checkKeyLog(api: ApiClient, host: string, officerId: string, storage: KeyLogMemory | undefined, signal?: AbortSignal): Promise<KeyCheckOutcome> {
-  let log: { sealedCases?: unknown; mailKey?: unknown; anchor: { ecdhSpki: string; ecdsaSpki: string } | null; entries: unknown[] } | null;
+  let log: { sealedCases?: unknown; mailKey?: unknown; statisticsKey?: unknown; anchor: { ecdhSpki: string; ecdsaSpki: string } | null; entries: unknown[] } | null;
   try {
     const res = await fetch(api.url('/api/public/key-log'), {
       headers: { accept: 'application/json', 'x-company-host': host },
@@ -90,14 +94,22 @@ export async function checkKeyLog(api: ApiClient, host: string, officerId: strin
   } catch {
     return NETWORK_FAILURE;
   }
-  const { fromBase64, keyId, recipientsFor } = crypto;
+  const { fromBase64, keyId, recipientsFor, verifyKeyLog, verifyStatisticsKey } = crypto;
   const recipients = await recipientsFor(log as Parameters<typeof recipientsFor>[0], officerId, seen ? { anchorKeyId: seen.anchorKeyId, head: seen.head } : {});
   if (!recipients.ok) return { refused: refusalOf(recipients.reason) };
   remember(storage, host, { anchorKeyId: await keyId(fromBase64(log.anchor.ecdsaSpki)), head: recipients.head ?? undefined });
   // The mail key rides with the keys (opaque to the chart): a notification address is sealed to it.
   const mk = log.mailKey as Partial<MailKey> | undefined;
   const mailKey = mk && typeof mk.spki === 'string' && typeof mk.keyId === 'string' && /^[0-9a-f]{64}$/.test(mk.keyId) ? { spki: mk.spki, keyId: mk.keyId } : null;
-  return { recipients: { ...recipients, mailKey } };
+  // The statistics key, only as this page verified it against the log it verified: a key the server swapped in, or none, gets no categories.
+  let statsKey: { spki: string; keyId: string } | null = null;
+  if (log.statisticsKey) {
+    const anchorEcdsa = fromBase64(log.anchor.ecdsaSpki);
+    const checked = await verifyKeyLog(log.entries, anchorEcdsa);
+    const verified = checked.ok ? await verifyStatisticsKey(log.statisticsKey, anchorEcdsa, checked.keys) : null;
+    statsKey = verified ? { spki: crypto.toBase64(verified.spki), keyId: verified.keyId } : null;
+  }
+  return { recipients: { ...recipients, mailKey, statsKey } };
 }
 
 /** What a sealed case of the phone and meeting channels seals as its details: the relation only (their record comes later, from the handler). */
@@ -121,6 +133,14 @@ export function sealedDetailsOf(dto: CaseDto) {
   };
 }
 
+/**
+ * What is counted for statistics: the violation category (the form's only enum answer
+ * about the matter; the relation and the rest are free text) and the channel.
+ */
+export function categoriesOf(submission: SealReportInput['submission']): { violation: string | null; channel: string } {
+  return { violation: submission.channel === 'online' ? (submission.dto.violation ?? null) : null, channel: SUBMISSION_TYPES[submission.channel] };
+}
+
 function isSuccess(x: unknown): x is SuccessData {
   const dto = (x as SuccessData | null)?.caseDto;
   return typeof dto?.caseNumber === 'string' && dto.caseNumber.length > 0;
@@ -139,12 +159,12 @@ export async function sealReport(api: ApiClient, host: string, input: SealReport
   const account = dto.caseAccount as { follow: boolean; reservation?: string; verifier?: string; kdf?: unknown };
   // A followed case goes with its derived account only: never a password.
   if (account.follow && (typeof account.reservation !== 'string' || !input.reporterKey)) return null;
-  const recipients = input.recipients as Parameters<typeof import('../../core/crypto/index.ts').sealNewCase>[0] & { mailKey?: MailKey | null };
+  const recipients = input.recipients as Parameters<typeof import('../../core/crypto/index.ts').sealNewCase>[0] & { mailKey?: MailKey | null; statsKey?: { spki: string; keyId: string } | null };
   const who = dto.whistleblower ?? null;
   const address = who?.notification && account.follow && who.email ? who.email : null;
   // Notification asked for, but this log gives no mail key: nothing would open the address.
   if (address && !recipients.mailKey) return null;
-  const { sealNewCase, sealNotifyAddress } = await import('../../core/crypto/index.ts');
+  const { sealCategories, sealNewCase, sealNotifyAddress } = await import('../../core/crypto/index.ts');
   const sealed = await sealNewCase(recipients, {
     ...(uploads ? { caseId: uploads.caseId, dataKey: new Uint8Array(uploads.dataKey) } : {}),
     details: submission.channel === 'online' ? sealedDetailsOf(submission.dto) : sealedOralDetailsOf(submission.dto),
@@ -153,6 +173,8 @@ export async function sealReport(api: ApiClient, host: string, input: SealReport
     reporterKey: account.follow ? (input.reporterKey as CryptoKey) : null,
   });
   const notify = address ? await sealNotifyAddress(recipients.mailKey!, sealed.caseId, address, language) : null;
+  // Categories for statistics, sealed to the verified statistics key; none published: nothing sealed, none sent.
+  const categories = recipients.statsKey ? await sealCategories(recipients.statsKey, sealed.caseId, categoriesOf(submission)) : null;
   // A key made here, or this call's copy of the uploads' one (the form's memory keeps it until a case names them), goes now.
   sealed.dataKey.fill(0);
   const body = {
@@ -165,6 +187,7 @@ export async function sealReport(api: ApiClient, host: string, input: SealReport
     wraps: sealed.wraps,
     ...(uploads ? { uploads: uploads.ids } : {}),
     ...(notify ? { notify } : {}),
+    ...(categories ? { categories } : {}),
   };
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json', 'x-company-host': host };
   if (language) headers['accept-language'] = language;

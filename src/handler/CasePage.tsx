@@ -6,7 +6,11 @@
  */
 import { Fragment, useEffect, useId } from 'react';
 import { useParams } from '@tanstack/react-router';
-import { HLink } from './links.tsx';
+import { PathLink, useSearchString } from './links.tsx';
+import '../i18n/work/index.ts';
+import { inboxFiltersOf, inboxSearchOf } from '../../machines/handler/inbox.ts';
+import { Assignment } from './Assignment.tsx';
+import { AuditTrail } from './AuditTrail.tsx';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, type ActorRefFrom } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
@@ -20,7 +24,7 @@ import { MESSAGE_TYPES, isAudioType, type CaseStatus, type MessageType } from '.
 // rule (spec §4), a pure function, read here so the handler sees exactly what the reporter
 // sees. Moving it would change the reporter's chunks (docs/decisions/handler-spa.md).
 import { progressFill } from '../private/caseView.ts';
-import { caseMachine, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
+import { caseMachine, closingReason, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
 import { composerMachine, HANDLER_MESSAGE_MAX } from '../../machines/handler/composer.ts';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import { useHandler } from './context.ts';
@@ -58,6 +62,8 @@ interface FullCase extends HandlerCaseView {
   deadline: { kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK'; due: string } | null;
   scheduledDeletion: string | null;
   audit: { at: string; handlerName: string; action: string; detail: Record<string, string | number | boolean> }[];
+  reporterLanguage: string | null;
+  caseAccount?: { follow: boolean };
 }
 
 const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -82,11 +88,13 @@ export function CasePage() {
     document.title = `${t('handler.case.title', { number: spaced(caseNumber) })} – ${t('handler.title')}`;
   }, [t, caseNumber]);
   const view = state.context.view as FullCase | null;
+  // Back to the inbox with its filters and sort (the case link carried them), re-read so only filters pass.
+  const inbox = inboxSearchOf(inboxFiltersOf(new URLSearchParams(useSearchString()).get('inbox') ?? ''));
 
   return (
     <div>
       <p className={noPrint}>
-        <HLink to="/handler/cases">{t('handler.case.back')}</HLink>
+        <PathLink href={`/handler/cases${inbox ? `?${inbox}` : ''}`}>{t('handler.case.back')}</PathLink>
       </p>
       <h1 className={styles.title}>{t('handler.case.title', { number: spaced(caseNumber) })}</h1>
       {state.matches('loading') && !view && <p aria-busy="true">{t('handler.loading')}</p>}
@@ -103,6 +111,7 @@ export function CasePage() {
           </button>
         </div>
       )}
+      {(state.matches('sealed') || (view && !state.matches('notFound'))) && <Assignment caseNumber={caseNumber} sealed={state.matches('sealed')} onChanged={() => actor.send({ type: 'reload' })} />}
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
       {view && !state.matches('notFound') && !state.matches('sealed') && (
         <div data-print-case="">
@@ -116,6 +125,7 @@ export function CasePage() {
 
 function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof caseMachine> }) {
   const t = useT('handler');
+  const tw = useT('work');
   const lang = useLanguage();
   const { api } = useHandler();
   const state = useSelector(actor, (s) => s);
@@ -157,6 +167,8 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           <dd>{`${view.protectionOfficer.name}, ${view.protectionOfficer.jobTitle}`}</dd>
           <dt>{t('handler.inbox.col.pending')}</dt>
           <dd>{view.pendingWhistleblowerAction ? t('handler.inbox.pendingYes') : t('handler.inbox.none')}</dd>
+          <dt>{tw('work.language')}</dt>
+          <dd data-testid="reporter-language">{view.reporterLanguage ? tw(`work.languageName.${view.reporterLanguage}`) : tw('work.languageUnknown')}</dd>
         </dl>
       </section>
 
@@ -182,7 +194,13 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           {view.violation && (
             <>
               <dt>{t('handler.case.violation')}</dt>
-              <dd>{`${view.violation}${view.repeatedViolations ? ` (${t('handler.case.repeated')})` : ''}`}</dd>
+              <dd data-testid="case-violation">{tw(`work.violation.${view.violation}`)}</dd>
+            </>
+          )}
+          {view.repeatedViolations !== null && view.repeatedViolations !== undefined && (
+            <>
+              <dt>{tw('work.repeated')}</dt>
+              <dd>{view.repeatedViolations ? tw('work.yes') : tw('work.no')}</dd>
             </>
           )}
           {view.reportedPersons.map((p, i) => (
@@ -261,7 +279,7 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
         <ConfirmDialog
           open={state.matches('confirmingStatus') || state.matches('changingStatus')}
           title={t('handler.case.confirmStatusTitle')}
-          description={t('handler.case.confirmStatusText', { status: state.context.nextStatus ? t(`handler.status.${state.context.nextStatus}`) : '' })}
+          description={<ClosingDescription view={view} nextStatus={state.context.nextStatus} />}
           cancelLabel={t('handler.cancel')}
           confirmLabel={t('handler.case.changeStatus')}
           confirmDisabled={!state.can({ type: 'status.confirm' })}
@@ -295,7 +313,13 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
             </li>
           ))}
         </ol>
-        <Composer caseNumber={view.caseNumber} onSent={() => actor.send({ type: 'reload' })} />
+        {view.caseAccount?.follow === false ? (
+          <p className={styles.hint} data-testid="not-following">
+            {tw('work.notFollowing')}
+          </p>
+        ) : (
+          <Composer caseNumber={view.caseNumber} onSent={() => actor.send({ type: 'reload' })} />
+        )}
       </section>
 
       {isOral && (
@@ -321,31 +345,21 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
         </section>
       )}
 
-      <section className={styles.section} aria-labelledby="case-audit">
-        <h2 id="case-audit" className={styles.sectionTitle}>
-          {t('handler.audit.title')}
-        </h2>
-        <div className={styles.scroll} role="region" aria-labelledby="case-audit" tabIndex={0}>
-          <table className={styles.table} data-testid="audit-trail">
-            <thead>
-              <tr>
-                <th scope="col">{t('handler.audit.when')}</th>
-                <th scope="col">{t('handler.audit.who')}</th>
-                <th scope="col">{t('handler.audit.what')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.audit.map((a, i) => (
-                <tr key={i}>
-                  <td>{formatLongDateTime(a.at, lang)}</td>
-                  <td>{a.handlerName}</td>
-                  <td data-action={a.action}>{t(`handler.audit.action.${a.action}`)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
+      <AuditTrail audit={view.audit} files={view.files} action={state.context.auditAction} onFilter={(action) => actor.send({ type: 'audit.filter', action })} />
+    </>
+  );
+}
+
+/** The status confirmation's text; closing while the confirmation of receipt or feedback is owed says so first. */
+function ClosingDescription({ view, nextStatus }: { view: FullCase; nextStatus: CaseStatus | null }) {
+  const t = useT('handler');
+  const tw = useT('work');
+  const text = t('handler.case.confirmStatusText', { status: nextStatus ? t(`handler.status.${nextStatus}`) : '' });
+  const reason = nextStatus === 'CLOSED' ? closingReason(view.deadline, Date.now()) : null;
+  if (!reason) return <>{text}</>;
+  return (
+    <>
+      <strong data-closing-reason={reason}>{tw(`work.close.${reason}`)}</strong> {tw('work.close.ask')} {text}
     </>
   );
 }

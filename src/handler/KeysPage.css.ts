@@ -15,3 +15,5 @@ export const recoveryKey = style({
   background: '#ffffff',
   color: '#000000',
 });
+/** The link to the statistics page: a tap target of 44 px. */
+export const pageLink = style({ display: 'inline-flex', alignItems: 'center', minHeight: 44 });

@@ -13,12 +13,14 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { keyLogMachine } from '../../machines/handler/keyLog.ts';
 import type { OpenedKeys, HandlerProfile } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
+import { HLink } from './links.tsx';
 import * as styles from './Pages.css.ts';
 import * as keyStyles from './KeysPage.css.ts';
 
 export function KeysPage() {
   const t = useT('keys');
   const th = useT('handler');
+  const ts = useT('statistics');
   const { session } = useHandler();
   const unlocked = useSelector(session, (s) => s.matches({ signedIn: { keys: 'keysUnlocked' } }));
   const keys = useSelector(session, (s) => s.context.keys);
@@ -30,6 +32,9 @@ export function KeysPage() {
     <div className={styles.narrow}>
       <h1 className={styles.title}>{t('keys.page.title')}</h1>
       {unlocked && keys && handler ? <KeyLogView keys={keys} handler={handler} /> : <p>{t('keys.page.locked')}</p>}
+      <p>
+        <HLink to="/handler/statistics" className={keyStyles.pageLink}>{ts('statistics.nav')}</HLink>
+      </p>
     </div>
   );
 }

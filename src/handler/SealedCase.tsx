@@ -18,6 +18,7 @@ import { sealedCaseMachine, SEALED_MESSAGE_MAX, type GrantCandidate, type Revoke
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
+import { SealedRecord } from './SealedRecord.tsx';
 
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
@@ -168,6 +169,15 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           </dd>
         </dl>
       </section>
+
+      <SealedRecord
+        view={view}
+        opened={opened}
+        dataKey={state.context.dataKey!}
+        save={fx.saveRecord}
+        onSaved={() => actor.send({ type: 'reload' })}
+        onUnauthorized={() => session.send({ type: 'session.expired' })}
+      />
 
       <section className={styles.section} aria-labelledby="sealed-messages">
         <h2 id="sealed-messages" className={styles.sectionTitle}>

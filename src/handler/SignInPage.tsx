@@ -72,7 +72,7 @@ export function SignInPage() {
             <label htmlFor={ids.code} className={styles.label}>
               {t('handler.signIn.code')}
             </label>
-            <input id={ids.code} name="code" inputMode="numeric" autoComplete="one-time-code" required className={input} aria-describedby={`${ids.code}-hint`} />
+            <input id={ids.code} name="code" autoComplete="one-time-code" autoCapitalize="off" spellCheck={false} required className={input} aria-describedby={`${ids.code}-hint`} />
             <p id={`${ids.code}-hint`} className={styles.hint}>
               {t('handler.signIn.codeHint')}
             </p>

@@ -11,6 +11,7 @@ import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts
 import { fromCallback } from 'xstate';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
 import type { CaseExportDto, CaseStatus } from '../../machines/schema.ts';
+import type { AssignmentAct, AssignmentAnswer, AssignmentView } from '../../machines/handler/assignment.ts';
 import type { HandlerKeysApi } from './keys.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
@@ -57,6 +58,8 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
       if (req.channel !== 'ALL') q.set('channel', req.channel);
       const digits = req.search.replace(/\D/g, '');
       if (digits) q.set('search', digits);
+      if (req.assigned !== 'ALL') q.set('assigned', req.assigned);
+      if (req.openOnly) q.set('open', 'true');
       if (req.cursor) q.set('cursor', req.cursor);
       const query = q.toString();
       const r = await call(() => api.json<{ cases: InboxCase[]; nextCursor: string | null }>(`/api/handler/cases${query ? `?${query}` : ''}`));
@@ -108,6 +111,21 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
     /** One file's bytes, for the export's hash and zip (the server audits the download). */
     fileBytes: async (caseNumber: string, fileId: string): Promise<Uint8Array> =>
       new Uint8Array(await (await api.request(`/api/handler/cases/${numberPath(caseNumber)}/files/${encodeURIComponent(fileId)}`)).arrayBuffer()),
+    loadAssignment: async (caseNumber: string): Promise<AssignmentAnswer> => {
+      const r = await call(() => api.json<AssignmentView>(`/api/handler/cases/${numberPath(caseNumber)}/assignment`));
+      return { status: r.status, assignment: r.data, code: r.code };
+    },
+    /** Assign, hand over, unassign, share or stop sharing (server/handlers/assignment.ts). */
+    changeAssignment: async (caseNumber: string, act: AssignmentAct): Promise<AssignmentAnswer> => {
+      const base = `/api/handler/cases/${numberPath(caseNumber)}`;
+      const r = await call(() => {
+        if (act.kind === 'assign') return api.json<AssignmentView>(`${base}/assignee`, { method: 'PUT', body: { handlerId: act.handlerId } });
+        if (act.kind === 'unassign') return api.json<AssignmentView>(`${base}/assignee`, { method: 'PUT', body: { handlerId: null } });
+        if (act.kind === 'share') return api.json<AssignmentView>(`${base}/shares`, { method: 'POST', body: { handlerId: act.handlerId } });
+        return api.json<AssignmentView>(`${base}/shares/${encodeURIComponent(act.handlerId)}`, { method: 'DELETE' });
+      });
+      return { status: r.status, assignment: r.data, code: r.code };
+    },
     fileUrl: (caseNumber: string, fileId: string) => api.url(`/api/handler/cases/${numberPath(caseNumber)}/files/${encodeURIComponent(fileId)}`),
   };
 }

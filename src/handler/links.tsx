@@ -4,9 +4,9 @@
  * are typed here instead.
  */
 import type { ReactNode } from 'react';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate, useRouter, useRouterState } from '@tanstack/react-router';
 
-export type HandlerPath = '/handler' | '/handler/enrol' | '/handler/cases' | '/handler/keys' | '/handler/company';
+export type HandlerPath = '/handler' | '/handler/enrol' | '/handler/cases' | '/handler/keys' | '/handler/statistics' | '/handler/company';
 
 export function HLink(props: { to: HandlerPath | { caseNumber: string }; className?: string; children: ReactNode }) {
   const to = typeof props.to === 'string' ? props.to : '/handler/cases/$caseNumber';
@@ -21,4 +21,36 @@ export function HLink(props: { to: HandlerPath | { caseNumber: string }; classNa
 export function useHandlerNavigate() {
   const navigate = useNavigate();
   return (to: HandlerPath) => navigate({ to: to as never, replace: true });
+}
+
+/**
+ * A link to a path with its own search part (the inbox's filters, issue 38), written as
+ * the URLSearchParams string the inbox reads back rather than TanStack's JSON search.
+ */
+export function PathLink(props: { href: string; className?: string; children: ReactNode }) {
+  const router = useRouter();
+  return (
+    <a
+      href={props.href}
+      className={props.className}
+      onClick={(e) => {
+        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        router.history.push(props.href);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+/** The address's search part, as typed ("status=RECEIVED&sort=officer"), without the "?". */
+export function useSearchString(): string {
+  return useRouterState({ select: (s) => s.location.searchStr }).replace(/^\?/, '');
+}
+
+/** Replaces the current address (no new history entry): the inbox writes its filters back. */
+export function useReplacePath() {
+  const router = useRouter();
+  return (href: string) => router.history.replace(href);
 }

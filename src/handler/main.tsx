@@ -15,6 +15,7 @@ import '../i18n/keys/index.ts';
 import '../i18n/sealed/index.ts';
 import '../i18n/revoke/index.ts';
 import '../i18n/export/index.ts';
+import '../i18n/statistics/index.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { createApiClient } from '../api/client.ts';
 import { I18nProvider, loadCatalogue, type Language } from '../i18n/index.ts';
@@ -31,6 +32,7 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler', component: lazyRouteComponent(() => import('./SignInPage.tsx'), 'SignInPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/enrol', component: lazyRouteComponent(() => import('./EnrolPage.tsx'), 'EnrolPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/keys', component: lazyRouteComponent(() => import('./KeysPage.tsx'), 'KeysPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/statistics', component: lazyRouteComponent(() => import('./StatisticsPage.tsx'), 'StatisticsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
   // The administration (docs/decisions/administration.md): the server decides who may; these only show.

@@ -14,7 +14,7 @@
  * every other holder of the current epoch, each key taken from the verified log (the
  * recovery key from its anchor); a holder the log does not verify here stops it.
  */
-import { fromBase64, keyId, makeNextEpoch, openCaseKeys, openCaseParts, sealMessage, sealToPublicKey, toBase64, type EpochRecipient } from '../../core/crypto/index.ts';
+import { fromBase64, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochRecipient } from '../../core/crypto/index.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
@@ -26,6 +26,7 @@ import type {
   SealedIdentity,
   SealedLoadAnswer,
   SealedOpenAnswer,
+  SealedRecordInput,
   SealedSendAnswer,
   SealedSendInput,
   SealedView,
@@ -68,8 +69,19 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       whistleblower: parts.whistleblower,
       messages: view.messages.map((m) => ({ id: m.id, type: m.type, time: m.time, createdByUserId: m.createdByUserId, answerWanted: m.answerWanted, text: texts.get(m.id) ?? null })),
       senders,
+      record: {
+        versions: await openRecordVersions(keys, view.caseId, view.record?.versions ?? []),
+        comments: await openComments(keys, view.caseId, view.record?.comments ?? []),
+      },
     };
     return { outcome: 'opened', dataKey: keys.dataKey, epoch: keys.epoch, opened };
+  };
+
+  /** Seals the record's next version and its hash over the plaintext here; only the envelope and the hash leave the page. */
+  const saveRecord = async (input: SealedRecordInput): Promise<{ status: number }> => {
+    const sealed = await sealRecordVersion(input.dataKey, input.caseId, input.version, input.text);
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/record/sealed`, { method: 'POST', body: sealed }));
+    return { status: r.status };
   };
 
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
@@ -137,7 +149,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status === 200 ? 201 : r.status, code: r.code };
   };
 
-  return { loadSealed, openCase, sendSealed, loadCandidates, grantKey, revokeKey };
+  return { loadSealed, openCase, sendSealed, saveRecord, loadCandidates, grantKey, revokeKey };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

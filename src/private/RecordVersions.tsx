@@ -14,6 +14,7 @@ import { downloadRecord } from './services.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as styles from './Pages.css.ts';
 import * as own from './RecordVersions.css.ts';
+import '../i18n/record/index.ts';
 
 /** The shared diff, labelled from the reporter's catalogue. */
 export function RecordDiff({ before, after }: { before: string; after: string }) {
@@ -23,8 +24,13 @@ export function RecordDiff({ before, after }: { before: string; after: string })
 
 export function RecordVersions({ c }: { c: PrivateCase }) {
   const t = useT('private');
+  const tr = useT('record');
   const lang = useLanguage();
   const { services } = usePrivateArea();
+  // A sealed case: each version was opened and its hash checked in this page (src/private/sealed.ts).
+  const sealed = !!c.sealed;
+  const check = (v: RecordVersion) =>
+    v.unopened ? tr('record.unopened', { version: v.version }) : v.verified === false ? tr('record.mismatch', { version: v.version }) : tr('record.verified');
   // Presentation only: whether the last download failed.
   const [failed, setFailed] = useState(false);
   const versions: RecordVersion[] = c.report?.versions ?? [];
@@ -36,6 +42,11 @@ export function RecordVersions({ c }: { c: PrivateCase }) {
       <p className={own.hash} data-testid="record-hash">
         {t('private.record.current', { version: latest.version, hash: latest.sha256 })}
       </p>
+      {sealed && latest.verified === false && (
+        <p className={styles.error} role="alert" data-testid="record-mismatch">
+          {latest.unopened ? tr('record.unopened', { version: latest.version }) : tr('record.reporter.refuse', { version: latest.version })}
+        </p>
+      )}
       {latest.approvedAt ? (
         <p className={styles.success}>{t('private.record.approvedVersion', { version: latest.version, date: formatLongDateTime(latest.approvedAt, lang) })}</p>
       ) : (
@@ -43,7 +54,7 @@ export function RecordVersions({ c }: { c: PrivateCase }) {
           {t('private.record.awaiting', { version: latest.version })}
         </p>
       )}
-      {previous && (
+      {previous && !previous.unopened && !latest.unopened && (
         <>
           <h3 className={own.subTitle}>{t('private.record.changes', { version: latest.version, previous: previous.version })}</h3>
           <RecordDiff before={previous.text} after={latest.text} />
@@ -60,7 +71,11 @@ export function RecordVersions({ c }: { c: PrivateCase }) {
           <li key={v.version} className={own.item}>
             <span>{t('private.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</span>
             <code className={own.code}>SHA-256 {v.sha256}</code>
-            {v.approvedAt ? (
+            {sealed && <span className={v.verified === false ? styles.error : undefined} data-testid={`record-check-${v.version}`}>{check(v)}</span>}
+            {/* The server cannot write a sealed case's approved version as a document: it has no key. */}
+            {v.approvedAt && sealed ? (
+              <span>{t('private.record.approvedOn', { date: formatLongDateTime(v.approvedAt, lang) })}</span>
+            ) : v.approvedAt ? (
               <>
                 <span>{t('private.record.approvedOn', { date: formatLongDateTime(v.approvedAt, lang) })}</span>
                 <button

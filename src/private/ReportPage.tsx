@@ -17,6 +17,7 @@ import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
 import { reviewActors } from './services.ts';
 import { RecordVersions } from './RecordVersions.tsx';
 import { Unopened } from './Unopened.tsx';
+import '../i18n/record/index.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
 import { card } from '../styles/card.css.ts';
@@ -24,6 +25,7 @@ import * as styles from './Pages.css.ts';
 
 export function ReportPage() {
   const t = useT('private');
+  const tr = useT('record');
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
@@ -120,7 +122,7 @@ export function ReportPage() {
                 <time dateTime={cm.created} className={styles.muted}>
                   {formatLongDateTime(cm.created, lang)}
                 </time>
-                <p style={{ whiteSpace: 'pre-line' }}>{cm.comment}</p>
+                {cm.unopened ? <p className={styles.error}>{tr('record.commentUnopened')}</p> : <p style={{ whiteSpace: 'pre-line' }}>{cm.comment}</p>}
               </li>
             ))}
           </ul>
@@ -137,6 +139,8 @@ function Review() {
   const active = useSessionActive();
   const commentId = useId();
   const errorId = useId();
+  // A sealed case's latest version as this page checked it (src/private/sealed.ts); a server-keyed case's is the server's word.
+  const latestVerified = c.report?.versions?.at(-1)?.verified;
   const review = useActorRef(
     reportReviewMachine.provide({
       actors: reviewActors(services),
@@ -145,14 +149,14 @@ function Review() {
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
       },
     }),
-    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null } },
+    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null, verified: latestVerified } },
   );
   // Only a real change re-decides (a reload after a comment must keep "comment sent");
   // the record's hash changes when the handler writes or edits the record.
   const sha256 = c.report?.sha256 ?? null;
   useEffect(() => {
-    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, sha256 });
-  }, [review, c.submission.type, c.approvedAt, sha256]);
+    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, sha256, verified: latestVerified });
+  }, [review, c.submission.type, c.approvedAt, sha256, latestVerified]);
   const canApprove = useSelector(review, (s) => s.can({ type: 'approval.open' }));
   const offered = useSelector(review, (s) => s.matches('reviewing'));
   const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));

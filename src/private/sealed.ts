@@ -12,9 +12,10 @@
  */
 import type { ApiClient } from '../api/client.ts';
 import type { CaseMessage, LoadCaseResult, PrivateCase, StatusEvent } from '../../machines/session.ts';
-import { ALLOWED_FILE_TYPES, fileExtension, type CaseStatus, type MessageType, type Violation } from '../../machines/schema.ts';
+import { ALLOWED_FILE_TYPES, fileExtension, type CaseStatus, type MessageType, type SubmissionType, type Violation } from '../../machines/schema.ts';
 import type { CaseFile } from '../../machines/session.ts';
 import type { EpochKeys } from '../../core/crypto/index.ts';
+import type { RecordVersionEnvelope } from '../../core/crypto/record.ts';
 
 export const SEALED_CASE_PATH = '/api/private/case/my-case/sealed';
 export const SEALED_MESSAGE_PATH = '/api/private/case/messages/sealed';
@@ -22,6 +23,7 @@ export const SEALED_IDENTITY_PATH = '/api/private/case/whistleblower/sealed';
 export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
 /** The case read's sign that this case wants a reporter wrap from the page (server/routes/private.ts). */
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
+export const SEALED_COMMENT_PATH = '/api/private/case/comments/sealed';
 export const EPOCH_WRAP_PATH = '/api/private/case/my-case/epoch-wrap';
 
 /** The case's data key, opened here, and the case it belongs to. */
@@ -65,6 +67,9 @@ interface SealedAnswer {
   pendingWhistleblowerAction: boolean;
   caseStatusHistory: StatusEvent[];
   protectionOfficer: PrivateCase['protectionOfficer'];
+  submissionType?: SubmissionType;
+  approvedAt?: string | null;
+  record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
 }
 
 /** Reads and opens the sealed case; `hold` keeps the data key for the composer. */
@@ -75,7 +80,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   }
   const res = await api.request(SEALED_CASE_PATH, { signal });
   const view = (await res.json()) as SealedAnswer;
-  const { openCaseKeys, openCaseParts } = await import('../../core/crypto/index.ts');
+  const { openCaseKeys, openCaseParts, openComments, openRecordVersions } = await import('../../core/crypto/index.ts');
   let keys: Awaited<ReturnType<typeof openCaseKeys>>;
   try {
     keys = await openCaseKeys(view, { reporterKey });
@@ -104,6 +109,19 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   if (details === null) unopened.push('details');
   if (opened.whistleblower === 'unopened') unopened.push('whistleblower');
   const history = view.caseStatusHistory ?? [];
+  // The record of a phone or meeting report: each version opened and its hash checked here (core/crypto/record.ts).
+  const versions = await openRecordVersions(keys, view.caseId, view.record?.versions ?? []);
+  const comments = await openComments(keys, view.caseId, view.record?.comments ?? []);
+  const latest = versions.at(-1);
+  const report: PrivateCase['report'] = latest
+    ? {
+        text: latest.text ?? '',
+        updatedAt: latest.createdAt,
+        version: latest.version,
+        sha256: latest.sha256,
+        versions: versions.map((v) => ({ version: v.version, sha256: v.sha256, createdAt: v.createdAt, approvedAt: v.approvedAt, text: v.text ?? '', verified: v.verified, ...(v.text === null ? { unopened: true } : {}) })),
+      }
+    : null;
   const data: PrivateCase = {
     caseNumber: view.caseNumber,
     status: view.status,
@@ -115,8 +133,10 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     whistleblowerRelation: details?.whistleblowerRelation ?? null,
     reportedPersons: details?.reportedPersons ?? [],
     reportedUnit: details?.reportedUnit ?? null,
-    submission: { type: 'ONLINE_FORM' },
-    approvedAt: null,
+    submission: { type: view.submissionType ?? 'ONLINE_FORM' },
+    approvedAt: view.approvedAt ?? null,
+    report,
+    comments: comments.map((c) => ({ comment: c.text ?? '', created: c.created, ...(c.text === null ? { unopened: true } : {}) })),
     pendingWhistleblowerAction: view.pendingWhistleblowerAction,
     protectionOfficer: view.protectionOfficer,
     subsidiary: null,
@@ -224,4 +244,10 @@ export async function offerReporterWrap(api: ApiClient, reporterKey: CryptoKey |
   } finally {
     dataKey.fill(0);
   }
+}
+
+/** Seals the reporter's comment on the record here and sends only the envelope; resolves with the HTTP response. */
+export async function postSealedComment(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal): Promise<Response> {
+  const { sealComment } = await import('../../core/crypto/index.ts');
+  return api.request(SEALED_COMMENT_PATH, { method: 'POST', body: await sealComment(key.dataKey, key.caseId, text), signal });
 }

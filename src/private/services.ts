@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -579,9 +579,11 @@ export function identityActors(s: PrivateServices, current: () => PrivateCase['w
 
 export function reviewActors(s: PrivateServices) {
   return {
-    sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) =>
-      callStatus(() => s.api.request('/api/private/case/comments', { method: 'POST', body: input })),
-    ),
+    sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) => {
+      // A sealed case: the comment is sealed here under the case's key; only the envelope leaves (issue 37).
+      const key = s.caseKey();
+      return callStatus(() => (key ? postSealedComment(s.api, key, input.comment) : s.api.request('/api/private/case/comments', { method: 'POST', body: input })));
+    }),
     // The approval names the version shown by its hash (docs/decisions/record-versions.md).
     approveCase: fromPromise<IdentityCallResult, { sha256: string | null }>(({ input }) =>
       callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT', body: input.sha256 ? { sha256: input.sha256 } : {} })),

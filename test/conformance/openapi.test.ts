@@ -153,6 +153,9 @@ const NOT_IN_JOURNEY: string[] = [
   'POST /api/private/case/messages/sealed',
   'GET /api/handler/cases/{caseNumber}/sealed',
   'POST /api/handler/cases/{caseNumber}/messages/sealed',
+  // The record of a sealed phone case: test/server/sealed-record.test.ts.
+  'POST /api/handler/cases/{caseNumber}/record/sealed',
+  'POST /api/private/case/comments/sealed',
   'GET /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/upload-sessions',
@@ -160,6 +163,9 @@ const NOT_IN_JOURNEY: string[] = [
   'PUT /api/private/case/my-case/reporter-wrap',
   // The sealed identity change (sealed-private.test.ts).
   'PUT /api/private/case/whistleblower/sealed',
+  // Revocation with a new key epoch and the reporter's re-wrap after it (sealed-revoke.test.ts).
+  'POST /api/handler/cases/{caseNumber}/key-epochs',
+  'PUT /api/private/case/my-case/epoch-wrap',
 ];
 
 type Api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => ReturnType<typeof call>;
@@ -207,6 +213,12 @@ async function journey(api: Api) {
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
   await api('POST', `${H}/cases/${onlineNumber}/exports`, { token, json: { parts: ['report', 'files'], redactedTerms: 1 } });
+  // Assignment and sharing (issue 38).
+  const colleague = await createHandlerAccount(server.ctx.db, company!.id, 'Colleague');
+  await api('PUT', `${H}/cases/${onlineNumber}/assignee`, { token, json: { handlerId: hanneId } });
+  await api('POST', `${H}/cases/${onlineNumber}/shares`, { token, json: { handlerId: colleague.id } });
+  await api('DELETE', `${H}/cases/${onlineNumber}/shares/${colleague.id}`, { token });
+  await api('GET', `${H}/cases/${onlineNumber}/assignment`, { token });
   const recordText = 'The reporter called on Monday and said the till was short.';
   await api('PUT', `${H}/cases/${phoneNumber}/report`, { token, json: { text: recordText } });
   await api('POST', `${H}/cases/${phoneNumber}/messages`, { token, body: form('messageDto', { message: 'Thank you. Can you tell us when?' }, [{ name: 'note.pdf', bytes: PDF }]) });

@@ -199,7 +199,10 @@ describe('handler workspace', () => {
     await page.goto(portal.url('localhost', `/handler/cases/${caseNumber}`));
     await page.getByTestId('audit-trail').waitFor();
     const actions = await page.getByTestId('audit-trail').locator('td[data-action]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-action')));
-    expect(actions).toEqual(['CASE_READ', 'MESSAGE_SENT', 'CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'CASE_READ']);
+    // One "opened" per sitting (issue 38), however often the page reloaded the case.
+    expect(actions).toEqual(['CASE_READ', 'MESSAGE_SENT', 'FILE_DOWNLOADED', 'STATUS_CHANGED']);
+    const details = await page.getByTestId('audit-trail').locator('td[data-detail]').allInnerTexts();
+    expect(details).toEqual(['', msg('handler.messageType.CONFIRMATION') + ' · 1 file', 'File: letter.txt', `${msg('handler.status.RECEIVED')} → ${msg('handler.status.BEING_INVESTIGATED')}`]);
   });
 
   it('phone case: the handler writes the record, the reporter comments, the handler edits, the reporter approves; both sides show the approved text', async () => {
@@ -222,7 +225,10 @@ describe('handler workspace', () => {
     await commentDialog.getByRole('button', { name: priv['private.report.comment.submit'] }).click();
     await reporter.page.getByText(priv['private.report.comment.sent']!).waitFor();
 
-    await page.reload();
+    // The reporter's comment on the record is unread in the inbox until the case is opened (issue 38).
+    await page.goto(portal.url('localhost', '/handler/cases'));
+    await inboxRow(page, caseNumber).locator('td[data-unread="1"]').waitFor();
+    await page.goto(portal.url('localhost', `/handler/cases/${caseNumber}`));
     await page.getByText('It was Tuesday, not Monday.').waitFor();
     await page.getByRole('button', { name: msg('handler.record.edit') }).click();
     await page.getByLabel(msg('handler.record.text'), { exact: true }).fill('The caller reported double payments on Tuesday.');
@@ -251,7 +257,7 @@ describe('handler workspace', () => {
     expect(await diff.locator('del').allInnerTexts()).toEqual([expect.stringContaining('Monday')]);
     expect(await diff.locator('ins').allInnerTexts()).toEqual([expect.stringContaining('Tuesday')]);
     const actions = await page.getByTestId('audit-trail').locator('td[data-action]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-action')));
-    expect(actions).toEqual(['CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ', 'RECORD_EDITED', 'CASE_READ', 'CASE_READ']);
+    expect(actions).toEqual(['CASE_READ', 'RECORD_EDITED', 'RECORD_EDITED']);
   });
 
   it('a recovery code signs in once in place of the app code; the inbox filters by channel and status', async () => {
@@ -261,7 +267,8 @@ describe('handler workspace', () => {
       await p.page.goto(portal.url('localhost', '/handler'));
       await p.page.getByLabel(msg('handler.signIn.email')).fill(rita.email);
       await p.page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
-      await p.page.getByLabel(msg('handler.signIn.code')).fill(rita.recoveryCodes[0]!);
+      // Typed in capitals with spaces for the dashes: read as the server reads it (issue 38).
+      await p.page.getByLabel(msg('handler.signIn.code')).fill(rita.recoveryCodes[0]!.toUpperCase().replace(/-/g, ' '));
       await p.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
     };
     await signInWithRecovery();
@@ -277,7 +284,7 @@ describe('handler workspace', () => {
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('PHONE');
     await inboxRow(p.page, online).waitFor({ state: 'detached' });
     expect(await inboxRow(p.page, phone).count()).toBe(1);
-    const channels = await p.page.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    const channels = await p.page.locator('tbody tr td:nth-child(5)').allInnerTexts();
     expect(new Set(channels)).toEqual(new Set([msg('handler.channel.PHONE')]));
 
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('ALL');

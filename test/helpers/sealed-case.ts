@@ -9,7 +9,8 @@ import { recipientsFor, sealNewCase, SEALED_COLUMNS, type PublishedKeyLog } from
 export const DETAILS_COLUMN = SEALED_COLUMNS.details;
 export type PublicKeyLog = PublishedKeyLog;
 
-export async function sealCase(log: PublicKeyLog, input: { officerId: string; details: unknown; whistleblower?: unknown; account?: { caseAccount: unknown; reporterKey: CryptoKey } }) {
+/** `submissionType`: a phone or meeting case through the same sealed route (its record is sealed too, docs/decisions/record-versions.md). */
+export async function sealCase(log: PublicKeyLog, input: { officerId: string; details: unknown; whistleblower?: unknown; account?: { caseAccount: unknown; reporterKey: CryptoKey }; submissionType?: 'ONLINE_FORM' | 'PHONE' | 'MEETING' }) {
   const recipients = await recipientsFor(log, input.officerId);
   // An officer with no certified key: sealed to the recovery key alone, so the server's refusal can be tested.
   const usable = recipients.ok ? recipients : recipients.reason === 'no-keys' ? await recoveryOnly(log) : null;
@@ -24,6 +25,7 @@ export async function sealCase(log: PublicKeyLog, input: { officerId: string; de
       caseAccount: input.account?.caseAccount ?? { follow: false },
       envelopes: sealed.envelopes,
       wraps: sealed.wraps,
+      ...(input.submissionType ? { submissionType: input.submissionType } : {}),
     },
   };
 }

@@ -15,8 +15,12 @@ import composer from './handlerComposer.model.ts';
 import record from './handlerRecordEditor.model.ts';
 import keyLog from './handlerKeyLog.model.ts';
 import sealedCase from './handlerSealedCase.model.ts';
-import { inboxRows, daysLeft, type InboxContext } from '../../machines/handler/inbox.ts';
+import assignment from './handlerAssignment.model.ts';
+import statistics from './handlerStatistics.model.ts';
+import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
+import { auditEntries, closingReason } from '../../machines/handler/case.ts';
+import { isSignInCode } from '../../machines/handler/session.ts';
 import { IDLE_WARNING_MS, IDLE_FINAL_MS } from '../../machines/handler/session.ts';
 
 type Check = (s: AnyMachineSnapshot, event: { type: string }, before: AnyMachineSnapshot, actions: string[]) => void;
@@ -69,7 +73,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
   }],
   [handlerCase, ['loadCase', 'changeStatus'], ['reportUnauthorized'], (s, e, before) => {
     if (s.matches('confirmingStatus')) expect(s.context.nextStatus).not.toBe(before.context.view?.status ?? null);
-    if (s.matches('changingStatus')) expect(before.matches('confirmingStatus')).toBe(true);
+    if (s.matches('changingStatus') && !before.matches('changingStatus')) expect(before.matches('confirmingStatus')).toBe(true);
     if (e.type === 'xstate.done.actor.loadCase' && (e as unknown as { output: { status: number } }).output.status === 404) expect(s.matches('notFound')).toBe(true);
   }],
   [composer, [], ['reloadCase', 'reportUnauthorized'], (s, e, before, actions) => {
@@ -98,6 +102,30 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (!s.matches('showingRecoveryKey')) expect(s.context.recoveryKey).toBe('');
     if (e.type === 'certify' && s.matches('confirmingCertify')) expect(before.context.view?.mine.certified).toBe(true);
+  }],
+  [assignment, ['loadAssignment', 'changeAssignment'], ['reloadCase', 'reportUnauthorized'], (s, e, before, actions) => {
+    if (s.matches('changing') && !before.matches('changing')) {
+      expect(before.matches('ready')).toBe(true);
+      const a = s.context.act;
+      const view = before.context.assignment;
+      if (a.kind === 'assign') expect(view.colleagues.map((c: { id: string }) => c.id)).toContain(a.handlerId);
+      if (a.kind === 'assign') expect(view.assignee?.id).not.toBe(a.handlerId);
+      if (a.kind === 'share') expect([view.assignee?.id, ...view.shares.map((x: { id: string }) => x.id)]).not.toContain(a.handlerId);
+      if (a.kind === 'unassign') expect(view.assignee).not.toBeNull();
+      if (a.kind === 'unshare') expect(view.shares.map((x: { id: string }) => x.id)).toContain(a.handlerId);
+    }
+    // The trail shows an act at once: the case reloads after each one that landed.
+    if (e.type === 'xstate.done.actor.changeAssignment' && [200, 201].includes((e as unknown as { output: { status: number } }).output.status)) expect(actions.at(-1)).toBe('reloadCase');
+    if (before.matches('changing') && s.context.refused) expect(s.context.assignment).toEqual(before.context.assignment);
+    if (s.matches('ready')) expect(s.context.assignment).not.toBeNull();
+  }],
+  [statistics, ['loadStatistics', 'publishKey'], [], (s, e, before) => {
+    // Counts only from a load that counted; a refusal or a page without the key shows none.
+    if (s.matches('counted')) expect(s.context.counts).not.toBeNull();
+    if (!s.matches('counted') && !s.matches('loading')) expect(s.context.counts).toBeNull();
+    if (s.matches('publishing')) expect(before.matches('confirmingPublish')).toBe(true);
+    if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
+    if (s.matches('refused')) expect(s.context.reason).not.toBe('');
   }],
   ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
     // No data key without an opened wrap; none kept once the case is left.
@@ -138,13 +166,72 @@ for (const [model, promiseActors, recordActions, check] of suites) {
 
 describe('handler helpers', () => {
   it('inbox rows: nearest deadline first, cases without a clock last; filters and search by digits', () => {
-    const ctx: InboxContext = { cases: inboxCases as never, status: 'ALL', channel: 'ALL', search: '', nextCursor: null, moreFailed: false };
+    const ctx: InboxContext = { ...DEFAULT_FILTERS, cases: inboxCases as never, nextCursor: null, moreFailed: false };
     expect(inboxRows(ctx).map((c) => c.caseNumber)).toEqual(['1111222233334444', '5555666677778888']);
     expect(inboxRows({ ...ctx, channel: 'PHONE' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
     expect(inboxRows({ ...ctx, status: 'RECEIVED' }).map((c) => c.caseNumber)).toEqual(['1111222233334444']);
     expect(inboxRows({ ...ctx, search: '5555 6666' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
     expect(daysLeft('2026-11-27T10:00:00.000Z', Date.parse('2026-11-20T10:00:01.000Z'))).toBe(7);
     expect(daysLeft('2026-11-27T10:00:00.000Z', Date.parse('2026-11-28T10:00:01.000Z'))).toBe(-1);
+  });
+
+  it('inbox rows sort by any column both ways, keep empty values last, and filter by assignment and open cases', () => {
+    const rows = [
+      { ...inboxCases[0], caseNumber: '1', assignee: { id: 'a', name: 'Bo' }, officerName: 'Zoe', unreadMessages: 3, status: 'CLOSED' },
+      { ...inboxCases[1], caseNumber: '2', assignee: null, officerName: 'Anna', unreadMessages: 0, sharedWithMe: true },
+      { ...inboxCases[0], caseNumber: '3', assignee: { id: 'me', name: 'Ada' }, officerName: null, unreadMessages: 1 },
+    ];
+    const ctx: InboxContext = { ...DEFAULT_FILTERS, openOnly: false, cases: rows as never, nextCursor: null, moreFailed: false };
+    const order = (c: Partial<InboxContext>, me?: string) => inboxRows({ ...ctx, ...c }, me).map((r) => r.caseNumber);
+    expect(order({ sort: { column: 'assignee', descending: false } })).toEqual(['3', '1', '2']);
+    expect(order({ sort: { column: 'assignee', descending: true } })).toEqual(['1', '3', '2']);
+    expect(order({ sort: { column: 'officer', descending: false } })).toEqual(['2', '1', '3']);
+    expect(order({ sort: { column: 'unread', descending: true } })).toEqual(['1', '3', '2']);
+    expect(order({ openOnly: true, sort: { column: 'case', descending: false } })).toEqual(['2', '3']);
+    expect(order({ assigned: 'UNASSIGNED' })).toEqual(['2']);
+    expect(order({ assigned: 'SHARED' })).toEqual(['2']);
+    expect(order({ assigned: 'ME' }, 'me')).toEqual(['3']);
+  });
+
+  it('the inbox address keeps filters and sort, names only what differs from the default, and ignores the unknown', () => {
+    expect(inboxSearchOf(DEFAULT_FILTERS)).toBe('');
+    expect(inboxFiltersOf('')).toEqual(DEFAULT_FILTERS);
+    const f = { status: 'RECEIVED', channel: 'PHONE', search: '12 34', assigned: 'UNASSIGNED', openOnly: false, sort: { column: 'officer', descending: true } } as const;
+    const search = inboxSearchOf(f);
+    expect(search).toBe('status=RECEIVED&channel=PHONE&q=1234&assigned=UNASSIGNED&open=all&sort=officer&dir=desc');
+    expect(inboxFiltersOf(search)).toEqual({ ...f, search: '1234' });
+    expect(inboxFiltersOf('?status=NOPE&sort=evil&assigned=x&q=fuel')).toEqual(DEFAULT_FILTERS);
+  });
+
+  it('the feedback marker shows from 14 days before the 3-month deadline, never for the acknowledgement', () => {
+    const now = Date.parse('2026-11-01T00:00:00Z');
+    const at = (days: number, kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK' = 'FEEDBACK') => ({ deadline: { kind, due: new Date(now + days * 86_400_000).toISOString() } });
+    expect(isFeedbackDueSoon(at(15), now)).toBe(false);
+    expect(isFeedbackDueSoon(at(14), now)).toBe(true);
+    expect(isFeedbackDueSoon(at(-3), now)).toBe(true);
+    expect(isFeedbackDueSoon(at(3, 'ACKNOWLEDGEMENT'), now)).toBe(false);
+    expect(isFeedbackDueSoon({ deadline: null }, now)).toBe(false);
+  });
+
+  it('closing asks why when the confirmation of receipt or the feedback is missing or overdue', () => {
+    const now = Date.parse('2026-11-10T00:00:00Z');
+    expect(closingReason(null, now)).toBeNull();
+    expect(closingReason({ kind: 'ACKNOWLEDGEMENT', due: '2026-11-12T00:00:00Z' }, now)).toBe('ACK_MISSING');
+    expect(closingReason({ kind: 'ACKNOWLEDGEMENT', due: '2026-11-09T00:00:00Z' }, now)).toBe('ACK_OVERDUE');
+    expect(closingReason({ kind: 'FEEDBACK', due: '2027-01-12T00:00:00Z' }, now)).toBe('FEEDBACK_MISSING');
+    expect(closingReason({ kind: 'FEEDBACK', due: '2026-11-01T00:00:00Z' }, now)).toBe('FEEDBACK_OVERDUE');
+    const trail = [{ action: 'CASE_READ' }, { action: 'STATUS_CHANGED' }, { action: 'CASE_READ' }];
+    expect(auditEntries(trail, 'ALL')).toEqual(trail);
+    expect(auditEntries(trail, 'STATUS_CHANGED')).toEqual([{ action: 'STATUS_CHANGED' }]);
+  });
+
+  it('the sign-in code field reads a recovery code as the server does: capitals, spaces and dashes', () => {
+    expect(isSignInCode('123456')).toBe(true);
+    expect(isSignInCode(' 123 456 ')).toBe(true);
+    expect(isSignInCode('ab12c-de34f-56789-0abcd')).toBe(true);
+    expect(isSignInCode('AB12C DE34F 56789 0ABCD')).toBe(true);
+    expect(isSignInCode('12345')).toBe(false);
+    expect(isSignInCode('AB12C DE34F 56789 0ABCZ')).toBe(false);
   });
 
   it('password strength needs 12 characters before it counts as usable', () => {

@@ -21,6 +21,7 @@ export const caseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.changeStatus', output: { status: 401 } },
   { type: 'xstate.done.actor.changeStatus', output: { status: 409 } },
   { type: 'xstate.error.actor.changeStatus', error: 'network' },
+  { type: 'audit.filter', action: 'STATUS_CHANGED' },
 ];
 
 export default {
@@ -28,5 +29,6 @@ export default {
   machine: caseMachine,
   input: { caseNumber: '1111222233334444' },
   events: caseEvents,
-  serializeState: ((s: { value: unknown; context: { view: { status: string } | null; nextStatus: string | null } }) => JSON.stringify([s.value, s.context.view?.status ?? null, s.context.nextStatus])) as never,
+  serializeState: ((s: { value: unknown; context: { view: { status: string } | null; nextStatus: string | null; auditAction: string } }) =>
+    JSON.stringify([s.value, s.context.view?.status ?? null, s.context.nextStatus, s.context.auditAction])) as never,
 } satisfies MachineModel;

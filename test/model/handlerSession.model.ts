@@ -13,6 +13,8 @@ export const handlerSessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.checkSession', error: 'network' },
   { type: 'signin.submit', email: 'hanne@example.org', password: 'correct horse battery', code: '123456' },
   { type: 'signin.submit', email: ' ', password: 'x', code: '12' },
+  // A recovery code typed in capitals with spaces, as the server accepts it (issue 38).
+  { type: 'signin.submit', email: 'hanne@example.org', password: 'correct horse battery', code: 'AB12C DE34F 56789 0ABCD' },
   { type: 'xstate.done.actor.signIn', output: { status: 200, handler } },
   { type: 'xstate.done.actor.signIn', output: { status: 200, handler, keys: fakeKeys } },
   { type: 'xstate.done.actor.signIn', output: { status: 200, handler, keys: fakeKeys, recoveryCode: 'ABCD-EFGH-JKMN-PQRS-TVWX-YZ01-2345' } },

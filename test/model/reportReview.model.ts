@@ -9,6 +9,8 @@ export const reportReviewEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'case.change', submissionType: 'MEETING', approvedAt: null, sha256: 'b'.repeat(64) },
   // A phone or meeting case whose record the handler has not written yet: nothing to approve.
   { type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: null },
+  // A sealed case's version whose hash did not match the text the page opened: not approvable.
+  { type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: 'c'.repeat(64), verified: false },
   { type: 'comment.open' },
   { type: 'comment.change', value: '   ' },
   { type: 'comment.change', value: 'The date of the second call is wrong.' },

@@ -46,7 +46,10 @@ describe('report review model', () => {
         expect(s.matches('reviewing')).toBe(true);
         expect(s.context.sha256).toBe((step.event as any).sha256);
       }
-      if (s.matches({ reviewing: 'confirmingApproval' })) expect(s.context.sha256).not.toBeNull();
+      if (s.matches({ reviewing: 'confirmingApproval' })) {
+        expect(s.context.sha256).not.toBeNull();
+        expect(s.context.verified).not.toBe(false);
+      }
       // review is offered only for non-online reports not yet approved
       if (s.matches('reviewing')) {
         expect(s.context.submissionType).not.toBe('ONLINE_FORM');
@@ -63,6 +66,19 @@ describe('report review model', () => {
     expect(approved.getSnapshot().value).toBe('locked');
     const phone = createActor(reportReviewMachine, { input: { submissionType: 'MEETING', approvedAt: null, sha256: 'b'.repeat(64) } }).start();
     expect(phone.getSnapshot().can({ type: 'approval.open' })).toBe(true);
+  });
+
+  it('does not offer approval of a version whose hash did not match here, and leaves a confirmation when one arrives', () => {
+    const sealed = createActor(reportReviewMachine, { input: { submissionType: 'PHONE', approvedAt: null, sha256: 'c'.repeat(64), verified: false } }).start();
+    expect(sealed.getSnapshot().matches('reviewing')).toBe(true);
+    expect(sealed.getSnapshot().can({ type: 'approval.open' })).toBe(false);
+    expect(sealed.getSnapshot().can({ type: 'comment.open' })).toBe(true);
+    sealed.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: 'd'.repeat(64), verified: true });
+    sealed.send({ type: 'approval.open' });
+    expect(sealed.getSnapshot().matches({ reviewing: 'confirmingApproval' })).toBe(true);
+    sealed.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: 'e'.repeat(64), verified: false });
+    expect(sealed.getSnapshot().matches({ reviewing: 'idle' })).toBe(true);
+    expect(sealed.getSnapshot().can({ type: 'approval.open' })).toBe(false);
   });
 
   it('does not offer approval of a record that does not exist yet, but takes comments', () => {

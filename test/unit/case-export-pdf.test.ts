@@ -96,6 +96,7 @@ describe('a sealed case, as the browser opened it', async () => {
       { id: 'm2', type: 'STANDARD', time: '2026-12-01T11:00:00.000Z', createdByUserId: 'h1', answerWanted: false, text: null },
     ],
     senders: { h1: 'Hanne Handler' },
+    record: { versions: [], comments: [] },
   };
   const options = (parts: string[]) => ({ parts: parts as never, terms: 2, files: [{ name: 'f.txt', entry: 'f.txt', size: 3, sha256: fileHash }], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, date: (s: string) => s });
 

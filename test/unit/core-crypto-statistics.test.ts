@@ -1,6 +1,6 @@
 // core/crypto statistics: categories sealed to the company's statistics key and counted in the browser.
 import { describe, expect, it } from 'vitest';
-import { countCategories, keyId, makeDataKey, makeHandlerKeys, makeStatisticsKey, openCategories, openSealedBox, fromBase64, sealCategories, sealNotifyAddress, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { openStatisticsPrivateKey, sealStatisticsPrivateKey, signStatisticsKey, verifyStatisticsKey, countCategories, keyId, makeDataKey, makeHandlerKeys, makeStatisticsKey, openCategories, openSealedBox, fromBase64, sealCategories, sealNotifyAddress, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
 
 const ids = ['a1', 'b2', 'c3', 'd4', 'e5'].map((s) => `0f6b7c2e-4d1a-4c5b-9f7e-2a3b4c5d6e${s}`);
 
@@ -36,5 +36,45 @@ describe('core statistics key', () => {
     // A handler's key opens nothing of it.
     expect(await openCategories({ privateKey: h.ecdh.privateKey, spki: h.ecdhSpki, keyId: await keyId(h.ecdhSpki) }, caseId, sealed.box)).toBeNull();
     expect(await openCategories(stats, caseId, sealed.box)).toEqual({ violation: 'THEFT', channel: 'ONLINE' });
+  });
+
+  it('publishes the key signed by the anchor or an active handler key, and refuses a swapped, re-signed or unknown one', async () => {
+    const anchor = await makeHandlerKeys();
+    const hilde = await makeHandlerKeys();
+    const stranger = await makeHandlerKeys();
+    const stats = await makeStatisticsKey();
+    const certifiers = [{ ecdsaSpki: hilde.ecdsaSpki, ecdsaKeyId: await keyId(hilde.ecdsaSpki) }];
+    const byAnchor = await signStatisticsKey({ privateKey: anchor.ecdsa.privateKey, keyId: await keyId(anchor.ecdsaSpki) }, stats.spki);
+    const byHilde = await signStatisticsKey({ privateKey: hilde.ecdsa.privateKey, keyId: await keyId(hilde.ecdsaSpki) }, stats.spki);
+    expect((await verifyStatisticsKey(byAnchor, anchor.ecdsaSpki, []))?.keyId).toBe(stats.keyId);
+    expect((await verifyStatisticsKey(byHilde, anchor.ecdsaSpki, certifiers))?.keyId).toBe(stats.keyId);
+    // Hilde's signature counts only while the verified log lists her key.
+    expect(await verifyStatisticsKey(byHilde, anchor.ecdsaSpki, [])).toBeNull();
+    const byStranger = await signStatisticsKey({ privateKey: stranger.ecdsa.privateKey, keyId: await keyId(stranger.ecdsaSpki) }, stats.spki);
+    expect(await verifyStatisticsKey(byStranger, anchor.ecdsaSpki, certifiers)).toBeNull();
+    // A server swapping in its own key under the anchor's signature, or naming another id.
+    const swapped = await makeStatisticsKey();
+    expect(await verifyStatisticsKey({ ...byAnchor, spki: toBase64(swapped.spki), keyId: swapped.keyId }, anchor.ecdsaSpki, [])).toBeNull();
+    expect(await verifyStatisticsKey({ ...byAnchor, keyId: swapped.keyId }, anchor.ecdsaSpki, [])).toBeNull();
+    expect(await verifyStatisticsKey({ ...byAnchor, signature: 'AAAA' }, anchor.ecdsaSpki, [])).toBeNull();
+    expect(await verifyStatisticsKey(null, anchor.ecdsaSpki, [])).toBeNull();
+  });
+
+  it('seals the private half to a handler, who counts with it; another handler, or another key, opens nothing', async () => {
+    const stats = await makeStatisticsKey();
+    const hilde = await makeHandlerKeys();
+    const other = await makeHandlerKeys();
+    const hildeId = await keyId(hilde.ecdhSpki);
+    const sealed = await sealStatisticsPrivateKey(stats, { spki: hilde.ecdhSpki, keyId: hildeId });
+    expect(sealed.recipientKeyId).toBe(hildeId);
+    const opened = await openStatisticsPrivateKey({ privateKey: hilde.ecdh.privateKey, publicKey: hilde.ecdhSpki, keyId: hildeId }, stats, sealed.box);
+    expect(opened).not.toBeNull();
+    const box = (await sealCategories({ spki: stats.spki, keyId: stats.keyId }, ids[0]!, { violation: 'FRAUD', channel: 'ONLINE' })).box;
+    expect(await countCategories(opened!, [{ caseId: ids[0]!, box }])).toEqual({ violation: { FRAUD: 1 }, channel: { ONLINE: 1 }, unopened: 0, total: 1 });
+    expect(await openStatisticsPrivateKey({ privateKey: other.ecdh.privateKey, publicKey: other.ecdhSpki, keyId: await keyId(other.ecdhSpki) }, stats, sealed.box)).toBeNull();
+    const another = await makeStatisticsKey();
+    expect(await openStatisticsPrivateKey({ privateKey: hilde.ecdh.privateKey, publicKey: hilde.ecdhSpki, keyId: hildeId }, another, sealed.box)).toBeNull();
+    // The private half's box is no categories box.
+    expect(await openCategories(stats, stats.keyId, sealed.box)).toBeNull();
   });
 });

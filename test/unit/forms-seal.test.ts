@@ -5,7 +5,8 @@
  * the anchor's keyId and the head, per host); every refusal the form names (a swapped
  * key, another anchor, a missing anchor where one was seen, a shortened log, no key for
  * the officer); and a sealed request that carries only envelopes the entitled handler
- * opens, with the server's WRAP_MISSING told apart.
+ * opens, with the server's WRAP_MISSING told apart; the categories sealed to the statistics
+ * key only when this page verified it.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry,
 } from '../../core/crypto/index.ts';
 import { checkKeyLog, sealReport } from '../../src/forms/seal.ts';
+import { makeStatisticsKey, openCategories, signStatisticsKey } from '../../core/crypto/index.ts';
 import { contentFits, newSealedUploadMemory } from '../../src/forms/sealFiles.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 import type { SealReportInput } from '../../machines/report.ts';
@@ -270,5 +272,42 @@ describe('contentFits (the check before sealing, which the server cannot make on
     expect(await contentFits(fake)).toBe(false);
     expect(await contentFits(text)).toBe(true);
     expect(await contentFits(new File([new Uint8Array([0, 1, 2, 0, 0, 255])], 'notes.txt'))).toBe(false);
+  });
+});
+
+describe('categories for statistics', () => {
+  const dto = {
+    whistleblowerRelation: 'Employee', subsidiary: null, protectionOfficer: { id: 'officer-a' }, whistleblower: null, creationChannel: 'BY_ONLINE_FORM' as const,
+    description: 'MARKER-description', voiceMessage: false, violation: 'FRAUD' as const, repeatedViolations: false, reportedPersons: [], reportedUnit: null, uploads: [],
+    caseAccount: { follow: false },
+  };
+  async function send(statisticsKey: unknown) {
+    serve({ anchor: anchor(), entries, sealedCases: 'browser', ...(statisticsKey === undefined ? {} : { statisticsKey }) });
+    const ok = (await checkKeyLog(api, HOST, 'officer-a', new MemoryStorage() as unknown as Storage)) as { recipients: unknown };
+    expect(ok).toHaveProperty('recipients');
+    const sent: string[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      sent.push(String(init.body));
+      return new Response(JSON.stringify({ caseDto: { caseNumber: '1234567812345678' } }), { status: 201 });
+    });
+    const input: SealReportInput = { submission: { channel: 'online', dto: dto as never, files: [] }, recipients: ok.recipients, reporterKey: null, proof: { challenge: 'x', nonce: '0', expiresAt: new Date(Date.now() + 3600_000).toISOString() }, resealed: false, uploads: null };
+    expect(await sealReport(api, HOST, input)).toEqual({ caseDto: { caseNumber: '1234567812345678' } });
+    return JSON.parse(sent.at(-1)!) as { caseId: string; categories?: { keyId: string; box: string } };
+  }
+
+  it('seals the violation category and the channel to a statistics key the log certifies, and nothing to one it does not, or to none', async () => {
+    const stats = await makeStatisticsKey();
+    const byHanne = await signStatisticsKey({ privateKey: hanne.ecdsa.privateKey, keyId: await keyId(hanne.ecdsaSpki) }, stats.spki);
+    const body = await send(byHanne);
+    expect(body.categories?.keyId).toBe(stats.keyId);
+    expect(JSON.stringify(body)).not.toMatch(/FRAUD|ONLINE_FORM/);
+    expect(await openCategories(stats, body.caseId, body.categories!.box)).toEqual({ violation: 'FRAUD', channel: 'ONLINE_FORM' });
+    // A key the server swapped in under Hanne's signature, one signed by a stranger, or none: no categories at all.
+    const swapped = await makeStatisticsKey();
+    expect((await send({ ...byHanne, spki: toBase64(swapped.spki), keyId: swapped.keyId })).categories).toBeUndefined();
+    const stranger = await makeHandlerKeys();
+    expect((await send(await signStatisticsKey({ privateKey: stranger.ecdsa.privateKey, keyId: await keyId(stranger.ecdsaSpki) }, swapped.spki))).categories).toBeUndefined();
+    expect((await send(null)).categories).toBeUndefined();
+    expect((await send(undefined)).categories).toBeUndefined();
   });
 });

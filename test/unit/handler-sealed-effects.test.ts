@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   fieldContext, hashKeyLogEntry, keyId, makeDataKey, makeHandlerKeys, openSealedBox, sealField, sealToPublicKey, signKeyLogEntry, toBase64, verifyKeyLog, SEALED_COLUMNS,
-  type HandlerKeys, type KeyLogEntry,
+  type HandlerKeys, type KeyLogEntry, openRecordVersions, recordHash, sealComment, sealRecordVersion,
 } from '../../core/crypto/index.ts';
 import { sealedCaseEffects } from '../../src/handler/sealed.ts';
 import type { SealedView } from '../../machines/handler/sealedCase.ts';
@@ -150,5 +150,38 @@ describe('sealed case effects', () => {
     expect(answer.opened.senders).toEqual({ h2: 'Greta' });
     const theirs = { ecdh: other.ecdh, ecdsa: other.ecdsa, ecdhSpki: other.ecdhSpki, ecdsaSpki: other.ecdsaSpki };
     expect(await fx.openCase(view, theirs)).toEqual({ outcome: 'refused' });
+  });
+
+  it('opens the record of a phone case with each hash checked and the comments; the next version is sealed and hashed here', async () => {
+    const me = await makeHandlerKeys();
+    const dataKey = makeDataKey();
+    const myId = await keyId(me.ecdhSpki);
+    const v1 = await sealRecordVersion(dataKey, CASE_ID, 1, 'Called on Monday.');
+    const comment = await sealComment(dataKey, CASE_ID, 'It was Tuesday.');
+    const view: SealedView = {
+      caseNumber: '1111222233334444', caseId: CASE_ID, status: 'RECEIVED', created: '2026-12-01T10:00:00.000Z', protectionOfficerId: 'A', subsidiaryId: null, epoch: 1, files: [], messages: [],
+      envelopes: { details: toBase64(await sealField(dataKey, fieldContext(CASE_ID, SEALED_COLUMNS.details), '{}')), whistleblower: null },
+      wrap: { recipientKeyId: myId, kind: 'handler', wrap: toBase64(await sealToPublicKey(me.ecdhSpki, dataKey, { caseId: CASE_ID, epoch: 1, recipientKeyId: myId })) },
+      submissionType: 'PHONE', approvedAt: null,
+      record: {
+        versions: [{ ...v1, createdAt: 'c1', approvedAt: null }, { version: 2, sha256: v1.sha256, text: v1.text, createdAt: 'c2', approvedAt: null }],
+        comments: [{ ...comment, created: 't' }],
+      },
+    };
+    const sent: { path: string; body: unknown }[] = [];
+    const fx = sealedCaseEffects(fakeApi({ '/api/handler/keys/colleagues': { handlers: [] } }, sent), { verifiedLog: async () => ({ ok: false, reason: 'x' }) as never });
+    const answer = await fx.openCase(view, { ecdh: me.ecdh, ecdsa: me.ecdsa, ecdhSpki: me.ecdhSpki, ecdsaSpki: me.ecdsaSpki });
+    if (answer.outcome !== 'opened') throw new Error('not opened');
+    // Version 2's envelope is version 1's, moved: it does not open, and is not verified.
+    expect(answer.opened.record.versions.map((v) => [v.version, v.text, v.verified])).toEqual([[1, 'Called on Monday.', true], [2, null, false]]);
+    expect(answer.opened.record.comments).toEqual([{ id: comment.id, created: 't', text: 'It was Tuesday.' }]);
+
+    expect(await fx.saveRecord({ caseNumber: '1111-2222-3333-4444', caseId: CASE_ID, dataKey, version: 3, text: 'Called on Tuesday.' })).toEqual({ status: 200 });
+    expect(sent[0]!.path).toBe('/api/handler/cases/1111222233334444/record/sealed');
+    const body = sent[0]!.body as { version: number; text: string; sha256: string };
+    expect(JSON.stringify(body)).not.toContain('Tuesday');
+    expect(body.version).toBe(3);
+    expect(body.sha256).toBe(await recordHash('Called on Tuesday.'));
+    expect(await openRecordVersions(dataKey, CASE_ID, [{ ...body, createdAt: '', approvedAt: null }])).toEqual([expect.objectContaining({ text: 'Called on Tuesday.', verified: true })]);
   });
 });

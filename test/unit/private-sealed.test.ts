@@ -14,8 +14,9 @@ import {
   deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, makeNextEpoch, openCaseParts, openFieldText, recipientsFor, sealFileForUpload, sealMessage, sealNewCase, signKeyLogEntry, toBase64,
   unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, SealedFileError, type HandlerKeys,
 } from '../../core/crypto/index.ts';
-import { offerReporterWrap, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from '../../src/private/sealed.ts';
+import { offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from '../../src/private/sealed.ts';
 import { chunkedReader, contentFits, saveSealedFile, canSaveStreaming } from '../../src/private/sealedFiles.ts';
+import { openComments, recordHash, sealComment, sealRecordVersion } from '../../core/crypto/index.ts';
 import type { ApiClient } from '../../src/api/client.ts';
 
 let recovery: HandlerKeys;
@@ -325,5 +326,39 @@ describe('offerReporterWrap', () => {
     const notNeeded = offering([() => new Response('{"error":{"code":"REPORTER_WRAP_NOT_NEEDED"}}', { status: 409 })]);
     expect(await offerReporterWrap(notNeeded.api, reporterKey)).toBe(false);
     expect(notNeeded.calls).toHaveLength(1);
+  });
+});
+
+describe('the record of a sealed phone case', () => {
+  it('opens each version and checks its hash here; a version whose hash does not match, or that does not open, is named; comments open', async () => {
+    const v1 = await sealRecordVersion(sealed.dataKey, sealed.caseId, 1, 'Called on Monday.');
+    const v2 = await sealRecordVersion(sealed.dataKey, sealed.caseId, 2, 'Called on Tuesday.');
+    const comment = await sealComment(sealed.dataKey, sealed.caseId, 'It was Tuesday.');
+    const at = (v: typeof v1, approvedAt: string | null = null) => ({ ...v, createdAt: '2026-12-01T13:00:00.000Z', approvedAt });
+    const phone = { ...view, submissionType: 'PHONE', approvedAt: null, record: { versions: [at(v1), at(v2)], comments: [{ ...comment, created: '2026-12-01T14:00:00.000Z' }] } };
+    const c = (await readSealedCase(serving(phone).api, reporterKey, () => {})).data!;
+    expect(c.submission.type).toBe('PHONE');
+    expect(c.report).toMatchObject({ text: 'Called on Tuesday.', version: 2, sha256: await recordHash('Called on Tuesday.') });
+    expect(c.report!.versions!.map((v) => [v.version, v.text, v.verified, v.unopened ?? false])).toEqual([[1, 'Called on Monday.', true, false], [2, 'Called on Tuesday.', true, false]]);
+    expect(c.comments).toEqual([{ comment: 'It was Tuesday.', created: '2026-12-01T14:00:00.000Z' }]);
+
+    // A server that stores another hash beside the text: the mismatch is named and the page's review gets verified: false.
+    const lying = { ...phone, record: { versions: [at(v1), at({ ...v2, sha256: v1.sha256 })], comments: [{ id: comment.id, body: v1.text, created: 'x' }] } };
+    const l = (await readSealedCase(serving(lying).api, reporterKey, () => {})).data!;
+    expect(l.report!.versions!.at(-1)).toMatchObject({ text: 'Called on Tuesday.', verified: false });
+    expect(l.comments).toEqual([{ comment: '', created: 'x', unopened: true }]);
+    // An envelope moved to another version does not open.
+    const moved = { ...phone, record: { versions: [at(v1), at({ ...v2, text: v1.text })], comments: [] } };
+    expect((await readSealedCase(serving(moved).api, reporterKey, () => {})).data!.report!.versions!.at(-1)).toMatchObject({ text: '', unopened: true, verified: false });
+  });
+
+  it('sends the comment sealed under the case key, bound to its id', async () => {
+    const { api, calls } = serving({ id: 'x' });
+    await postSealedComment(api, { caseId: sealed.caseId, dataKey: sealed.dataKey }, 'My comment on the record');
+    expect(calls[0]!.path).toBe('/api/private/case/comments/sealed');
+    expect(calls[0]!.init!.method).toBe('POST');
+    const sent = calls[0]!.init!.body as { id: string; body: string };
+    expect(JSON.stringify(sent)).not.toContain('My comment');
+    expect(await openComments(sealed.dataKey, sealed.caseId, [{ ...sent, created: '' }])).toEqual([{ id: sent.id, created: '', text: 'My comment on the record' }]);
   });
 });

@@ -29,6 +29,8 @@ import * as m0240 from './0240_b37_sealed_cases.ts';
 import * as m0280 from './0280_f37_sealed_uploads.ts';
 import * as m0290 from './0290_n37_case_notify.ts';
 import * as m0360 from './0360_e37_key_epochs.ts';
+import * as m0370 from './0370_n38_assignment.ts';
+import * as m0380 from './0380_s37s_statistics_key.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -65,4 +67,6 @@ export const migrations: Record<string, Migration> = {
   '0280_f37_sealed_uploads': m0280,
   '0290_n37_case_notify': m0290,
   '0360_e37_key_epochs': m0360,
+  '0370_n38_assignment': m0370,
+  '0380_s37s_statistics_key': m0380,
 };

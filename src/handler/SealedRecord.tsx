@@ -1,0 +1,150 @@
+/**
+ * The record of a sealed phone or meeting case in the workspace (docs/decisions/record-versions.md
+ * "Sealed cases"): the chart is the usual record editor (machines/handler/recordEditor.ts),
+ * its save supplied here to seal the next version and hash it in this browser. Every
+ * version shows with its hash, whether the hash matched the text opened here, and the
+ * reporter's approval; the reporter's comments show opened.
+ */
+import { useEffect, useId } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { fromPromise } from 'xstate';
+import { useLanguage, useT } from '../i18n/index.ts';
+import '../i18n/record/index.ts';
+import { formatLongDateTime } from '../i18n/dates.ts';
+import { input } from '../styles/field.css.ts';
+import * as buttons from '../styles/button.css.ts';
+import { RecordDiff } from '../components/RecordDiff.tsx';
+import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
+import type { OpenedSealedCase, SealedRecordInput, SealedView } from '../../machines/handler/sealedCase.ts';
+import * as styles from './Pages.css.ts';
+
+export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthorized }: {
+  view: SealedView;
+  opened: OpenedSealedCase;
+  dataKey: Uint8Array;
+  save: (input: SealedRecordInput) => Promise<{ status: number }>;
+  onSaved: () => void;
+  onUnauthorized: () => void;
+}) {
+  const t = useT('handler');
+  const tr = useT('record');
+  const lang = useLanguage();
+  const versions = opened.record.versions;
+  const latest = versions.at(-1) ?? null;
+  const previous = versions.length > 1 ? versions.at(-2)! : null;
+  const latestText = latest?.text ?? '';
+  const submissionType = view.submissionType ?? 'ONLINE_FORM';
+  const approvedAt = view.approvedAt ?? null;
+  const actor = useActorRef(
+    recordEditorMachine.provide({
+      actors: {
+        saveRecord: fromPromise(({ input: i }: { input: { text: string } }) =>
+          save({ caseNumber: view.caseNumber, caseId: view.caseId, dataKey, version: (latest?.version ?? 0) + 1, text: i.text }),
+        ),
+      },
+      actions: { reloadCase: onSaved, reportUnauthorized: onUnauthorized },
+    }),
+    { input: { submissionType, approvedAt, text: latestText } },
+  );
+  useEffect(() => {
+    actor.send({ type: 'case.change', submissionType, approvedAt, text: latestText });
+  }, [actor, submissionType, approvedAt, latestText]);
+  const state = useSelector(actor, (s) => s);
+  const id = useId();
+  if (submissionType === 'ONLINE_FORM') return null;
+  const check = (v: (typeof versions)[number]) =>
+    v.text === null ? tr('record.unopened', { version: v.version }) : v.verified ? tr('record.verified') : tr('record.mismatch', { version: v.version });
+
+  return (
+    <section className={styles.section} aria-labelledby="sealed-record" data-testid="sealed-record">
+      <h2 id="sealed-record" className={styles.sectionTitle}>
+        {t('handler.record.title')}
+      </h2>
+      <p className={styles.hint}>{tr('record.handler.notice')}</p>
+      {latest ? (
+        <div data-testid="record-text">
+          <p className={styles.hint}>{t('handler.record.updated', { when: formatLongDateTime(latest.createdAt, lang) })}</p>
+          {latest.text === null ? <p className={styles.error}>{tr('record.unopened', { version: latest.version })}</p> : <p className={styles.pre}>{latest.text}</p>}
+        </div>
+      ) : (
+        <p>{t('handler.record.none')}</p>
+      )}
+      <p role="status" className={approvedAt ? styles.success : styles.hint} data-testid="record-approval">
+        {approvedAt ? t('handler.record.approved', { when: formatLongDateTime(approvedAt, lang) }) : latest ? t('handler.record.awaiting') : ''}
+      </p>
+      {state.matches('viewing') && (
+        <>
+          {state.matches({ viewing: 'saved' }) && <p className={styles.success}>{t('handler.record.saved')}</p>}
+          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'edit.open' })}>
+            {latest ? t('handler.record.edit') : t('handler.record.write')}
+          </button>
+        </>
+      )}
+      {(state.matches('editing') || state.matches('saving')) && (
+        <form
+          className={styles.form}
+          onSubmit={(e) => {
+            e.preventDefault();
+            actor.send({ type: 'edit.save' });
+          }}
+        >
+          <div className={styles.field}>
+            <label htmlFor={id} className={styles.label}>
+              {t('handler.record.text')}
+            </label>
+            <textarea id={id} className={`${input} ${styles.textarea}`} value={state.context.draft} disabled={state.matches('saving')}
+              onChange={(e) => actor.send({ type: 'draft.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'empty' })} />
+          </div>
+          <div role="status">
+            {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.record.empty')}</p>}
+            {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.record.failed')}</p>}
+          </div>
+          <div className={styles.row}>
+            <button type="submit" className={buttons.button} disabled={!state.can({ type: 'edit.save' })}>
+              {t('handler.record.save')}
+            </button>
+            <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'edit.cancel' })} onClick={() => actor.send({ type: 'edit.cancel' })}>
+              {t('handler.cancel')}
+            </button>
+          </div>
+        </form>
+      )}
+      {previous && latest && previous.text !== null && latest.text !== null && (
+        <>
+          <h3>{t('handler.record.changes', { version: latest.version, previous: previous.version })}</h3>
+          <RecordDiff before={previous.text} after={latest.text} addedLabel={t('handler.record.added')} removedLabel={t('handler.record.removed')} />
+        </>
+      )}
+      {versions.length > 0 && (
+        <>
+          <h3>{t('handler.record.versions')}</h3>
+          <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
+            {versions.map((v) => (
+              <li key={v.version}>
+                <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
+                <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
+                <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>
+                <p className={v.approvedAt ? styles.success : styles.hint}>
+                  {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
+                </p>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <h3>{t('handler.record.comments')}</h3>
+      {opened.record.comments.length === 0 ? (
+        <p>{t('handler.record.noComments')}</p>
+      ) : (
+        <ul className={styles.list} data-testid="record-comments">
+          {opened.record.comments.map((c) => (
+            <li key={c.id}>
+              <p className={styles.hint}>{formatLongDateTime(c.created, lang)}</p>
+              {c.text === null ? <p className={styles.error}>{tr('record.commentUnopened')}</p> : <p className={styles.pre}>{c.text}</p>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
