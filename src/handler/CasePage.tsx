@@ -92,7 +92,7 @@ export function CasePage() {
   const inbox = inboxSearchOf(inboxFiltersOf(new URLSearchParams(useSearchString()).get('inbox') ?? ''));
 
   return (
-    <div>
+    <div data-print-case="">
       <p className={noPrint}>
         <PathLink href={`/handler/cases${inbox ? `?${inbox}` : ''}`}>{t('handler.case.back')}</PathLink>
       </p>
@@ -114,10 +114,10 @@ export function CasePage() {
       {(state.matches('sealed') || (view && !state.matches('notFound'))) && <Assignment caseNumber={caseNumber} sealed={state.matches('sealed')} onChanged={() => actor.send({ type: 'reload' })} />}
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
       {view && !state.matches('notFound') && !state.matches('sealed') && (
-        <div data-print-case="">
+        <>
           <CaseExport view={view} />
           <CaseBody view={view} actor={actor} />
-        </div>
+        </>
       )}
     </div>
   );
