@@ -733,3 +733,22 @@ export const inboxQuerySchema = v.object({
   assigned: v.optional(v.picklist(INBOX_ASSIGNED)),
 });
 export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;
+
+// ---- case export (issue 38; docs/decisions/case-export.md) ------------------------
+
+/** The parts a handler may put in a case's export; `notes` is kept for the internal notes when they come. */
+export const EXPORT_PARTS = ['report', 'identity', 'messages', 'record', 'status', 'audit', 'files'] as const;
+export type ExportPart = (typeof EXPORT_PARTS)[number];
+/** Terms a handler may black out in one export. */
+export const EXPORT_TERMS_MAX = 50;
+/** One term or selected passage, in characters. */
+export const EXPORT_TERM_MAX = 2000;
+/**
+ * What the browser tells the server of an export it is about to make: which parts and
+ * how many terms are blacked out; never the terms or any content (the audit trail's entry).
+ */
+export const caseExportDtoSchema = v.strictObject({
+  parts: v.pipe(v.array(v.picklist(EXPORT_PARTS, `must be among ${EXPORT_PARTS.join(', ')}`)), v.minLength(1, 'validation.required'), v.maxLength(EXPORT_PARTS.length), v.check((p) => new Set(p).size === p.length, 'validation.duplicate')),
+  redactedTerms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(EXPORT_TERMS_MAX)),
+});
+export type CaseExportDto = v.InferOutput<typeof caseExportDtoSchema>;

@@ -32,6 +32,8 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
+import { CaseExport } from './CaseExport.tsx';
+import { noPrint } from './print.css.ts';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -90,8 +92,8 @@ export function CasePage() {
   const inbox = inboxSearchOf(inboxFiltersOf(new URLSearchParams(useSearchString()).get('inbox') ?? ''));
 
   return (
-    <div>
-      <p>
+    <div data-print-case="">
+      <p className={noPrint}>
         <PathLink href={`/handler/cases${inbox ? `?${inbox}` : ''}`}>{t('handler.case.back')}</PathLink>
       </p>
       <h1 className={styles.title}>{t('handler.case.title', { number: spaced(caseNumber) })}</h1>
@@ -111,7 +113,12 @@ export function CasePage() {
       )}
       {(state.matches('sealed') || (view && !state.matches('notFound'))) && <Assignment caseNumber={caseNumber} sealed={state.matches('sealed')} onChanged={() => actor.send({ type: 'reload' })} />}
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
-      {view && !state.matches('notFound') && !state.matches('sealed') && <CaseBody view={view} actor={actor} />}
+      {view && !state.matches('notFound') && !state.matches('sealed') && (
+        <>
+          <CaseExport view={view} />
+          <CaseBody view={view} actor={actor} />
+        </>
+      )}
     </div>
   );
 }
@@ -371,7 +378,7 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
   const sending = state.matches('sending');
   return (
     <form
-      className={styles.form}
+      className={`${styles.form} ${noPrint}`}
       onSubmit={(e) => {
         e.preventDefault();
         actor.send({ type: 'send' });

@@ -9,6 +9,7 @@ import { useT } from '../i18n/index.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { useHandler } from './context.ts';
+import { noPrint } from './print.css.ts';
 import * as styles from './Pages.css.ts';
 
 export function KeysGate() {
@@ -47,7 +48,7 @@ export function KeysGate() {
         ? t('keys.unlock.unavailable')
         : null;
   return (
-    <section className={styles.section} aria-labelledby={`${ids.secret}-t`}>
+    <section className={`${styles.section} ${noPrint}`} aria-labelledby={`${ids.secret}-t`}>
       <h2 id={`${ids.secret}-t`} className={styles.sectionTitle}>
         {t('keys.unlock.title')}
       </h2>

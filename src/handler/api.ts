@@ -10,7 +10,7 @@ import type { InboxAnswer, InboxCase, InboxRequest } from '../../machines/handle
 import type { CaseAnswer, HandlerCaseView } from '../../machines/handler/case.ts';
 import { fromCallback } from 'xstate';
 import type { ComposerDraft, ComposerEvent } from '../../machines/handler/composer.ts';
-import type { CaseStatus } from '../../machines/schema.ts';
+import type { CaseExportDto, CaseStatus } from '../../machines/schema.ts';
 import type { AssignmentAct, AssignmentAnswer, AssignmentView } from '../../machines/handler/assignment.ts';
 import type { HandlerKeysApi } from './keys.ts';
 
@@ -98,6 +98,19 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
       const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/report`, { method: 'PUT', body: { text } }));
       return { status: r.status };
     },
+    /** Asks the server to record an export in the audit trail (parts and a count, no content); 201 when recorded. */
+    recordExport: async (caseNumber: string, body: CaseExportDto): Promise<{ status: number; code?: string }> => {
+      try {
+        const res = await api.request(`/api/handler/cases/${numberPath(caseNumber)}/exports`, { method: 'POST', body });
+        return { status: res.status };
+      } catch (err) {
+        if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, code: err.code };
+        throw err;
+      }
+    },
+    /** One file's bytes, for the export's hash and zip (the server audits the download). */
+    fileBytes: async (caseNumber: string, fileId: string): Promise<Uint8Array> =>
+      new Uint8Array(await (await api.request(`/api/handler/cases/${numberPath(caseNumber)}/files/${encodeURIComponent(fileId)}`)).arrayBuffer()),
     loadAssignment: async (caseNumber: string): Promise<AssignmentAnswer> => {
       const r = await call(() => api.json<AssignmentView>(`/api/handler/cases/${numberPath(caseNumber)}/assignment`));
       return { status: r.status, assignment: r.data, code: r.code };

@@ -14,6 +14,7 @@ import '../i18n/admin/index.ts';
 import '../i18n/keys/index.ts';
 import '../i18n/sealed/index.ts';
 import '../i18n/revoke/index.ts';
+import '../i18n/export/index.ts';
 import '../i18n/statistics/index.ts';
 import { loadRuntimeConfig } from '../api/config.ts';
 import { createApiClient } from '../api/client.ts';

@@ -215,6 +215,7 @@ async function journey(api: Api) {
   const view = await api('GET', `${H}/cases/${onlineNumber}`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
+  await api('POST', `${H}/cases/${onlineNumber}/exports`, { token, json: { parts: ['report', 'files'], redactedTerms: 1 } });
   // Assignment and sharing (issue 38).
   const colleague = await createHandlerAccount(server.ctx.db, company!.id, 'Colleague');
   await api('PUT', `${H}/cases/${onlineNumber}/assignee`, { token, json: { handlerId: hanneId } });

@@ -1,0 +1,83 @@
+/**
+ * POST /api/handler/cases/:n/exports (docs/decisions/case-export.md): the server records
+ * an export the handler's browser is about to make, with its parts and the count of terms
+ * blacked out, never content; a case the handler cannot see is 404 like any other, bad
+ * bodies are 400 VALIDATION, a sealed case (whose audit trail the server cannot write) 409.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { addCompany } from './fixtures/company.ts';
+import { call, caseDto, expectError, form } from './api.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+
+let server: TestServer;
+let token: string;
+let otherCompanyToken: string;
+let otherOfficerToken: string;
+let caseNumber: string;
+let sealedNumber: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ seedDemo: false });
+  const [mine, theirs] = (await addCompany(server.ctx.db, { id: 'acme', hosts: ['acme.test'], officers: 2 })).officerIds as [string, string];
+  await addCompany(server.ctx.db, { id: 'other', hosts: ['other.test'] });
+  token = (await createHandlerAccount(server.ctx.db, 'acme', 'Hanne Handler')).token;
+  otherCompanyToken = (await createHandlerAccount(server.ctx.db, 'other', 'Olaf Other')).token;
+  // Tied to the second officer only: the first officer's cases are not hers (officer scoping).
+  otherOfficerToken = (await createHandlerAccount(server.ctx.db, 'acme', 'Tove Tied', { officers: [theirs] })).token;
+  const report = (name: string) => call(server, 'POST', '/api/public/case/new/by-form', { host: 'acme.test', body: form('caseDto', caseDto(mine, { whistleblower: { name, email: 'jan@example.com' } }), [{ name: 'ledger.txt', bytes: 'page 4\n' }]) });
+  caseNumber = (await report('Jan Kowalski')).data.caseDto.caseNumber;
+  sealedNumber = (await report('Sam Sealed')).data.caseDto.caseNumber;
+  // As a sealed case's row is (server/cases/sealed.ts): the route reads only the flag.
+  await server.ctx.db.updateTable('report_case').set({ sealed: true, wrapped_key: null }).where('case_number', '=', sealedNumber).execute();
+});
+afterAll(async () => server?.cleanup());
+
+const exportOf = (n: string, json: unknown, t = token) => call(server, 'POST', `/api/handler/cases/${n}/exports`, { token: t, json });
+const auditOf = async (n: string) => (await call(server, 'GET', `/api/handler/cases/${n}`, { token })).data.audit as { action: string; handlerName: string; detail: Record<string, unknown> }[];
+
+describe('recording a case export', () => {
+  it('records the parts, whether the identity is in it and how many terms are blacked out (201), nothing else', async () => {
+    const res = await exportOf(caseNumber, { parts: ['report', 'identity', 'files'], redactedTerms: 2 });
+    expect(res.status).toBe(201);
+    expect(res.data).toEqual({ recorded: true });
+    const entry = (await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED');
+    expect(entry).toEqual([{ at: expect.any(String), handlerId: expect.any(String), handlerName: 'Hanne Handler', action: 'CASE_EXPORTED', detail: { parts: 'report,identity,files', identity: true, redacted: true, redactedTerms: 2 } }]);
+    expect(JSON.stringify(entry)).not.toContain('Kowalski');
+  });
+
+  it('records an export without the identity and without redaction as such', async () => {
+    expect((await exportOf(caseNumber, { parts: ['messages'], redactedTerms: 0 })).status).toBe(201);
+    expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').at(-1)!.detail).toEqual({ parts: 'messages', identity: false, redacted: false, redactedTerms: 0 });
+  });
+
+  it('refuses bad bodies with 400 VALIDATION and records nothing', async () => {
+    const before = (await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').length;
+    for (const body of [
+      {},
+      { parts: [], redactedTerms: 0 },
+      { parts: ['report', 'report'], redactedTerms: 0 },
+      { parts: ['notes'], redactedTerms: 0 },
+      { parts: ['report'], redactedTerms: -1 },
+      { parts: ['report'], redactedTerms: 51 },
+      { parts: ['report'], redactedTerms: 1.5 },
+      // The terms themselves are never taken: a body carrying them is refused.
+      { parts: ['report'], redactedTerms: 1, terms: ['Jan Kowalski'] },
+    ]) expectError(await exportOf(caseNumber, body), 400, 'VALIDATION');
+    expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED')).toHaveLength(before);
+  });
+
+  it('answers 404 CASE_NOT_FOUND for a case the handler cannot see: another company, another officer, none, malformed', async () => {
+    const body = { parts: ['report'], redactedTerms: 0 };
+    expectError(await exportOf(caseNumber, body, otherCompanyToken), 404, 'CASE_NOT_FOUND');
+    expectError(await exportOf(caseNumber, body, otherOfficerToken), 404, 'CASE_NOT_FOUND');
+    expectError(await exportOf('1234567812345678', body), 404, 'CASE_NOT_FOUND');
+    expectError(await exportOf('abc', body), 404, 'CASE_NOT_FOUND');
+    expectError(await call(server, 'POST', `/api/handler/cases/${caseNumber}/exports`, { json: body }), 401, 'UNAUTHORIZED');
+    expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').map((a) => a.handlerName)).toEqual(['Hanne Handler', 'Hanne Handler']);
+  });
+
+  it('refuses a sealed case with 409 EXPORT_AUDIT_SEALED: no export that its audit trail would not name', async () => {
+    expectError(await exportOf(sealedNumber, { parts: ['report'], redactedTerms: 0 }), 409, 'EXPORT_AUDIT_SEALED');
+  });
+});
