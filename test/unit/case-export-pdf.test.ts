@@ -97,6 +97,9 @@ describe('a sealed case, as the browser opened it', async () => {
     ],
     senders: { h1: 'Hanne Handler' },
     record: { versions: [], comments: [] },
+    files: [],
+    audit: [],
+    keyHolders: {},
   };
   const options = (parts: string[]) => ({ parts: parts as never, terms: 2, files: [{ name: 'f.txt', entry: 'f.txt', size: 3, sha256: fileHash }], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, date: (s: string) => s });
 
