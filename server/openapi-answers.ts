@@ -100,6 +100,25 @@ const deadline = v.nullable(v.object({ kind: v.string(), due: when }));
 
 /** A case as a handler sees it: the reporter's view, the next legal deadline and the audit trail. */
 const auditTrail = v.array(v.object({ at: when, handlerId: nullableString, handlerName: nullableString, action: v.string(), detail: v.record(v.string(), v.unknown()) }));
+/** A sealed case as both reads give it: envelopes, wraps and clear metadata (docs/decisions/sealed-cases.md). */
+const sealedCase = v.object({
+    caseNumber: v.string(),
+    caseId: v.string(),
+    status: v.string(),
+    created: when,
+    protectionOfficerId: v.string(),
+    subsidiaryId: nullableString,
+    epoch: v.number(),
+    envelopes: v.object({ details: v.string(), whistleblower: nullableString }),
+    wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
+    files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when, epoch: v.optional(v.number()) })),
+    messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string(), epoch: v.optional(v.number()) })),
+    currentEpoch: v.optional(v.number()),
+    links: v.optional(v.array(v.object({ epoch: v.number(), kind: v.picklist(['previous', 'next']), link: v.string() }))),
+    submissionType: v.optional(v.string()),
+    approvedAt: v.optional(v.nullable(when)),
+    record: v.optional(v.object({ versions: v.array(v.object({ version: v.number(), sha256: v.string(), createdAt: when, approvedAt: v.nullable(when), text: v.string() })), comments: v.array(v.object({ id: v.string(), body: v.string(), created: when })) })),
+});
 const handlerCaseView = v.object({
   ...caseView.entries,
   deadline,
@@ -162,44 +181,11 @@ export const ANSWER_SCHEMAS = {
   CaseReservation: v.object({ reservation: v.string(), caseNumber: v.string(), salt: v.string(), expiresAt: when }),
   Messages: v.array(message),
   MessageSent: v.object({ message }),
-  SealedCase: v.object({
-    caseNumber: v.string(),
-    caseId: v.string(),
-    status: v.string(),
-    created: when,
-    protectionOfficerId: v.string(),
-    subsidiaryId: nullableString,
-    epoch: v.number(),
-    envelopes: v.object({ details: v.string(), whistleblower: nullableString }),
-    wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
-    files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when, epoch: v.optional(v.number()) })),
-    messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string(), epoch: v.optional(v.number()) })),
-    currentEpoch: v.optional(v.number()),
-    links: v.optional(v.array(v.object({ epoch: v.number(), kind: v.picklist(['previous', 'next']), link: v.string() }))),
-  }),
+  SealedCase: sealedCase,
   SealedCommentSent: v.object({ id: v.string(), created: when }),
   SealedRecordStored: v.object({ version: v.number(), changed: v.boolean() }),
-  /** The sealed case as a handler reads it: with its audit trail, written in clear (sealed-cases.md "Status and audit"). */
-  HandlerSealedCase: v.object({
-    caseNumber: v.string(),
-    caseId: v.string(),
-    status: v.string(),
-    created: when,
-    protectionOfficerId: v.string(),
-    subsidiaryId: nullableString,
-    epoch: v.number(),
-    envelopes: v.object({ details: v.string(), whistleblower: nullableString }),
-    wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })),
-    files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when, epoch: v.optional(v.number()) })),
-    messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string(), epoch: v.optional(v.number()) })),
-    currentEpoch: v.optional(v.number()),
-    links: v.optional(v.array(v.object({ epoch: v.number(), kind: v.picklist(['previous', 'next']), link: v.string() }))),
-    // An entry from before the case was sealed (retire-master) comes sealed under the data key.
-    submissionType: v.optional(v.string()),
-    approvedAt: v.optional(v.nullable(when)),
-    record: v.optional(v.object({ versions: v.array(v.object({ version: v.number(), sha256: v.string(), createdAt: when, approvedAt: v.nullable(when), text: v.string() })), comments: v.array(v.object({ id: v.string(), body: v.string(), created: when })) })),
-    audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])),
-  }),
+  /** The sealed case as a handler reads it: with its audit trail, written in clear (sealed-cases.md "Status and audit"); an entry from before the case was sealed (retire-master) comes sealed under the data key. */
+  HandlerSealedCase: v.object({ ...sealedCase.entries, audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])) }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
   ReporterWrapStored: v.object({ epoch: v.number() }),
