@@ -85,8 +85,9 @@ export interface ServerConfig {
    * take cases sealed in the reporter's browser (the server never knows their data
    * key), seals its plain cases on arrival, runs the `key-wraps` migration job
    * (server/keys/migrate-wraps.ts), and serves the mail key the notification address is
-   * sealed to (server/mail/mail-key.ts); `off` (the default this release): every case
-   * on the server-keyed path.
+   * sealed to (server/mail/mail-key.ts); the default. A company without an anchor stays
+   * on the server-keyed path until its first handler makes the recovery key. `off`:
+   * every case on the server-keyed path, whatever keys a company has.
    */
   sealedCases: 'off' | 'browser';
   /** `GET /metrics` on a port of its own (docs/operations.md "Metrics"); off unless METRICS_PORT is set. */
@@ -138,9 +139,10 @@ function int(value: string | undefined, fallback: number, name: string, min = 0)
   return n;
 }
 
+/** On unless told otherwise (docs/decisions/sealed-cases.md "On by default"): `off` keeps a portal server-keyed. */
 function sealedCasesSetting(value: string | undefined): ServerConfig['sealedCases'] {
-  if (value === undefined || value === '' || value === 'off') return 'off';
-  if (value === 'browser') return 'browser';
+  if (value === undefined || value === '' || value === 'browser') return 'browser';
+  if (value === 'off') return 'off';
   throw new Error(`SEALED_CASES must be "off" or "browser" (got "${value}")`);
 }
 

@@ -24,6 +24,7 @@ import { MAIL_JOB } from '../../server/mail/outbox.ts';
 import { DEADLINE_JOB } from '../../server/mail/reminders.ts';
 import { RETENTION_JOB } from '../../server/retention/purge.ts';
 import { uploadSweepJob } from '../../server/uploads/resumable.ts';
+import { WRAP_MIGRATION_JOB } from '../../server/keys/migrate-wraps.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import { UNMATCHED_ROUTE } from '../../server/metrics.ts';
 
@@ -234,9 +235,9 @@ describe('GET /metrics after a journey', () => {
     expect(value(samples, 'wb_job_runs_total', { job: MAIL_JOB, outcome: 'ok' })).toBe(1);
     expect(value(samples, 'wb_job_duration_seconds_count', { job: MAIL_JOB })).toBe(1);
     expect(value(samples, 'wb_job_runs_total', { job: uploadSweepJob.name, outcome: 'ok' })).toBe(1);
-    // Every registered job is there from the start, at 0 until its first round.
+    // Every registered job is there from the start, at 0 until its first round (the key-wraps job: sealing is on by default).
     const jobs = new Set(samples.filter((s) => s.name === 'wb_job_runs_total').map((s) => s.labels.job));
-    expect([...jobs].sort()).toEqual([DEADLINE_JOB, MAIL_JOB, RETENTION_JOB, uploadSweepJob.name].sort());
+    expect([...jobs].sort()).toEqual([DEADLINE_JOB, MAIL_JOB, RETENTION_JOB, uploadSweepJob.name, WRAP_MIGRATION_JOB].sort());
     // The SMTP server is down: the handler's new-case mail waits, and the failure is counted.
     expect(value(samples, 'wb_mail_send_failures_total', { reason: 'retry' })).toBeGreaterThanOrEqual(1);
     expect(value(samples, 'wb_mail_sent_total')).toBe(0);

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { configFromEnv } from '../../server/config.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, countRows, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
@@ -223,9 +224,18 @@ describe('a sealed case', () => {
   });
 });
 
-describe('with SEALED_CASES off (the default)', () => {
+describe('the setting', () => {
+  it('is on by default and off only when told (SEALED_CASES=off)', () => {
+    expect(configFromEnv({}).sealedCases).toBe('browser');
+    expect(configFromEnv({ SEALED_CASES: '' }).sealedCases).toBe('browser');
+    expect(configFromEnv({ SEALED_CASES: 'off' }).sealedCases).toBe('off');
+    expect(() => configFromEnv({ SEALED_CASES: 'on' })).toThrow(/SEALED_CASES must be "off" or "browser"/);
+  });
+});
+
+describe('with SEALED_CASES=off', () => {
   it('the sealed route refuses and the key-log answer is as before', async () => {
-    const off = await startTestServer();
+    const off = await startTestServer({ sealedCases: 'off' });
     try {
       expect(off.ctx.config.sealedCases).toBe('off');
       const res = await call(off, 'POST', '/api/public/case/new/sealed', { host: 'localhost', json: {} });
