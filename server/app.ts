@@ -37,6 +37,7 @@ import { hkdfSync } from 'node:crypto';
 import { systemClock, type Clock } from './clock.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { wrapMigrationJob } from './keys/migrate-wraps.ts';
+import { companiesWithoutAnchor } from './keys/key-log.ts';
 import { createMailer } from './mail/transport.ts';
 import { mailJob } from './mail/outbox.ts';
 import { deadlineJob } from './mail/reminders.ts';
@@ -300,6 +301,16 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
       if (seeded.length) app.log.info({ companies: seeded }, 'seeded the demo companies');
     } catch (err) {
       app.log.error({ err }, 'could not seed the demo companies');
+    }
+  }
+  // Sealing is on, but a company without a recovery key still takes server-keyed cases: the operator is told which.
+  if (config.sealedCases === 'browser') {
+    const unsealed = await companiesWithoutAnchor(ctx);
+    if (unsealed.count) {
+      app.log.warn(
+        { companies: unsealed.ids, count: unsealed.count },
+        'sealed cases: these companies have no recovery key yet, so their new cases are server-keyed (the master key opens them) until a handler of each makes it on /handler/keys (docs/operations.md "First run")',
+      );
     }
   }
 

@@ -98,3 +98,21 @@ export async function appendKeyLogEntry(ctx: Pick<AppContext, 'db' | 'clock'>, c
     return { seq: e.seq, hash };
   });
 }
+
+/**
+ * Ids of the companies with no trust anchor yet (at most `limit`, and how many in all):
+ * with sealing on, they still take server-keyed cases, which the master key opens, until
+ * their first handler makes the recovery key on /handler/keys. The start log names them
+ * so that the operator of a first start knows (docs/decisions/sealed-cases.md "On by default").
+ */
+export async function companiesWithoutAnchor(ctx: Pick<AppContext, 'db'>, limit = 20): Promise<{ ids: string[]; count: number }> {
+  const base = ctx.db
+    .selectFrom('company')
+    .leftJoin('company_key_anchor', 'company_key_anchor.company_id', 'company.id')
+    .where('company_key_anchor.company_id', 'is', null);
+  const [rows, total] = await Promise.all([
+    base.select('company.id').orderBy('company.id').limit(limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { ids: rows.map((r) => r.id), count: Number(total.n) };
+}

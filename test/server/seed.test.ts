@@ -1,6 +1,20 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { call } from './api.ts';
+import { makeHandlerKeys, toBase64 } from '../../core/crypto/index.ts';
+
+function logSink() {
+  const sink = { lines: [] as Record<string, unknown>[] };
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) sink.lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { sink, stream };
+}
+const anchorLine = (lines: Record<string, unknown>[]) => lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('sealed cases: these companies have no recovery key yet'));
 
 let server: TestServer;
 beforeAll(async () => {
@@ -41,6 +55,51 @@ describe('the demo companies seeded on first start', () => {
       expect((await call(again, 'GET', '/api/public/case/company-info', { host: 'localhost' })).status).toBe(404);
     } finally {
       await again.cleanup();
+    }
+  });
+});
+
+describe('a first start with sealing on (the default)', () => {
+  it('tells the operator which companies have no recovery key yet, and stops once each has one', async () => {
+    const { sink, stream } = logSink();
+    const first = await startTestServer({ logLevel: 'warn' }, { logStream: stream });
+    try {
+      expect(first.ctx.config.sealedCases).toBe('browser');
+      // The demo makes no keys: its companies take server-keyed cases until a handler makes the recovery key.
+      for (const host of ['localhost', 'group.localhost']) {
+        const log = (await call(first, 'GET', '/api/public/key-log', { host })).data;
+        expect(log).toMatchObject({ anchor: null, entries: [], sealedCases: 'browser' });
+      }
+      const line = anchorLine(sink.lines);
+      expect(line).toMatchObject({ level: 40, companies: ['fjordgruppen', 'nordlys-energi'], count: 2 });
+      expect(String(line!.msg)).toMatch(/\/handler\/keys/);
+      for (const company of ['fjordgruppen', 'nordlys-energi']) {
+        const k = await makeHandlerKeys();
+        const set = await call(first, 'PUT', `/api/admin/companies/${company}/key-anchor`, {
+          headers: { authorization: `Bearer ${first.ctx.adminToken}` },
+          json: { ecdhSpki: toBase64(k.ecdhSpki), ecdsaSpki: toBase64(k.ecdsaSpki) },
+        });
+        expect(set.status).toBe(201);
+      }
+      await first.stop();
+      const again = logSink();
+      const second = await startTestServer({ logLevel: 'warn', dataDir: first.dataDir, databaseUrl: first.config.databaseUrl }, { logStream: again.stream });
+      await second.stop();
+      expect(again.sink.lines.length).toBeGreaterThan(0); // the master key's own warning: the sink did listen
+      expect(anchorLine(again.sink.lines)).toBeUndefined();
+    } finally {
+      await first.cleanup();
+    }
+  });
+
+  it('says nothing of anchors with SEALED_CASES=off', async () => {
+    const { sink, stream } = logSink();
+    const off = await startTestServer({ logLevel: 'warn', sealedCases: 'off' }, { logStream: stream });
+    try {
+      expect(sink.lines.length).toBeGreaterThan(0);
+      expect(anchorLine(sink.lines)).toBeUndefined();
+    } finally {
+      await off.cleanup();
     }
   });
 });
