@@ -65,7 +65,7 @@ export async function masterKeyUses(db: Kysely<DB>): Promise<MasterKeyUses> {
   for (const c of noRecovery) {
     blocking.push(
       Number(c.anchored) > 0
-        ? `company ${c.company_id}: ${count(c)} case(s) without a recovery wrap yet: start the server with SEALED_CASES=browser (the migration job wraps them), or run this command again`
+        ? `company ${c.company_id}: ${count(c)} case(s) without a recovery wrap yet: start the server with sealing on (SEALED_CASES unset or browser: the migration job wraps them), or run this command again`
         : `company ${c.company_id}: ${count(c)} case(s) and no key anchor: its first handler makes the company recovery key on /handler/keys (or set it: PUT /api/admin/companies/${c.company_id}/key-anchor)`,
     );
   }

@@ -143,7 +143,7 @@ describe('the API description, read by third-party tools', () => {
 
 /** Operations the journey does not reach, each for a reason. */
 const NOT_IN_JOURNEY: string[] = [
-  // Sealed cases are off unless SEALED_CASES=browser and a company's key log is certified
+  // Sealed cases need a company whose key anchor is set and whose key log is certified
   // (docs/decisions/sealed-cases.md); the sealed-* server tests drive these with the
   // browsers' own sealing code (core/crypto): sealed-cases (creation, both reads, messages),
   // sealed-grants (key-wraps), sealed-files (the handler's upload session), and

@@ -120,12 +120,12 @@ function systemGesture(event: EventObject): Gesture<EventObject> | Unrealizable 
     return async () => {};
   }
   if (e.type === 'xstate.done.actor.checkKeyLog') {
-    // The journeys' server runs without SEALED_CASES: its key log says so, and the form sends the plain way.
-    if (!(e.output as { plain?: boolean } | null)?.plain) return unrealizable('this server takes no sealed cases: test/e2e/sealed-reporter.test.ts seals, and refuses a swapped key');
+    // Sealing is on (the default), but the journeys' demo company has no recovery key: its key log says so, and the form sends the plain way.
+    if (!(e.output as { plain?: boolean } | null)?.plain) return unrealizable('the demo company has no recovery key, so it takes no sealed cases: test/e2e/sealed-reporter.test.ts seals, and refuses a swapped key');
     return async () => {};
   }
-  if (e.type === 'xstate.done.actor.sealReport') return unrealizable('this server takes no sealed cases: test/e2e/sealed-reporter.test.ts seals');
-  if (e.type === 'xstate.done.actor.uploadSealedFiles') return unrealizable('this server takes no sealed cases: test/e2e/sealed-reporter.test.ts seals and uploads files');
+  if (e.type === 'xstate.done.actor.sealReport') return unrealizable('the demo company has no recovery key, so it takes no sealed cases: test/e2e/sealed-reporter.test.ts seals');
+  if (e.type === 'xstate.done.actor.uploadSealedFiles') return unrealizable('the demo company has no recovery key, so it takes no sealed cases: test/e2e/sealed-reporter.test.ts seals and uploads files');
   if (e.type === 'xstate.done.actor.deriveReporterKeys') {
     // The page derives the verifier by itself (Argon2id); nothing shows it but the busy form.
     return async () => {};
@@ -332,7 +332,7 @@ for (const channel of ['online', 'oral', 'meeting'] as const) {
         // the company's answer, which picks their host and leads to the same state. The
         // branch itself is walked by the model tests (test/model, reportModelWithCompany).
         // reserveCase[1] to [3]: a rate-limit refusal, no answer, a null answer (as submitReport's).
-        // checkKeyLog[1] to [5], sealReport, uploadSealedFiles and keysRefused: this server takes no sealed cases
+        // checkKeyLog[1] to [5], sealReport, uploadSealedFiles and keysRefused: the demo company has no recovery key, so it takes no sealed cases
         // (test/e2e/sealed-reporter.test.ts seals, with files and a notification address, and is refused a swapped key).
         expect(missed).toMatch(/xstate\.(error\.actor|done\.actor\.(submitReport\[[1234]\]|reserveCase\[[123]\]|checkKeyLog\[[1-5]\]|sealReport\[\d\]|uploadSealedFiles\[\d\]))|upload\.progress|form\.reset|voice\.(attach|remove)|\.(failed(\.\w+)?|rateLimited|keysRefused) |\.loadingCompany always\[0\]$/);
       }

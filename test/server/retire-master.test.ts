@@ -55,8 +55,8 @@ interface Made {
 
 describe('migrating a data folder of the previous release and retiring the master key', () => {
   it('wraps every case, names what still needs the key, seals every case and destroys it; every case still opens', async () => {
-    // 1. The previous code path: SEALED_CASES off, server-keyed cases.
-    const first = await startTestServer({ seedDemo: false });
+    // 1. The previous code path: SEALED_CASES off (the previous release's default), server-keyed cases.
+    const first = await startTestServer({ seedDemo: false, sealedCases: 'off' });
     servers.push(first);
     const [officerA, officerB] = (await addCompany(first.ctx.db, { id: 'retire', hosts: [HOST], officers: 2 })).officerIds as [string, string];
     const made: Record<'legacy' | 'verifier' | 'anonymous' | 'browser', Made> = {} as never;
