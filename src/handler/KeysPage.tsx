@@ -118,6 +118,7 @@ function KeyLogView({ keys, handler }: { keys: OpenedKeys; handler: HandlerProfi
             {t('keys.anchor.title')}
           </h2>
           <p>{t('keys.anchor.text')}</p>
+          <p>{t('keys.anchor.unsealed')}</p>
           <p>{t('keys.enrol.loss')}</p>
           <div role="alert">{state.matches({ noAnchor: 'failed' }) && <p className={styles.error}>{t('keys.anchor.failed')}</p>}</div>
           <button type="button" className={buttons.button} disabled={!state.can({ type: 'anchor.make' })} onClick={() => actor.send({ type: 'anchor.make' })}>

@@ -140,6 +140,8 @@ describe("handlers' keys in the browser", () => {
     await signIn(hanne);
     await keysPage(hanne.page);
     await hanne.page.getByRole('heading', { name: msg('keys.anchor.title') }).waitFor();
+    // Until the key exists, the company's reports cannot be sealed: the page says so (sealing is on by default, the keys are what it waits for).
+    await hanne.page.getByText(msg('keys.anchor.unsealed')).waitFor();
     expect(await axeViolations(hanne.page)).toEqual([]);
     await hanne.page.getByRole('button', { name: msg('keys.anchor.make') }).click();
     await hanne.page.getByRole('heading', { name: msg('keys.anchor.shownTitle') }).waitFor();
