@@ -1,6 +1,6 @@
 /**
  * The reporter's password change on a sealed case (spec §4, issue 37; docs/decisions/
- * sealed-cases.md "Password change"), in real Chromium against the real server started
+ * sealed-reporter-pages.md "Password change"), in real Chromium against the real server started
  * with SEALED_CASES=browser: the reporter of a followed sealed case asks for a new
  * password in the private area, signs in with the old one, chooses the new one on the
  * provider's page (whose script re-wraps the case's data key), and the case opens. In a

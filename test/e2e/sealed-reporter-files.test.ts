@@ -1,6 +1,6 @@
 /**
  * The report form seals files, the notification address and phone reports in the
- * browser (issue 37; docs/decisions/sealed-cases.md "Reporter pages"), in real Chromium
+ * browser (issue 37; docs/decisions/sealed-reporter-pages.md "Reporter pages"), in real Chromium
  * against the real server with SEALED_CASES=browser. The demo company gets a recovery
  * key and a certified handler key for its officer, made here as a handler's browser would.
  *

@@ -1,7 +1,7 @@
 /**
  * A sealed case's files, status and audit trail in the handlers' workspace, in real
  * Chromium against the real server with SEALED_CASES=browser (issue 37;
- * docs/decisions/sealed-cases.md "Files in the workspace", "Status and audit of sealed
+ * docs/decisions/sealed-workspace.md "Files in the workspace", "Status and audit of sealed
  * cases"). A case for officer A comes sealed as the reporter's browser seals it, with two
  * files sealed and sent by tus: a PDF that still names its author and a spreadsheet of
  * several chunks. Hanne opens it; both names open in her browser.

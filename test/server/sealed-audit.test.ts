@@ -1,6 +1,6 @@
 /**
  * Status changes and the audit trail of a sealed case (issue 37; docs/decisions/
- * sealed-cases.md "Status and audit of sealed cases"): the server holds no key of the
+ * sealed-workspace.md "Status and audit of sealed cases"): the server holds no key of the
  * case, so it writes each entry in clear (the act, who, when, and ids or enums it saw
  * by serving the act) and never content. Reading the case, a status change, a sealed
  * message, a file download and a grant each leave one entry; the sealed read answers

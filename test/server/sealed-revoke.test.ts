@@ -1,6 +1,6 @@
 /**
  * Revocation with a new key epoch (server/cases/grants.ts revokeCaseKey; core/crypto/epochs.ts;
- * docs/decisions/sealed-cases.md "Revocation and key epochs"): a handler who holds a
+ * docs/decisions/sealed-workspace.md "Revocation and key epochs"): a handler who holds a
  * sealed case's current key revokes a colleague's; her browser (here core/crypto, as
  * the page runs it) makes the next epoch's key, wraps it to every remaining holder and
  * links it back (and forward for the reporter). Every refusal stores nothing; the
