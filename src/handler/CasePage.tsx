@@ -32,7 +32,7 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
-import { RecordEditorControls } from './RecordEditorControls.tsx';
+import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
 import { CaseExport } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
 
@@ -465,7 +465,6 @@ interface RecordVersion {
  */
 function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
   const t = useT('handler');
-  const lang = useLanguage();
   if (versions.length === 0) return null;
   const latest = versions.at(-1)!;
   const previous = versions.length > 1 ? versions.at(-2)! : null;
@@ -477,18 +476,7 @@ function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
           <RecordDiff before={previous.text} after={latest.text} addedLabel={t('handler.record.added')} removedLabel={t('handler.record.removed')} />
         </>
       )}
-      <h3>{t('handler.record.versions')}</h3>
-      <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
-        {versions.map((v) => (
-          <li key={v.version}>
-            <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
-            <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
-            <p className={v.approvedAt ? styles.success : styles.hint}>
-              {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
-            </p>
-          </li>
-        ))}
-      </ol>
+      <RecordVersions versions={versions} />
     </>
   );
 }

@@ -1,13 +1,15 @@
 /**
- * The record editor's controls (machines/handler/recordEditor.ts), one for a case the
- * server opens (CasePage) and a sealed one (SealedRecord): the write or edit button while
- * viewing, the form while editing or saving. Where the text comes from and how a save
- * goes is the page's, supplied to the chart it passes in.
+ * The parts of a case's record the workspace shows alike for a case the server opens
+ * (CasePage) and a sealed one (SealedRecord): the record editor's controls
+ * (machines/handler/recordEditor.ts), the write or edit button while viewing and the form
+ * while editing or saving, and the list of versions with hash and approval. Where the
+ * text comes from and how a save goes is the page's, supplied to the chart it passes in.
  */
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { useT } from '../i18n/index.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import type { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
@@ -57,6 +59,36 @@ export function RecordEditorControls({ actor, hasRecord }: { actor: ActorRefFrom
           </div>
         </form>
       )}
+    </>
+  );
+}
+
+interface VersionShown {
+  version: number;
+  createdAt: string;
+  sha256: string;
+  approvedAt: string | null;
+}
+
+/** Every version with its date, hash and approval; `check` adds what this page found of a version, below its hash. */
+export function RecordVersions<V extends VersionShown>({ versions, check }: { versions: readonly V[]; check?: (v: V) => ReactNode }) {
+  const t = useT('handler');
+  const lang = useLanguage();
+  return (
+    <>
+      <h3>{t('handler.record.versions')}</h3>
+      <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
+        {versions.map((v) => (
+          <li key={v.version}>
+            <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
+            <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
+            {check?.(v)}
+            <p className={v.approvedAt ? styles.success : styles.hint}>
+              {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
+            </p>
+          </li>
+        ))}
+      </ol>
     </>
   );
 }

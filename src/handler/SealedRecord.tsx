@@ -12,7 +12,7 @@ import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/record/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { RecordDiff } from '../components/RecordDiff.tsx';
-import { RecordEditorControls } from './RecordEditorControls.tsx';
+import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import type { OpenedSealedCase, SealedRecordInput, SealedView } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
@@ -77,21 +77,7 @@ export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthori
         </>
       )}
       {versions.length > 0 && (
-        <>
-          <h3>{t('handler.record.versions')}</h3>
-          <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
-            {versions.map((v) => (
-              <li key={v.version}>
-                <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
-                <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
-                <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>
-                <p className={v.approvedAt ? styles.success : styles.hint}>
-                  {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
-                </p>
-              </li>
-            ))}
-          </ol>
-        </>
+        <RecordVersions versions={versions} check={(v) => <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>} />
       )}
       <h3>{t('handler.record.comments')}</h3>
       {opened.record.comments.length === 0 ? (

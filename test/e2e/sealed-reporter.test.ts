@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { axeViolations } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
+import { call } from '../server/api.ts';
 import {
   browserSuite, databaseText, describeProblem, english, fillIdentity, followAndAccept, markersIn, openReportForm, reportSent, sealingCompany, sendReport, SEALED,
 } from '../helpers/sealed-e2e.ts';
@@ -39,14 +40,8 @@ const s = browserSuite(SEALED);
 let hanneKeys: HandlerKeys;
 let hanne: { id: string; token: string };
 
-async function api(method: string, pathname: string, opts: { token?: string; json?: unknown; host?: string } = {}) {
-  const headers: Record<string, string> = { 'x-company-host': opts.host ?? HOST };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${s.portal.server.url}${pathname}`, { method, headers, body: opts.json === undefined ? undefined : JSON.stringify(opts.json) });
-  const text = await res.text();
-  return { status: res.status, data: text ? JSON.parse(text) : null };
-}
+/** A call to the server as a client of the company at `localhost` makes it (the handler's calls with her API token). */
+const api = (method: string, pathname: string, opts: { token?: string; json?: unknown } = {}) => call(s.portal.server, method, pathname, { host: HOST, ...opts });
 
 /** A page whose every request and response (URL, all headers, the body) is recorded. */
 async function open() {
