@@ -44,12 +44,6 @@ async function sealedCase() {
   return { caseNumber: sealed.caseNumber, caseId: sealed.caseId, dataKey: sealed.dataKey };
 }
 
-/** A page whose every request and response (URL, all headers, the body) is recorded. */
-async function open() {
-  const { page, wire } = await s.open({ timeout: 60_000 });
-  return { page, traffic: wire };
-}
-
 async function signInOnPage(page: Page, caseNumber: string, password: string) {
   await page.waitForSelector('#caseNumber');
   await page.fill('#caseNumber', caseNumber);
@@ -69,7 +63,7 @@ const handedKey = (page: Page) => page.evaluate((k) => (JSON.parse(sessionStorag
 describe('the password change of a sealed case', () => {
   it('asked for in the private area, chosen on the provider’s page: the case opens with the new password, the old one opens nothing; no password or key on the wire', async () => {
     const { caseNumber, caseId, dataKey } = await sealedCase();
-    const { page, traffic } = await open();
+    const { page, wire: traffic } = await s.open({ timeout: 60_000 });
     await page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(page, caseNumber, OLD);
     await caseOpens(page);
@@ -109,19 +103,19 @@ describe('the password change of a sealed case', () => {
     await expect(unwrapDataKey(await aes(oldKey!), wraps[0]!.wrap, at)).rejects.toThrow();
 
     // A fresh browser: the new password opens the case; the old one is refused on the sign-in page.
-    const again = await open();
+    const again = await s.open({ timeout: 60_000 });
     await again.page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(again.page, caseNumber, NEW);
     await again.page.waitForURL((u) => u.pathname.startsWith('/private/'));
     await caseOpens(again.page);
-    const other = await open();
+    const other = await s.open({ timeout: 60_000 });
     await other.page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(other.page, caseNumber, OLD);
     await other.page.locator('#form-error, .alert[role="alert"]').first().waitFor();
     expect(other.page.url()).not.toContain('/private/');
 
     // Nothing of either password or either reporter key in any request or response.
-    const recorded = await recordedOf(traffic, again.traffic, other.traffic);
+    const recorded = await recordedOf(traffic, again.wire, other.wire);
     const secrets = [OLD, NEW, encodeURIComponent(OLD), encodeURIComponent(NEW), Buffer.from(OLD).toString('base64'), Buffer.from(NEW).toString('base64'), oldKey!, newKey!, encodeURIComponent(oldKey!), encodeURIComponent(newKey!)];
     const leaks = recorded.flatMap((r) => secrets.filter((s) => `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`.includes(s)).map((s) => `${s.slice(0, 8)}… in ${r.what} ${r.url}`));
     expect(leaks).toEqual([]);

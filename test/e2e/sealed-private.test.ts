@@ -79,12 +79,6 @@ const PICKER_STUB = `(() => {
 })();`;
 const NO_PICKER = `(() => { Object.defineProperty(window, 'showSaveFilePicker', { value: undefined, configurable: true }); })();`;
 
-/** A page whose every request and response (URL, all headers, the body) is recorded; `init` runs before the page's scripts. */
-async function open(init: string) {
-  const { page, wire, o } = await s.open({ init });
-  return { page, traffic: wire, o };
-}
-
 beforeAll(async () => {
   officerId = await firstOfficerId(s.portal);
   // The recovery key and Hanne's certified key, made here as a handler's browser would.
@@ -119,7 +113,7 @@ describe('the private area of a sealed case', () => {
     });
     const { caseId, account: r } = sealed;
 
-    const { page, traffic, o } = await open(PICKER_STUB);
+    const { page, wire: traffic, o } = await s.open({ init: PICKER_STUB });
     await signInThroughProvider(s.portal, page, r.caseNumber, password, '/private/messages');
     await page.getByLabel(en['private.messages.label']!).waitFor();
 
@@ -189,7 +183,7 @@ describe('the private area of a sealed case', () => {
     await o.close();
 
     // A browser without the picker: the page says what it does, and the download is identical.
-    const second = await open(NO_PICKER);
+    const second = await s.open({ init: NO_PICKER });
     await signInThroughProvider(s.portal, second.page, r.caseNumber, password, '/private/messages');
     const files2 = second.page.getByRole('complementary', { name: en['private.files.title'] });
     await files2.getByText(en['sealedPrivate.save.fallback']!).waitFor();
@@ -198,7 +192,7 @@ describe('the private area of a sealed case', () => {
     expect(download.suggestedFilename()).toBe(`${MARKERS.theirName}.txt`);
     expect(readFileSync((await download.path())!).equals(theirs)).toBe(true);
     await second.page.getByText(en['sealedPrivate.save.saved']!.replace('{name}', `${MARKERS.theirName}.txt`)).waitFor();
-    const recorded2 = await second.traffic.all();
+    const recorded2 = await second.wire.all();
     expect(markersIn(recorded2, all)).toEqual([]);
 
     // Nor any row of the database.
@@ -216,7 +210,7 @@ describe('the private area of a sealed case', () => {
     const reporterWraps = () => s.portal.server.ctx.db.selectFrom('case_key_wrap').select('wrap').where('case_id', '=', row.id).where('kind', '=', 'reporter').execute();
     expect(await reporterWraps()).toEqual([]);
 
-    const { page, traffic } = await open('');
+    const { page, wire: traffic } = await s.open({ init: '' });
     await signInThroughProvider(s.portal, page, r.caseNumber, password, '/private/status');
     await expect.poll(async () => (await reporterWraps()).length, { timeout: 30_000 }).toBe(1);
     const [wrap] = await reporterWraps();

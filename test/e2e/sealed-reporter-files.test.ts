@@ -45,12 +45,6 @@ let hanne: { id: string; token: string };
 /** A call to the server as a client of the company at `localhost` makes it (the handler's calls with her API token). */
 const api = (method: string, pathname: string, opts: { token?: string; json?: unknown } = {}) => call(s.portal.server, method, pathname, { host: HOST, ...opts });
 
-/** A page whose every request and response (URL, all headers, the body) is recorded. */
-async function open() {
-  const { page, wire, o } = await s.open();
-  return { page, traffic: wire, o };
-}
-
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Bytes> {
   const parts: Uint8Array[] = [];
   for await (const p of stream as unknown as AsyncIterable<Uint8Array>) parts.push(p);
@@ -65,7 +59,7 @@ beforeAll(async () => {
 describe('the report form seals files, the notification address and phone reports', () => {
   it('(a) a followed report with two files and e-mail notification: sealed in the browser; nothing of it on the wire, in a row or in the data folder; the handler opens the files', async () => {
     const password = `Files-${tag()}-pw`;
-    const { page, traffic, o } = await open();
+    const { page, wire: traffic, o } = await s.open();
     await openReportForm(s.portal, HOST, page);
     await describeProblem(page, { relation: `Storekeeper ${MARKERS.relation}`, violation: 'THEFT', description: `Stock sold privately: ${MARKERS.description}`, unit: MARKERS.unit });
     await stepOf(page, 'documents').locator('input[type="file"]').setInputFiles(FILES);
@@ -121,7 +115,7 @@ describe('the report form seals files, the notification address and phone report
 
   it('(b) a phone report goes sealed to the same route, as PHONE', async () => {
     const password = `Phone-${tag()}-pw`;
-    const { page, traffic, o } = await open();
+    const { page, wire: traffic, o } = await s.open();
     await openReportForm(s.portal, HOST, page, '/oral-report');
     await page.getByLabel(label('forms.relation.label')).fill(`Driver ${MARKERS.relation}`);
     await fillIdentity(page, 'anonymous');

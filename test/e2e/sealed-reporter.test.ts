@@ -43,12 +43,6 @@ let hanne: { id: string; token: string };
 /** A call to the server as a client of the company at `localhost` makes it (the handler's calls with her API token). */
 const api = (method: string, pathname: string, opts: { token?: string; json?: unknown } = {}) => call(s.portal.server, method, pathname, { host: HOST, ...opts });
 
-/** A page whose every request and response (URL, all headers, the body) is recorded. */
-async function open() {
-  const { page, wire, o } = await s.open();
-  return { page, traffic: wire, o };
-}
-
 /** The online form filled: marker description and unit, an identity with a marker name (no notification), followed. */
 async function fillReport(page: Page, password: string) {
   await openReportForm(s.portal, HOST, page);
@@ -66,7 +60,7 @@ describe("the reporter's pages seal in the browser", () => {
   it('(a) a followed report, its private area and a message: no marker on the wire or in any row; parts that do not open are named', async () => {
     expect((await api('GET', '/api/public/key-log')).data.sealedCases).toBe('browser');
     const password = `Sealed-${tag()}-pw`;
-    const { page, traffic, o } = await open();
+    const { page, wire: traffic, o } = await s.open();
     await fillReport(page, password);
     await sendReport(page);
     const { dialog, caseNumber } = await reportSent(page);
@@ -176,7 +170,7 @@ describe("the reporter's pages seal in the browser", () => {
     await s.portal.server.ctx.db.updateTable('key_log_entry').set({ entry: JSON.stringify(swapped) }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
     try {
       const password = `Swap-${tag()}-pw`;
-      const { page, traffic } = await open();
+      const { page, wire: traffic } = await s.open();
       await fillReport(page, password);
       await sendReport(page);
       const refusal = page.getByRole('alertdialog', { name: en['sealing.refused.title'] });
