@@ -20,13 +20,12 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form, listFiles, oralDto, solveChallenge } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { certifyKey, setKeyAnchor, storePublicHalves } from '../helpers/sealed-case.ts';
+import { certifiedHandler, setKeyAnchor } from '../helpers/sealed-case.ts';
 import { masterKeyUses } from '../../server/keys/retire-master.ts';
 import { migrateWraps } from '../../server/keys/migrate-wraps.ts';
 import { Browser, signIn } from './identity-flow.ts';
 import {
-  decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, openField, openFieldText, openSealedBox, unwrapDataKey, SEALED_COLUMNS, type HandlerKeys, type Kdf,
+  decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, keyId, openField, openFieldText, openSealedBox, unwrapDataKey, SEALED_COLUMNS, type HandlerKeys, type Kdf,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'arrival.test';
@@ -52,10 +51,7 @@ beforeAll(async () => {
   officers = (await addCompany(server.ctx.db, { id: 'arrival', hosts: [HOST], officers: 2 })).officerIds;
   plainOfficer = (await addCompany(server.ctx.db, { id: 'arrival-plain', hosts: [PLAIN_HOST] })).officerIds[0]!;
   recovery = await setKeyAnchor(server, 'arrival');
-  hanne = await createHandlerAccount(server.ctx.db, 'arrival', 'Hanne', { officers: [officers[0]!] });
-  hanneKeys = await makeHandlerKeys();
-  await certifyKey(server, HOST, { certifier: recovery, subject: hanneKeys, handlerId: hanne.id, officerIds: [officers[0]!], token: hanne.token });
-  await storePublicHalves(server, hanne.id, hanneKeys);
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'arrival', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
 
   const byForm = await call(server, 'POST', '/api/public/case/new/by-form', {
     host: HOST,

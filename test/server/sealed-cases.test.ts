@@ -11,11 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, countRows, expectError } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, DETAILS_COLUMN, type PublicKeyLog, certifyKey, setKeyAnchor, storePublicHalves, followedAccount } from '../helpers/sealed-case.ts';
+import { sealCase, DETAILS_COLUMN, type PublicKeyLog, certifiedHandler, setKeyAnchor, followedAccount } from '../helpers/sealed-case.ts';
 import {
-  fieldContext, sealField, fromBase64, keyId, makeHandlerKeys, openFieldText, openSealedBox, toBase64, unwrapDataKey, type HandlerKeys,
+  fieldContext, sealField, fromBase64, keyId, openFieldText, openSealedBox, toBase64, unwrapDataKey, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed.test';
@@ -39,14 +38,8 @@ beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officers = (await addCompany(server.ctx.db, { id: 'sealed', hosts: [HOST], officers: 3 })).officerIds;
   recovery = await setKeyAnchor(server, 'sealed');
-  hanne = await createHandlerAccount(server.ctx.db, 'sealed', 'Hanne', { officers: [officers[0]!] });
-  otto = await createHandlerAccount(server.ctx.db, 'sealed', 'Otto', { officers: [officers[1]!] });
-  hanneKeys = await makeHandlerKeys();
-  ottoKeys = await makeHandlerKeys();
-  await certifyKey(server, HOST, { certifier: recovery, subject: hanneKeys, handlerId: hanne.id, officerIds: [officers[0]!], token: hanne.token });
-  await certifyKey(server, HOST, { certifier: hanneKeys, subject: ottoKeys, handlerId: otto.id, officerIds: [officers[1]!], token: otto.token });
-  await storePublicHalves(server, hanne.id, hanneKeys);
-  await storePublicHalves(server, otto.id, ottoKeys);
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealed', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
+  ({ account: otto, keys: ottoKeys } = await certifiedHandler(server, HOST, { companyId: 'sealed', name: 'Otto', officerIds: [officers[1]!], certifier: hanneKeys }));
 });
 afterAll(async () => server?.cleanup());
 

@@ -13,12 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, countRows, expectError, form, listFiles } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, type PublicKeyLog, certifyKey, setKeyAnchor, storePublicHalves } from '../helpers/sealed-case.ts';
+import { sealCase, type PublicKeyLog, certifiedHandler, setKeyAnchor } from '../helpers/sealed-case.ts';
 import {
-  concat, deriveReporterKeys, fromBase64, keyId, makeHandlerKeys, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage, toBase64, unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, type Bytes, type HandlerKeys,
+  concat, deriveReporterKeys, fromBase64, keyId, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage, toBase64, unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, type Bytes, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-files.test';
@@ -36,10 +35,7 @@ beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officer = (await addCompany(server.ctx.db, { id: 'sealedfiles', hosts: [HOST], officers: 1 })).officerIds[0]!;
   recovery = await setKeyAnchor(server, 'sealedfiles');
-  hanne = await createHandlerAccount(server.ctx.db, 'sealedfiles', 'Hanne', { officers: [officer] });
-  hanneKeys = await makeHandlerKeys();
-  await certifyKey(server, HOST, { certifier: recovery, subject: hanneKeys, handlerId: hanne.id, officerIds: [officer], token: hanne.token });
-  await storePublicHalves(server, hanne.id, hanneKeys);
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealedfiles', name: 'Hanne', officerIds: [officer], certifier: recovery }));
 });
 afterAll(async () => server?.cleanup());
 

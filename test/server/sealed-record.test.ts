@@ -12,9 +12,9 @@ import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, type PublicKeyLog, certifyKey, setKeyAnchor, storePublicHalves, followedAccount } from '../helpers/sealed-case.ts';
+import { sealCase, type PublicKeyLog, certifiedHandler, setKeyAnchor, followedAccount } from '../helpers/sealed-case.ts';
 import {
-  fieldContext, fromBase64, keyId, makeHandlerKeys, openComments, openFieldText, openRecordVersions, openSealedBox, recordHash, sealComment, sealRecordVersion, toBase64, unwrapDataKey, RECORD_COLUMNS, type HandlerKeys,
+  fieldContext, fromBase64, keyId, openComments, openFieldText, openRecordVersions, openSealedBox, recordHash, sealComment, sealRecordVersion, toBase64, unwrapDataKey, RECORD_COLUMNS, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-record.test';
@@ -45,11 +45,8 @@ beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officers = (await addCompany(server.ctx.db, { id: 'sealedrec', hosts: [HOST], officers: 2 })).officerIds;
   recovery = await setKeyAnchor(server, 'sealedrec');
-  hanne = await createHandlerAccount(server.ctx.db, 'sealedrec', 'Hanne', { officers: [officers[0]!] });
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealedrec', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
   otto = await createHandlerAccount(server.ctx.db, 'sealedrec', 'Otto', { officers: [officers[1]!] });
-  hanneKeys = await makeHandlerKeys();
-  await certifyKey(server, HOST, { certifier: recovery, subject: hanneKeys, handlerId: hanne.id, officerIds: [officers[0]!], token: hanne.token });
-  await storePublicHalves(server, hanne.id, hanneKeys);
 });
 afterAll(async () => server?.cleanup());
 
