@@ -43,6 +43,8 @@ export interface Recorded {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** A request, or a response whose body was read (not a redirect, an aborted load or one never finished). */
+  read: boolean;
 }
 
 /** `p`, or `fallback` once `ms` have passed (a body Chromium never finishes loading, a request held open). */
@@ -60,7 +62,7 @@ export class Wire {
       if (!only(req.url())) return;
       this.sent.push(`${req.method()} ${req.url()}`);
       const body = req.postDataBuffer()?.toString('latin1') ?? '';
-      this.pending.push(within(req.allHeaders().catch(() => req.headers()), 15_000, null).then((h) => ({ what: `→ ${req.method()}`, url: req.url(), headers: h ?? req.headers(), body })));
+      this.pending.push(within(req.allHeaders().catch(() => req.headers()), 15_000, null).then((h) => ({ what: `→ ${req.method()}`, url: req.url(), headers: h ?? req.headers(), body, read: true })));
     });
     context.on('response', (res) => {
       if (!only(res.url())) return;
@@ -70,8 +72,8 @@ export class Wire {
           // A redirect has no body to read. Chromium never finishes loading a body the page
           // does not read (the head's early case read, answered 409 CASE_SEALED and read
           // again by the SPA): such a body is marked unread.
-          const body = res.status() >= 300 && res.status() < 400 ? '' : await within(res.body().then((b) => b.toString('latin1'), () => ''), 15_000, null);
-          return { what: `← ${res.status()}${body === null ? ' (unread)' : ''}`, url: res.url(), headers, body: body ?? '' };
+          const body = res.status() >= 300 && res.status() < 400 ? false : await within(res.body().then((b) => b.toString('latin1'), () => false as const), 15_000, null);
+          return { what: `← ${res.status()}${body === null ? ' (unread)' : ''}`, url: res.url(), headers, body: typeof body === 'string' ? body : '', read: typeof body === 'string' };
         })(),
       );
     });
