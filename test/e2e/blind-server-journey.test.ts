@@ -204,7 +204,8 @@ function recordingProxy(target: () => number) {
         res.write(c);
       });
       ur.on('end', () => {
-        decoder?.end();
+        // An empty body (a 304, a HEAD) is no compressed stream to end.
+        if (ex.responseBody.length) decoder?.end();
         res.end();
       });
       ur.on('error', () => res.destroy());
@@ -534,7 +535,7 @@ describe.skipIf(!!process.env.DATABASE_URL)('the done-when journey of issue 37',
     const all = proxy.exchanges.map(exchangeBytes);
     // The recording holds what it should: the form's sealed case, the tus uploads, the sealed record, comment, re-wrap and grant.
     const urls = proxy.exchanges.map((e) => `${e.method} ${new URL(e.url).pathname}`);
-    for (const expected of [/^POST \/api\/public\/case\/new\/sealed$/, /^PATCH \/api\/public\/uploads\//, /^POST \/api\/private\/case\/messages\/sealed$/, /^POST \/api\/handler\/cases\/\d+\/messages\/sealed$/, /\/record\/sealed$/, /\/comments\/sealed$/, /^POST \/idp\/.*\/password$/, /^POST \/api\/handler\/cases\/\d+\/key-wraps$/]) {
+    for (const expected of [/^POST \/api\/public\/case\/new\/sealed$/, /^PATCH \/api\/public\/uploads\//, /^POST \/api\/private\/case\/messages\/sealed$/, /^POST \/api\/handler\/cases\/\d+\/messages\/sealed$/, /\/record\/sealed$/, /\/comments\/sealed$/, /^POST \/idp\/.*\/interaction\/[^/]+\/password/, /^POST \/api\/handler\/cases\/\d+\/key-wraps$/]) {
       expect(urls.some((u) => expected.test(u)), String(expected)).toBe(true);
     }
     expect(urls.some((u) => /\/api\/public\/case\/new\/by-/.test(u))).toBe(false);
@@ -804,6 +805,7 @@ function openableWrappings(dir: string, caseIds: string[]): Record<string, strin
   const found: Record<string, string[]> = Object.fromEntries(caseIds.map((id) => [id, []]));
   const seen = new Uint32Array(256);
   let stamp = 0;
+  const runs = new Map<string, string[]>();
   for (const f of files) {
     const bytes = readFileSync(f);
     for (let i = bytes.indexOf(1); i !== -1 && i + WRAPPED_LENGTH <= bytes.length; i = bytes.indexOf(1, i + 1)) {
@@ -813,8 +815,17 @@ function openableWrappings(dir: string, caseIds: string[]): Record<string, strin
       for (let j = i + 1; j < i + WRAPPED_LENGTH; j++) if (seen[bytes[j]!] !== stamp) (seen[bytes[j]!] = stamp), distinct++;
       if (distinct < 36) continue;
       const run = bytes.subarray(i, i + WRAPPED_LENGTH);
-      for (const t of tries) for (const aad of t.aads) for (const key of t.keys) if (opensRun(key, aad, run)) found[t.id]!.push(`${path.relative(dir, f)}@${i}`);
+      // The same run in several places (the template databases' catalogs, a page and its image in the log) is tried once.
+      const where = `${path.relative(dir, f)}@${i}`;
+      const k = run.toString('latin1');
+      const known = runs.get(k);
+      if (known) known.push(where);
+      else runs.set(k, [where]);
     }
+  }
+  for (const [k, where] of runs) {
+    const run = Buffer.from(k, 'latin1');
+    for (const t of tries) for (const aad of t.aads) for (const key of t.keys) if (opensRun(key, aad, run)) found[t.id]!.push(...where);
   }
   return found;
 }
