@@ -172,7 +172,8 @@ function recordingProxy(target: () => number) {
   const exchanges: Exchange[] = [];
   const tunnels: string[] = [];
   const upstreamPorts = new Set<number>();
-  const agent = new http.Agent({ keepAlive: true });
+  // A connection per request upstream: no race between a reused socket and the server closing it idle.
+  const agent = new http.Agent({ keepAlive: false });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, `http://${req.headers.host}`);
     const ex: Exchange = { method: req.method!, url: url.href, requestHeaders: req.rawHeaders, requestBody: [], status: null, responseHeaders: [], responseBody: [], decoded: [], decodeError: null };
