@@ -543,7 +543,7 @@ export const sealedIdentityDtoSchema = v.object({ envelope: base64Text(8 * 1024)
 export type SealedIdentityDto = v.InferOutput<typeof sealedIdentityDtoSchema>;
 
 /**
- * A grant (docs/decisions/sealed-cases.md "Handler pages and grants"): a handler who
+ * A grant (docs/decisions/sealed-workspace.md "Handler pages and grants"): a handler who
  * opened a sealed case re-wraps its data key in the browser, as a sealed box to a
  * colleague's ECDH key the verified key log certifies; `recipientKeyId` is that key's id.
  */

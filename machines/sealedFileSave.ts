@@ -1,6 +1,6 @@
 /**
  * Saving a file of a sealed case in the private area (issue 37, docs/decisions/
- * sealed-cases.md "Reporter pages"): the download is opened in the browser as it
+ * sealed-reporter-pages.md "Reporter pages"): the download is opened in the browser as it
  * arrives and written to the place the reporter picks (src/private/sealedFiles.ts).
  *
  * Invariants:

@@ -46,7 +46,7 @@ export const SEALED_MESSAGE_MAX = LIMITS.commentMax;
 
 /**
  * The largest file a browser without the File System Access API opens in memory to save
- * (docs/decisions/sealed-cases.md "Files in the workspace"): larger ones it cannot save.
+ * (docs/decisions/sealed-workspace.md "Files in the workspace"): larger ones it cannot save.
  */
 export const MEMORY_SAVE_MAX = 100_000_000;
 

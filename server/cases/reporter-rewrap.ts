@@ -1,6 +1,6 @@
 /**
  * The reporter's password change on a sealed case (issue 37, spec §4; docs/decisions/
- * sealed-cases.md "Password change"): the new-password page unwraps the case's data
+ * sealed-reporter-pages.md "Password change"): the new-password page unwraps the case's data
  * key with the old reporter key, wraps it under the key the new password derives, and
  * sends those wraps with the new verifier, salt and kdf. The server swaps all of them in
  * one transaction.

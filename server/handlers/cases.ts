@@ -292,7 +292,7 @@ type AuditRow = { id: string; wrapped_key: Uint8Array | null; sealed?: boolean }
 /**
  * Appends one entry; sealed with the case's key and bound to its time. A sealed case
  * (no key here) gets it in clear: only the act, who, when and ids or enums the server
- * learnt by serving it, never content (docs/decisions/sealed-cases.md "Status and audit").
+ * learnt by serving it, never content (docs/decisions/sealed-workspace.md "Status and audit").
  */
 export async function appendAudit(ctx: AppContext, handler: HandlerIdentity, row: AuditRow, action: AuditAction, detail: AuditEntry['detail'] = {}): Promise<void> {
   const at = new Date();

@@ -270,7 +270,7 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext, uplo
  * scripted clients come this way: the portal's own form seals every report it sends to
  * a company whose key log it verified (files, a notification address, phone and
  * meeting reports included) and sends it to the sealed route, and a company whose log
- * the form does not verify gets nothing (docs/decisions/sealed-cases.md "Reporter pages").
+ * the form does not verify gets nothing (docs/decisions/sealed-reporter-pages.md "Reporter pages").
  */
 function sealableOnArrival(account: CaseAccount | OralSubmissionDto['caseAccount'], session: unknown): boolean {
   return !session && !(account.follow && 'reservation' in account);

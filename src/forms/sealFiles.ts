@@ -17,14 +17,14 @@
  * - The memory is dropped (the data key zeroed) once a case names the uploads, or when
  *   the session can make no case any more.
  */
-import { Upload, type DetailedError } from 'tus-js-client';
+import { Upload } from 'tus-js-client';
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
 import { UPLOADS_PATH, UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
 import { FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, contentMatches, fileExtension, isTextExtension } from '../../machines/schema.ts';
 import type { ReportFile, SealedUploadOutcome, SubmissionProof, UploadProgressEvent } from '../../machines/report.ts';
 import { createRateMeter } from '../uploads/rate.ts';
-import { RETRY_DELAYS } from '../uploads/resumable.ts';
+import { RETRY_DELAYS, errorCodeOf, isRetryable, noStorage, rateLimitOf, runUpload, statusOf } from '../uploads/resumable.ts';
 import { solveProofOfWork } from './proof.ts';
 import type { SealedFileSource } from '../../core/crypto/sealed-file.ts';
 
@@ -57,24 +57,6 @@ export function forgetSealedUploads(memory: SealedUploadMemory | undefined): voi
   memory.dataKey = null;
   memory.session = null;
   memory.files.clear();
-}
-
-/** No resume store: tus-js-client would otherwise keep upload addresses in localStorage. */
-const noStorage = {
-  findAllUploads: async () => [],
-  findUploadsByFingerprint: async () => [],
-  removeUpload: async () => {},
-  addUpload: async () => '',
-};
-
-const statusOf = (err: unknown) => (err as DetailedError | null)?.originalResponse?.getStatus() ?? null;
-function errorCodeOf(err: unknown): string | null {
-  try {
-    const body = (err as DetailedError | null)?.originalResponse?.getBody();
-    return body ? ((JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -134,10 +116,7 @@ export async function uploadSealedFiles(
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
       });
-      if (res.status === 429) {
-        const seconds = Number(res.headers.get('retry-after'));
-        return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
-      }
+      if (res.status === 429) return rateLimitOf(res);
       if (!res.ok) return null;
       memory.session = ((await res.json()) as { uploadSession: string }).uploadSession;
     } catch {
@@ -163,8 +142,7 @@ export async function uploadSealedFiles(
     const plain = (sealed: number) => Math.min(file.size, Math.round((sealed / source.size) * file.size));
     const meter = createRateMeter(file.size);
     let last = 0;
-    let settled = () => {};
-    const outcome = await new Promise<string | Exclude<SealedUploadOutcome, { sealedUploads: unknown }>>((resolve) => {
+    const outcome = await runUpload<string | Exclude<SealedUploadOutcome, { sealedUploads: unknown }>>(signal, (resolve) => {
       const upload = new Upload(file as File, {
         endpoint: api.url(UPLOADS_PATH),
         uploadUrl: kept.url,
@@ -197,8 +175,7 @@ export async function uploadSealedFiles(
           reportProgress({ type: 'upload.progress', index, loaded: last, total: file.size, ...meter.record(last, performance.now()), retrying: false });
         },
         onShouldRetry: (err) => {
-          const status = statusOf(err);
-          const retry = status === null || status < 400 || status >= 500 || status === 409 || status === 423;
+          const retry = isRetryable(err);
           if (retry) {
             meter.reset();
             reportProgress({ type: 'upload.progress', index, loaded: last, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: true });
@@ -218,15 +195,8 @@ export async function uploadSealedFiles(
           resolve(null);
         },
       });
-      const onAbort = () => {
-        void upload.abort(true).catch(() => {});
-        resolve(null);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      settled = () => signal?.removeEventListener('abort', onAbort);
-      upload.start();
+      return upload;
     });
-    settled();
     if (typeof outcome !== 'string') return outcome;
     ids.push(outcome);
   }

@@ -32,6 +32,7 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
+import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
 import { CaseExport } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
 
@@ -464,7 +465,6 @@ interface RecordVersion {
  */
 function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
   const t = useT('handler');
-  const lang = useLanguage();
   if (versions.length === 0) return null;
   const latest = versions.at(-1)!;
   const previous = versions.length > 1 ? versions.at(-2)! : null;
@@ -476,18 +476,7 @@ function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
           <RecordDiff before={previous.text} after={latest.text} addedLabel={t('handler.record.added')} removedLabel={t('handler.record.removed')} />
         </>
       )}
-      <h3>{t('handler.record.versions')}</h3>
-      <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
-        {versions.map((v) => (
-          <li key={v.version}>
-            <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
-            <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
-            <p className={v.approvedAt ? styles.success : styles.hint}>
-              {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
-            </p>
-          </li>
-        ))}
-      </ol>
+      <RecordVersions versions={versions} />
     </>
   );
 }
@@ -506,8 +495,6 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
   useEffect(() => {
     actor.send({ type: 'case.change', submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '' });
   }, [actor, view.submission.type, view.approvedAt, view.report?.text]);
-  const state = useSelector(actor, (s) => s);
-  const id = useId();
   return (
     <div>
       {view.report ? (
@@ -521,43 +508,7 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
       <p role="status" className={view.approvedAt ? styles.success : styles.hint}>
         {view.approvedAt ? t('handler.record.approved', { when: formatLongDateTime(view.approvedAt, lang) }) : view.report ? t('handler.record.awaiting') : ''}
       </p>
-      {state.matches('viewing') && (
-        <>
-          {state.matches({ viewing: 'saved' }) && <p className={styles.success}>{t('handler.record.saved')}</p>}
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'edit.open' })}>
-            {view.report ? t('handler.record.edit') : t('handler.record.write')}
-          </button>
-        </>
-      )}
-      {(state.matches('editing') || state.matches('saving')) && (
-        <form
-          className={styles.form}
-          onSubmit={(e) => {
-            e.preventDefault();
-            actor.send({ type: 'edit.save' });
-          }}
-        >
-          <div className={styles.field}>
-            <label htmlFor={id} className={styles.label}>
-              {t('handler.record.text')}
-            </label>
-            <textarea id={id} className={`${input} ${styles.textarea}`} value={state.context.draft} disabled={state.matches('saving')}
-              onChange={(e) => actor.send({ type: 'draft.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'empty' })} />
-          </div>
-          <div role="status">
-            {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.record.empty')}</p>}
-            {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.record.failed')}</p>}
-          </div>
-          <div className={styles.row}>
-            <button type="submit" className={buttons.button} disabled={!state.can({ type: 'edit.save' })}>
-              {t('handler.record.save')}
-            </button>
-            <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'edit.cancel' })} onClick={() => actor.send({ type: 'edit.cancel' })}>
-              {t('handler.cancel')}
-            </button>
-          </div>
-        </form>
-      )}
+      <RecordEditorControls actor={actor} hasRecord={Boolean(view.report)} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * The sealed case's files, status and audit trail (machines/handler/sealedCase.ts,
- * regions `files`, `status`; docs/decisions/sealed-cases.md "Files in the workspace",
+ * regions `files`, `status`; docs/decisions/sealed-workspace.md "Files in the workspace",
  * "Status and audit of sealed cases"). Each file is named as its sealed name opened, a
  * save per file through the browser's streaming decryption (to disk where the browser
  * can, else in memory up to a limit it says), the browser's check beside it; the status

@@ -5,15 +5,14 @@
  * version shows with its hash, whether the hash matched the text opened here, and the
  * reporter's approval; the reporter's comments show opened.
  */
-import { useEffect, useId } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect } from 'react';
+import { useActorRef } from '@xstate/react';
 import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/record/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
-import { input } from '../styles/field.css.ts';
-import * as buttons from '../styles/button.css.ts';
 import { RecordDiff } from '../components/RecordDiff.tsx';
+import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import type { OpenedSealedCase, SealedRecordInput, SealedView } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
@@ -49,8 +48,6 @@ export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthori
   useEffect(() => {
     actor.send({ type: 'case.change', submissionType, approvedAt, text: latestText });
   }, [actor, submissionType, approvedAt, latestText]);
-  const state = useSelector(actor, (s) => s);
-  const id = useId();
   if (submissionType === 'ONLINE_FORM') return null;
   const check = (v: (typeof versions)[number]) =>
     v.text === null ? tr('record.unopened', { version: v.version }) : v.verified ? tr('record.verified') : tr('record.mismatch', { version: v.version });
@@ -72,43 +69,7 @@ export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthori
       <p role="status" className={approvedAt ? styles.success : styles.hint} data-testid="record-approval">
         {approvedAt ? t('handler.record.approved', { when: formatLongDateTime(approvedAt, lang) }) : latest ? t('handler.record.awaiting') : ''}
       </p>
-      {state.matches('viewing') && (
-        <>
-          {state.matches({ viewing: 'saved' }) && <p className={styles.success}>{t('handler.record.saved')}</p>}
-          <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'edit.open' })}>
-            {latest ? t('handler.record.edit') : t('handler.record.write')}
-          </button>
-        </>
-      )}
-      {(state.matches('editing') || state.matches('saving')) && (
-        <form
-          className={styles.form}
-          onSubmit={(e) => {
-            e.preventDefault();
-            actor.send({ type: 'edit.save' });
-          }}
-        >
-          <div className={styles.field}>
-            <label htmlFor={id} className={styles.label}>
-              {t('handler.record.text')}
-            </label>
-            <textarea id={id} className={`${input} ${styles.textarea}`} value={state.context.draft} disabled={state.matches('saving')}
-              onChange={(e) => actor.send({ type: 'draft.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'empty' })} />
-          </div>
-          <div role="status">
-            {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.record.empty')}</p>}
-            {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.record.failed')}</p>}
-          </div>
-          <div className={styles.row}>
-            <button type="submit" className={buttons.button} disabled={!state.can({ type: 'edit.save' })}>
-              {t('handler.record.save')}
-            </button>
-            <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'edit.cancel' })} onClick={() => actor.send({ type: 'edit.cancel' })}>
-              {t('handler.cancel')}
-            </button>
-          </div>
-        </form>
-      )}
+      <RecordEditorControls actor={actor} hasRecord={latest !== null} />
       {previous && latest && previous.text !== null && latest.text !== null && (
         <>
           <h3>{t('handler.record.changes', { version: latest.version, previous: previous.version })}</h3>
@@ -116,21 +77,7 @@ export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthori
         </>
       )}
       {versions.length > 0 && (
-        <>
-          <h3>{t('handler.record.versions')}</h3>
-          <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
-            {versions.map((v) => (
-              <li key={v.version}>
-                <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>
-                <p className={styles.hash}>{t('handler.record.hash', { hash: v.sha256 })}</p>
-                <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>
-                <p className={v.approvedAt ? styles.success : styles.hint}>
-                  {v.approvedAt ? t('handler.record.versionApproved', { when: formatLongDateTime(v.approvedAt, lang) }) : t('handler.record.versionNotApproved')}
-                </p>
-              </li>
-            ))}
-          </ol>
-        </>
+        <RecordVersions versions={versions} check={(v) => <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>} />
       )}
       <h3>{t('handler.record.comments')}</h3>
       {opened.record.comments.length === 0 ? (

@@ -89,7 +89,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     hold(null);
     return { status: 200, data: null, keyMissing: true };
   }
-  // Walked forward past a revocation: wrap the newest key under the reporter key, so the server can drop the forward links (sealed-cases.md "Revocation and key epochs"). A failure only leaves them for the next sign-in.
+  // Walked forward past a revocation: wrap the newest key under the reporter key, so the server can drop the forward links (sealed-workspace.md "Revocation and key epochs"). A failure only leaves them for the next sign-in.
   if (keys.epoch > view.epoch) {
     const { toBase64, wrapDataKey } = await import('../../core/crypto/index.ts');
     const wrap = toBase64(await wrapDataKey(reporterKey, keys.dataKey, { caseId: view.caseId, epoch: keys.epoch }));

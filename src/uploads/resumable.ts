@@ -26,7 +26,7 @@ export const RETRY_DELAYS = [0, 500, 1000, 2000, 3000, 5000, 5000, 10_000, 10_00
 const CHUNK_BYTES = 64 * 1024 * 1024;
 
 /** No resume store: tus-js-client would otherwise keep upload addresses in localStorage. */
-const noStorage = {
+export const noStorage = {
   findAllUploads: async () => [],
   findUploadsByFingerprint: async () => [],
   removeUpload: async () => {},
@@ -54,18 +54,57 @@ export interface FileUploadProgress {
 /** Why the files did not all arrive: a file the server refused (by its place), a rate limit, or any other failure (null). */
 export type UploadRefusal = { refusedFile: { index: number; name: string } } | { rateLimited: { retryAfterSeconds: number } } | null;
 
-function statusOf(err: unknown): number | null {
+/** The HTTP status of a tus error's answer (null: no answer). */
+export function statusOf(err: unknown): number | null {
   const res = (err as DetailedError | null)?.originalResponse;
   return res ? res.getStatus() : null;
 }
 
-function errorCodeOf(err: unknown): string | null {
+/** The product's error code in a tus error's answer, if any. */
+export function errorCodeOf(err: unknown): string | null {
   try {
     const body = (err as DetailedError | null)?.originalResponse?.getBody();
     return body ? ((JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null) : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * tus-js-client's retry rule, without its "only while online" condition: a phone that
+ * lost its network keeps trying (the waits grow) instead of giving up at once. A busy
+ * (409, 423) or failing (5xx) server is tried again; any other refusal is final.
+ */
+export function isRetryable(err: unknown): boolean {
+  const status = statusOf(err);
+  return status === null || status < 400 || status >= 500 || status === 409 || status === 423;
+}
+
+/** A 429 answer to an upload-session request: how long it says to wait (60 s when it names no usable time). */
+export function rateLimitOf(res: Response): { rateLimited: { retryAfterSeconds: number } } {
+  const seconds = Number(res.headers.get('retry-after'));
+  return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+}
+
+/**
+ * Runs the upload `make` builds (its callbacks settle it through `resolve`) until it
+ * settles. Aborting `signal` (a cancel) removes the upload and settles with null; one
+ * that settled is left alone.
+ */
+export async function runUpload<T>(signal: AbortSignal | undefined, make: (resolve: (outcome: T | null) => void) => Upload): Promise<T | null> {
+  let settled = () => {};
+  const outcome = await new Promise<T | null>((resolve) => {
+    const upload = make(resolve);
+    const onAbort = () => {
+      void upload.abort(true).catch(() => {});
+      resolve(null);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    settled = () => signal?.removeEventListener('abort', onAbort);
+    upload.start();
+  });
+  settled();
+  return outcome;
 }
 
 /**
@@ -96,10 +135,7 @@ export async function uploadFiles(
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
       });
-      if (res.status === 429) {
-        const seconds = Number(res.headers.get('retry-after'));
-        return { rateLimited: { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
-      }
+      if (res.status === 429) return rateLimitOf(res);
       if (!res.ok) return null;
       session = ((await res.json()) as { uploadSession: string }).uploadSession;
       forgetUploads(memory);
@@ -139,8 +175,7 @@ export async function sendFiles(
     }
     const meter = createRateMeter(file.size);
     let last = 0;
-    let settled = () => {};
-    const outcome = await new Promise<string | UploadRefusal>((resolve) => {
+    const outcome = await runUpload<string | UploadRefusal>(signal, (resolve) => {
       const upload = new Upload(file as File, {
         endpoint: api.url(UPLOADS_PATH),
         // Where an earlier try stopped: asked with HEAD and continued (a new upload if it is gone).
@@ -160,11 +195,8 @@ export async function sendFiles(
           const rate = meter.record(loaded, performance.now());
           reportProgress({ index, loaded, total, ...rate, retrying: false });
         },
-        // tus-js-client's rule, without its "only while online" condition: a phone that
-        // lost its network keeps trying (the waits grow) instead of giving up at once.
         onShouldRetry: (err) => {
-          const status = statusOf(err);
-          const retry = status === null || status < 400 || status >= 500 || status === 409 || status === 423;
+          const retry = isRetryable(err);
           if (retry) {
             meter.reset();
             reportProgress({ index, loaded: last, total: file.size, bytesPerSecond: null, secondsLeft: null, retrying: true });
@@ -186,16 +218,8 @@ export async function sendFiles(
           resolve(null);
         },
       });
-      // Aborting (a cancel) removes this file's upload; one that settled is left alone.
-      const onAbort = () => {
-        void upload.abort(true).catch(() => {});
-        resolve(null);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      settled = () => signal?.removeEventListener('abort', onAbort);
-      upload.start();
+      return upload;
     });
-    settled();
     if (typeof outcome !== 'string') return outcome;
     ids.push(outcome);
   }

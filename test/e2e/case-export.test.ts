@@ -5,26 +5,20 @@
  * identity, and has the files' SHA-256; the zip holds the files byte for byte; axe on the
  * dialog; the print style sheet prints the case without the top bar and the composer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import * as OTPAuth from 'otpauth';
 import { unzipSync } from 'fflate';
 import { extractText, getDocumentProxy } from 'unpdf';
-import type { Browser } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { axeViolations } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
 import { solveChallenge } from '../server/api.ts';
-import { createHandlerAccount, enrolmentLink } from '../../server/handlers/accounts.ts';
+import { browserSuite, english, enrolInPage, signInHandler } from '../helpers/sealed-e2e.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...cat('handler'), ...cat('export') };
-const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+const { msg } = english('handler', 'export');
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
-const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
 
 const HOST = 'localhost';
 const PASSWORD = 'export long passphrase 1';
@@ -34,21 +28,11 @@ const FILES = [
   { name: 'minutes.txt', bytes: new TextEncoder().encode(`Minutes ÆØÅ æøå ąęł\n${randomBytes(150_000).toString('hex')}\n`) },
 ];
 
-let browser: Browser;
-let portal: Portal;
+const s = browserSuite();
 let token: string;
-const opened: OpenedPage[] = [];
-
-beforeAll(async () => {
-  [browser, portal] = await Promise.all([launchBrowser(), startPortal()]);
-}, 60_000);
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
 
 async function newCase(): Promise<string> {
+  const { portal } = s;
   const dto = {
     whistleblowerRelation: 'Employee in accounting',
     protectionOfficer: { id: await firstOfficerId(portal) },
@@ -69,27 +53,14 @@ async function newCase(): Promise<string> {
 
 describe('case export', () => {
   it('exports a case with a redacted name: the PDF read back has no name, no identity, the hashes; the zip holds the files; the audit trail says so', async () => {
+    const { portal } = s;
     const caseNumber = await newCase();
     const company = (await companyByHost(portal.server.ctx.db, HOST))!;
     const account = await createHandlerAccount(portal.server.ctx.db, company.id, 'Erika Export', { email: 'erika@example.org' });
     token = account.token;
-    const p = await openPage(browser, { locale: 'en-GB' });
-    opened.push(p);
-    const { page } = p;
-    page.setDefaultTimeout(20_000);
-    await page.goto(enrolmentLink(portal.url(HOST, ''), account.enrolmentCode!));
-    const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
-    await page.getByLabel(msg('handler.enrol.password', { min: 12 })).fill(PASSWORD);
-    await page.getByLabel(msg('handler.enrol.repeat')).fill(PASSWORD);
-    await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret, 0));
-    await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
-    await page.getByText(msg('handler.enrol.done')).waitFor();
-    await page.goto(portal.url(HOST, '/handler'));
-    await page.getByLabel(msg('handler.signIn.email')).fill('erika@example.org');
-    await page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
-    await page.getByLabel(msg('handler.signIn.code')).fill(totp(secret, 1));
-    await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
-    await page.waitForURL((u) => u.pathname === '/handler/cases');
+    const { page, o: p } = await s.open({ timeout: 20_000 });
+    const erika = await enrolInPage(portal, HOST, page, account.enrolmentCode!, { name: 'Erika Export', email: 'erika@example.org', password: PASSWORD });
+    await signInHandler(portal, HOST, erika);
 
     await page.goto(portal.url(HOST, `/handler/cases/${caseNumber}`));
     await page.getByRole('button', { name: msg('export.button') }).click();

@@ -9,56 +9,41 @@
  * Every request the browsers sent is recorded: none carries a password, a recovery
  * code or any private key's bytes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as OTPAuth from 'otpauth';
-import type { Browser, Page, Request } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { axeViolations } from './harness.ts';
+import { browserSuite, completeEnrolment, english, keysPage, signInHandler, textOf, totp, NO_THROTTLE, type PageHandler } from '../helpers/sealed-e2e.ts';
 import { deriveHandlerSecret, fromBase64, fromUtf8, utf8, verifyKeyLog, type Kdf } from '../../core/crypto/index.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { gcmOpen } from '../../core/crypto/aead.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...cat('handler'), ...cat('keys') };
-const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+const { msg } = english('handler', 'keys');
 
 const PASSWORDS = { hanne: 'hanne long passphrase 1', otto: 'otto long passphrase 22' };
-let browser: Browser;
-let portal: Portal;
-const opened: OpenedPage[] = [];
-/** Every request of every page: URL, headers and body. */
-const wire: string[] = [];
+/** Every page's requests are recorded: URL, headers and body. */
+const s = browserSuite(NO_THROTTLE);
 
 async function open() {
-  const p = await openPage(browser, { locale: 'en-GB' });
-  p.page.setDefaultTimeout(30_000);
-  p.page.on('request', (r: Request) => wire.push(`${r.method()} ${r.url()}\n${JSON.stringify(r.headers())}\n${r.postData() ?? ''}`));
-  opened.push(p);
-  return p.page;
+  return (await s.open()).page;
 }
 
 async function cli(...args: string[]) {
-  return run(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/cli/handler.ts', '--url', portal.server.url, ...args], {
+  return run(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/cli/handler.ts', '--url', s.portal.server.url, ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: portal.server.dataDir, DATABASE_URL: portal.server.config.databaseUrl ?? '' },
+    env: { ...process.env, DATA_DIR: s.portal.server.dataDir, DATABASE_URL: s.portal.server.config.databaseUrl ?? '' },
   });
 }
 
-const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
-
-interface Enrolled {
+interface Enrolled extends PageHandler {
   name: 'hanne' | 'otto';
-  email: string;
-  secret: string;
-  step: number;
   keyRecoveryCode: string;
   signInCodes: string[];
-  page: Page;
 }
 
 async function enrol(name: 'hanne' | 'otto'): Promise<Enrolled> {
@@ -67,34 +52,15 @@ async function enrol(name: 'hanne' | 'otto'): Promise<Enrolled> {
   const link = stdout.trim().split('\n')[1]!;
   const page = await open();
   await page.goto(link);
-  await page.getByRole('heading', { level: 1, name: msg('handler.enrol.title') }).waitFor();
-  const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
-  await page.getByLabel(msg('handler.enrol.password', { min: 12 })).fill(PASSWORDS[name]);
-  await page.getByLabel(msg('handler.enrol.repeat')).fill(PASSWORDS[name]);
-  await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret, 0));
-  await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
-  await page.getByText(msg('handler.enrol.done')).waitFor();
+  const secret = await completeEnrolment(page, PASSWORDS[name]);
   await page.getByText(msg('keys.enrol.loss')).waitFor();
   const keyRecoveryCode = (await page.getByTestId('key-recovery-code').textContent())!.trim();
   expect(keyRecoveryCode).toMatch(/^([0-9A-Z]{4}-){6}[0-9A-Z]{4}$/);
   const signInCodes = (await page.getByRole('list', { name: msg('handler.enrol.recoveryTitle') }).getByRole('listitem').allTextContents()).map((c) => c.trim());
-  return { name, email, secret, step: 0, keyRecoveryCode, signInCodes, page };
+  return { name, email, password: PASSWORDS[name], secret, step: 0, keyRecoveryCode, signInCodes, page };
 }
 
-async function signIn(h: Enrolled) {
-  h.step++;
-  await h.page.goto(portal.url('localhost', '/handler'));
-  await h.page.getByLabel(msg('handler.signIn.email')).fill(h.email);
-  await h.page.getByLabel(msg('handler.signIn.password')).fill(PASSWORDS[h.name]);
-  await h.page.getByLabel(msg('handler.signIn.code')).fill(totp(h.secret, h.step));
-  await h.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
-  await h.page.waitForURL((u) => u.pathname === '/handler/cases');
-}
-
-async function keysPage(page: Page) {
-  await page.getByRole('link', { name: msg('keys.nav') }).click();
-  await page.getByRole('heading', { level: 1, name: msg('keys.page.title') }).waitFor();
-}
+const signIn = (h: Enrolled) => signInHandler(s.portal, 'localhost', h);
 
 async function unlock(page: Page, secret: string) {
   await page.getByLabel(msg('keys.unlock.secret')).fill(secret);
@@ -103,7 +69,7 @@ async function unlock(page: Page, secret: string) {
 
 /** What a handler's sealed private keys hold, opened here with the password: the strings that must never be on the wire. */
 async function privateKeyStrings(email: string, password: string): Promise<string[]> {
-  const row = await portal.server.ctx.db.selectFrom('handler_account').select(['key_salt', 'key_kdf', 'keys_sealed']).where('email', '=', email).executeTakeFirstOrThrow();
+  const row = await s.portal.server.ctx.db.selectFrom('handler_account').select(['key_salt', 'key_kdf', 'keys_sealed']).where('email', '=', email).executeTakeFirstOrThrow();
   const { keysKey } = await deriveHandlerSecret({ password }, new Uint8Array(row.key_salt!), JSON.parse(row.key_kdf!) as Kdf);
   const sealed = new Uint8Array(row.keys_sealed!);
   const plain = JSON.parse(fromUtf8(await gcmOpen(keysKey, sealed.subarray(1, 13), utf8('wb:handler:keys'), sealed.subarray(13)))) as { ecdh: string; ecdsa: string };
@@ -120,19 +86,9 @@ async function privateForms(pair: { ecdh: string; ecdsa: string }): Promise<stri
   return out;
 }
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  portal = await startPortal({ identity: { throttle: { freeFailures: 100, delayBaseMs: 0 } } });
-}, 60_000);
-
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
-
 describe("handlers' keys in the browser", () => {
   it('enrol two handlers, make the recovery key, certify both, unlock after a reload; nothing secret on the wire', async () => {
+    const { portal } = s;
     const hanne = await enrol('hanne');
     const otto = await enrol('otto');
 
@@ -233,8 +189,9 @@ describe("handlers' keys in the browser", () => {
       ...(await privateKeyStrings(otto.email, PASSWORDS.otto)),
       ...(await privateForms(recoveryPrivate)),
     ];
+    const wire = (await s.recorded()).filter((r) => r.what.startsWith('→'));
     expect(wire.length).toBeGreaterThan(20);
-    const recorded = wire.join('\n');
+    const recorded = wire.map(textOf).join('\n');
     // The recording holds the bodies: the verifier sign-ins and the sealed keys Hanne's browser sent are in it.
     const sent = await portal.server.ctx.db.selectFrom('handler_account').select('keys_sealed').where('email', '=', hanne.email).executeTakeFirstOrThrow();
     expect(recorded).toContain(Buffer.from(sent.keys_sealed!).toString('base64'));
@@ -246,6 +203,7 @@ describe("handlers' keys in the browser", () => {
   }, 240_000);
 
   it('a legacy account (a hash of the password, no keys) gets its keys at its next sign-in and its key recovery code once', async () => {
+    const { portal } = s;
     const ctx = portal.server.ctx;
     const account = await createHandlerAccount(ctx.db, 'nordlys-energi', 'Lea', { email: 'lea@example.org' });
     const secret = new OTPAuth.Secret({ size: 20 });

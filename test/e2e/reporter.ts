@@ -68,13 +68,17 @@ export async function writeRecord(portal: Portal, caseNumber: string, text: stri
   expect(res.status).toBe(200);
 }
 
-/** From a private URL through the provider's sign-in page and back to that URL. */
-export async function signInThroughProvider(portal: Portal, page: Page, caseNumber: string, password: string, to = '/private/status') {
-  await page.goto(portal.url(HOST, to));
+/**
+ * From a private URL through the provider's sign-in page and back to that URL (of `host`,
+ * `localhost` unless given). `timeout` for the way back: the page of a sealed case derives
+ * the reporter key first.
+ */
+export async function signInThroughProvider(portal: Portal, page: Page, caseNumber: string, password: string, to = '/private/status', opts: { timeout?: number; host?: string } = {}) {
+  await page.goto(portal.url(opts.host ?? HOST, to));
   await page.waitForSelector('#caseNumber');
   expect(new URL(page.url()).pathname).toMatch(/^\/idp\/realms\/whistleblower\//);
   await page.fill('#caseNumber', formatCaseNumber(caseNumber));
   await page.fill('#password', password);
   await page.press('#password', 'Enter');
-  await page.waitForURL((u) => u.pathname === to);
+  await page.waitForURL((u) => u.pathname === to, opts.timeout === undefined ? undefined : { timeout: opts.timeout });
 }

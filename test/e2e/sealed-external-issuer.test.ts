@@ -20,10 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
-import { call } from '../server/api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { deriveReporterKeys, keyId, makeHandlerKeys, signKeyLogEntry, toBase64, PBKDF2_DEFAULT } from '../../core/crypto/index.ts';
+import { sendFollowedSealedCase } from '../helpers/sealed-case.ts';
+import { sealingCompany } from '../helpers/sealed-e2e.ts';
 import { storedUserKey } from '../../core/earlyRead.ts';
 import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
 
@@ -66,16 +64,8 @@ beforeAll(async () => {
       .setExpirationTime('10m')
       .sign(privateKey);
   [browser, portal] = await Promise.all([launchBrowser(), startPortal({ sealedCases: 'browser', identity: { externalIssuer: issuer } })]);
-  const officerId = await firstOfficerId(portal);
-  const recovery = await makeHandlerKeys();
-  expect((await call(portal.server, 'PUT', `/api/admin/companies/${COMPANY}/key-anchor`, { headers: { authorization: `Bearer ${portal.server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
-  const hanne = await createHandlerAccount(portal.server.ctx.db, COMPANY, 'Hanne External', { officers: [officerId] });
-  const keys = await makeHandlerKeys();
-  const entry = await signKeyLogEntry(recovery.ecdsa.privateKey, {
-    seq: 1, handlerId: hanne.id, ecdhSpki: toBase64(keys.ecdhSpki), ecdsaSpki: toBase64(keys.ecdsaSpki), officerIds: [officerId],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: '', certifierKeyId: await keyId(recovery.ecdsaSpki),
-  });
-  expect((await call(portal.server, 'POST', '/api/handler/key-log', { token: hanne.token, json: entry })).status).toBe(201);
+  // The recovery key and a certified handler key for the officer, made here as a handler's browser would.
+  await sealingCompany(portal, HOST, { name: 'Hanne External', officerId: await firstOfficerId(portal) });
 }, 60_000);
 
 afterAll(async () => {
@@ -87,15 +77,8 @@ afterAll(async () => {
 
 /** A followed sealed case, sealed as the report form seals it. */
 async function sealedCase(officerId: string) {
-  const r = await call(portal.server, 'POST', '/api/public/case/reservation', { host: HOST });
-  expect(r.status, JSON.stringify(r.data)).toBe(201);
-  const keys = await deriveReporterKeys({ caseNumber: r.data.caseNumber, password: PASSWORD, salt: Buffer.from(r.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-  const caseAccount = { follow: true, reservation: r.data.reservation, verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT };
-  const log = (await call(portal.server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
-  const sealed = await sealCase(log, { officerId, details: { description: `Stock sold off the books: ${MARKER}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null }, account: { caseAccount, reporterKey: keys.reporterKey } });
-  const res = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: sealed.body, headers: { 'x-case-reservation': r.data.reservation } });
-  expect(res.status, JSON.stringify(res.data)).toBe(201);
-  return r.data.caseNumber as string;
+  const details = { description: `Stock sold off the books: ${MARKER}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null };
+  return (await sendFollowedSealedCase(portal.server, HOST, { password: PASSWORD, officerId, details, reservationHeader: true })).caseNumber;
 }
 
 describe('a sealed case signed in through an external issuer', () => {

@@ -1,108 +1,47 @@
 /**
  * The reporter's password change on a sealed case (spec §4, issue 37; docs/decisions/
- * sealed-cases.md "Password change"), in real Chromium against the real server started
+ * sealed-reporter-pages.md "Password change"), in real Chromium against the real server started
  * with SEALED_CASES=browser: the reporter of a followed sealed case asks for a new
  * password in the private area, signs in with the old one, chooses the new one on the
  * provider's page (whose script re-wraps the case's data key), and the case opens. In a
  * fresh browser the new password opens it again; the old one is refused. Every request
  * and response is recorded: neither password nor either reporter key is in any of them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { axeViolations } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
-import { call } from '../server/api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { deriveReporterKeys, fromBase64, keyId, makeHandlerKeys, signKeyLogEntry, toBase64, unwrapDataKey, PBKDF2_DEFAULT } from '../../core/crypto/index.ts';
+import { sendFollowedSealedCase } from '../helpers/sealed-case.ts';
+import { browserSuite, english, recordedOf, sealingCompany, SEALED } from '../helpers/sealed-e2e.ts';
+import { fromBase64, unwrapDataKey } from '../../core/crypto/index.ts';
 import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
 
-const read = (area: string) => JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...read('common'), ...read('private'), ...read('sealing') };
+const { en } = english('common', 'private', 'sealing');
 const HOST = 'localhost';
-const COMPANY = 'nordlys-energi';
 const tag = () => randomBytes(5).toString('hex');
 const MARKER = `Rewrap-${tag()}-marker`;
 const OLD = `Old-${tag()}-pw`;
 const NEW = `New-${tag()}-pw`;
 
-let browser: Browser;
-let portal: Portal;
+const s = browserSuite(SEALED);
 let officerId: string;
-const opened: OpenedPage[] = [];
-
-interface Recorded {
-  what: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-function record(context: BrowserContext): Promise<Recorded>[] {
-  const pending: Promise<Recorded>[] = [];
-  context.on('request', (req) => {
-    pending.push(req.allHeaders().then((headers) => ({ what: `→ ${req.method()}`, url: req.url(), headers, body: req.postDataBuffer()?.toString('latin1') ?? '' })));
-  });
-  context.on('response', (res) => {
-    pending.push(
-      (async () => {
-        const headers = await res.allHeaders();
-        const body = res.status() >= 300 && res.status() < 400 ? '' : await Promise.race([res.body().then((b) => b.toString('latin1'), () => ''), new Promise<string>((r) => setTimeout(() => r(''), 15_000))]);
-        return { what: `← ${res.status()}`, url: res.url(), headers, body };
-      })(),
-    );
-  });
-  return pending;
-}
-
-const api = (method: string, pathname: string, opts: { token?: string; json?: unknown; headers?: Record<string, string> } = {}) => call(portal.server, method, pathname, { host: HOST, ...opts });
 
 beforeAll(async () => {
-  [browser, portal] = await Promise.all([launchBrowser(), startPortal({ sealedCases: 'browser' })]);
-  officerId = await firstOfficerId(portal);
-  const recovery = await makeHandlerKeys();
-  const anchor = await fetch(`${portal.server.url}/api/admin/companies/${COMPANY}/key-anchor`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${portal.server.ctx.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) }),
-  });
-  expect(anchor.status).toBe(201);
-  const hanne = await createHandlerAccount(portal.server.ctx.db, COMPANY, 'Hanne Rewrap', { officers: [officerId] });
-  const keys = await makeHandlerKeys();
-  const entry = await signKeyLogEntry(recovery.ecdsa.privateKey, {
-    seq: 1, handlerId: hanne.id, ecdhSpki: toBase64(keys.ecdhSpki), ecdsaSpki: toBase64(keys.ecdsaSpki), officerIds: [officerId],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: '', certifierKeyId: await keyId(recovery.ecdsaSpki),
-  });
-  expect((await api('POST', '/api/handler/key-log', { token: hanne.token, json: entry })).status).toBe(201);
+  officerId = await firstOfficerId(s.portal);
+  // The recovery key and a certified handler key for the officer, made here as a handler's browser would.
+  await sealingCompany(s.portal, HOST, { name: 'Hanne Rewrap', officerId });
 }, 60_000);
-
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
 
 /** A followed sealed case, sealed as the report form seals it (core/crypto), under the old password. */
 async function sealedCase() {
-  const r = await api('POST', '/api/public/case/reservation');
-  expect(r.status, JSON.stringify(r.data)).toBe(201);
-  const keys = await deriveReporterKeys({ caseNumber: r.data.caseNumber, password: OLD, salt: Buffer.from(r.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-  const caseAccount = { follow: true, reservation: r.data.reservation, verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT };
-  const log = (await api('GET', '/api/public/key-log')).data as PublicKeyLog;
-  const sealed = await sealCase(log, { officerId, details: { description: `Invoices forged: ${MARKER}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null }, account: { caseAccount, reporterKey: keys.reporterKey } });
-  const res = await api('POST', '/api/public/case/new/sealed', { json: sealed.body, headers: { 'x-case-reservation': r.data.reservation } });
-  expect(res.status, JSON.stringify(res.data)).toBe(201);
-  return { caseNumber: r.data.caseNumber as string, caseId: sealed.caseId, dataKey: sealed.dataKey };
-}
-
-async function open(): Promise<{ page: Page; traffic: Promise<Recorded>[] }> {
-  const o = await openPage(browser, { locale: 'en-GB' });
-  opened.push(o);
-  o.page.setDefaultTimeout(60_000);
-  return { page: o.page, traffic: record(o.context) };
+  const sealed = await sendFollowedSealedCase(s.portal.server, HOST, {
+    password: OLD,
+    officerId,
+    details: { description: `Invoices forged: ${MARKER}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: null },
+    reservationHeader: true,
+  });
+  return { caseNumber: sealed.caseNumber, caseId: sealed.caseId, dataKey: sealed.dataKey };
 }
 
 async function signInOnPage(page: Page, caseNumber: string, password: string) {
@@ -124,8 +63,8 @@ const handedKey = (page: Page) => page.evaluate((k) => (JSON.parse(sessionStorag
 describe('the password change of a sealed case', () => {
   it('asked for in the private area, chosen on the provider’s page: the case opens with the new password, the old one opens nothing; no password or key on the wire', async () => {
     const { caseNumber, caseId, dataKey } = await sealedCase();
-    const { page, traffic } = await open();
-    await page.goto(portal.url(HOST, '/private/status'));
+    const { page, wire: traffic } = await s.open({ timeout: 60_000 });
+    await page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(page, caseNumber, OLD);
     await caseOpens(page);
     const oldKey = await handedKey(page);
@@ -156,7 +95,7 @@ describe('the password change of a sealed case', () => {
     expect(await page.evaluate((k) => Object.keys(JSON.parse(sessionStorage.getItem(k) ?? '{}')), REPORTER_KEY_HANDOVER)).toEqual(['k', 't']);
 
     // On the server: one reporter wrap, opened by the new key and not by the old one.
-    const wraps = await portal.server.ctx.db.selectFrom('case_key_wrap').select(['wrap', 'epoch']).where('case_id', '=', caseId).where('kind', '=', 'reporter').execute();
+    const wraps = await s.portal.server.ctx.db.selectFrom('case_key_wrap').select(['wrap', 'epoch']).where('case_id', '=', caseId).where('kind', '=', 'reporter').execute();
     expect(wraps).toHaveLength(1);
     const aes = (b64: string) => crypto.subtle.importKey('raw', fromBase64(b64), 'AES-GCM', false, ['decrypt']);
     const at = { caseId, epoch: wraps[0]!.epoch };
@@ -164,19 +103,19 @@ describe('the password change of a sealed case', () => {
     await expect(unwrapDataKey(await aes(oldKey!), wraps[0]!.wrap, at)).rejects.toThrow();
 
     // A fresh browser: the new password opens the case; the old one is refused on the sign-in page.
-    const again = await open();
-    await again.page.goto(portal.url(HOST, '/private/status'));
+    const again = await s.open({ timeout: 60_000 });
+    await again.page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(again.page, caseNumber, NEW);
     await again.page.waitForURL((u) => u.pathname.startsWith('/private/'));
     await caseOpens(again.page);
-    const other = await open();
-    await other.page.goto(portal.url(HOST, '/private/status'));
+    const other = await s.open({ timeout: 60_000 });
+    await other.page.goto(s.portal.url(HOST, '/private/status'));
     await signInOnPage(other.page, caseNumber, OLD);
     await other.page.locator('#form-error, .alert[role="alert"]').first().waitFor();
     expect(other.page.url()).not.toContain('/private/');
 
     // Nothing of either password or either reporter key in any request or response.
-    const recorded = await Promise.all([...traffic, ...again.traffic, ...other.traffic]);
+    const recorded = await recordedOf(traffic, again.wire, other.wire);
     const secrets = [OLD, NEW, encodeURIComponent(OLD), encodeURIComponent(NEW), Buffer.from(OLD).toString('base64'), Buffer.from(NEW).toString('base64'), oldKey!, newKey!, encodeURIComponent(oldKey!), encodeURIComponent(newKey!)];
     const leaks = recorded.flatMap((r) => secrets.filter((s) => `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`.includes(s)).map((s) => `${s.slice(0, 8)}… in ${r.what} ${r.url}`));
     expect(leaks).toEqual([]);

@@ -20,25 +20,20 @@
  *     area makes the reporter wrap at sign-in; it opens with the reporter key to the
  *     case's data key.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { axeViolations } from './harness.ts';
 import { firstOfficerId, signInThroughProvider } from './reporter.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { call, caseDto, form } from '../server/api.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { followedAccount, sendFollowedSealedCase } from '../helpers/sealed-case.ts';
+import { browserSuite, databaseText, english, markersIn, sealingCompany, SEALED } from '../helpers/sealed-e2e.ts';
 import {
-  concat, deriveReporterKeys, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openCaseParts, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage,
-  signKeyLogEntry, toBase64, unwrapDataKey, PBKDF2_DEFAULT, type Bytes, type HandlerKeys, type KeyLogEntry,
+  concat, fromBase64, keyId, openCaseParts, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage, unwrapDataKey, type Bytes, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
-const read = (area: string) => JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...read('common'), ...read('private'), ...read('sealing'), ...read('sealedPrivate') };
+const { en } = english('common', 'private', 'sealing', 'sealedPrivate');
 const HOST = 'localhost';
-const COMPANY = 'nordlys-energi';
 const TUS = { 'tus-resumable': '1.0.0' };
 
 const tag = () => randomBytes(5).toString('hex');
@@ -54,60 +49,10 @@ const MARKERS = {
 /** A text file's bytes: the marker on many lines, over two 64 KiB chunks. */
 const textFile = (marker: string) => Buffer.from(Array.from({ length: 4000 }, (_, i) => `${i} ${marker} line of the ledger`).join('\n') + '\n');
 
-let browser: Browser;
-let portal: Portal;
-const opened: OpenedPage[] = [];
+const s = browserSuite(SEALED);
 let officerId: string;
 let hanneKeys: HandlerKeys;
 let hanne: { id: string; token: string };
-
-interface Recorded {
-  what: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Every request and response of the context: URL, all headers, the body (latin1, so any bytes compare). */
-function record(context: BrowserContext): Promise<Recorded>[] {
-  const pending: Promise<Recorded>[] = [];
-  context.on('request', (req) => {
-    pending.push(req.allHeaders().then((headers) => ({ what: `→ ${req.method()}`, url: req.url(), headers, body: req.postDataBuffer()?.toString('latin1') ?? '' })));
-  });
-  context.on('response', (res) => {
-    pending.push(
-      (async () => {
-        const headers = await res.allHeaders();
-        const body = res.status() >= 300 && res.status() < 400 ? '' : await Promise.race([res.body().then((b) => b.toString('latin1'), () => ''), new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-        return { what: `← ${res.status()}${body === null ? ' (unread)' : ''}`, url: res.url(), headers, body: body ?? '' };
-      })(),
-    );
-  });
-  return pending;
-}
-
-function markersIn(traffic: Recorded[], markers: string[]): string[] {
-  const forms = (m: string) => [m, encodeURIComponent(m), Buffer.from(m).toString('base64')];
-  const found: string[] = [];
-  for (const r of traffic) {
-    const text = `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`;
-    for (const m of markers.flatMap(forms)) if (text.includes(m)) found.push(`${m} in ${r.what} ${r.url}`);
-  }
-  return found;
-}
-
-async function databaseText(): Promise<string> {
-  const db = portal.server.ctx.db;
-  const { sql } = await import('kysely');
-  const tables = (await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows;
-  const out: string[] = [];
-  for (const { table_name } of tables) {
-    for (const row of (await sql<Record<string, unknown>>`select * from ${sql.table(table_name)}`.execute(db)).rows) {
-      for (const v of Object.values(row)) out.push(v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-    }
-  }
-  return out.join('\n');
-}
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Bytes> {
   const parts: Uint8Array[] = [];
@@ -134,74 +79,42 @@ const PICKER_STUB = `(() => {
 })();`;
 const NO_PICKER = `(() => { Object.defineProperty(window, 'showSaveFilePicker', { value: undefined, configurable: true }); })();`;
 
-async function open(init: string): Promise<{ page: Page; traffic: Promise<Recorded>[]; o: OpenedPage }> {
-  const o = await openPage(browser, { locale: 'en-GB' });
-  opened.push(o);
-  await o.context.addInitScript(init);
-  o.page.setDefaultTimeout(30_000);
-  return { page: o.page, traffic: record(o.context), o };
-}
-
 beforeAll(async () => {
-  [browser, portal] = await Promise.all([launchBrowser(), startPortal({ sealedCases: 'browser' })]);
-  officerId = await firstOfficerId(portal);
-  const recovery = await makeHandlerKeys();
-  const anchor = await call(portal.server, 'PUT', `/api/admin/companies/${COMPANY}/key-anchor`, { headers: { authorization: `Bearer ${portal.server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } });
-  expect(anchor.status).toBe(201);
-  hanne = await createHandlerAccount(portal.server.ctx.db, COMPANY, 'Hanne Sealed', { officers: [officerId] });
-  hanneKeys = await makeHandlerKeys();
-  const { entries } = (await call(portal.server, 'GET', '/api/public/key-log', { host: HOST })).data as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(recovery.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId: hanne.id, ecdhSpki: toBase64(hanneKeys.ecdhSpki), ecdsaSpki: toBase64(hanneKeys.ecdsaSpki), officerIds: [officerId],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(recovery.ecdsaSpki),
-  });
-  expect((await call(portal.server, 'POST', '/api/handler/key-log', { token: hanne.token, json: entry })).status).toBe(201);
-  await portal.server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
+  officerId = await firstOfficerId(s.portal);
+  // The recovery key and Hanne's certified key, made here as a handler's browser would.
+  ({ handler: hanne, keys: hanneKeys } = await sealingCompany(s.portal, HOST, { name: 'Hanne Sealed', officerId }));
 }, 60_000);
 
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
-
-async function reserve(password: string) {
-  const r = await call(portal.server, 'POST', '/api/public/case/reservation', { host: HOST });
-  expect(r.status, JSON.stringify(r.data)).toBe(201);
-  const keys = await deriveReporterKeys({ caseNumber: r.data.caseNumber, password, salt: Buffer.from(r.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-  return { caseNumber: r.data.caseNumber as string, reservation: r.data.reservation as string, keys, account: { follow: true, reservation: r.data.reservation as string, verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT } };
-}
+/** A reservation for a followed case and its reporter keys under `password`. */
+const reserve = (password: string) => followedAccount(s.portal.server, HOST, password);
 
 /** A handler's file of the case, sealed under `dk` and uploaded by tus into her sealed session; the message naming it. */
 async function handlerFile(caseNumber: string, caseId: string, dk: Bytes, name: string, plain: Buffer) {
-  const session = (await call(portal.server, 'POST', `/api/handler/cases/${caseNumber}/upload-sessions`, { token: hanne.token })).data.uploadSession as string;
+  const session = (await call(s.portal.server, 'POST', `/api/handler/cases/${caseNumber}/upload-sessions`, { token: hanne.token })).data.uploadSession as string;
   const sealed = await sealFileForUpload(dk, caseId, new Blob([new Uint8Array(plain)]), { name });
   const bytes = await readAll(sealed.stream);
   const meta = Object.entries({ fileId: sealed.fileId, name: sealed.name }).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
-  expect((await call(portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...TUS, 'x-upload-session': session, 'upload-length': String(sealed.size), 'upload-metadata': meta } })).status).toBe(201);
-  expect((await call(portal.server, 'PATCH', `/api/public/uploads/${sealed.fileId}`, { host: HOST, pow: false, body: new Uint8Array(bytes), headers: { ...TUS, 'x-upload-session': session, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } })).status).toBe(204);
+  expect((await call(s.portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...TUS, 'x-upload-session': session, 'upload-length': String(sealed.size), 'upload-metadata': meta } })).status).toBe(201);
+  expect((await call(s.portal.server, 'PATCH', `/api/public/uploads/${sealed.fileId}`, { host: HOST, pow: false, body: new Uint8Array(bytes), headers: { ...TUS, 'x-upload-session': session, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } })).status).toBe(204);
   const msg = await sealMessage(dk, caseId, 'See the attached questions.');
-  expect((await call(portal.server, 'POST', `/api/handler/cases/${caseNumber}/messages/sealed`, { token: hanne.token, json: { ...msg, type: 'STANDARD', uploads: [sealed.fileId] }, headers: { 'x-upload-session': session } })).status).toBe(201);
+  expect((await call(s.portal.server, 'POST', `/api/handler/cases/${caseNumber}/messages/sealed`, { token: hanne.token, json: { ...msg, type: 'STANDARD', uploads: [sealed.fileId] }, headers: { 'x-upload-session': session } })).status).toBe(201);
   return sealed.fileId;
 }
 
 describe('the private area of a sealed case', () => {
   it('(a) files both ways, saved by streaming or in memory, and the identity: sealed in the browser; no marker on the wire or in any row; axe', async () => {
     const password = `Sealed-${tag()}-pw`;
-    const r = await reserve(password);
-    const log = (await call(portal.server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
-    const sealed = await sealCase(log, {
+    const sealed = await sendFollowedSealedCase(s.portal.server, HOST, {
+      password,
       officerId,
       details: { description: 'Invoices paid twice', violation: 'FRAUD', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' },
       whistleblower: { name: MARKERS.name, email: '', phone: null, phoneCountryCode: null, notification: false },
-      account: { reporterKey: r.keys.reporterKey, caseAccount: r.account },
+      reservationHeader: true,
     });
-    expect((await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: sealed.body, headers: { 'x-case-reservation': r.reservation } })).status).toBe(201);
-    const caseId = sealed.caseId;
+    const { caseId, account: r } = sealed;
 
-    const { page, traffic, o } = await open(PICKER_STUB);
-    await signInThroughProvider(portal, page, r.caseNumber, password, '/private/messages');
+    const { page, wire: traffic, o } = await s.open({ init: PICKER_STUB });
+    await signInThroughProvider(s.portal, page, r.caseNumber, password, '/private/messages');
     await page.getByLabel(en['private.messages.label']!).waitFor();
 
     // (a) A file attached to a sealed message: checked and sealed here, only ciphertext leaves.
@@ -214,22 +127,22 @@ describe('the private area of a sealed case', () => {
     await own.getByRole('button', { name: new RegExp(MARKERS.fileName) }).waitFor();
 
     // The handler's key opens it: the name and the bytes as attached.
-    const view0 = await call(portal.server, 'GET', `/api/handler/cases/${r.caseNumber}/sealed`, { token: hanne.token });
+    const view0 = await call(s.portal.server, 'GET', `/api/handler/cases/${r.caseNumber}/sealed`, { token: hanne.token });
     const dk = await openSealedBox(hanneKeys.ecdh, fromBase64(view0.data.wrap.wrap), { caseId, epoch: 1, recipientKeyId: await keyId(hanneKeys.ecdhSpki) });
     const sentFile = (view0.data.files as { id: string; messageId: string; name: string }[]).at(-1)!;
     const name = await openFileName(dk, caseId, sentFile.id, sentFile.name);
     expect(name).toEqual({ name: `${MARKERS.fileName}.txt`, size: mine.length });
-    const res = await fetch(`${portal.server.url}/api/handler/cases/${r.caseNumber}/files/${sentFile.id}`, { headers: { authorization: `Bearer ${hanne.token}` } });
+    const res = await fetch(`${s.portal.server.url}/api/handler/cases/${r.caseNumber}/files/${sentFile.id}`, { headers: { authorization: `Bearer ${hanne.token}` } });
     expect(Buffer.from(await readAll(openSealedFile(dk, { id: sentFile.id, ...name }, res.body!))).equals(mine)).toBe(true);
 
     // The handler's files: one that opens, one whose sealed name is altered on the server.
     const theirs = textFile(MARKERS.theirBytes);
     await handlerFile(r.caseNumber, caseId, dk, `${MARKERS.theirName}.txt`, theirs);
     const bad = await handlerFile(r.caseNumber, caseId, dk, 'altered.txt', textFile('other'));
-    const stored = await portal.server.ctx.db.selectFrom('case_file').select('name_enc').where('id', '=', bad).executeTakeFirstOrThrow();
+    const stored = await s.portal.server.ctx.db.selectFrom('case_file').select('name_enc').where('id', '=', bad).executeTakeFirstOrThrow();
     const flipped = Buffer.from(stored.name_enc);
     flipped[flipped.length - 1]! ^= 1;
-    await portal.server.ctx.db.updateTable('case_file').set({ name_enc: flipped }).where('id', '=', bad).execute();
+    await s.portal.server.ctx.db.updateTable('case_file').set({ name_enc: flipped }).where('id', '=', bad).execute();
 
     await page.reload();
     const files = page.getByRole('complementary', { name: en['private.files.title'] });
@@ -257,11 +170,11 @@ describe('the private area of a sealed case', () => {
     await page.getByRole('button', { name: en['private.info.save'] }).click();
     await page.getByText(en['private.info.saved']!).waitFor();
     expect(await axeViolations(page), 'sealed identity saved').toEqual([]);
-    const view1 = await call(portal.server, 'GET', `/api/handler/cases/${r.caseNumber}/sealed`, { token: hanne.token });
+    const view1 = await call(s.portal.server, 'GET', `/api/handler/cases/${r.caseNumber}/sealed`, { token: hanne.token });
     expect((await openCaseParts(dk, view1.data)).whistleblower).toMatchObject({ name: MARKERS.name, email: MARKERS.email, notification: false });
 
     // The recording: nothing of the files, the message or the identity went in clear.
-    const recorded = await Promise.all(traffic);
+    const recorded = await traffic.all();
     expect(recorded.some((x) => x.what === '→ PATCH' && x.url.includes(`/api/public/uploads/${sentFile.id}`))).toBe(true);
     expect(recorded.some((x) => x.what === '→ PUT' && x.url.endsWith('/api/private/case/whistleblower/sealed'))).toBe(true);
     expect(recorded.some((x) => /\/api\/private\/case\/(messages\/new|whistleblower\/update)/.test(x.url))).toBe(false);
@@ -270,8 +183,8 @@ describe('the private area of a sealed case', () => {
     await o.close();
 
     // A browser without the picker: the page says what it does, and the download is identical.
-    const second = await open(NO_PICKER);
-    await signInThroughProvider(portal, second.page, r.caseNumber, password, '/private/messages');
+    const second = await s.open({ init: NO_PICKER });
+    await signInThroughProvider(s.portal, second.page, r.caseNumber, password, '/private/messages');
     const files2 = second.page.getByRole('complementary', { name: en['private.files.title'] });
     await files2.getByText(en['sealedPrivate.save.fallback']!).waitFor();
     expect(await axeViolations(second.page), 'sealed files, no picker').toEqual([]);
@@ -279,32 +192,32 @@ describe('the private area of a sealed case', () => {
     expect(download.suggestedFilename()).toBe(`${MARKERS.theirName}.txt`);
     expect(readFileSync((await download.path())!).equals(theirs)).toBe(true);
     await second.page.getByText(en['sealedPrivate.save.saved']!.replace('{name}', `${MARKERS.theirName}.txt`)).waitFor();
-    const recorded2 = await Promise.all(second.traffic);
+    const recorded2 = await second.wire.all();
     expect(markersIn(recorded2, all)).toEqual([]);
 
     // Nor any row of the database.
-    const rows = await databaseText();
+    const rows = await databaseText(s.portal);
     expect(all.filter((m) => rows.includes(m))).toEqual([]);
   }, 300_000);
 
   it('(b) a migrating server-keyed case: the private area makes the reporter wrap at sign-in, and it opens to the case key', async () => {
     const password = `Migrating-${tag()}-pw`;
     const r = await reserve(password);
-    const res = await call(portal.server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers: { 'x-case-reservation': r.reservation }, body: form('caseDto', caseDto(officerId, { caseAccount: r.account })) });
+    const res = await call(s.portal.server, 'POST', '/api/public/case/new/by-form', { host: HOST, headers: { 'x-case-reservation': r.reservation }, body: form('caseDto', caseDto(officerId, { caseAccount: r.caseAccount })) });
     expect(res.status, JSON.stringify(res.data)).toBe(201);
-    const row = await portal.server.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', r.caseNumber).executeTakeFirstOrThrow();
+    const row = await s.portal.server.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', r.caseNumber).executeTakeFirstOrThrow();
     expect(row.sealed).toBe(false);
-    const reporterWraps = () => portal.server.ctx.db.selectFrom('case_key_wrap').select('wrap').where('case_id', '=', row.id).where('kind', '=', 'reporter').execute();
+    const reporterWraps = () => s.portal.server.ctx.db.selectFrom('case_key_wrap').select('wrap').where('case_id', '=', row.id).where('kind', '=', 'reporter').execute();
     expect(await reporterWraps()).toEqual([]);
 
-    const { page, traffic } = await open('');
-    await signInThroughProvider(portal, page, r.caseNumber, password, '/private/status');
+    const { page, wire: traffic } = await s.open({ init: '' });
+    await signInThroughProvider(s.portal, page, r.caseNumber, password, '/private/status');
     await expect.poll(async () => (await reporterWraps()).length, { timeout: 30_000 }).toBe(1);
     const [wrap] = await reporterWraps();
-    const opened = await unwrapDataKey(r.keys.reporterKey, new Uint8Array(wrap!.wrap), { caseId: row.id, epoch: 1 });
-    expect(Buffer.from(opened).equals(Buffer.from(await portal.server.ctx.caseKeys.unwrap(row.id, row.wrapped_key!)))).toBe(true);
+    const opened = await unwrapDataKey(r.reporterKey, new Uint8Array(wrap!.wrap), { caseId: row.id, epoch: 1 });
+    expect(Buffer.from(opened).equals(Buffer.from(await s.portal.server.ctx.caseKeys.unwrap(row.id, row.wrapped_key!)))).toBe(true);
     // The page's calls: one offer, one wrap (the row can land before the browser reports the answer).
-    const wrapCalls = async () => (await Promise.all(traffic)).filter((x) => x.url.endsWith('/api/private/case/my-case/reporter-wrap')).map((x) => x.what.slice(0, 5));
+    const wrapCalls = async () => (await traffic.all()).filter((x) => x.url.endsWith('/api/private/case/my-case/reporter-wrap')).map((x) => x.what.slice(0, 5));
     await expect.poll(wrapCalls, { timeout: 30_000 }).toEqual(['→ GET', '← 200', '→ PUT', '← 201']);
   }, 120_000);
 });

@@ -17,178 +17,53 @@
  * (c) axe finds nothing on the new states (the refusal dialog, the sealed case's
  *     pages with a part not opened, the log-in-again page).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { axeViolations } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { call } from '../server/api.ts';
 import {
-  fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, sealField, signKeyLogEntry, toBase64,
-  type HandlerKeys, type KeyLogEntry,
-} from '../../core/crypto/index.ts';
+  browserSuite, databaseText, describeProblem, english, fillIdentity, followAndAccept, markersIn, openReportForm, reportSent, sealingCompany, sendReport, SEALED,
+} from '../helpers/sealed-e2e.ts';
+import { fieldContext, fromBase64, keyId, makeHandlerKeys, openFieldText, openSealedBox, sealField, toBase64, type HandlerKeys, type KeyLogEntry } from '../../core/crypto/index.ts';
 import { REPORTER_KEY_HANDOVER } from '../../machines/config.ts';
 
-const read = (area: string) => JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...read('common'), ...read('forms'), ...read('private'), ...read('sealing') };
+const { en, label } = english('common', 'forms', 'private', 'sealing');
 const HOST = 'localhost';
 const COMPANY = 'nordlys-energi';
-const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const label = (key: string) => new RegExp(`^${escape(en[key]!)}\\*?$`);
 
 const tag = () => randomBytes(5).toString('hex');
 const MARKERS = { description: `Descr-${tag()}-marker`, name: `Name-${tag()}-marker`, message: `Msg-${tag()}-marker`, answer: `Ans-${tag()}-marker`, unit: `Unit-${tag()}-marker`, email: `mail-${tag()}@marker.example` };
 
-let browser: Browser;
-let portal: Portal;
-const opened: OpenedPage[] = [];
-let officerId: string;
-let recovery: HandlerKeys;
+const s = browserSuite(SEALED);
 let hanneKeys: HandlerKeys;
 let hanne: { id: string; token: string };
 
-interface Recorded {
-  what: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Every request and response of the context: URL, all headers, the body (latin1, so any bytes compare). */
-function record(context: BrowserContext): Promise<Recorded>[] {
-  const pending: Promise<Recorded>[] = [];
-  context.on('request', (req) => {
-    pending.push(req.allHeaders().then((headers) => ({ what: `→ ${req.method()}`, url: req.url(), headers, body: req.postDataBuffer()?.toString('latin1') ?? '' })));
-  });
-  context.on('response', (res) => {
-    pending.push(
-      (async () => {
-        const headers = await res.allHeaders();
-        // A redirect has no body to read.
-        // Chromium never finishes loading a body the page does not read (the head's early case
-        // read, answered 409 CASE_SEALED and read again by the SPA): such a body is marked unread.
-        const read = res.status() >= 300 && res.status() < 400 ? '' : await Promise.race([res.body().then((b) => b.toString('latin1'), () => ''), new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-        return { what: `← ${res.status()}${read === null ? ' (unread)' : ''}`, url: res.url(), headers, body: read ?? '' };
-      })(),
-    );
-  });
-  return pending;
-}
-
-async function api(method: string, pathname: string, opts: { token?: string; json?: unknown; host?: string } = {}) {
-  const headers: Record<string, string> = { 'x-company-host': opts.host ?? HOST };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${portal.server.url}${pathname}`, { method, headers, body: opts.json === undefined ? undefined : JSON.stringify(opts.json) });
-  const text = await res.text();
-  return { status: res.status, data: text ? JSON.parse(text) : null };
-}
-
-async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, token: string) {
-  const { entries } = (await api('GET', '/api/public/key-log')).data as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds: [officerId],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await api('POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
-}
-
-async function open(): Promise<{ page: Page; traffic: Promise<Recorded>[]; o: OpenedPage }> {
-  const o = await openPage(browser, { locale: 'en-GB' });
-  opened.push(o);
-  o.page.setDefaultTimeout(30_000);
-  return { page: o.page, traffic: record(o.context), o };
-}
-
-const stepOf = (page: Page, key: string) => page.locator('section', { has: page.getByRole('heading', { name: en[`forms.step.${key}.title`] }) });
+/** A call to the server as a client of the company at `localhost` makes it (the handler's calls with her API token). */
+const api = (method: string, pathname: string, opts: { token?: string; json?: unknown } = {}) => call(s.portal.server, method, pathname, { host: HOST, ...opts });
 
 /** The online form filled: marker description and unit, an identity with a marker name (no notification), followed. */
 async function fillReport(page: Page, password: string) {
-  await page.goto(portal.url(HOST, '/online-form'));
-  await page.getByRole('heading', { level: 2 }).first().waitFor();
-  await page.getByLabel(label('forms.relation.label')).fill('Employee in accounting');
-  await page.getByLabel(label('forms.describe.violation')).selectOption('FRAUD');
-  await page.getByLabel(label('forms.describe.description')).fill(`Invoices paid twice: ${MARKERS.description}`);
-  await stepOf(page, 'describeProblem').getByRole('radio', { name: en['forms.no'] }).check();
-  await page.getByRole('radio', { name: en['forms.related.company'] }).check();
-  await page.getByLabel(label('forms.related.unit')).fill(MARKERS.unit);
-  await page.getByRole('radio', { name: en['forms.identity.reveal'] }).check();
-  await page.getByLabel(label('forms.identity.name')).fill(MARKERS.name);
-  await page.getByLabel(label('forms.identity.email')).fill(MARKERS.email);
-  await page.getByRole('radio', { name: en['forms.follow.follow'] }).check();
-  await page.getByLabel(label('forms.follow.password')).fill(password);
-  await page.getByLabel(label('forms.follow.confirm')).fill(password);
-  await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
-}
-
-async function send(page: Page) {
-  const button = page.getByRole('button', { name: en['forms.send.online'] });
-  await expect.poll(() => button.isEnabled()).toBe(true);
-  await button.click();
-}
-
-/** Every row of every table, bytes as latin1: what a copy of the database would hold. */
-async function databaseText(): Promise<string> {
-  const db = portal.server.ctx.db;
-  const { sql } = await import('kysely');
-  const tables = (await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows;
-  const out: string[] = [];
-  for (const { table_name } of tables) {
-    const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table_name)}`.execute(db)).rows;
-    for (const row of rows) {
-      for (const v of Object.values(row)) out.push(v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-    }
-  }
-  return out.join('\n');
-}
-
-/** Each marker, as typed, URL-encoded and in base64: where any of them shows in a URL, a header or a body. */
-function markersIn(traffic: Recorded[], markers: string[]): string[] {
-  const forms = (m: string) => [m, encodeURIComponent(m), Buffer.from(m).toString('base64')];
-  const found: string[] = [];
-  for (const r of traffic) {
-    const text = `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`;
-    for (const m of markers.flatMap(forms)) if (text.includes(m)) found.push(`${m} in ${r.what} ${r.url}`);
-  }
-  return found;
+  await openReportForm(s.portal, HOST, page);
+  await describeProblem(page, { relation: 'Employee in accounting', violation: 'FRAUD', description: `Invoices paid twice: ${MARKERS.description}`, unit: MARKERS.unit });
+  await fillIdentity(page, { name: MARKERS.name, email: MARKERS.email });
+  await followAndAccept(page, password, { choose: true });
 }
 
 beforeAll(async () => {
-  [browser, portal] = await Promise.all([launchBrowser(), startPortal({ sealedCases: 'browser' })]);
-  officerId = await firstOfficerId(portal);
-  recovery = await makeHandlerKeys();
-  const anchor = await fetch(`${portal.server.url}/api/admin/companies/${COMPANY}/key-anchor`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${portal.server.ctx.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) }),
-  });
-  expect(anchor.status).toBe(201);
-  hanne = await createHandlerAccount(portal.server.ctx.db, COMPANY, 'Hanne Sealed', { officers: [officerId] });
-  hanneKeys = await makeHandlerKeys();
-  await certify(recovery, hanneKeys, hanne.id, hanne.token);
-  // The public halves enrolment stores (server/handlers/keys.ts): the handler's sealed read names her wrap by them.
-  await portal.server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
+  // The recovery key and Hanne's certified key, made here as a handler's browser would.
+  ({ handler: hanne, keys: hanneKeys } = await sealingCompany(s.portal, HOST, { name: 'Hanne Sealed', officerId: await firstOfficerId(s.portal) }));
 }, 60_000);
-
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
 
 describe("the reporter's pages seal in the browser", () => {
   it('(a) a followed report, its private area and a message: no marker on the wire or in any row; parts that do not open are named', async () => {
     expect((await api('GET', '/api/public/key-log')).data.sealedCases).toBe('browser');
     const password = `Sealed-${tag()}-pw`;
-    const { page, traffic, o } = await open();
+    const { page, wire: traffic, o } = await s.open();
     await fillReport(page, password);
-    await send(page);
-    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
-    await dialog.waitFor({ timeout: 60_000 });
-    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    await sendReport(page);
+    const { dialog, caseNumber } = await reportSent(page);
     // The device keeps no trace of the sealing: nothing of the key log, nothing of the report, in either storage.
     const onDevice = await page.evaluate(() => ({ local: { ...localStorage }, session: { ...sessionStorage } }));
     expect(Object.keys(onDevice.local).filter((k) => k.startsWith('wb:key-log'))).toEqual([]);
@@ -196,10 +71,10 @@ describe("the reporter's pages seal in the browser", () => {
     for (const m of Object.values(MARKERS)) expect(JSON.stringify(onDevice)).not.toContain(m);
 
     // The server holds it sealed: no server wrapping, wraps for the handler, the recovery key and the reporter.
-    const row = await portal.server.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
+    const row = await s.portal.server.ctx.db.selectFrom('report_case').select(['id', 'sealed', 'wrapped_key']).where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
     expect(row.sealed).toBe(true);
     expect(row.wrapped_key).toBeNull();
-    const kinds = (await portal.server.ctx.db.selectFrom('case_key_wrap').select('kind').where('case_id', '=', row.id).execute()).map((w) => w.kind).sort();
+    const kinds = (await s.portal.server.ctx.db.selectFrom('case_key_wrap').select('kind').where('case_id', '=', row.id).execute()).map((w) => w.kind).sort();
     expect(kinds).toEqual(['handler', 'recovery', 'reporter']);
 
     // Sign-in on the provider's page; the private area opens the case here.
@@ -238,10 +113,10 @@ describe("the reporter's pages seal in the browser", () => {
     };
     await answer(`We read it: ${MARKERS.answer}`);
     const altered = await answer('This one will be altered.');
-    const stored = await portal.server.ctx.db.selectFrom('case_message').select('body_enc').where('id', '=', altered).executeTakeFirstOrThrow();
+    const stored = await s.portal.server.ctx.db.selectFrom('case_message').select('body_enc').where('id', '=', altered).executeTakeFirstOrThrow();
     const flipped = Buffer.from(stored.body_enc);
     flipped[flipped.length - 1]! ^= 1;
-    await portal.server.ctx.db.updateTable('case_message').set({ body_enc: flipped }).where('id', '=', altered).execute();
+    await s.portal.server.ctx.db.updateTable('case_message').set({ body_enc: flipped }).where('id', '=', altered).execute();
 
     await page.reload();
     await page.getByText(MARKERS.answer, { exact: false }).waitFor();
@@ -251,17 +126,17 @@ describe("the reporter's pages seal in the browser", () => {
     expect(await axeViolations(page), 'sealed messages').toEqual([]);
 
     // The details altered too: named, the rest of the report page still shows.
-    const caseRow = await portal.server.ctx.db.selectFrom('report_case').select('details_enc').where('id', '=', row.id).executeTakeFirstOrThrow();
+    const caseRow = await s.portal.server.ctx.db.selectFrom('report_case').select('details_enc').where('id', '=', row.id).executeTakeFirstOrThrow();
     const good = Buffer.from(caseRow.details_enc);
     const bad = Buffer.from(good);
     bad[bad.length - 1]! ^= 1;
-    await portal.server.ctx.db.updateTable('report_case').set({ details_enc: bad }).where('id', '=', row.id).execute();
+    await s.portal.server.ctx.db.updateTable('report_case').set({ details_enc: bad }).where('id', '=', row.id).execute();
     await page.getByRole('link', { name: en['private.nav.report'] }).first().click();
     await page.getByText(en['sealing.unopened']!).waitFor();
     await expect(page.getByText(MARKERS.description, { exact: false }).count()).resolves.toBe(0);
     await page.getByText(en['private.report.created']!).waitFor();
     expect(await axeViolations(page), 'sealed report, details not opened').toEqual([]);
-    await portal.server.ctx.db.updateTable('report_case').set({ details_enc: good }).where('id', '=', row.id).execute();
+    await s.portal.server.ctx.db.updateTable('report_case').set({ details_enc: good }).where('id', '=', row.id).execute();
 
     // No reporter key in this tab (the handed-over key gone): log in again, never a crash.
     await page.evaluate((k) => sessionStorage.removeItem(k), REPORTER_KEY_HANDOVER);
@@ -272,7 +147,7 @@ describe("the reporter's pages seal in the browser", () => {
     expect(await axeViolations(page), 'log in again').toEqual([]);
 
     // The recording: nothing of the report, the identity or the messages went in clear.
-    const recorded = await Promise.all(traffic);
+    const recorded = await traffic.all();
     // The only bodies not read are the early case reads' 409 refusals (an error code, no case data).
     expect(recorded.filter((r) => r.what.includes('unread')).map((r) => `${r.what} ${new URL(r.url).pathname}`).filter((x) => x !== '← 409 (unread) /api/private/case/my-case')).toEqual([]);
     expect(recorded.some((r) => r.url.endsWith('/api/public/case/new/sealed') && r.what === '→ POST')).toBe(true);
@@ -280,24 +155,24 @@ describe("the reporter's pages seal in the browser", () => {
     expect(recorded.some((r) => /\/api\/public\/case\/new\/by-form|\/api\/private\/case\/messages\/new/.test(r.url))).toBe(false);
     expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
     // Nor any row of the database.
-    const rows = await databaseText();
+    const rows = await databaseText(s.portal);
     expect(Object.values(MARKERS).filter((m) => rows.includes(m))).toEqual([]);
     await o.close();
   }, 240_000);
 
   it('(b) a handler key swapped on the server: the form refuses to seal, says why, sends nothing, keeps the draft; (c) axe', async () => {
-    const casesBefore = Number((await portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const casesBefore = Number((await s.portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     // The server serves another ECDH key in Hanne's entry: its own, whose private half it holds.
     const evil = await makeHandlerKeys();
-    const entries = await portal.server.ctx.db.selectFrom('key_log_entry').select(['seq', 'entry']).where('company_id', '=', COMPANY).orderBy('seq').execute();
+    const entries = await s.portal.server.ctx.db.selectFrom('key_log_entry').select(['seq', 'entry']).where('company_id', '=', COMPANY).orderBy('seq').execute();
     const first = entries[0]!;
     const swapped = { ...(JSON.parse(first.entry) as KeyLogEntry), ecdhSpki: toBase64(evil.ecdhSpki) };
-    await portal.server.ctx.db.updateTable('key_log_entry').set({ entry: JSON.stringify(swapped) }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
+    await s.portal.server.ctx.db.updateTable('key_log_entry').set({ entry: JSON.stringify(swapped) }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
     try {
       const password = `Swap-${tag()}-pw`;
-      const { page, traffic } = await open();
+      const { page, wire: traffic } = await s.open();
       await fillReport(page, password);
-      await send(page);
+      await sendReport(page);
       const refusal = page.getByRole('alertdialog', { name: en['sealing.refused.title'] });
       await refusal.waitFor({ timeout: 60_000 });
       await expect(refusal.getByTestId('keys-refused').getAttribute('data-reason')).resolves.toBe('signature');
@@ -311,12 +186,12 @@ describe("the reporter's pages seal in the browser", () => {
       await expect(page.getByLabel(label('forms.identity.name')).inputValue()).resolves.toBe(MARKERS.name);
       await expect(page.getByLabel(label('forms.follow.password')).inputValue()).resolves.toBe(password);
       // Nothing was sent: no case, and no creation request of either kind.
-      const recorded = await Promise.all(traffic);
+      const recorded = await traffic.all();
       expect(recorded.some((r) => r.what === '→ POST' && /\/api\/public\/case\/new\//.test(r.url))).toBe(false);
       expect(markersIn(recorded, Object.values(MARKERS))).toEqual([]);
-      expect(Number((await portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(casesBefore);
+      expect(Number((await s.portal.server.ctx.db.selectFrom('report_case').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(casesBefore);
     } finally {
-      await portal.server.ctx.db.updateTable('key_log_entry').set({ entry: first.entry }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
+      await s.portal.server.ctx.db.updateTable('key_log_entry').set({ entry: first.entry }).where('company_id', '=', COMPANY).where('seq', '=', first.seq).execute();
     }
   }, 240_000);
 });

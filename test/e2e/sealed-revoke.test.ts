@@ -11,147 +11,46 @@
  * shows the reply and wraps the new key under her reporter key (the server then keeps
  * no forward link). No marker in any request or response.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import * as OTPAuth from 'otpauth';
-import type { Browser, Page, Request, Response } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { axeViolations } from './harness.ts';
+import { signInThroughProvider } from './reporter.ts';
 import { call } from '../server/api.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { deriveReporterKeys, fieldContext, keyId, openCaseKeys, openCaseParts, openFieldText, PBKDF2_DEFAULT, SEALED_COLUMNS } from '../../core/crypto/index.ts';
+import { sendFollowedSealedCase } from '../helpers/sealed-case.ts';
+import { browserSuite, certifyColleague, english, enrolHandler, makeRecoveryKey, markersIn, openCaseFromInbox as openCase, signInHandler, textOf, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
+import { fieldContext, keyId, openCaseKeys, openCaseParts, openFieldText, SEALED_COLUMNS } from '../../core/crypto/index.ts';
 import { Browser as ReporterBrowser, signIn as reporterSignIn } from '../server/identity-flow.ts';
-import { createHandlerAccount, enrolmentLink } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
-import { formatCaseNumber } from '../../machines/schema.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...cat('handler'), ...cat('keys'), ...cat('sealed'), ...cat('revoke'), ...cat('sealedwork') };
-const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+const { msg } = english('handler', 'keys', 'sealed', 'revoke', 'sealedwork');
 
 const HOST = 'group.localhost';
 const MARKERS = { details: 'MARKER-details-5e0a', identity: 'MARKER-identity-61c3', reply: 'MARKER-after-revoke-2f7d' };
 const PASSWORDS = { hanne: 'hanne long passphrase 1', greta: 'greta long passphrase 22', otto: 'otto long passphrase 333' };
 type Name = keyof typeof PASSWORDS;
 
-let browser: Browser;
-let portal: Portal;
-const opened: OpenedPage[] = [];
-/** Every request and response body any page saw, with URLs and headers. */
-const wire: string[] = [];
-const pending: Promise<unknown>[] = [];
-
-async function open() {
-  const p = await openPage(browser, { locale: 'en-GB' });
-  p.page.setDefaultTimeout(30_000);
-  p.page.on('request', (r: Request) => wire.push(`${r.method()} ${r.url()}\n${JSON.stringify(r.headers())}\n${r.postData() ?? ''}`));
-  p.page.on('response', (r: Response) => {
-    pending.push(
-      r
-        .body()
-        .then((b) => wire.push(`${r.status()} ${r.url()}\n${JSON.stringify(r.headers())}\n${b.toString('utf8')}`))
-        .catch(() => undefined),
-    );
-  });
-  opened.push(p);
-  return p.page;
-}
-
-const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
-
-interface Enrolled {
-  name: Name;
-  email: string;
-  secret: string;
-  step: number;
-  page: Page;
-}
-
-async function enrol(name: Name, officer: string): Promise<Enrolled> {
-  const company = (await companyByHost(portal.server.ctx.db, HOST))!;
-  const email = `${name}@example.org`;
-  const account = await createHandlerAccount(portal.server.ctx.db, company.id, name, { email, officers: [officer], token: false });
-  const page = await open();
-  await page.goto(enrolmentLink(portal.url(HOST, ''), account.enrolmentCode!));
-  await page.getByRole('heading', { level: 1, name: msg('handler.enrol.title') }).waitFor();
-  const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
-  await page.getByLabel(msg('handler.enrol.password', { min: 12 })).fill(PASSWORDS[name]);
-  await page.getByLabel(msg('handler.enrol.repeat')).fill(PASSWORDS[name]);
-  await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret, 0));
-  await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
-  await page.getByText(msg('handler.enrol.done')).waitFor();
-  return { name, email, secret, step: 0, page };
-}
-
-async function signIn(h: Enrolled) {
-  h.step++;
-  await h.page.goto(portal.url(HOST, '/handler'));
-  await h.page.getByLabel(msg('handler.signIn.email')).fill(h.email);
-  await h.page.getByLabel(msg('handler.signIn.password')).fill(PASSWORDS[h.name]);
-  await h.page.getByLabel(msg('handler.signIn.code')).fill(totp(h.secret, h.step));
-  await h.page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
-  await h.page.waitForURL((u) => u.pathname === '/handler/cases');
-}
-
-async function keysPage(page: Page) {
-  await page.getByRole('link', { name: msg('keys.nav') }).click();
-  await page.getByRole('heading', { level: 1, name: msg('keys.page.title') }).waitFor();
-}
-
-/** Hanne certifies a colleague's pending key on her keys page (the fingerprint shown in the dialog). */
-async function certify(page: Page, name: Name) {
-  await keysPage(page);
-  const row = page.locator('li', { hasText: `${name}@example.org` });
-  await row.getByRole('button', { name: msg('keys.pending.certify', { name }) }).click();
-  await page.getByRole('alertdialog').getByRole('button', { name: msg('keys.pending.confirm') }).click();
-  await row.waitFor({ state: 'detached' });
-}
-
-/** The case from the inbox, by an in-app link (a full navigation would lock the keys). */
-async function openCase(page: Page, caseNumber: string) {
-  await page.getByRole('link', { name: msg('handler.title'), exact: true }).click();
-  await page.getByRole('link', { name: new RegExp(caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ')) }).click();
-  await page.getByRole('heading', { level: 1 }).waitFor();
-}
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  portal = await startPortal({ sealedCases: 'browser', identity: { throttle: { freeFailures: 100, delayBaseMs: 0 } } });
-}, 60_000);
-
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
+/** Every request and response any page saw is recorded, with URLs, headers and bodies. */
+const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
+const enrol = (name: Name, officer: string) => enrolHandler(s, HOST, { name, password: PASSWORDS[name], officers: [officer] });
+const signIn = (h: Awaited<ReturnType<typeof enrol>>) => signInHandler(s.portal, HOST, h);
 
 describe('revoking access to a sealed case in the workspace', () => {
   it('revokes a colleague with a new key epoch through the confirmation; later content is sealed under it and the revoked colleague is refused', async () => {
+    const { portal } = s;
     const company = (await companyByHost(portal.server.ctx.db, HOST))!;
     const [officerA] = company.settings.protectionOfficers.map((o) => o.id);
     const hanne = await enrol('hanne', officerA!);
     const greta = await enrol('greta', officerA!);
     await signIn(hanne);
-    await keysPage(hanne.page);
-    await hanne.page.getByRole('button', { name: msg('keys.anchor.make') }).click();
-    await hanne.page.getByRole('button', { name: msg('keys.anchor.printed') }).click();
-    await hanne.page.getByText(msg('keys.page.certified')).waitFor();
-    await certify(hanne.page, 'greta');
+    await makeRecoveryKey(hanne.page);
+    await certifyColleague(hanne.page, 'greta');
 
-    const reservation = await call(portal.server, 'POST', '/api/public/case/reservation', { host: HOST });
-    expect(reservation.status).toBe(201);
-    const reporter = await deriveReporterKeys({ caseNumber: reservation.data.caseNumber, password: 'a long reporter password', salt: Buffer.from(reservation.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-    const log = (await call(portal.server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
-    const sealed = await sealCase(log, {
+    const sealed = await sendFollowedSealedCase(portal.server, HOST, {
+      password: 'a long reporter password',
       officerId: officerA!,
       details: { description: `Stock went missing ${MARKERS.details}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: 'Store' },
       whistleblower: { name: `Wanda ${MARKERS.identity}` },
-      account: { reporterKey: reporter.reporterKey, caseAccount: { follow: true, reservation: reservation.data.reservation, verifier: Buffer.from(reporter.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT } },
     });
-    const created = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: sealed.body });
-    expect(created.status, JSON.stringify(created.data)).toBe(201);
-    const caseNumber = created.data.caseDto.caseNumber as string;
+    const { caseNumber } = sealed;
     const gretaAccount = await portal.server.ctx.db.selectFrom('handler_account').select('ecdh_spki').where('email', '=', greta.email).executeTakeFirstOrThrow();
     const gretaKeyId = await keyId(new Uint8Array(gretaAccount.ecdh_spki!));
     expect(await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('recipient_key_id', '=', gretaKeyId).executeTakeFirst()).toEqual({ epoch: 1 });
@@ -197,34 +96,25 @@ describe('revoking access to a sealed case in the workspace', () => {
 
     // The reporter's page, in Chromium: it walks forward from her first-epoch wrap, shows the reply, and wraps the new key under her reporter key.
     expect(await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('kind', '=', 'next').execute()).toEqual([{ epoch: 2 }]);
-    const page = await open();
-    await page.goto(portal.url(HOST, '/private/messages'));
-    await page.waitForSelector('#caseNumber');
-    await page.fill('#caseNumber', formatCaseNumber(caseNumber));
-    await page.fill('#password', 'a long reporter password');
-    await page.press('#password', 'Enter');
-    await page.waitForURL((u) => u.pathname === '/private/messages', { timeout: 60_000 });
+    const { page, o } = await s.open();
+    await signInThroughProvider(portal, page, caseNumber, 'a long reporter password', '/private/messages', { host: HOST, timeout: 60_000 });
     await page.getByText(MARKERS.reply, { exact: false }).waitFor();
     await expect.poll(async () => (await portal.server.ctx.db.selectFrom('case_key_wrap').select('epoch').where('case_id', '=', sealed.caseId).where('kind', 'in', ['next', 'reporter']).execute()).map((w) => w.epoch)).toEqual([2]);
 
     // Closed, so a request the private area holds open does not keep the recording waiting.
-    await opened.at(-1)!.close();
+    await o.close();
 
     // The reporter's key reaches the new epoch by her own wrap of it now.
     const tokens = await reporterSignIn(new ReporterBrowser(portal.server, HOST), caseNumber, 'a long reporter password');
     const mine = await call(portal.server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
-    const keys = await openCaseKeys(mine.data, { reporterKey: reporter.reporterKey });
+    const keys = await openCaseKeys(mine.data, { reporterKey: sealed.reporterKey });
     expect(keys.epoch).toBe(2);
     expect(mine.data.epoch).toBe(2);
     const parts = await openCaseParts(keys, mine.data);
     expect(parts.messages.map((m) => m.text)).toEqual([`After the revocation ${MARKERS.reply}`]);
 
-    await Promise.all(pending);
-    const recorded = wire.join('\n');
-    expect(recorded).toContain('/key-epochs');
-    for (const m of Object.values(MARKERS)) {
-      expect(recorded).not.toContain(m);
-      expect(recorded).not.toContain(encodeURIComponent(m));
-    }
+    const wire = await s.recorded();
+    expect(wire.map(textOf).join('\n')).toContain('/key-epochs');
+    expect(markersIn(wire, Object.values(MARKERS), { base64: false })).toEqual([]);
   }, 300_000);
 });

@@ -1,7 +1,7 @@
 /**
  * A sealed case's files, status and audit trail in the handlers' workspace, in real
  * Chromium against the real server with SEALED_CASES=browser (issue 37;
- * docs/decisions/sealed-cases.md "Files in the workspace", "Status and audit of sealed
+ * docs/decisions/sealed-workspace.md "Files in the workspace", "Status and audit of sealed
  * cases"). A case for officer A comes sealed as the reporter's browser seals it, with two
  * files sealed and sent by tus: a PDF that still names its author and a spreadsheet of
  * several chunks. Hanne opens it; both names open in her browser.
@@ -23,24 +23,19 @@
  * its name and opens identical. axe finds nothing on
  * these states; no file name or byte marker is in any request or response.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import * as OTPAuth from 'otpauth';
 import { PDFDocument } from 'pdf-lib';
-import type { Browser, Page, Request, Response } from 'playwright-core';
-import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import type { Page } from 'playwright-core';
+import { axeViolations } from './harness.ts';
 import { call } from '../server/api.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { publicKeyLog, sealCase } from '../helpers/sealed-case.ts';
+import { browserSuite, english, enrolHandler, makeRecoveryKey, markersIn, openCaseFromInbox, signInHandler, textOf, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
 import { concat, openFileName, sealFileForUpload } from '../../core/crypto/index.ts';
-import { createHandlerAccount, enrolmentLink } from '../../server/handlers/accounts.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const cat = (area: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
-const en = { ...cat('handler'), ...cat('keys'), ...cat('sealed'), ...cat('sealedwork'), ...cat('metadata') };
-const msg = (key: string, values: Record<string, string | number> = {}) => en[key]!.replace(/\{(\w+)\}/g, (_m, k: string) => String(values[k]));
+const { en, msg } = english('handler', 'keys', 'sealed', 'sealedwork', 'metadata');
 
 const HOST = 'group.localhost';
 const PASSWORD = 'hanne long passphrase 1';
@@ -49,13 +44,8 @@ const PDF_NAME = `Bericht ${MARKERS.pdfName}.pdf`;
 const XLSX_NAME = `Kasse ${MARKERS.xlsxName}.xlsx`;
 const REPLY_NAME = `Fragen ${MARKERS.replyName}.txt`;
 
-let browser: Browser;
-let portal: Portal;
-const opened: OpenedPage[] = [];
-const wire: string[] = [];
-const pending: Promise<unknown>[] = [];
+const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
 
-const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 async function readAll(stream: ReadableStream<Uint8Array>) {
@@ -70,23 +60,12 @@ async function upload(session: string, dataKey: Uint8Array, caseId: string, name
   const sealed = await sealFileForUpload(dataKey, caseId, new Blob([plain as BlobPart]), { name });
   const bytes = await readAll(sealed.stream);
   const headers = { 'tus-resumable': '1.0.0', 'x-upload-session': session };
-  const created = await call(portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...headers, 'upload-length': String(sealed.size), 'upload-metadata': metadata({ fileId: sealed.fileId, name: sealed.name }) } });
+  const created = await call(s.portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...headers, 'upload-length': String(sealed.size), 'upload-metadata': metadata({ fileId: sealed.fileId, name: sealed.name }) } });
   expect(created.status, JSON.stringify(created.data)).toBe(201);
-  const sent = await call(portal.server, 'PATCH', `/api/public/uploads/${sealed.fileId}`, { host: HOST, pow: false, body: new Uint8Array(bytes), headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } });
+  const sent = await call(s.portal.server, 'PATCH', `/api/public/uploads/${sealed.fileId}`, { host: HOST, pow: false, body: new Uint8Array(bytes), headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } });
   expect(sent.status, JSON.stringify(sent.data)).toBe(204);
   return sealed.fileId;
 }
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  portal = await startPortal({ sealedCases: 'browser', identity: { throttle: { freeFailures: 100, delayBaseMs: 0 } } });
-}, 60_000);
-
-afterAll(async () => {
-  for (const p of opened) await p.close().catch(() => undefined);
-  await browser?.close();
-  await portal?.server.cleanup();
-});
 
 async function unlock(page: Page) {
   await page.getByTestId('sealed-locked').waitFor();
@@ -97,34 +76,16 @@ async function unlock(page: Page) {
 
 describe('files, status and audit of a sealed case in the workspace', () => {
   it('lists the opened names, saves each file identical (to disk by stream, or in memory), changes the status and shows the audit; no marker on the wire', async () => {
+    const { portal } = s;
     const company = (await companyByHost(portal.server.ctx.db, HOST))!;
     const officerA = company.settings.protectionOfficers[0]!.id;
-    const account = await createHandlerAccount(portal.server.ctx.db, company.id, 'hanne', { email: 'hanne@example.org', officers: [officerA], token: false });
-    const p = await openPage(browser, { locale: 'en-GB' });
-    opened.push(p);
-    const page = p.page;
-    page.setDefaultTimeout(30_000);
-    page.on('request', (r: Request) => wire.push(`${r.method()} ${r.url()}\n${JSON.stringify(r.headers())}\n${r.postData() ?? ''}`));
-    page.on('response', (r: Response) => pending.push(r.body().then((b) => wire.push(`${r.status()} ${r.url()}\n${JSON.stringify(r.headers())}\n${b.toString('latin1')}`)).catch(() => undefined)));
+    // Every request and response of her page is recorded, with URLs, headers and bodies.
+    const hanne = await enrolHandler(s, HOST, { name: 'hanne', password: PASSWORD, officers: [officerA] });
+    const { page, wire } = hanne;
 
-    // Enrol, sign in, make the recovery key (it certifies her key).
-    await page.goto(enrolmentLink(portal.url(HOST, ''), account.enrolmentCode!));
-    const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
-    await page.getByLabel(msg('handler.enrol.password', { min: 12 })).fill(PASSWORD);
-    await page.getByLabel(msg('handler.enrol.repeat')).fill(PASSWORD);
-    await page.getByLabel(msg('handler.enrol.totp')).fill(totp(secret, 0));
-    await page.getByRole('button', { name: msg('handler.enrol.submit') }).click();
-    await page.getByText(msg('handler.enrol.done')).waitFor();
-    await page.goto(portal.url(HOST, '/handler'));
-    await page.getByLabel(msg('handler.signIn.email')).fill('hanne@example.org');
-    await page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
-    await page.getByLabel(msg('handler.signIn.code')).fill(totp(secret, 1));
-    await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
-    await page.waitForURL((u) => u.pathname === '/handler/cases');
-    await page.getByRole('link', { name: msg('keys.nav') }).click();
-    await page.getByRole('button', { name: msg('keys.anchor.make') }).click();
-    await page.getByRole('button', { name: msg('keys.anchor.printed') }).click();
-    await page.getByText(msg('keys.page.certified')).waitFor();
+    // Enrolled; she signs in and makes the recovery key (it certifies her key).
+    await signInHandler(portal, HOST, hanne);
+    await makeRecoveryKey(page);
 
     // The case with its two files, sealed as the reporter's browser seals them.
     const doc = await PDFDocument.create();
@@ -135,7 +96,7 @@ describe('files, status and audit of a sealed case in the workspace', () => {
     const xlsx = new Uint8Array(3 * 65_536 + 4_321).map((_, i) => (i * 31 + 7) % 256);
     xlsx.set([0x50, 0x4b, 0x03, 0x04], 0);
     xlsx.set(new TextEncoder().encode(MARKERS.bytes), 1000);
-    const log = (await call(portal.server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
+    const log = await publicKeyLog(portal.server, HOST);
     const sealed = await sealCase(log, { officerId: officerA, details: { description: MARKERS.details, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' } });
     const session = (await call(portal.server, 'POST', '/api/public/upload-sessions', { host: HOST, json: { sealed: true } })).data.uploadSession as string;
     const ids = [await upload(session, sealed.dataKey, sealed.caseId, PDF_NAME, pdf), await upload(session, sealed.dataKey, sealed.caseId, XLSX_NAME, xlsx)];
@@ -144,15 +105,14 @@ describe('files, status and audit of a sealed case in the workspace', () => {
     const caseNumber = created.data.caseDto.caseNumber as string;
 
     // Opened from the inbox: both names opened in this browser.
-    await page.getByRole('link', { name: msg('handler.title'), exact: true }).click();
-    await page.getByRole('link', { name: new RegExp(caseNumber.replace(/(\d{4})(?=\d)/g, '$1 ')) }).click();
+    await openCaseFromInbox(page, caseNumber);
     const files = page.getByTestId('sealed-files');
     await files.getByText(PDF_NAME, { exact: true }).waitFor();
     await files.getByText(XLSX_NAME, { exact: true }).waitFor();
     await files.getByText(msg('sealedwork.files.toDisk')).waitFor();
 
     // 1. Chromium's own picker: headless has no dialog and answers AbortError; nothing is downloaded.
-    const fileRequests = () => wire.filter((w) => /^GET .*\/files\//.test(w)).length;
+    const fileRequests = () => wire.sent.filter((w) => /^GET .*\/files\//.test(w)).length;
     await files.getByRole('button', { name: msg('sealedwork.files.save', { name: PDF_NAME }) }).click();
     await files.getByText(msg('sealedwork.files.cancelled')).waitFor();
     expect(fileRequests()).toBe(0);
@@ -231,14 +191,11 @@ describe('files, status and audit of a sealed case in the workspace', () => {
     expect(sha256(new Uint8Array(readFileSync((await replyDownload.path())!)))).toBe(sha256(replyBytes));
 
     // No file name or byte marker (nor the details) in any request or response.
-    await Promise.all(pending);
-    const recorded = wire.join('\n');
+    const all = await wire.all();
+    const recorded = all.map(textOf).join('\n');
     expect(fileRequests()).toBe(4);
     expect(recorded).toMatch(/PATCH [^\n]*\/api\/public\/uploads\//);
     expect(recorded).toContain('/status');
-    for (const m of Object.values(MARKERS)) {
-      expect(recorded).not.toContain(m);
-      expect(recorded).not.toContain(encodeURIComponent(m));
-    }
+    expect(markersIn(all, Object.values(MARKERS), { base64: false })).toEqual([]);
   }, 300_000);
 });

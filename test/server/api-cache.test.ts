@@ -70,8 +70,10 @@ describe('my-case with an ETag', () => {
     // sees: the legal clock and the audit trail.
     const company = await companyByHost(server.ctx.db, 'localhost');
     const { token } = await createHandlerAccount(server.ctx.db, company!.id, 'Hanne Handler 2');
-    const { deadline, audit, ...handlerView } = (await call(server, 'GET', `/api/handler/cases/${withFiles}`, { token })).data;
+    const { deadline, audit, reporterLanguage, ...handlerView } = (await call(server, 'GET', `/api/handler/cases/${withFiles}`, { token })).data;
     expect(handlerView).toEqual(view);
+    // The page language the report was sent in; this one came by the API without one.
+    expect(reporterLanguage).toBeNull();
     expect(deadline.kind).toBe('ACKNOWLEDGEMENT');
     expect(audit.map((a: { action: string }) => a.action)).toEqual(['CASE_READ']);
   });

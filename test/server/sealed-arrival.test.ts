@@ -20,13 +20,12 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form, listFiles, oralDto, solveChallenge } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { certifiedHandler, setKeyAnchor } from '../helpers/sealed-case.ts';
 import { masterKeyUses } from '../../server/keys/retire-master.ts';
 import { migrateWraps } from '../../server/keys/migrate-wraps.ts';
 import { Browser, signIn } from './identity-flow.ts';
 import {
-  decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openField, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
-  SEALED_COLUMNS, type HandlerKeys, type Kdf, type KeyLogEntry,
+  decryptFileStream, deriveReporterKeys, fieldContext, fromBase64, keyId, openField, openFieldText, openSealedBox, unwrapDataKey, SEALED_COLUMNS, type HandlerKeys, type Kdf,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'arrival.test';
@@ -44,15 +43,6 @@ let hanne: { id: string; token: string };
 let formCase: { number: string; id: string };
 let phoneCase: { number: string; id: string };
 
-async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, officerIds: string[], token: string) {
-  const { entries } = (await call(server, 'GET', '/api/public/key-log', { host: HOST })).data as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds,
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
-}
 
 const caseRow = (caseNumber: string) => server.ctx.db.selectFrom('report_case').selectAll().where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
 
@@ -60,12 +50,8 @@ beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officers = (await addCompany(server.ctx.db, { id: 'arrival', hosts: [HOST], officers: 2 })).officerIds;
   plainOfficer = (await addCompany(server.ctx.db, { id: 'arrival-plain', hosts: [PLAIN_HOST] })).officerIds[0]!;
-  recovery = await makeHandlerKeys();
-  expect((await call(server, 'PUT', '/api/admin/companies/arrival/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
-  hanne = await createHandlerAccount(server.ctx.db, 'arrival', 'Hanne', { officers: [officers[0]!] });
-  hanneKeys = await makeHandlerKeys();
-  await certify(recovery, hanneKeys, hanne.id, [officers[0]!], hanne.token);
-  await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
+  recovery = await setKeyAnchor(server, 'arrival');
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'arrival', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
 
   const byForm = await call(server, 'POST', '/api/public/case/new/by-form', {
     host: HOST,

@@ -1,6 +1,6 @@
 /**
  * Status changes and the audit trail of a sealed case (issue 37; docs/decisions/
- * sealed-cases.md "Status and audit of sealed cases"): the server holds no key of the
+ * sealed-workspace.md "Status and audit of sealed cases"): the server holds no key of the
  * case, so it writes each entry in clear (the act, who, when, and ids or enums it saw
  * by serving the act) and never content. Reading the case, a status change, a sealed
  * message, a file download and a grant each leave one entry; the sealed read answers
@@ -12,8 +12,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
-import { fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openSealedBox, sealFileForUpload, sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, concat, type HandlerKeys, type KeyLogEntry } from '../../core/crypto/index.ts';
+import { sealCase, type PublicKeyLog, certifyKey, storePublicHalves } from '../helpers/sealed-case.ts';
+import {
+  fromBase64, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openSealedBox, sealFileForUpload, sealMessage, sealToPublicKey, toBase64, concat, type HandlerKeys, type KeyLogEntry,
+} from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-audit.test';
 const MARKER = 'MARKER-audit-7d2e';
@@ -34,17 +36,11 @@ const log = async () => (await call(server, 'GET', '/api/public/key-log', { host
 async function account(name: string): Promise<Handler> {
   const a = await createHandlerAccount(server.ctx.db, 'sealedaudit', name, { officers: [officer] });
   const keys = await makeHandlerKeys();
-  await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(keys.ecdhSpki), ecdsa_spki: Buffer.from(keys.ecdsaSpki) }).where('id', '=', a.id).execute();
+  await storePublicHalves(server, a.id, keys);
   return { ...a, keys };
 }
 async function certify(certifier: HandlerKeys, subject: Handler) {
-  const { entries } = await log();
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId: subject.id, ecdhSpki: toBase64(subject.keys.ecdhSpki), ecdsaSpki: toBase64(subject.keys.ecdsaSpki), officerIds: [officer],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token: subject.token, json: entry })).status).toBe(201);
+  await certifyKey(server, HOST, { certifier, subject: subject.keys, handlerId: subject.id, officerIds: [officer], token: subject.token });
 }
 const metadata = (pairs: Record<string, string>) => Object.entries(pairs).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
 async function readAll(stream: ReadableStream<Uint8Array>) {

@@ -11,12 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, countRows, expectError } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { sealCase, DETAILS_COLUMN, type PublicKeyLog, certifiedHandler, setKeyAnchor, followedAccount } from '../helpers/sealed-case.ts';
 import {
-  deriveReporterKeys, fieldContext, sealField, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFieldText, openSealedBox, signKeyLogEntry, toBase64, unwrapDataKey,
-  PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry,
+  fieldContext, sealField, fromBase64, keyId, openFieldText, openSealedBox, toBase64, unwrapDataKey, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed.test';
@@ -33,48 +31,24 @@ const log = async () => (await call(server, 'GET', '/api/public/key-log', { host
 const create = (body: unknown, headers: Record<string, string> = {}) => call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: body, headers });
 const wrapCount = async () => Number((await server.ctx.db.selectFrom('case_key_wrap').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
-async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, officerIds: string[], token: string) {
-  const { entries } = (await log()) as unknown as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds,
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
-}
 
 const details = { description: `Money went missing ${MARKER}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: 'Till' };
 
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officers = (await addCompany(server.ctx.db, { id: 'sealed', hosts: [HOST], officers: 3 })).officerIds;
-  recovery = await makeHandlerKeys();
-  expect((await call(server, 'PUT', '/api/admin/companies/sealed/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
-  hanne = await createHandlerAccount(server.ctx.db, 'sealed', 'Hanne', { officers: [officers[0]!] });
-  otto = await createHandlerAccount(server.ctx.db, 'sealed', 'Otto', { officers: [officers[1]!] });
-  hanneKeys = await makeHandlerKeys();
-  ottoKeys = await makeHandlerKeys();
-  await certify(recovery, hanneKeys, hanne.id, [officers[0]!], hanne.token);
-  await certify(hanneKeys, ottoKeys, otto.id, [officers[1]!], otto.token);
-  // The public halves enrolment stores (server/handlers/keys.ts).
-  for (const [h, k] of [[hanne, hanneKeys], [otto, ottoKeys]] as const) {
-    await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(k.ecdhSpki), ecdsa_spki: Buffer.from(k.ecdsaSpki) }).where('id', '=', h.id).execute();
-  }
+  recovery = await setKeyAnchor(server, 'sealed');
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealed', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
+  ({ account: otto, keys: ottoKeys } = await certifiedHandler(server, HOST, { companyId: 'sealed', name: 'Otto', officerIds: [officers[1]!], certifier: hanneKeys }));
 });
 afterAll(async () => server?.cleanup());
 
-async function followedAccount(password: string) {
-  const r = await call(server, 'POST', '/api/public/case/reservation', { host: HOST });
-  expect(r.status).toBe(201);
-  const keys = await deriveReporterKeys({ caseNumber: r.data.caseNumber, password, salt: Buffer.from(r.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-  return { caseNumber: r.data.caseNumber as string, reporterKey: keys.reporterKey, caseAccount: { follow: true, reservation: r.data.reservation, verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT } };
-}
 
 describe('a sealed case', () => {
   it('is stored as the browser sealed it, with no server key; the entitled handler, the recovery key and the reporter open it, the other officer\'s handler has no wrap', async () => {
     const read = await log();
     expect(read.sealedCases).toBe('browser');
-    const account = await followedAccount('a long sealed password');
+    const account = await followedAccount(server, HOST, 'a long sealed password');
     const sealed = await sealCase(read, { officerId: officers[0]!, details, whistleblower: { name: `Wanda ${MARKER}` }, account });
     const res = await create(sealed.body);
     expect(res.status, JSON.stringify(res.data)).toBe(201);
@@ -201,7 +175,7 @@ describe('a sealed case', () => {
     expectError(await create({ ...base.body, wraps: base.body.wraps.map((w) => (w.recipientKeyId === hanneId ? { ...w, wrap: b64(boxBytes) } : w)) }), 400, 'BAD_WRAP');
     // A reporter wrap on a case nobody follows; a followed case without one.
     expectError(await create({ ...base.body, wraps: [...base.body.wraps, { recipientKeyId: 'reporter', kind: 'reporter', wrap: b64(new Uint8Array(61).fill(1)) }] }), 400, 'WRAP_UNEXPECTED');
-    const account = await followedAccount('another sealed password');
+    const account = await followedAccount(server, HOST, 'another sealed password');
     expectError(await create({ ...base.body, caseAccount: account.caseAccount }), 400, 'WRAP_MISSING', 'wraps');
     // Not base64, not a UUID.
     expect((await create(withDetails('!!!'))).status).toBe(400);

@@ -13,13 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, countRows, expectError, form, listFiles } from './api.ts';
-import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { deleteCase } from '../../server/retention/purge.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { sealCase, type PublicKeyLog, certifiedHandler, setKeyAnchor } from '../helpers/sealed-case.ts';
 import {
-  concat, deriveReporterKeys, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage, signKeyLogEntry, toBase64,
-  unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, type Bytes, type HandlerKeys, type KeyLogEntry,
+  concat, deriveReporterKeys, fromBase64, keyId, openFileName, openSealedBox, openSealedFile, sealFileForUpload, sealMessage, toBase64, unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, type Bytes, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-files.test';
@@ -32,25 +30,12 @@ let hanne: { id: string; token: string };
 
 const log = async () => (await call(server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
 
-async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, officerIds: string[], token: string) {
-  const { entries } = (await log()) as unknown as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds,
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
-}
 
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officer = (await addCompany(server.ctx.db, { id: 'sealedfiles', hosts: [HOST], officers: 1 })).officerIds[0]!;
-  recovery = await makeHandlerKeys();
-  expect((await call(server, 'PUT', '/api/admin/companies/sealedfiles/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
-  hanne = await createHandlerAccount(server.ctx.db, 'sealedfiles', 'Hanne', { officers: [officer] });
-  hanneKeys = await makeHandlerKeys();
-  await certify(recovery, hanneKeys, hanne.id, [officer], hanne.token);
-  await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
+  recovery = await setKeyAnchor(server, 'sealedfiles');
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealedfiles', name: 'Hanne', officerIds: [officer], certifier: recovery }));
 });
 afterAll(async () => server?.cleanup());
 

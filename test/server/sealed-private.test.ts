@@ -1,6 +1,6 @@
 /**
  * The private area's writes on sealed and migrating cases (issue 37, docs/decisions/
- * sealed-cases.md "Reporter pages", sealed-migration.md "Migration"), driven with the
+ * sealed-reporter-pages.md "Reporter pages", sealed-migration.md "Migration"), driven with the
  * page's own functions (src/private/sealed.ts) through the SPA's API client against a
  * real server:
  * - the identity of a sealed case, sealed in the browser: stored as sent, opened by the

@@ -12,10 +12,9 @@ import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { sealCase, type PublicKeyLog, certifiedHandler, setKeyAnchor, followedAccount } from '../helpers/sealed-case.ts';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, openComments, openFieldText, openRecordVersions, openSealedBox,
-  recordHash, sealComment, sealRecordVersion, signKeyLogEntry, toBase64, unwrapDataKey, PBKDF2_DEFAULT, RECORD_COLUMNS, type HandlerKeys, type KeyLogEntry,
+  fieldContext, fromBase64, keyId, openComments, openFieldText, openRecordVersions, openSealedBox, recordHash, sealComment, sealRecordVersion, toBase64, unwrapDataKey, RECORD_COLUMNS, type HandlerKeys,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'sealed-record.test';
@@ -31,26 +30,11 @@ let otto: { id: string; token: string };
 const log = async () => (await call(server, 'GET', '/api/public/key-log', { host: HOST })).data as PublicKeyLog;
 const count = async (t: 'case_record_version' | 'case_comment') => Number((await server.ctx.db.selectFrom(t).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
-async function certify(certifier: HandlerKeys, subject: HandlerKeys, handlerId: string, officerIds: string[], token: string) {
-  const { entries } = (await log()) as unknown as { entries: KeyLogEntry[] };
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId, ecdhSpki: toBase64(subject.ecdhSpki), ecdsaSpki: toBase64(subject.ecdsaSpki), officerIds,
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token, json: entry })).status).toBe(201);
-}
 
-async function followedAccount(password: string) {
-  const r = await call(server, 'POST', '/api/public/case/reservation', { host: HOST });
-  expect(r.status).toBe(201);
-  const keys = await deriveReporterKeys({ caseNumber: r.data.caseNumber, password, salt: Buffer.from(r.data.salt, 'base64url'), kdf: PBKDF2_DEFAULT });
-  return { caseNumber: r.data.caseNumber as string, reporterKey: keys.reporterKey, caseAccount: { follow: true, reservation: r.data.reservation, verifier: Buffer.from(keys.verifier).toString('base64url'), kdf: PBKDF2_DEFAULT } };
-}
 
 /** A sealed case of this channel through the browser's sealed route, followed. */
 async function sealedCase(submissionType: 'PHONE' | 'MEETING' | 'ONLINE_FORM') {
-  const account = await followedAccount(PASSWORD);
+  const account = await followedAccount(server, HOST, PASSWORD);
   const sealed = await sealCase(await log(), { officerId: officers[0]!, details: { whistleblowerRelation: 'Employee' }, whistleblower: { name: `Wanda ${MARKER}` }, account, submissionType });
   const res = await call(server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: sealed.body });
   expect(res.status, JSON.stringify(res.data)).toBe(201);
@@ -60,13 +44,9 @@ async function sealedCase(submissionType: 'PHONE' | 'MEETING' | 'ONLINE_FORM') {
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false, sealedCases: 'browser' });
   officers = (await addCompany(server.ctx.db, { id: 'sealedrec', hosts: [HOST], officers: 2 })).officerIds;
-  recovery = await makeHandlerKeys();
-  expect((await call(server, 'PUT', '/api/admin/companies/sealedrec/key-anchor', { headers: { authorization: `Bearer ${server.ctx.adminToken}` }, json: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) } })).status).toBe(201);
-  hanne = await createHandlerAccount(server.ctx.db, 'sealedrec', 'Hanne', { officers: [officers[0]!] });
+  recovery = await setKeyAnchor(server, 'sealedrec');
+  ({ account: hanne, keys: hanneKeys } = await certifiedHandler(server, HOST, { companyId: 'sealedrec', name: 'Hanne', officerIds: [officers[0]!], certifier: recovery }));
   otto = await createHandlerAccount(server.ctx.db, 'sealedrec', 'Otto', { officers: [officers[1]!] });
-  hanneKeys = await makeHandlerKeys();
-  await certify(recovery, hanneKeys, hanne.id, [officers[0]!], hanne.token);
-  await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(hanneKeys.ecdhSpki), ecdsa_spki: Buffer.from(hanneKeys.ecdsaSpki) }).where('id', '=', hanne.id).execute();
 });
 afterAll(async () => server?.cleanup());
 

@@ -1,6 +1,6 @@
 /**
  * Revocation with a new key epoch (server/cases/grants.ts revokeCaseKey; core/crypto/epochs.ts;
- * docs/decisions/sealed-cases.md "Revocation and key epochs"): a handler who holds a
+ * docs/decisions/sealed-workspace.md "Revocation and key epochs"): a handler who holds a
  * sealed case's current key revokes a colleague's; her browser (here core/crypto, as
  * the page runs it) makes the next epoch's key, wraps it to every remaining holder and
  * links it back (and forward for the reporter). Every refusal stores nothing; the
@@ -14,10 +14,9 @@ import { addCompany } from './fixtures/company.ts';
 import { call, expectError } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { Browser, signIn } from './identity-flow.ts';
-import { sealCase, DETAILS_COLUMN, type PublicKeyLog } from '../helpers/sealed-case.ts';
+import { sealCase, DETAILS_COLUMN, type PublicKeyLog, certifyKey, storePublicHalves } from '../helpers/sealed-case.ts';
 import {
-  deriveReporterKeys, fieldContext, fromBase64, hashKeyLogEntry, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openCaseParts, openFieldText, openSealedBox,
-  sealMessage, sealToPublicKey, signKeyLogEntry, toBase64, wrapDataKey, PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry, type NextEpochBody,
+  deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, makeNextEpoch, openCaseKeys, openCaseParts, openFieldText, openSealedBox, sealMessage, sealToPublicKey, toBase64, wrapDataKey, PBKDF2_DEFAULT, type HandlerKeys, type KeyLogEntry, type NextEpochBody,
 } from '../../core/crypto/index.ts';
 
 const HOST = 'revoke.test';
@@ -41,19 +40,13 @@ const count = async (table: 'case_key_wrap' | 'case_key_revocation' | 'case_mess
 const snapshot = async () => [await count('case_key_wrap'), await count('case_key_revocation'), await count('case_message')];
 
 async function certify(certifier: HandlerKeys, subject: Handler) {
-  const { entries } = await log();
-  const prev = entries.at(-1);
-  const entry = await signKeyLogEntry(certifier.ecdsa.privateKey, {
-    seq: entries.length + 1, handlerId: subject.id, ecdhSpki: toBase64(subject.keys.ecdhSpki), ecdsaSpki: toBase64(subject.keys.ecdsaSpki), officerIds: [officer],
-    addedAt: new Date().toISOString(), action: 'add', prevHash: prev ? await hashKeyLogEntry(prev) : '', certifierKeyId: await keyId(certifier.ecdsaSpki),
-  });
-  expect((await call(server, 'POST', '/api/handler/key-log', { token: subject.token, json: entry })).status).toBe(201);
+  await certifyKey(server, HOST, { certifier, subject: subject.keys, handlerId: subject.id, officerIds: [officer], token: subject.token });
 }
 
 async function account(name: string): Promise<Handler> {
   const a = await createHandlerAccount(server.ctx.db, 'revoke', name, { officers: [officer] });
   const keys = await makeHandlerKeys();
-  await server.ctx.db.updateTable('handler_account').set({ ecdh_spki: Buffer.from(keys.ecdhSpki), ecdsa_spki: Buffer.from(keys.ecdsaSpki) }).where('id', '=', a.id).execute();
+  await storePublicHalves(server, a.id, keys);
   return { ...a, keys, keyId: await keyId(keys.ecdhSpki) };
 }
 

@@ -63,7 +63,7 @@ describe('the sign-in page’s derivation is core/crypto’s', () => {
   });
 });
 
-// The new-password page of a sealed case re-wraps its data key (sealed-cases.md "Password change"):
+// The new-password page of a sealed case re-wraps its data key (sealed-reporter-pages.md "Password change"):
 // what it sends is core/crypto's wrap, opened by the new key and by nothing else.
 describe('the new-password page’s re-wrap is core/crypto’s wrap', () => {
   const caseId = '5b0c7d7e-6a51-4f4e-9d3c-2b8f1f0a9e11';

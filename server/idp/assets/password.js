@@ -35,7 +35,7 @@
 // the new reporter key to the SPA in this tab's sessionStorage. A sealed case's page
 // (data-wraps) also re-wraps its data key: opened with the old reporter key (the one
 // the sign-in page just handed over), wrapped under the new one and checked to open
-// with it, then sent with the rest (sealed-cases.md "Password change"). Until the
+// with it, then sent with the rest (sealed-reporter-pages.md "Password change"). Until the
 // server has taken the change, the old key stays beside the new one (`was`): a
 // refused change comes back to this page, which puts the old key back.
 (function () {
