@@ -21,6 +21,7 @@ import { sealedCaseMachine } from './handler/sealedCase.ts';
 import { caseExportMachine } from './handler/caseExport.ts';
 import { assignmentMachine } from './handler/assignment.ts';
 import { statisticsMachine } from './handler/statistics.ts';
+import { draftMachine } from './handler/draft.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
 import { companyEditorMachine } from './admin/companyEditor.ts';
@@ -52,6 +53,7 @@ export const machines: Record<string, MachineEntry> = {
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible, 409 CASE_SEALED handed to the sealed case\'s chart), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review, locked once approved.' },
+  handlerDraft: { machine: draftMachine, summary: 'One editor\'s draft kept on this device, sealed to the handler\'s own key: waits for the opened keys, offers a stored draft only when nothing was typed yet, seals after a pause or at once on Send, drops it when sent, saved or cancelled; an unreadable draft is dropped unseen.' },
   handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
   handlerSealedCase: { machine: sealedCaseMachine, summary: 'A sealed case in the handler\'s browser: wait for the unlocked keys, fetch the envelopes and this account\'s wrap (none: a plain "no key" message), open the key and each part on its own, a composer that seals (text kept on failure), and a grant of the case\'s key to a colleague from the verified key log through a confirmation.' },
   handlerCaseExport: { machine: caseExportMachine, summary: 'Exporting a case: choose the parts (the identity only by an explicit tick), mark names and passages to black out, the server records the act in the audit trail, then the browser makes the PDF and the zip; a refusal or a failure to make is `failed`, with a new try.' },
