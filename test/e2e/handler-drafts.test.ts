@@ -8,6 +8,7 @@
  *   survives the idle sign-out (the page's clock fast-forwarded);
  * - the server ends the session, Send is pressed: nothing is lost, after signing in the
  *   text is there; sending it then deletes it;
+ * - a draft of an oral report's record survives a reload too; saving it deletes it;
  * - a sign-out by choice discards the handler's drafts on this device;
  * - IndexedDB, read from the page, holds no plaintext of any draft, no case number and
  *   nothing of the session; localStorage holds none of the text either.
@@ -87,6 +88,17 @@ async function newCase(officerId: string): Promise<string> {
   const fd = new FormData();
   fd.append('caseDto', new Blob([JSON.stringify({ whistleblowerRelation: 'Employee', protectionOfficer: { id: officerId }, description: 'Fuel cards used privately.', violation: 'OTHER_OFFENCE', repeatedViolations: true, reportedUnit: 'Fleet', caseAccount: { follow: true, password: 'reporter-pass-1' } })], { type: 'application/json' }));
   const r = await fetch(`${portal.server.url}/api/public/case/new/by-form`, { method: 'POST', body: fd, headers: { 'x-company-host': HOST, ...(await solveChallenge(portal.server, { 'x-company-host': HOST })) } });
+  const body = (await r.json()) as { caseDto: { caseNumber: string } };
+  expect(r.status, JSON.stringify(body)).toBe(201);
+  return body.caseDto.caseNumber;
+}
+
+async function newPhoneCase(officerId: string): Promise<string> {
+  const r = await fetch(`${portal.server.url}/api/public/case/new/by-phone`, {
+    method: 'POST',
+    headers: { 'x-company-host': HOST, 'content-type': 'application/json', ...(await solveChallenge(portal.server, { 'x-company-host': HOST })) },
+    body: JSON.stringify({ whistleblowerRelation: 'Former employee', protectionOfficer: { id: officerId }, caseAccount: { follow: true, password: 'reporter-pass-1' } }),
+  });
   const body = (await r.json()) as { caseDto: { caseNumber: string } };
   expect(r.status, JSON.stringify(body)).toBe(201);
   return body.caseDto.caseNumber;
@@ -264,6 +276,26 @@ describe('drafts kept on the device, sealed', () => {
     await page.getByRole('button', { name: msg('handler.composer.send') }).click();
     await page.getByText(msg('handler.composer.sent')).waitFor();
     await page.getByText(draft).first().waitFor();
+    await expect.poll(async () => (await storedDrafts(page)).length).toBe(0);
+  });
+
+  it('a draft of the record survives a reload and reopens the editor; saving it deletes it', async () => {
+    const caseNumber = await newPhoneCase(officerA);
+    const { page } = await open();
+    await signIn(page, hanne);
+    await openCase(page, caseNumber);
+    await page.getByRole('button', { name: msg('handler.record.write') }).click();
+    const record = 'Der Anrufer schilderte private Tankquittungen aus dem Oktober.';
+    await page.getByLabel(msg('handler.record.text'), { exact: true }).fill(record);
+    await page.getByTestId('draft-kept').waitFor();
+    expectNoPlaintext(await storedDrafts(page), [record, caseNumber]);
+    await page.reload();
+    await page.getByLabel(msg('keys.unlock.secret')).fill(PASSWORD);
+    await page.getByRole('button', { name: msg('keys.unlock.submit') }).click();
+    await page.getByTestId('record-draft-restored').waitFor();
+    expect(await page.getByLabel(msg('handler.record.text'), { exact: true }).inputValue()).toBe(record);
+    await page.getByRole('button', { name: msg('handler.record.save') }).click();
+    await page.getByText(msg('handler.record.saved')).waitFor();
     await expect.poll(async () => (await storedDrafts(page)).length).toBe(0);
   });
 
