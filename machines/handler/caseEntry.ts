@@ -7,6 +7,8 @@
  * number and, for a followed case, the password generated for the reporter.
  *
  * Invariants:
+ * - The form opens only with the officers the server says this handler may enter for
+ *   (`loading`); none, or no answer, is `unreachable` with a new try.
  * - Nothing is sent before the draft passes the shared rules (machines/schema.ts
  *   `enteredReportSchema`: the form's content rules, a received day neither in the
  *   future nor more than a year back); a refused `entry.submit` names each bad field.
@@ -59,7 +61,18 @@ export interface EntrySlip {
   receivedOn: string;
 }
 
+/** The officers this handler may enter for and the company's subsidiaries (GET /api/handler/case-entry). */
+export interface EntryChoices {
+  officers: { id: string; name: string }[];
+  subsidiaries: { id: string; name: string }[];
+}
+export interface ChoicesAnswer {
+  status: number;
+  choices?: EntryChoices;
+}
+
 export interface CaseEntryContext {
+  choices: EntryChoices;
   draft: EntryDraft;
   /** Field → message key of the last refused `entry.submit`. */
   issues: Partial<Record<string, string>>;
@@ -71,6 +84,7 @@ export interface CaseEntryContext {
 
 export type CaseEntryEvent =
   | { type: 'field.change'; field: EntryField; value: string | boolean }
+  | { type: 'choices.retry' }
   | { type: 'entry.submit' }
   | { type: 'entry.retry' }
   | { type: 'slip.print' }
@@ -150,6 +164,9 @@ const answer = (event: unknown) => (event as DoneActorEvent<EntryAnswer>).output
 export const caseEntryMachine = setup({
   types: {} as { context: CaseEntryContext; events: CaseEntryEvent; input: { receivedOn: string; officerId?: string } },
   actors: {
+    loadChoices: fromPromise<ChoicesAnswer>(async () => {
+      throw new Error('loadChoices not provided');
+    }),
     enterCase: fromPromise<EntryAnswer, EnteredReport>(async () => {
       throw new Error('enterCase not provided');
     }),
@@ -173,6 +190,12 @@ export const caseEntryMachine = setup({
         return rest;
       },
     }),
+    // The first officer is chosen already when there is only one to choose from.
+    assignChoices: assign(({ context, event }) => {
+      const choices = (event as unknown as DoneActorEvent<ChoicesAnswer>).output.choices!;
+      const only = choices.officers.length === 1 ? choices.officers[0]!.id : context.draft.officerId;
+      return { choices, draft: { ...context.draft, officerId: choices.officers.some((o) => o.id === context.draft.officerId) ? context.draft.officerId : only } };
+    }),
     assignIssues: assign({ issues: ({ context }) => draftIssues(context.draft) }),
     clearIssues: assign({ issues: {} }),
     assignSlip: assign({
@@ -185,6 +208,10 @@ export const caseEntryMachine = setup({
     clearFailure: assign({ failure: null }),
   },
   guards: {
+    hasChoices: ({ event }) => {
+      const a = (event as unknown as DoneActorEvent<ChoicesAnswer>).output;
+      return a.status === 200 && !!a.choices && a.choices.officers.length > 0;
+    },
     isSendable: ({ context }) => Object.keys(draftIssues(context.draft)).length === 0,
     isEntered: ({ event, context }) => {
       const a = answer(event);
@@ -194,9 +221,21 @@ export const caseEntryMachine = setup({
   },
 }).createMachine({
   id: 'handlerCaseEntry',
-  initial: 'editing',
-  context: ({ input }) => ({ draft: emptyDraft(input), issues: {}, slip: null, caseNumber: null, failure: null }),
+  initial: 'loading',
+  context: ({ input }) => ({ choices: { officers: [], subsidiaries: [] }, draft: emptyDraft(input), issues: {}, slip: null, caseNumber: null, failure: null }),
   states: {
+    loading: {
+      tags: ['busy'],
+      invoke: {
+        id: 'loadChoices',
+        src: 'loadChoices',
+        onDone: [{ guard: 'hasChoices', target: 'editing', actions: 'assignChoices' }, { target: 'unreachable' }],
+        onError: { target: 'unreachable' },
+      },
+    },
+    unreachable: {
+      on: { 'choices.retry': 'loading' },
+    },
     editing: {
       on: {
         'field.change': { actions: 'changeField' },

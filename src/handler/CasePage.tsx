@@ -35,6 +35,7 @@ import { SealedCase } from './SealedCase.tsx';
 import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
 import { CaseExport } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
+import { ChannelName } from './ChannelName.tsx';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -155,7 +156,9 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           <dt>{t('handler.inbox.col.status')}</dt>
           <dd data-testid="case-status">{t(`handler.status.${view.status}`)}</dd>
           <dt>{t('handler.inbox.col.channel')}</dt>
-          <dd>{t(`handler.channel.${view.submission.type}`)}</dd>
+          <dd data-testid="case-channel">
+            <ChannelName type={view.submission.type} entered={view.entryChannel} />
+          </dd>
           <dt>{t('handler.inbox.col.received')}</dt>
           <dd>{view.receivedDate ? formatReceiptDate(view.receivedDate) : t('handler.inbox.notReceived')}</dd>
           <dt>{t('handler.inbox.col.deadline')}</dt>

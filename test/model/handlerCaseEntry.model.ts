@@ -11,14 +11,20 @@ export const TODAY = new Date().toISOString().slice(0, 10);
 const future = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
 
 /** The fields a sendable draft needs, in order (the officer comes with the input). */
-export const FILL: EventObject[] = [
+type Sample = EventObject & Record<string, unknown>;
+export const FILL: Sample[] = [
   { type: 'field.change', field: 'relation', value: 'Supplier' },
   { type: 'field.change', field: 'description', value: 'A letter about the fuel cards.' },
   { type: 'field.change', field: 'repeated', value: 'no' },
   { type: 'field.change', field: 'unit', value: 'Fleet' },
 ];
 
-const fixed: EventObject[] = [
+const fixed: Sample[] = [
+  { type: 'xstate.done.actor.loadChoices', output: { status: 200, choices: { officers: [{ id: 'officer-1', name: 'Olga' }, { id: 'officer-2', name: 'Oskar' }], subsidiaries: [] } } },
+  { type: 'xstate.done.actor.loadChoices', output: { status: 200, choices: { officers: [], subsidiaries: [] } } },
+  { type: 'xstate.done.actor.loadChoices', output: { status: 401 } },
+  { type: 'xstate.error.actor.loadChoices', error: 'network' },
+  { type: 'choices.retry' },
   { type: 'entry.submit' },
   { type: 'entry.retry' },
   { type: 'slip.print' },
@@ -42,7 +48,7 @@ export default {
     if (!s.matches('editing')) return fixed;
     // The next missing field, then a day in the future and back, so both submit branches are taken.
     const d = s.context.draft as Record<string, unknown>;
-    const next = FILL.find((e) => d[(e as { field: string }).field] !== (e as { value: unknown }).value);
+    const next = FILL.find((e) => d[e.field as string] !== e.value);
     const day = d.receivedOn === TODAY ? { type: 'field.change', field: 'receivedOn', value: future } : { type: 'field.change', field: 'receivedOn', value: TODAY };
     return [...fixed, ...(next ? [next] : []), day];
   },

@@ -15,9 +15,11 @@ describe('handlerCaseEntry model', () => {
   const paths = modelPaths(model);
   it('walks every state and every transition', () => expectFullCoverage(model, paths));
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
-    await replayPath(model.machine, path, { promiseActors: ['enterCase'], recordActions: ['reportUnauthorized', 'printSlip'], input: model.input }, (h, step, before) => {
+    await replayPath(model.machine, path, { promiseActors: ['loadChoices', 'enterCase'], recordActions: ['reportUnauthorized', 'printSlip'], input: model.input }, (h, step, before) => {
       const s = step.state;
       const e = step.event as { type: string; output?: { status: number } };
+      // The form opens only with an officer to enter for.
+      if (s.matches('editing')) expect(s.context.choices.officers.length).toBeGreaterThan(0);
       // Sent only what the shared rules take, and only from the editing form.
       if (s.matches('entering')) {
         expect(before.matches('editing')).toBe(true);
