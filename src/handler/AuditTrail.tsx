@@ -2,7 +2,7 @@
 import { useId } from 'react';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/work/index.ts';
-import '../i18n/entry/index.ts';
+import { useEntryAudit } from './entryAudit.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import { auditEntries } from '../../machines/handler/case.ts';
@@ -12,15 +12,14 @@ type Entry = { at: string; handlerName: string; action: string; detail: Record<s
 const WORK_ACTIONS = new Set(['ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED']);
 const STATUSES = new Set(['PENDING_WHISTLEBLOWER_CONTACT', 'RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED']);
 const MESSAGE_TYPES = new Set(['STANDARD', 'CONFIRMATION', 'FEEDBACK']);
-const ENTRY_CHANNELS = new Set(['LETTER', 'EMAIL', 'IN_PERSON']);
 
 export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[]; files: { id: string; name: string }[]; action: string; onFilter: (action: string) => void }) {
   const t = useT('handler');
   const tw = useT('work');
-  const te = useT('entry');
+  const entered = useEntryAudit();
   const lang = useLanguage();
   const filterId = useId();
-  const actionName = (a: string) => (a === 'CASE_ENTERED' ? te('entry.audit.action.CASE_ENTERED') : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
+  const actionName = (a: string) => (a === 'CASE_ENTERED' ? entered.action() : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
   // Details in words; an unknown key or value is left out rather than shown raw.
@@ -50,9 +49,7 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
       case 'UNSHARED':
         return tw('work.audit.with', { name: str(d.with) });
       case 'CASE_ENTERED':
-        return ENTRY_CHANNELS.has(str(d.channel)) && /^\d{4}-\d{2}-\d{2}$/.test(str(d.receivedOn))
-          ? te('entry.audit.channel', { channel: te(`entry.channel.${str(d.channel)}`), day: `${str(d.receivedOn).slice(8, 10)}/${str(d.receivedOn).slice(5, 7)}/${str(d.receivedOn).slice(0, 4)}` })
-          : '';
+        return entered.detail(d);
       default:
         return '';
     }
