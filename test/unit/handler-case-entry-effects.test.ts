@@ -116,7 +116,7 @@ describe('report entry effects', () => {
 
     // The server drops the anchor this browser saw: refused, nothing sent.
     sent.length = 0;
-    log.current = { sealedCases: 'browser', anchor: null, entries: [] };
+    log.current = { sealedCases: 'browser', anchor: null as never, entries: [] };
     expect(await effects.enterCase(report('A'))).toEqual({ status: 409, code: 'KEY_LOG_ANCHOR' });
     expect(sent).toEqual([]);
   });
