@@ -19,6 +19,7 @@ import { recordEditorMachine } from './handler/recordEditor.ts';
 import { keyLogMachine } from './handler/keyLog.ts';
 import { sealedCaseMachine } from './handler/sealedCase.ts';
 import { caseExportMachine } from './handler/caseExport.ts';
+import { caseEntryMachine } from './handler/caseEntry.ts';
 import { assignmentMachine } from './handler/assignment.ts';
 import { statisticsMachine } from './handler/statistics.ts';
 import { draftMachine } from './handler/draft.ts';
@@ -57,6 +58,7 @@ export const machines: Record<string, MachineEntry> = {
   handlerKeyLog: { machine: keyLogMachine, summary: 'The key log in the handler\'s browser: verified against the anchor and the last head seen, or refused; the company recovery key made once and shown to print; a colleague\'s key certified after confirming its fingerprint.' },
   handlerSealedCase: { machine: sealedCaseMachine, summary: 'A sealed case in the handler\'s browser: wait for the unlocked keys, fetch the envelopes and this account\'s wrap (none: a plain "no key" message), open the key and each part on its own, a composer that seals (text kept on failure), and a grant of the case\'s key to a colleague from the verified key log through a confirmation.' },
   handlerCaseExport: { machine: caseExportMachine, summary: 'Exporting a case: choose the parts (the identity only by an explicit tick), mark names and passages to black out, the server records the act in the audit trail, then the browser makes the PDF and the zip; a refusal or a failure to make is `failed`, with a new try.' },
+  handlerCaseEntry: { machine: caseEntryMachine, summary: 'Entering a report that came by letter, e-mail or in person: the content as the online form has it, the channel and the received day checked by the shared rules, then sealed in the browser (or sent to a server-keyed company) and the slip shown once with the case number and the generated password; leaving the slip asks first, a refusal keeps the draft.' },
   handlerStatistics: { machine: statisticsMachine, summary: 'The statistics page in the handler\'s browser: the statistics key checked against the verified key log, its private half opened with the handler\'s key, every case\'s categories box counted here; while none is published, a certified handler makes it through a confirmation.' },
   adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },

@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -61,6 +61,8 @@ export const SCHEMAS = {
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
   caseExport: caseExportDtoSchema,
+  enteredCase: enteredCaseDtoSchema,
+  sealedEnteredCase: sealedEnteredCaseDtoSchema,
   handlerAssignee: assigneeSchema,
   handlerShare: shareSchema,
   handlerReport: reportSchema,
@@ -174,6 +176,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-epochs`, tag: 'handler', summary: "Revoke a colleague's key from a sealed case: the next key epoch made in the browser, wrapped to the remaining holders (`{ epoch, revoke, wraps, previous, next }`)", auth: 'handler', ok: [201, '{ epoch, revoked }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/exports`, tag: 'handler', summary: 'Record in the audit trail an export the browser is about to make (which parts, how many terms blacked out; no content)', auth: 'handler', body: { schema: 'caseExport' }, ok: [201, '{ recorded }'] },
+  { method: 'GET', path: `${H}/case-entry`, tag: 'handler', summary: 'For entering a report that came by letter, e-mail or in person: the officers this handler may enter for, and the subsidiaries', auth: 'handler', ok: [200, '{ officers, subsidiaries }'] },
+  { method: 'POST', path: `${H}/case-entry/reservation`, tag: 'handler', summary: "A case number and salt for a report the handler enters at a company that seals: the browser derives the reporter's keys from them and the password it generates", auth: 'handler', ok: [201, '{ reservation, caseNumber, salt, expiresAt }'] },
+  { method: 'POST', path: `${H}/case-entry/sealed`, tag: 'handler', summary: "Enter a report received by letter, e-mail or in person, sealed in the handler's browser (envelopes and wraps as the form's sealed route; the channel and received day in clear); 409 SEALING_UNAVAILABLE when the company does not seal for the officer", auth: 'handler', body: { schema: 'sealedEnteredCase' }, ok: [201, '{ caseDto }'] },
+  { method: 'POST', path: `${H}/case-entry`, tag: 'handler', summary: 'Enter a report received by letter, e-mail or in person at a server-keyed company (the content in clear, the generated password when followed); 409 SEALING_REQUIRED at a company that seals', auth: 'handler', body: { schema: 'enteredCase' }, ok: [201, '{ caseDto }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/assignment`, tag: 'handler', summary: "The case's assignee, the colleagues it is shared with, and the colleagues entitled to it", auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/assignee`, tag: 'handler', summary: 'Assign or hand over the case to an entitled colleague (null: unassign); 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerAssignee' }, ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/shares`, tag: 'handler', summary: 'Share the case with an entitled colleague; 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerShare' }, ok: [201, '{ assignee, shares, colleagues }'] },

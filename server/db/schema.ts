@@ -105,6 +105,8 @@ export interface ReportCaseTable {
   wrapped_key: Bytes | null;
   /** Sealed in the reporter's browser: the server never knew the data key (docs/decisions/blind-server.md). */
   sealed: Generated<boolean>;
+  /** How a report a handler entered reached the company (migration 0460); null for a report the reporter sent. */
+  entry_channel: Generated<string | null>;
   details_enc: Bytes;
   whistleblower_enc: Bytes | null;
   report_enc: Bytes | null;

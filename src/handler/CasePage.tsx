@@ -37,6 +37,7 @@ import { CaseExport } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
 import { useDraft } from './useDraft.ts';
 import '../i18n/drafts/index.ts';
+import { ChannelName } from './ChannelName.tsx';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -157,7 +158,9 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           <dt>{t('handler.inbox.col.status')}</dt>
           <dd data-testid="case-status">{t(`handler.status.${view.status}`)}</dd>
           <dt>{t('handler.inbox.col.channel')}</dt>
-          <dd>{t(`handler.channel.${view.submission.type}`)}</dd>
+          <dd data-testid="case-channel">
+            <ChannelName type={view.submission.type} entered={view.entryChannel} />
+          </dd>
           <dt>{t('handler.inbox.col.received')}</dt>
           <dd>{view.receivedDate ? formatReceiptDate(view.receivedDate) : t('handler.inbox.notReceived')}</dd>
           <dt>{t('handler.inbox.col.deadline')}</dt>

@@ -23,6 +23,7 @@ import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { SealedRecord } from './SealedRecord.tsx';
+import { ChannelName } from './ChannelName.tsx';
 
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
@@ -126,6 +127,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           <dd data-testid="case-status">{th(`handler.status.${view.status}`)}</dd>
           <dt>{t('sealed.created')}</dt>
           <dd>{formatLongDateTime(view.created, lang)}</dd>
+          <dt>{th('handler.inbox.col.channel')}</dt>
+          <dd data-testid="case-channel">
+            <ChannelName type={view.submissionType} entered={view.entryChannel} />
+          </dd>
         </dl>
       </section>
 

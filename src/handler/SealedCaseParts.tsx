@@ -20,6 +20,7 @@ import type { CaseStatus } from '../../machines/schema.ts';
 import { SETTABLE_STATUSES } from '../../machines/handler/case.ts';
 import { isSaveable, MEMORY_SAVE_MAX, type FileOutcome, type OpenedAuditEntry, type OpenedFile, type SealedAuditEntry, type sealedCaseMachine } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
+import { useEntryAudit } from './entryAudit.ts';
 
 type State = SnapshotFrom<typeof sealedCaseMachine>;
 type Actor = ActorRefFrom<typeof sealedCaseMachine>;
@@ -171,6 +172,7 @@ export function SealedAudit({ state }: { state: State }) {
   const t = useT('sealedwork');
   const th = useT('handler');
   const lang = useLanguage();
+  const entered = useEntryAudit();
   const { opened } = state.context;
   const entries: OpenedAuditEntry[] = opened?.audit ?? [];
   const detail = (a: SealedAuditEntry): string => {
@@ -188,11 +190,13 @@ export function SealedAudit({ state }: { state: State }) {
         return t('sealedwork.audit.detail.grant', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague') });
       case 'ACCESS_REVOKED':
         return t('sealedwork.audit.detail.revoke', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague'), epoch: Number(d.epoch) });
+      case 'CASE_ENTERED':
+        return entered.detail(d);
       default:
         return '';
     }
   };
-  const action = (a: SealedAuditEntry) => (a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
+  const action = (a: SealedAuditEntry) => (a.action === 'CASE_ENTERED' ? entered.action() : a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>

@@ -35,6 +35,8 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/keys', component: lazyRouteComponent(() => import('./KeysPage.tsx'), 'KeysPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/statistics', component: lazyRouteComponent(() => import('./StatisticsPage.tsx'), 'StatisticsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
+  // A report that came by letter, e-mail or in person (docs/decisions/handler-entered-reports.md); a static segment, so it wins over $caseNumber.
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/new', component: lazyRouteComponent(() => import('./CaseEntryPage.tsx'), 'CaseEntryPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
   // The administration (docs/decisions/administration.md): the server decides who may; these only show.
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/$companyId', component: lazyRouteComponent(() => import('./admin/AccountsPage.tsx'), 'AccountsPage') }),
