@@ -47,8 +47,7 @@ export function serverExportSource(view: WithFiles, api: ReturnType<typeof useHa
   };
 }
 
-/** `onExported`: the dialog closed after an export was recorded (a sealed page reads its trail again). */
-export function CaseExport({ source, onExported }: { source: ExportSource; onExported?: () => void }) {
+export function CaseExport({ source }: { source: ExportSource }) {
   const te = useT('export');
   const t = useT('handler');
   const lang = useLanguage();
@@ -99,11 +98,7 @@ export function CaseExport({ source, onExported }: { source: ExportSource; onExp
   const busy = state.matches('recording') || state.matches('making');
   const { parts, terms, made, failure, selection } = state.context;
   const base = `case-${source.caseNumber}`;
-  const close = () => {
-    const recorded = state.matches('done') || (state.matches('failed') && failure === 'MAKING');
-    actor.send({ type: 'dialog.close' });
-    if (recorded) onExported?.();
-  };
+  const close = () => actor.send({ type: 'dialog.close' });
 
   return (
     <div className={`${css.actions} ${noPrint}`}>

@@ -142,7 +142,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
       <p className={`${styles.hint} ${noPrint}`} data-testid="sealed-notice">
         {t('sealed.notice')}
       </p>
-      <CaseExport source={exportSource} onExported={() => actor.send({ type: 'reload' })} />
+      <CaseExport source={exportSource} />
       <section className={styles.section} aria-labelledby="sealed-summary">
         <h2 id="sealed-summary" className={styles.sectionTitle}>
           {th('handler.case.summary')}

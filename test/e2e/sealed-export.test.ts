@@ -146,9 +146,10 @@ describe('exporting a sealed case', () => {
     // The export downloaded each file once (as any download, audited).
     expect(clear.filter((e) => e.action === 'FILE_DOWNLOADED')).toHaveLength(2);
 
-    // Closing the dialog reads the case again: the trail on the page names the export and its parts.
+    // Closed, and the case read again (through the inbox, keys kept): the trail on the page names the export and its parts.
     await dialog.getByRole('button', { name: msg('export.close') }).click();
     await dialog.waitFor({ state: 'detached' });
+    await openCaseFromInbox(page, caseNumber);
     const trail = page.getByTestId('audit-trail');
     await trail.locator('[data-action="CASE_EXPORTED"]').waitFor();
     const parts = ['report', 'identity', 'messages', 'record', 'status', 'audit', 'files'].map((p) => msg(`export.part.${p}`)).join(', ');
