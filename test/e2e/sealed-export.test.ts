@@ -9,7 +9,9 @@
  * redacted; the zip holds the files as the reporter sent them (the SHA-256 of each entry
  * is the original's), its names redacted; the trail on the page names the export; the
  * name went over the wire in no request or response (the terms stay in the browser); the
- * print style sheet prints the sealed case without the workspace's chrome.
+ * print style sheet prints the sealed case without the workspace's chrome. A message
+ * altered at rest and a file altered before upload are named in the export as not
+ * opened (the file's zip entry called incomplete), and the export still comes.
  */
 import { describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
@@ -37,6 +39,8 @@ const FILES = [
   { name: 'minutes.txt', bytes: new TextEncoder().encode(`Minutes ÆØÅ æøå ąęł\n${randomBytes(150_000).toString('hex')}\n`) },
 ];
 const FROM_REPORTER = 'The second invoice came from Łódź Transport as well.';
+/** Sealed, then one byte of its second 64 KiB chunk flipped: its name opens, its bytes do not to the end. */
+const ALTERED = { name: 'altered.txt', bytes: new TextEncoder().encode('x'.repeat(200_000)), at: 100_000 };
 const REPLY = `Did ${NAME} sign both invoices himself?`;
 
 const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
@@ -48,10 +52,11 @@ async function readAll(stream: ReadableStream<Uint8Array>) {
 }
 const metadata = (pairs: Record<string, string>) => Object.entries(pairs).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
 
-/** Seals `plain` as the reporter's browser does and sends it by tus in `session`. */
-async function upload(session: string, dataKey: Uint8Array, caseId: string, name: string, plain: Uint8Array) {
+/** Seals `plain` as the reporter's browser does and sends it by tus in `session`; `alterAt`: one byte of the sealed stream flipped there (an altered source). */
+async function upload(session: string, dataKey: Uint8Array, caseId: string, name: string, plain: Uint8Array, alterAt?: number) {
   const sealed = await sealFileForUpload(dataKey, caseId, new Blob([plain as BlobPart]), { name });
   const bytes = await readAll(sealed.stream);
+  if (alterAt !== undefined) bytes[alterAt]! ^= 0x01;
   const headers = { 'tus-resumable': '1.0.0', 'x-upload-session': session };
   const created = await call(s.portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...headers, 'upload-length': String(sealed.size), 'upload-metadata': metadata({ fileId: sealed.fileId, name: sealed.name }) } });
   expect(created.status, JSON.stringify(created.data)).toBe(201);
@@ -81,6 +86,7 @@ describe('exporting a sealed case', () => {
     const session = (await call(portal.server, 'POST', '/api/public/upload-sessions', { host: HOST, json: { sealed: true } })).data.uploadSession as string;
     const ids = [];
     for (const f of FILES) ids.push(await upload(session, sealed.dataKey, sealed.caseId, f.name, f.bytes));
+    ids.push(await upload(session, sealed.dataKey, sealed.caseId, ALTERED.name, ALTERED.bytes, ALTERED.at));
     const created = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...sealed.body, uploads: ids }, headers: { 'x-upload-session': session } });
     expect(created.status, JSON.stringify(created.data)).toBe(201);
     const caseNumber = created.data.caseDto.caseNumber as string;
@@ -88,6 +94,13 @@ describe('exporting a sealed case', () => {
     const tokens = await reporterSignIn(new ReporterBrowser(portal.server, HOST), caseNumber, REPORTER_PASSWORD);
     const fromReporter = await call(portal.server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: await sealMessage(sealed.dataKey, sealed.caseId, FROM_REPORTER) });
     expect(fromReporter.status, JSON.stringify(fromReporter.data)).toBe(201);
+    // A second message from her, altered at rest (its tag no longer fits): it will not open.
+    const second = await call(portal.server, 'POST', '/api/private/case/messages/sealed', { host: HOST, token: tokens.access_token, json: await sealMessage(sealed.dataKey, sealed.caseId, 'This one will not open.') });
+    expect(second.status).toBe(201);
+    const row = await portal.server.ctx.db.selectFrom('case_message').select(['id', 'body_enc']).where('id', '=', second.data.message.id as string).executeTakeFirstOrThrow();
+    const altered = Buffer.from(row.body_enc!);
+    altered[altered.length - 1]! ^= 0x01;
+    await portal.server.ctx.db.updateTable('case_message').set({ body_enc: altered }).where('id', '=', row.id).execute();
 
     // Hanne opens it and answers through the sealed composer.
     await openCaseFromInbox(page, caseNumber);
@@ -131,10 +144,16 @@ describe('exporting a sealed case', () => {
     expect(text).toContain(msg('handler.status.RECEIVED'));
     expect(text).toContain(msg('handler.audit.action.CASE_READ'));
     expect(text).toContain(msg('export.pdf.zipEntry', { entry: 'minutes.txt' }));
+    // What did not open is named, and the export went on: the altered message, the altered file (its entry incomplete).
+    expect(text).toContain(msg('export.pdf.unopenedMessage'));
+    expect(text).toContain(msg('export.pdf.file.unopened'));
+    expect(text).toContain(msg('export.pdf.zipIncomplete', { entry: ALTERED.name }));
+    expect(flat).not.toContain(sha(ALTERED.bytes));
 
     const [zipDownload] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadZip') }).click()]);
     const entries = unzipSync(new Uint8Array(readFileSync((await zipDownload.path())!)));
-    expect(Object.keys(entries).sort()).toEqual(['ledger for ██████.txt', 'minutes.txt']);
+    expect(Object.keys(entries).sort()).toEqual(['altered.txt', 'ledger for ██████.txt', 'minutes.txt']);
+    expect(entries['altered.txt']!.length).toBeLessThan(ALTERED.bytes.length);
     expect(sha(entries['ledger for ██████.txt']!)).toBe(sha(FILES[0]!.bytes));
     expect(sha(entries['minutes.txt']!)).toBe(sha(FILES[1]!.bytes));
 
@@ -144,7 +163,7 @@ describe('exporting a sealed case', () => {
     expect(rows.every((r) => r.entry_enc === null)).toBe(true);
     expect(clear.filter((e) => e.action === 'CASE_EXPORTED').map((e) => e.detail)).toEqual([{ parts: 'report,identity,messages,record,status,audit,files', identity: true, redacted: true, redactedTerms: 1 }]);
     // The export downloaded each file once (as any download, audited).
-    expect(clear.filter((e) => e.action === 'FILE_DOWNLOADED')).toHaveLength(2);
+    expect(clear.filter((e) => e.action === 'FILE_DOWNLOADED')).toHaveLength(3);
 
     // Closed, and the case read again (through the inbox, keys kept): the trail on the page names the export and its parts.
     await dialog.getByRole('button', { name: msg('export.close') }).click();
