@@ -11,7 +11,9 @@
  * name went over the wire in no request or response (the terms stay in the browser); the
  * print style sheet prints the sealed case without the workspace's chrome. A message
  * altered at rest and a file altered before upload are named in the export as not
- * opened (the file's zip entry called incomplete), and the export still comes.
+ * opened (the file's zip entry called incomplete), and the export still comes. A phone
+ * case's record, written sealed in the page and approved by the reporter over its hash,
+ * is exported with its version, its SHA-256 and the approval.
  */
 import { describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,13 +22,13 @@ import { unzipSync } from 'fflate';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { axeViolations } from './harness.ts';
 import { call } from '../server/api.ts';
-import { followedAccount, publicKeyLog, sealCase } from '../helpers/sealed-case.ts';
+import { followedAccount, publicKeyLog, sealCase, sendFollowedSealedCase } from '../helpers/sealed-case.ts';
 import { browserSuite, english, enrolHandler, makeRecoveryKey, markersIn, openCaseFromInbox, signInHandler, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
-import { concat, sealFileForUpload, sealMessage } from '../../core/crypto/index.ts';
+import { concat, recordHash, sealFileForUpload, sealMessage } from '../../core/crypto/index.ts';
 import { Browser as ReporterBrowser, signIn as reporterSignIn } from '../server/identity-flow.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 
-const { msg } = english('handler', 'keys', 'sealed', 'sealedwork', 'export');
+const { msg } = english('handler', 'keys', 'sealed', 'sealedwork', 'export', 'record');
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
 const HOST = 'group.localhost';
@@ -183,6 +185,38 @@ describe('exporting a sealed case', () => {
     expect(await page.getByTestId('sealed-thread').getByText(REPLY).isVisible()).toBe(true);
     expect(await trail.isVisible()).toBe(true);
     await page.emulateMedia({ media: 'screen' });
+
+    // A phone case: the record written sealed in the page, approved by the reporter over its hash; its export has the version, the hash and the approval.
+    const phone = await sendFollowedSealedCase(portal.server, HOST, { password: REPORTER_PASSWORD, officerId: officerA, submissionType: 'PHONE', details: { whistleblowerRelation: 'Employee', reportedPersons: [] } });
+    await openCaseFromInbox(page, phone.caseNumber);
+    const record = page.getByTestId('sealed-record');
+    await record.getByRole('button', { name: msg('handler.record.write') }).click();
+    const recordText = `Phone call on Monday: ${NAME} asked for the second payment.`;
+    await record.getByLabel(msg('handler.record.text'), { exact: true }).fill(recordText);
+    await record.getByRole('button', { name: msg('handler.record.save') }).click();
+    await record.getByTestId('record-check-1').getByText(msg('record.verified')).waitFor();
+    const phoneTokens = await reporterSignIn(new ReporterBrowser(portal.server, HOST), phone.caseNumber, REPORTER_PASSWORD);
+    const approval = await call(portal.server, 'PUT', '/api/private/case/approve', { host: HOST, token: phoneTokens.access_token, json: { sha256: await recordHash(recordText) } });
+    expect(approval.status, JSON.stringify(approval.data)).toBe(200);
+    await openCaseFromInbox(page, phone.caseNumber);
+    await page.getByTestId('sealed-record').getByTestId('record-check-1').getByText(msg('record.verified')).waitFor();
+    await page.getByRole('button', { name: msg('export.button') }).click();
+    await dialog.waitFor();
+    await dialog.getByRole('checkbox', { name: msg('export.part.files') }).uncheck();
+    await dialog.getByLabel(msg('export.term')).fill(NAME);
+    await dialog.getByLabel(msg('export.term')).press('Enter');
+    await dialog.getByRole('button', { name: msg('export.start') }).click();
+    await dialog.getByText(msg('export.done')).waitFor({ timeout: 60_000 });
+    expect(await dialog.getByRole('link', { name: msg('export.downloadZip') }).count()).toBe(0);
+    const [phonePdf] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadPdf') }).click()]);
+    const phoneText = (await extractText(await getDocumentProxy(new Uint8Array(readFileSync((await phonePdf.path())!))), { mergePages: true })).text as string;
+    expect(phoneText).not.toMatch(/kowalski/i);
+    expect(phoneText).toContain('Phone call on Monday: ██████ asked for the second payment.');
+    expect(phoneText.replace(/\s/g, '')).toContain(await recordHash(recordText));
+    expect(phoneText).toContain('Approved by the reporter');
+    expect(phoneText).not.toContain(msg('export.pdf.notApproved'));
+    expect(phoneText).not.toContain(msg('export.pdf.hashMismatch'));
+    await dialog.getByRole('button', { name: msg('export.close') }).click();
 
     // The blacked-out name went in no request or response: the terms never leave the browser, the content goes sealed.
     const api = (await wire.all()).filter((r) => r.url.includes('/api/'));
