@@ -189,8 +189,8 @@ export const ANSWER_SCHEMAS = {
   SealedCase: sealedCase,
   SealedCommentSent: v.object({ id: v.string(), created: when }),
   SealedRecordStored: v.object({ version: v.number(), changed: v.boolean() }),
-  /** The sealed case as a handler reads it: with its audit trail, written in clear (sealed-workspace.md "Status and audit"); an entry from before the case was sealed (retire-master) comes sealed under the data key. */
-  HandlerSealedCase: v.object({ ...sealedCase.entries, audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])) }),
+  /** The sealed case as a handler reads it: with its status history (clear data) and its audit trail, written in clear (sealed-workspace.md "Status and audit"); an entry from before the case was sealed (retire-master) comes sealed under the data key. */
+  HandlerSealedCase: v.object({ ...sealedCase.entries, audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])), caseStatusHistory: v.array(statusAt) }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
   ReporterWrapStored: v.object({ epoch: v.number() }),

@@ -269,7 +269,14 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
 
   // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace,
   // with its audit trail, written in clear (the server holds no key of the case; handlers/cases.ts appendAudit).
-  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({ ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))), audit: await readAudit(ctx, row) });
+  // The status history is clear data (case_status_event) as on the usual read; the export's "status history" lists it.
+  const statusHistory = async (caseId: string) =>
+    (await ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', caseId).orderBy('id').execute()).map((e) => ({ status: e.status, dateTime: new Date(e.at).toISOString() }));
+  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({
+    ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))),
+    audit: await readAudit(ctx, row),
+    caseStatusHistory: await statusHistory(row.id),
+  });
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);

@@ -33,7 +33,7 @@ import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
 import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
-import { CaseExport } from './CaseExport.tsx';
+import { CaseExport, serverExportSource } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
 import { useDraft } from './useDraft.ts';
 import '../i18n/drafts/index.ts';
@@ -119,7 +119,7 @@ export function CasePage() {
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
       {view && !state.matches('notFound') && !state.matches('sealed') && (
         <>
-          <CaseExport view={view} />
+          <CaseExport source={serverExportSource(view, api)} />
           <CaseBody view={view} actor={actor} />
         </>
       )}
