@@ -69,8 +69,8 @@ export async function createTemplate(db: Database, company: Company, body: unkno
 }
 
 export async function updateTemplate(db: Database, company: Company, id: string, body: unknown, actor: Actor): Promise<ReplyTemplate> {
-  if (!isUuid(id)) throw unknownTemplate();
   const input = parseTemplate(company, body);
+  if (!isUuid(id)) throw unknownTemplate();
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('reply_template')
