@@ -17,6 +17,7 @@ import { LIMITS, MESSAGE_TYPES, type MessageType } from '../../machines/schema.t
 import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type RevokeInput, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import type { EpochKeys } from '../../core/crypto/index.ts';
+import { TemplatePicker } from './TemplatePicker.tsx';
 import { canSaveToDisk } from './fileOpening.ts';
 import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
@@ -226,6 +227,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
               ))}
             </select>
           </div>
+          {/* The reporter's language is sealed away from the server and not in what this browser opens: the company's default is used. */}
+          <TemplatePicker reporterLanguage={null} text={state.context.text} max={SEALED_MESSAGE_MAX} disabled={sending} onInsert={(value) => actor.send({ type: 'text.change', value })} />
           <div className={styles.field}>
             <label htmlFor={ids.text} className={styles.label}>
               {th('handler.composer.text')}
