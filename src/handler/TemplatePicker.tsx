@@ -6,7 +6,7 @@
  * chart's `confirming` state is shown as a controlled AlertDialog: replace, add below,
  * or keep what was typed.
  */
-import { useId, useRef } from 'react';
+import { Suspense, useId, useRef } from 'react';
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
@@ -22,7 +22,18 @@ import { loadHandlerTemplates } from './templatesApi.ts';
 import * as styles from './Pages.css.ts';
 import * as own from './TemplatePicker.css.ts';
 
-export function TemplatePicker(props: { reporterLanguage: string | null; text: string; max: number; disabled: boolean; onInsert: (text: string) => void }) {
+type PickerProps = { reporterLanguage: string | null; text: string; max: number; disabled: boolean; onInsert: (text: string) => void };
+
+/** Its own Suspense: while the templates catalogue loads, only the picker waits, never the case page around it. */
+export function TemplatePicker(props: PickerProps) {
+  return (
+    <Suspense fallback={null}>
+      <Picker {...props} />
+    </Suspense>
+  );
+}
+
+function Picker(props: PickerProps) {
   const t = useT('templates');
   const { rawApi, session } = useHandler();
   // The chart is made once; the composer's latest callback is read when it inserts.
