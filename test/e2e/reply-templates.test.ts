@@ -101,6 +101,7 @@ async function newCase(language: string): Promise<string> {
   return body.caseDto.caseNumber;
 }
 
+let pages: { adminPage: Page; page: Page; caseNumber: string } | undefined;
 const settled = (page: Page) => page.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
 
 beforeAll(async () => {
@@ -198,5 +199,29 @@ describe('reply templates', () => {
     const view = await page.evaluate(async (n) => (await (await fetch(`/api/handler/cases/${n}`)).json()) as { messages: { message: string }[] }, caseNumber);
     expect(view.messages.map((m) => m.message)).toContain(TEXTS.pl);
     expect(view.messages.map((m) => m.message)).not.toContain(TEXTS.en);
+    pages = { adminPage, page, caseNumber };
   }, 180_000);
+
+  it('axe finds nothing on the templates screen, its form and the composer with the picker, in all seven languages', async () => {
+    const { adminPage, page, caseNumber } = pages!;
+    await page.goto(portal.url(HOST, `/handler/cases/${caseNumber}`));
+    await page.getByTestId('template-picker').waitFor();
+    for (const lang of LANGUAGES) {
+      const t = cat('templates', lang);
+      await adminPage.locator('header select').selectOption(lang);
+      await adminPage.getByRole('heading', { level: 1, name: t['templates.title'] }).waitFor();
+      await settled(adminPage);
+      expect(await axeViolations(adminPage), `templates ${lang}`).toEqual([]);
+      await adminPage.getByRole('button', { name: t['templates.new'] }).click();
+      await adminPage.getByRole('heading', { level: 1, name: t['templates.form.newTitle'] }).waitFor();
+      expect(await axeViolations(adminPage), `template form ${lang}`).toEqual([]);
+      await adminPage.getByRole('button', { name: t['templates.form.cancel'] }).click();
+      await adminPage.getByRole('heading', { level: 1, name: t['templates.title'] }).waitFor();
+
+      await page.locator('header select').selectOption(lang);
+      await page.getByTestId('template-picker').getByText(t['templates.picker.insert']!).waitFor();
+      await settled(page);
+      expect(await axeViolations(page), `composer ${lang}`).toEqual([]);
+    }
+  }, 240_000);
 });
