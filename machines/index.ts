@@ -22,6 +22,8 @@ import { caseExportMachine } from './handler/caseExport.ts';
 import { caseEntryMachine } from './handler/caseEntry.ts';
 import { assignmentMachine } from './handler/assignment.ts';
 import { statisticsMachine } from './handler/statistics.ts';
+import { templatePickerMachine } from './handler/templatePicker.ts';
+import { templatesMachine } from './admin/templates.ts';
 import { draftMachine } from './handler/draft.ts';
 import { accountsMachine } from './admin/accounts.ts';
 import { operatorMachine } from './admin/operator.ts';
@@ -60,6 +62,8 @@ export const machines: Record<string, MachineEntry> = {
   handlerCaseExport: { machine: caseExportMachine, summary: 'Exporting a case: choose the parts (the identity only by an explicit tick), mark names and passages to black out, the server records the act in the audit trail, then the browser makes the PDF and the zip; a refusal or a failure to make is `failed`, with a new try.' },
   handlerCaseEntry: { machine: caseEntryMachine, summary: 'Entering a report that came by letter, e-mail or in person: the content as the online form has it, the channel and the received day checked by the shared rules, then sealed in the browser (or sent to a server-keyed company) and the slip shown once with the case number and the generated password; leaving the slip asks first, a refusal keeps the draft.' },
   handlerStatistics: { machine: statisticsMachine, summary: 'The statistics page in the handler\'s browser: the statistics key checked against the verified key log, its private half opened with the handler\'s key, every case\'s categories box counted here; while none is published, a certified handler makes it through a confirmation.' },
+  handlerTemplatePicker: { machine: templatePickerMachine, summary: "Reply templates in the composer: the company's templates loaded once, one chosen, its text in the reporter's language (else the company's default) inserted, replacing or adding to typed text only through a confirmation." },
+  adminTemplates: { machine: templatesMachine, summary: "A company administrator's reply templates: list, a new template or an edit (a name and one text per company language, checked by the shared rules), removal through a confirmation; a refused save keeps the draft." },
   adminAccounts: { machine: accountsMachine, summary: "A company administrator's accounts: list, invite (link mailed or shown once), disable, enable, reset, end sessions and remove through a confirmation, an account's tokens with revoking, the administration trail." },
   operatorCompanies: { machine: operatorMachine, summary: "The operator's companies: list, a new company from its company file with its first administrator, whose enrolment link is shown once." },
   companyEditor: { machine: companyEditorMachine, summary: 'The company editor: one draft of the company file checked by its own rules on every change, a landing-page preview per language, save and revert as new versions through confirmations, 409 when someone saved meanwhile.' },

@@ -851,3 +851,43 @@ export const sealedEnteredCaseDtoSchema = v.object({
   wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
 });
 export type SealedEnteredCaseDto = v.InferOutput<typeof sealedEnteredCaseDtoSchema>;
+// ---- reply templates (issue 38 Build 7; docs/decisions/reply-templates.md) ----------
+
+/** Templates one company may keep, and the length of a template's name and of each language's text. */
+export const REPLY_TEMPLATE_LIMITS = { perCompany: 50, nameMax: 80, textMax: LIMITS.commentMax } as const;
+
+const templateText = v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPLY_TEMPLATE_LIMITS.textMax, 'validation.tooLong'));
+
+/**
+ * A reply template as an administrator saves it: a name and one text for each of the
+ * company's languages, no more and no fewer (a handler inserts the reporter's language,
+ * so a missing one would leave a reporter without it). The SPA's form and the server
+ * apply this same schema, built for the company's languages.
+ */
+export function replyTemplateSchema(languages: readonly Language[]) {
+  return v.strictObject({
+    name: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPLY_TEMPLATE_LIMITS.nameMax, 'validation.tooLong')),
+    texts: v.strictObject(Object.fromEntries(languages.map((l) => [l, templateText])) as Record<Language, typeof templateText>),
+  });
+}
+export interface ReplyTemplateDraft {
+  name: string;
+  texts: Partial<Record<Language, string>>;
+}
+
+/** A template as the server answers it (the administrators' list and the handlers' read). */
+export interface ReplyTemplate extends ReplyTemplateDraft {
+  id: string;
+  updatedAt: string;
+}
+
+/** The problems of a draft, per field (`name`, `texts.pl`), each a `validation.*` rule; empty when it may be saved. */
+export function replyTemplateIssues(draft: ReplyTemplateDraft, languages: readonly Language[]): { field: string; rule: string }[] {
+  const r = v.safeParse(replyTemplateSchema(languages), draft);
+  return r.success ? [] : fieldIssues(r.issues).map((i) => ({ field: i.field, rule: i.rule }));
+}
+
+/** The language a template is inserted in: the reporter's when the company offers it, else the company's default. */
+export function templateLanguage(reporterLanguage: string | null | undefined, languages: readonly Language[], defaultLanguage: Language): Language {
+  return reporterLanguage && (languages as readonly string[]).includes(reporterLanguage) ? (reporterLanguage as Language) : defaultLanguage;
+}

@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -88,6 +88,8 @@ export const SCHEMAS = {
   companyRevert: revertSchema,
   companyImage: imageSchema,
   companyEditorImport: editorImportSchema,
+  /** Documented with every interface language; a company takes exactly its own (docs/decisions/reply-templates.md). */
+  replyTemplate: replyTemplateSchema(LANGUAGES),
 } satisfies Record<string, GenericSchema>;
 
 /** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
@@ -139,6 +141,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'PUT', path: `${P}/password/request-update`, tag: 'private', summary: 'Ask for a new password at the next sign-in (ends every session)', auth: 'reporter', ok: [200, '{ mustChangePassword: true }'] },
   { method: 'POST', path: `${P}/comments`, tag: 'private', summary: 'Comment on an oral report', auth: 'reporter', body: { schema: 'commentDto' }, ok: [201, 'the comment'] },
   { method: 'GET', path: `${P}/files/:fileId`, tag: 'private', summary: "Download one of the case's files", auth: 'reporter', ok: [200, 'the file (attachment)'] },
+  { method: 'GET', path: `${H}/templates`, tag: 'handler', summary: "The reply templates of the handler's company, with its languages and default (docs/decisions/reply-templates.md)", auth: 'handler', ok: [200, '{ templates, languages, defaultLanguage }'] },
   { method: 'POST', path: `${H}/enrolment/start`, tag: 'handler', summary: 'Start enrolling in the web workspace with the enrolment code: a fresh TOTP key', auth: 'none', body: { schema: 'handlerEnrolmentStart' }, ok: [200, '{ name, email, companyName, secret, uri }'] },
   { method: 'POST', path: `${H}/enrolment/finish`, tag: 'handler', summary: 'Finish enrolling: the keys made in the browser (verifier, public keys, sealed private keys) and the TOTP code', auth: 'none', body: { schema: 'handlerEnrolmentFinish' }, ok: [200, '{ recoveryCodes }'] },
   { method: 'POST', path: `${H}/session/salt`, tag: 'handler', summary: "The salt and key derivation to derive the sign-in verifier with (a look-alike for an unknown e-mail)", auth: 'none', body: { schema: 'handlerSignInSalt' }, ok: [200, '{ salt, kdf, legacy? }'] },
@@ -226,6 +229,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/api/admin/companies/:company/images', tag: 'admin', summary: 'Upload a logo: checked as at import, raster metadata removed, SVG only as plain drawing', auth: 'companyAdmin', body: { schema: 'companyImage' }, ok: [201, '{ sha256, contentType, file }'] },
   { method: 'GET', path: '/api/admin/companies/:company/images/:sha256', tag: 'admin', summary: "One of the company's stored images", auth: 'companyAdmin', ok: [200, 'the image'] },
   { method: 'POST', path: '/api/admin/companies/:company/preview', tag: 'admin', summary: 'Keep a draft for ten minutes to draw its landing page', auth: 'companyAdmin', body: { schema: 'companyPreview' }, ok: [201, '{ id, languages, expiresAt }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/templates', tag: 'admin', summary: "The company's reply templates, with its languages and default", auth: 'companyAdmin', ok: [200, '{ templates, languages, defaultLanguage }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/templates', tag: 'admin', summary: 'Add a reply template: a name and one text for each of the company\'s languages (409 TEMPLATE_LIMIT past 50)', auth: 'companyAdmin', body: { schema: 'replyTemplate' }, ok: [201, '{ template }'] },
+  { method: 'PUT', path: '/api/admin/companies/:company/templates/:id', tag: 'admin', summary: 'Change a reply template (404 UNKNOWN_TEMPLATE for an id of no template of this company)', auth: 'companyAdmin', body: { schema: 'replyTemplate' }, ok: [200, '{ template }'] },
+  { method: 'DELETE', path: '/api/admin/companies/:company/templates/:id', tag: 'admin', summary: 'Remove a reply template', auth: 'companyAdmin', ok: [204, 'removed'] },
   { method: 'GET', path: '/api/admin/companies/:company/preview/:previewId/:language', tag: 'admin', summary: 'The landing page of a kept draft in one language, without script', auth: 'companyAdmin', ok: [200, 'text/html'] },
 ];
 

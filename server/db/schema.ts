@@ -302,6 +302,18 @@ export interface CaseShareTable {
   created_at: Timestamp;
 }
 
+/** A company's reply template: its name and one text per language, in clear (migration 0450). */
+export interface ReplyTemplateTable {
+  id: string;
+  company_id: string;
+  name: string;
+  texts: Json<Record<string, string>>;
+  position: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: string;
+}
+
 /** A sitting (a session, or an API token on one UTC day) that already logged opening the case (migration 0370). */
 export interface HandlerCaseSittingTable {
   sitting: string;
@@ -501,6 +513,7 @@ export interface DB {
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
   case_share: CaseShareTable;
+  reply_template: ReplyTemplateTable;
   handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;
   deadline_reminder: DeadlineReminderTable;

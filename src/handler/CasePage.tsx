@@ -26,6 +26,7 @@ import { MESSAGE_TYPES, isAudioType, type CaseStatus, type MessageType } from '.
 import { progressFill } from '../private/caseView.ts';
 import { caseMachine, closingReason, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
 import { composerMachine, HANDLER_MESSAGE_MAX } from '../../machines/handler/composer.ts';
+import { TemplatePicker } from './TemplatePicker.tsx';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
@@ -324,7 +325,7 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
             {tw('work.notFollowing')}
           </p>
         ) : (
-          <Composer caseNumber={view.caseNumber} onSent={() => actor.send({ type: 'reload' })} />
+          <Composer caseNumber={view.caseNumber} reporterLanguage={view.reporterLanguage} onSent={() => actor.send({ type: 'reload' })} />
         )}
       </section>
 
@@ -370,7 +371,7 @@ function ClosingDescription({ view, nextStatus }: { view: FullCase; nextStatus: 
   );
 }
 
-function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => void }) {
+function Composer({ caseNumber, reporterLanguage, onSent }: { caseNumber: string; reporterLanguage: string | null; onSent: () => void }) {
   const t = useT('handler');
   const td = useT('drafts');
   const { api, session } = useHandler();
@@ -418,6 +419,7 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
           ))}
         </select>
       </div>
+      <TemplatePicker reporterLanguage={reporterLanguage} text={state.context.text} max={HANDLER_MESSAGE_MAX} disabled={sending} onInsert={(value) => actor.send({ type: 'text.change', value })} />
       <div className={styles.field}>
         <label htmlFor={ids.text} className={styles.label}>
           {t('handler.composer.text')}

@@ -20,6 +20,7 @@ import * as styles from './Pages.css.ts';
 import { KeysGate } from './KeysGate.tsx';
 import * as keyStyles from './KeysPage.css.ts';
 import * as adminStyles from './admin/Admin.css.ts';
+import { TemplatesNavLink } from './TemplatesNavLink.tsx';
 
 /** Where an account lands after logging in: its cases, its company's accounts, or the operator's companies. */
 function homeOf(h: { roles?: { operator: boolean; admin: boolean; handler: boolean }; companyId?: string } | null): string {
@@ -89,6 +90,7 @@ function Frame() {
             <HLink to="/handler/company" className={adminStyles.navLink}>
               {t('handler.bar.company')}
             </HLink>
+            <TemplatesNavLink />
             {roles.operator && (
               <Link to={'/handler/operator' as never} className={adminStyles.navLink}>
                 {ta('admin.nav.companies')}

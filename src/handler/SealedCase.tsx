@@ -21,6 +21,8 @@ import { canSaveToDisk, exportFailureOf, openSealedFileForExport } from './fileO
 import { CaseExport, type ExportSource } from './CaseExport.tsx';
 import { sealedCaseDocument } from './export/sealedCase.ts';
 import { keyForEpoch } from '../../core/crypto/epochs.ts';
+import { TemplatePicker } from './TemplatePicker.tsx';
+import { canSaveToDisk } from './fileOpening.ts';
 import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
@@ -257,6 +259,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
               ))}
             </select>
           </div>
+          {/* The reporter's language is sealed away from the server and not in what this browser opens: the company's default is used. */}
+          <TemplatePicker reporterLanguage={null} text={state.context.text} max={SEALED_MESSAGE_MAX} disabled={sending} onInsert={(value) => actor.send({ type: 'text.change', value })} />
           <div className={styles.field}>
             <label htmlFor={ids.text} className={styles.label}>
               {th('handler.composer.text')}

@@ -42,6 +42,7 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/$companyId', component: lazyRouteComponent(() => import('./admin/AccountsPage.tsx'), 'AccountsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/operator', component: lazyRouteComponent(() => import('./admin/OperatorPage.tsx'), 'OperatorPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/templates', component: lazyRouteComponent(() => import('./admin/TemplatesPage.tsx'), 'TemplatesPage') }),
 ]);
 const router = createRouter({ routeTree });
 

@@ -214,6 +214,7 @@ async function journey(api: Api) {
   const H = '/api/handler';
   await api('GET', `${H}/me`, { token });
   await api('GET', `${H}/cases`, { token });
+  await api('GET', `${H}/templates`, { token });
   const view = await api('GET', `${H}/cases/${onlineNumber}`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
@@ -296,6 +297,11 @@ async function journey(api: Api) {
   await api('POST', `${co}/versions/1/revert`, { ...admin, json: { baseVersion: opened.version + 1 } });
   const exported = (await api('GET', `${co}/export`, admin)).data;
   await api('POST', `${co}/import`, { ...admin, json: exported });
+  // Reply templates (docs/decisions/reply-templates.md): kept by the administration, read by the handlers.
+  await api('GET', `${co}/templates`, admin);
+  const made = (await api('POST', `${co}/templates`, { ...admin, json: { name: 'Receipt', texts: { da: 'Vi har modtaget din indberetning.' } } })).data;
+  await api('PUT', `${co}/templates/${made.template.id}`, { ...admin, json: { name: 'Kvittering', texts: { da: 'Tak: vi har modtaget din indberetning.' } } });
+  await api('DELETE', `${co}/templates/${made.template.id}`, admin);
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
 
   // The administration (docs/decisions/administration.md), as the operator.
