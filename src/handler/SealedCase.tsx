@@ -22,7 +22,6 @@ import { CaseExport, type ExportSource } from './CaseExport.tsx';
 import { sealedCaseDocument } from './export/sealedCase.ts';
 import { keyForEpoch } from '../../core/crypto/epochs.ts';
 import { TemplatePicker } from './TemplatePicker.tsx';
-import { canSaveToDisk } from './fileOpening.ts';
 import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
