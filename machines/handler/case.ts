@@ -21,7 +21,7 @@ export interface HandlerCaseView {
   status: CaseStatus;
   submission: { type: 'ONLINE_FORM' | 'PHONE' | 'MEETING' };
   approvedAt: string | null;
-  report: { text: string; updatedAt: string; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string }[] } | null;
+  report: { text: string; updatedAt: string; version?: number; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string; author?: string | null; authorId?: string | null }[] } | null;
   [k: string]: unknown;
 }
 

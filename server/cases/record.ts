@@ -15,6 +15,7 @@ import { COLUMNS, caseKey, type CaseRow } from './service.ts';
 import { assertModifiable } from './reporter.ts';
 import { onCaseEvent } from '../mail/notify.ts';
 import { latestSealedVersion } from './sealed-record.ts';
+import { approvedRecordDocument as recordDocument } from '../../core/record-document.ts';
 
 export const RECORD_COLUMN = 'case_record_version.text_enc';
 
@@ -175,20 +176,11 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
   });
 }
 
-/** The approved version as a text document: the record between two marker lines, its hash and approval time. */
+/** The approved version as a text document (core/record-document.ts): the record between two marker lines, its hash and approval time. */
 export async function approvedRecordDocument(ctx: AppContext, row: CaseRow, version: number): Promise<{ name: string; body: string; sha256: string; approvedAt: string }> {
   const v = (await loadVersions(ctx, row)).find((x) => x.version === version);
   if (!v) throw new HttpError(404, 'NOT_FOUND', 'No such version of the record.');
   if (!v.approvedAt) throw new HttpError(409, 'NOT_APPROVED', 'This version of the record has not been approved by the reporter.');
-  const body = [
-    `Record of case ${row.case_number}, version ${v.version}`,
-    `Recorded: ${v.createdAt}`,
-    `Approved by the reporter: ${v.approvedAt}`,
-    `SHA-256 of the record text (UTF-8, the lines between the markers, without the final line break): ${v.sha256}`,
-    '----- BEGIN RECORD -----',
-    v.text,
-    '----- END RECORD -----',
-    '',
-  ].join('\n');
-  return { name: `record-${row.case_number}-v${v.version}.txt`, body, sha256: v.sha256, approvedAt: v.approvedAt };
+  const { name, body } = recordDocument({ caseNumber: row.case_number, version: v.version, createdAt: v.createdAt, approvedAt: v.approvedAt, sha256: v.sha256, text: v.text });
+  return { name, body, sha256: v.sha256, approvedAt: v.approvedAt };
 }
