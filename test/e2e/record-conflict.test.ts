@@ -54,7 +54,6 @@ async function twoHandlersOnOneRecord(kind: 'sealed' | 'server-keyed') {
   const hanneH = await enrolHandler(s, host, { name: 'hanne', password: 'hanne long passphrase 1', officers: [officer] });
   await signInHandler(portal, host, hanneH);
   const carlH = await enrolHandler(s, host, { name: 'carl', password: 'carl long passphrase 22', officers: [officer] });
-  await signInHandler(portal, host, carlH);
   let caseNumber: string;
   let caseId: string;
   if (sealed) {
@@ -67,6 +66,8 @@ async function twoHandlersOnOneRecord(kind: 'sealed' | 'server-keyed') {
     caseNumber = await createPhoneCase(portal, { officerId: officer, password: REPORTER });
     caseId = (await db.selectFrom('report_case').select('id').where('case_number', '=', caseNumber).executeTakeFirstOrThrow()).id;
   }
+  // Carl signs in once the case is there: his inbox lists it.
+  await signInHandler(portal, host, carlH);
   expect((await db.selectFrom('report_case').select('sealed').where('id', '=', caseId).executeTakeFirstOrThrow()).sealed).toBe(sealed);
   const versions = () => db.selectFrom('case_record_version').select(['version', 'sha256', 'created_by', 'approved_at']).where('case_id', '=', caseId).orderBy('version').execute();
   const hanne = hanneH.page;
