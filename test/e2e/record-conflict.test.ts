@@ -52,21 +52,23 @@ async function twoHandlersOnOneRecord(kind: 'sealed' | 'server-keyed') {
   const officer = company.settings.protectionOfficers[0]!.id;
 
   const hanneH = await enrolHandler(s, host, { name: 'hanne', password: 'hanne long passphrase 1', officers: [officer] });
-  await signInHandler(portal, host, hanneH);
   const carlH = await enrolHandler(s, host, { name: 'carl', password: 'carl long passphrase 22', officers: [officer] });
   let caseNumber: string;
   let caseId: string;
   if (sealed) {
     // The recovery key certifies Hanne's key; she certifies Carl's, so the case is sealed to both.
+    await signInHandler(portal, host, hanneH);
     await makeRecoveryKey(hanneH.page);
     await certifyColleague(hanneH.page, 'carl');
     const c = await sendFollowedSealedCase(portal.server, host, { password: REPORTER, officerId: officer, submissionType: 'PHONE', details: { whistleblowerRelation: 'Employee', reportedPersons: [] } });
     ({ caseNumber, caseId } = c);
   } else {
+    // No recovery key for this company: its cases stay server-keyed.
     caseNumber = await createPhoneCase(portal, { officerId: officer, password: REPORTER });
+    await signInHandler(portal, host, hanneH);
     caseId = (await db.selectFrom('report_case').select('id').where('case_number', '=', caseNumber).executeTakeFirstOrThrow()).id;
   }
-  // Carl signs in once the case is there: his inbox lists it.
+  // Carl signs in once the case is there (an inbox already shown lists no newer case until it is left).
   await signInHandler(portal, host, carlH);
   expect((await db.selectFrom('report_case').select('sealed').where('id', '=', caseId).executeTakeFirstOrThrow()).sealed).toBe(sealed);
   const versions = () => db.selectFrom('case_record_version').select(['version', 'sha256', 'created_by', 'approved_at']).where('case_id', '=', caseId).orderBy('version').execute();
