@@ -14,6 +14,11 @@
  *   both are shown (`conflict.choosing`); editing from theirs keeps the handler's text
  *   in `mine`, beside the editor, until a save or a cancel; saving mine puts it on top of theirs.
  * - Editing from their version is offered only when its text opened here (`hasTheirText`).
+ * - The draft kept on this device (machines/handler/draft.ts): typing is noted
+ *   (`noteDraft`), Save seals it at once (`flushDraft`), a save or Cancel drops it
+ *   (`dropDraft`); a kept draft reopens the editor by `draft.restore` (`editing.restored`),
+ *   written on the latest version this page knows. A conflict keeps it: it is the
+ *   handler's text until a save lands.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from '../schema.ts';
@@ -63,7 +68,9 @@ export type RecordEvent =
   | { type: 'edit.cancel' }
   | { type: 'conflict.editTheirs' }
   | { type: 'conflict.saveMine' }
-  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; text: string; version: number };
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; text: string; version: number }
+  /** A draft of the record kept on this device from an earlier sitting. */
+  | { type: 'draft.restore'; value: string };
 
 export const CONFLICT_CODE = 'RECORD_VERSION_CONFLICT';
 
@@ -84,6 +91,10 @@ export const recordEditorMachine = setup({
   actions: {
     reloadCase: () => {},
     reportUnauthorized: () => {},
+    noteDraft: (_, _draft: { text: string }) => {},
+    flushDraft: () => {},
+    dropDraft: () => {},
+    assignRestored: assign(({ event, context }) => (event.type === 'draft.restore' ? { draft: event.value, base: context.version, theirs: null, mine: null } : {})),
     startDraft: assign(({ context }) => ({ draft: context.text, base: context.version, theirs: null, mine: null })),
     assignDraft: assign({ draft: ({ event, context }) => (event.type === 'draft.change' ? event.value : context.draft) }),
     assignCase: assign(({ event, context }) =>
@@ -119,17 +130,26 @@ export const recordEditorMachine = setup({
     locked: {},
     viewing: {
       initial: 'idle',
-      on: { 'edit.open': { target: 'editing', actions: 'startDraft' } },
+      on: {
+        'edit.open': { target: 'editing', actions: 'startDraft' },
+        'draft.restore': { target: 'editing.restored', actions: 'assignRestored' },
+      },
       states: { idle: {}, saved: {} },
     },
     editing: {
       initial: 'ready',
       on: {
-        'draft.change': { target: '.ready', actions: 'assignDraft' },
-        'edit.save': [{ guard: 'hasText', target: 'saving' }, { target: '.empty' }],
-        'edit.cancel': { target: 'viewing', actions: 'forgetMine' },
+        'draft.change': { target: '.ready', actions: ['assignDraft', { type: 'noteDraft', params: ({ context }) => ({ text: context.draft }) }] },
+        'edit.save': [{ guard: 'hasText', target: 'saving', actions: 'flushDraft' }, { target: '.empty' }],
+        'edit.cancel': { target: 'viewing', actions: ['forgetMine', 'dropDraft'] },
       },
-      states: { ready: {}, empty: {}, failed: {} },
+      states: {
+        ready: {},
+        empty: {},
+        failed: {},
+        /** The text is a draft kept on this device from an earlier sitting. */
+        restored: {},
+      },
     },
     saving: {
       invoke: {
@@ -137,7 +157,7 @@ export const recordEditorMachine = setup({
         src: 'saveRecord',
         input: ({ context }) => ({ text: context.draft.trim(), baseVersion: context.base }),
         onDone: [
-          { guard: 'isOk', target: 'viewing.saved', actions: ['keepSaved', 'reloadCase'] },
+          { guard: 'isOk', target: 'viewing.saved', actions: ['keepSaved', 'dropDraft', 'reloadCase'] },
           { guard: 'isConflict', target: 'conflict' },
           { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
           { target: 'editing.failed' },

@@ -24,6 +24,7 @@ import { handlerSessionMachine, type Credentials } from '../../machines/handler/
 import { handlerApi } from './api.ts';
 import { handlerKeys } from './keys.ts';
 import { sealedCaseEffects } from './sealed.ts';
+import { draftStore } from './drafts.ts';
 import { HandlerContext } from './context.ts';
 import { Layout } from './Layout.tsx';
 
@@ -77,8 +78,15 @@ function HandlerRoot({
     const keys = handlerKeys(rawApi, window.localStorage, window.location.hostname);
     return { ...handlerApi(rawApi, keys), keys, sealed: sealedCaseEffects(rawApi, keys) };
   }, [rawApi]);
+  const drafts = useMemo(() => draftStore(window.indexedDB), []);
   const session = useActorRef(
     handlerSessionMachine.provide({
+      actions: {
+        // A sign-out by choice: nothing of this handler's stays on the device.
+        discardDrafts: (_, handlerId) => {
+          if (handlerId) void drafts.removeAllOf(handlerId).catch(() => undefined);
+        },
+      },
       actors: {
         checkSession: fromPromise(() => api.checkSession()),
         signIn: fromPromise(({ input }: { input: Credentials }) =>
@@ -103,6 +111,7 @@ function HandlerRoot({
       api,
       rawApi,
       session,
+      drafts,
       language,
       setLanguage: (l: Language) => {
         storeLanguage(l);
@@ -114,7 +123,7 @@ function HandlerRoot({
         ]).then(() => setLanguageState(l));
       },
     }),
-    [api, rawApi, session, language],
+    [api, rawApi, session, drafts, language],
   );
   return (
     <HandlerContext value={env}>

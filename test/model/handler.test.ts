@@ -17,6 +17,7 @@ import keyLog from './handlerKeyLog.model.ts';
 import sealedCase, { sealedCaseFilter } from './handlerSealedCase.model.ts';
 import assignment from './handlerAssignment.model.ts';
 import statistics from './handlerStatistics.model.ts';
+import draft from './handlerDraft.model.ts';
 import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { auditEntries, closingReason } from '../../machines/handler/case.ts';
@@ -85,7 +86,11 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (s.matches({ editing: 'failed' })) expect(s.context.text).toBe(before.context.text);
   }],
-  [record, ['saveRecord', 'loadLatest'], ['reloadCase', 'reportUnauthorized'], (s, e, before) => {
+  [record, ['saveRecord', 'loadLatest'], ['reloadCase', 'reportUnauthorized', 'dropDraft'], (s, e, before, actions) => {
+    // The draft kept on the device goes only with a save that landed or a cancel; a refused save keeps it.
+    if (e.type === 'xstate.done.actor.saveRecord' && s.matches('viewing')) expect(actions.at(-2)).toBe('dropDraft');
+    if (s.matches('conflict') && !before.matches('conflict')) expect(actions.at(-1)).not.toBe('dropDraft');
+    if (e.type === 'draft.restore' && s.matches('editing')) expect([s.context.base, s.context.mine]).toEqual([before.context.version, null]);
     // Offered on every oral case, approved or not; an online report stays locked.
     if (s.matches('editing') || s.matches('saving') || s.matches('viewing') || s.matches('conflict')) expect(s.context.submissionType).not.toBe('ONLINE_FORM');
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
@@ -101,6 +106,19 @@ const suites: [MachineModel, string[], string[], Check][] = [
       expect(s.context.draft).toBe(before.context.theirs.text);
     }
     if (e.type === 'conflict.editTheirs' && !s.matches('editing')) expect(before.context.theirs?.text ?? null).toBeNull();
+  }],
+  [draft, ['openDraft', 'keepDraft', 'dropDraft'], ['restoreDraft'], (s, e, before, actions) => {
+    // Nothing opened or sealed without the keys; a seal always has text to seal.
+    if (s.matches('opening') || s.matches('keeping') || s.matches('pausing')) expect(s.context.keys).not.toBeNull();
+    if (s.matches('keeping')) expect(s.context.value).not.toBeNull();
+    // A stored draft reaches the editor only when nothing was typed in this sitting.
+    if (e.type === 'xstate.done.actor.openDraft' && actions.at(-1) === 'restoreDraft') expect(before.context.value).toBeNull();
+    if (e.type === 'xstate.done.actor.openDraft' && before.context.value !== null) expect(s.matches('pausing')).toBe(true);
+    if (s.matches({ ready: 'restored' })) expect(s.context.value).toBeNull();
+    // A drop forgets what was typed before it.
+    if (e.type === 'draft.drop' && s.matches('dropping')) expect(s.context.value).toBeNull();
+    // Typed while sealing: sealed again right after.
+    if (e.type === 'xstate.done.actor.keepDraft' && before.context.dirty) expect(s.matches('pausing')).toBe(true);
   }],
   [keyLog, ['loadKeyLog', 'makeAnchor', 'certifyColleague'], [], (s, e, before) => {
     if (s.matches('ready') || s.matches('noAnchor')) expect(s.context.view).not.toBeNull();
