@@ -16,9 +16,9 @@
  * - Editing from their version is offered only when its text opened here (`hasTheirText`).
  * - The draft kept on this device (machines/handler/draft.ts): typing is noted
  *   (`noteDraft`), Save seals it at once (`flushDraft`), a save or Cancel drops it
- *   (`dropDraft`); a kept draft reopens the editor by `draft.restore` (`editing.restored`),
- *   written on the latest version this page knows. A conflict keeps it: it is the
- *   handler's text until a save lands.
+ *   (`dropDraft`); a kept draft reopens the editor by `draft.restore` (`editing.restored`)
+ *   with the version it was written on (the latest this page knows for a draft that
+ *   names none). A conflict keeps it: it is the handler's text until a save lands.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from '../schema.ts';
@@ -70,7 +70,7 @@ export type RecordEvent =
   | { type: 'conflict.saveMine' }
   | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; text: string; version: number }
   /** A draft of the record kept on this device from an earlier sitting. */
-  | { type: 'draft.restore'; value: string };
+  | { type: 'draft.restore'; value: string; base?: number };
 
 export const CONFLICT_CODE = 'RECORD_VERSION_CONFLICT';
 
@@ -91,10 +91,11 @@ export const recordEditorMachine = setup({
   actions: {
     reloadCase: () => {},
     reportUnauthorized: () => {},
-    noteDraft: (_, _draft: { text: string }) => {},
+    /** `base` kept with the text, so a draft restored later still names the version it was written on. */
+    noteDraft: (_, _draft: { text: string; base: string }) => {},
     flushDraft: () => {},
     dropDraft: () => {},
-    assignRestored: assign(({ event, context }) => (event.type === 'draft.restore' ? { draft: event.value, base: context.version, theirs: null, mine: null } : {})),
+    assignRestored: assign(({ event, context }) => (event.type === 'draft.restore' ? { draft: event.value, base: event.base ?? context.version, theirs: null, mine: null } : {})),
     startDraft: assign(({ context }) => ({ draft: context.text, base: context.version, theirs: null, mine: null })),
     assignDraft: assign({ draft: ({ event, context }) => (event.type === 'draft.change' ? event.value : context.draft) }),
     assignCase: assign(({ event, context }) =>
@@ -139,7 +140,7 @@ export const recordEditorMachine = setup({
     editing: {
       initial: 'ready',
       on: {
-        'draft.change': { target: '.ready', actions: ['assignDraft', { type: 'noteDraft', params: ({ context }) => ({ text: context.draft }) }] },
+        'draft.change': { target: '.ready', actions: ['assignDraft', { type: 'noteDraft', params: ({ context }) => ({ text: context.draft, base: String(context.base) }) }] },
         'edit.save': [{ guard: 'hasText', target: 'saving', actions: 'flushDraft' }, { target: '.empty' }],
         'edit.cancel': { target: 'viewing', actions: ['forgetMine', 'dropDraft'] },
       },

@@ -528,7 +528,10 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
   const td = useT('drafts');
   const { api, session } = useHandler();
   const latestVersion = view.report?.versions?.at(-1)?.version ?? (view.report ? 1 : 0);
-  const draft = useDraft('record', view.caseNumber, (f) => actor.send({ type: 'draft.restore', value: String(f.text ?? '') }));
+  // The version the draft was written on comes back with it: a save from it over a newer version is a conflict.
+  const draft = useDraft('record', view.caseNumber, (f) =>
+    actor.send({ type: 'draft.restore', value: String(f.text ?? ''), ...(typeof f.base === 'string' && /^\d{1,6}$/.test(f.base) ? { base: Number(f.base) } : {}) }),
+  );
   const actor = useActorRef(
     recordEditorMachine.provide({
       actors: {

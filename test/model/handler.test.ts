@@ -90,7 +90,7 @@ const suites: [MachineModel, string[], string[], Check][] = [
     // The draft kept on the device goes only with a save that landed or a cancel; a refused save keeps it.
     if (e.type === 'xstate.done.actor.saveRecord' && s.matches('viewing')) expect(actions.at(-2)).toBe('dropDraft');
     if (s.matches('conflict') && !before.matches('conflict')) expect(actions.at(-1)).not.toBe('dropDraft');
-    if (e.type === 'draft.restore' && s.matches('editing')) expect([s.context.base, s.context.mine]).toEqual([before.context.version, null]);
+    if (e.type === 'draft.restore' && s.matches('editing')) expect([s.context.base, s.context.mine]).toEqual([(e as { base?: number }).base ?? before.context.version, null]);
     // Offered on every oral case, approved or not; an online report stays locked.
     if (s.matches('editing') || s.matches('saving') || s.matches('viewing') || s.matches('conflict')) expect(s.context.submissionType).not.toBe('ONLINE_FORM');
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');

@@ -28,6 +28,7 @@ export const recordEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.loadLatest', output: { status: 0 } },
   { type: 'xstate.error.actor.loadLatest', error: 'network' },
   { type: 'draft.restore', value: 'The caller said, kept from before the reload.' },
+  { type: 'draft.restore', value: 'Written on version 1, kept from before the reload.', base: 1 },
 ];
 
 type Snapshot = { value: unknown; context: { submissionType: string; approvedAt: string | null; draft: string; text: string; base: number; theirs: { text: string | null } | null; mine: string | null } };
