@@ -330,7 +330,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
     if (err instanceof HttpError) {
-      return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field, err.fields));
+      return reply.status(err.statusCode).send(errorBody(err.code, err.message, err.field, err.fields, err.extra));
     }
     const status = (err as FastifyError).statusCode;
     // PostgreSQL's data exceptions (class 22: a malformed uuid, a NUL byte, a number out

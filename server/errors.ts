@@ -13,6 +13,8 @@ export class HttpError extends Error {
     readonly field?: string,
     /** A 400 `VALIDATION`: every bad field (server/routes/parse.ts). */
     readonly fields?: readonly FieldIssue[],
+    /** Facts a client acts on beside the code (e.g. `currentVersion` of a RECORD_VERSION_CONFLICT), sent inside `error`. */
+    readonly extra?: Readonly<Record<string, string | number>>,
   ) {
     super(message);
   }
@@ -22,11 +24,11 @@ export const badRequest = (code: string, message: string, field?: string) => new
 export const notFound = (code: string, message: string) => new HttpError(404, code, message);
 
 export interface ErrorBody {
-  error: { code: string; message: string; field?: string; fields?: FieldIssue[] };
+  error: { code: string; message: string; field?: string; fields?: FieldIssue[]; [fact: string]: unknown };
 }
 
-export function errorBody(code: string, message: string, field?: string, fields?: readonly FieldIssue[]): ErrorBody {
-  const error: ErrorBody['error'] = field ? { code, message, field } : { code, message };
+export function errorBody(code: string, message: string, field?: string, fields?: readonly FieldIssue[], extra?: Readonly<Record<string, string | number>>): ErrorBody {
+  const error: ErrorBody['error'] = { ...extra, ...(field ? { code, message, field } : { code, message }) };
   if (fields?.length) error.fields = fields.map((f) => ({ ...f }));
   return { error };
 }

@@ -64,6 +64,9 @@ export interface RecordVersionEnvelope {
   createdAt: string;
   approvedAt: string | null;
   text: string;
+  /** Who saved it (clear data, in handlers' reads only; null: not kept). */
+  authorId?: string | null;
+  author?: string | null;
 }
 
 export interface OpenedRecordVersion extends Omit<RecordVersionEnvelope, 'text'> {
@@ -84,7 +87,8 @@ export async function openRecordVersions(keys: Uint8Array | EpochKeys, caseId: s
         text = null; // not base64
       }
       const verified = text !== null && (await recordHash(text)) === v.sha256;
-      return { version: v.version, sha256: v.sha256, createdAt: v.createdAt, approvedAt: v.approvedAt, text, verified };
+      const author = v.authorId !== undefined ? { authorId: v.authorId, author: v.author ?? null } : {};
+      return { version: v.version, sha256: v.sha256, createdAt: v.createdAt, approvedAt: v.approvedAt, ...author, text, verified };
     }),
   );
 }

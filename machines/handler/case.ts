@@ -23,7 +23,7 @@ export interface HandlerCaseView {
   /** How a report a handler entered came (letter, e-mail, in person); null or absent: the reporter sent it. */
   entryChannel?: 'LETTER' | 'EMAIL' | 'IN_PERSON' | null;
   approvedAt: string | null;
-  report: { text: string; updatedAt: string; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string }[] } | null;
+  report: { text: string; updatedAt: string; version?: number; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string; author?: string | null; authorId?: string | null }[] } | null;
   [k: string]: unknown;
 }
 

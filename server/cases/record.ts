@@ -15,6 +15,7 @@ import { COLUMNS, caseKey, type CaseRow } from './service.ts';
 import { assertModifiable } from './reporter.ts';
 import { onCaseEvent } from '../mail/notify.ts';
 import { latestSealedVersion } from './sealed-record.ts';
+import { approvedRecordDocument as recordDocument } from '../../core/record-document.ts';
 
 export const RECORD_COLUMN = 'case_record_version.text_enc';
 
@@ -46,32 +47,58 @@ export async function loadVersions(ctx: AppContext, row: CaseRow, key?: Uint8Arr
   }));
 }
 
-async function insertVersion(ctx: AppContext, trx: Transaction<DB>, row: CaseRow, key: Uint8Array, v: Omit<RecordVersionView, 'createdAt' | 'approvedAt'> & { createdAt: Date; approvedAt: Date | null }) {
+async function insertVersion(ctx: AppContext, trx: Transaction<DB>, row: CaseRow, key: Uint8Array, v: Omit<RecordVersionView, 'createdAt' | 'approvedAt'> & { createdAt: Date; approvedAt: Date | null; authorId: string | null }) {
   const id = randomUUID();
   await trx
     .insertInto('case_record_version')
-    .values({ id, case_id: row.id, version: v.version, text_enc: ctx.crypto.seal(key, row.id, RECORD_COLUMN, v.text, id), sha256: v.sha256, created_at: v.createdAt, approved_at: v.approvedAt })
+    .values({ id, case_id: row.id, version: v.version, text_enc: ctx.crypto.seal(key, row.id, RECORD_COLUMN, v.text, id), sha256: v.sha256, created_at: v.createdAt, approved_at: v.approvedAt, created_by: v.authorId })
     .execute();
+}
+
+/** Who saves a version, and which version the editor was opened on (absent: a client that does not say, as before). */
+export interface RecordWriter {
+  authorId: string | null;
+  baseVersion?: number;
+}
+
+/**
+ * Another writer saved since this one opened the record: refused, never a silent
+ * replacement. `currentVersion` tells the client which version to read and build on.
+ */
+export function versionConflict(currentVersion: number, field = 'baseVersion'): HttpError {
+  return new HttpError(
+    409,
+    'RECORD_VERSION_CONFLICT',
+    `Someone saved version ${currentVersion} of the record since you opened it. Read it, then save your text on top of it or edit from it.`,
+    field,
+    undefined,
+    { currentVersion },
+  );
 }
 
 /**
  * Records a version of the text. The same text as the latest version changes
  * nothing; any other text is a new version, and a case the reporter had approved
- * awaits approval again (the earlier version keeps its approval time).
+ * awaits approval again (the earlier version keeps its approval time). With a
+ * `baseVersion` that is not the latest, nothing is stored (409 RECORD_VERSION_CONFLICT).
  */
-export async function recordVersion(ctx: AppContext, row: CaseRow, text: string): Promise<void> {
+export async function recordVersion(ctx: AppContext, row: CaseRow, text: string, writer: RecordWriter): Promise<void> {
   const key = await caseKey(ctx, row);
-  const versions = await loadVersions(ctx, row, key);
-  const latest = versions.at(-1);
   const hash = sha256Hex(text);
-  if (latest && latest.sha256 === hash) return;
   const at = new Date();
   await ctx.db.transaction().execute(async (trx) => {
-    const stored = await trx.selectFrom('case_record_version').select('id').where('case_id', '=', row.id).executeTakeFirst();
-    if (!stored && latest) {
-      await insertVersion(ctx, trx, row, key, { ...latest, createdAt: new Date(latest.createdAt), approvedAt: latest.approvedAt ? new Date(latest.approvedAt) : null });
+    // The case row locked: two writers compare with the latest version one after the other.
+    const current = (await trx.selectFrom('report_case').selectAll().where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow()) as CaseRow;
+    const stored = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).orderBy('version', 'desc').executeTakeFirst();
+    const legacy = !stored && current.report_enc ? (await loadVersions(ctx, current, key))[0] : undefined;
+    const latest = stored ?? legacy;
+    if (latest && latest.sha256 === hash) return;
+    const latestVersion = latest?.version ?? 0;
+    if (writer.baseVersion !== undefined && writer.baseVersion !== latestVersion) throw versionConflict(latestVersion);
+    if (legacy) {
+      await insertVersion(ctx, trx, row, key, { ...legacy, createdAt: new Date(legacy.createdAt), approvedAt: legacy.approvedAt ? new Date(legacy.approvedAt) : null, authorId: null });
     }
-    await insertVersion(ctx, trx, row, key, { version: (latest?.version ?? 0) + 1, sha256: hash, text, createdAt: at, approvedAt: null });
+    await insertVersion(ctx, trx, row, key, { version: latestVersion + 1, sha256: hash, text, createdAt: at, approvedAt: null, authorId: writer.authorId });
     await trx
       .updateTable('report_case')
       .set({ report_enc: ctx.crypto.seal(key, row.id, COLUMNS.report, text), report_updated_at: at, approved_at: null })
@@ -82,6 +109,26 @@ export async function recordVersion(ctx: AppContext, row: CaseRow, text: string)
     // A new version waits for the reporter's approval: news for them.
     await onCaseEvent(ctx, trx, row.id, 'reporterNews');
   });
+}
+
+/**
+ * Who saved each version, by version number: for handlers only (the reporter's views
+ * name the company, never a handler). A version without a kept author is absent.
+ */
+export async function recordAuthors(ctx: Pick<AppContext, 'db'>, caseId: string): Promise<Map<number, { id: string; name: string }>> {
+  const rows = await ctx.db
+    .selectFrom('case_record_version as v')
+    .innerJoin('handler_account as h', 'h.id', 'v.created_by')
+    .select(['v.version', 'h.id', 'h.name'])
+    .where('v.case_id', '=', caseId)
+    .execute();
+  return new Map(rows.map((r) => [r.version, { id: r.id, name: r.name }]));
+}
+
+/** The versions as a handler reads them: each with its author's id and display name (null when none is kept). */
+export async function withAuthors<V extends { version: number }>(ctx: Pick<AppContext, 'db'>, caseId: string, versions: readonly V[]): Promise<(V & { authorId: string | null; author: string | null })[]> {
+  const authors = versions.length ? await recordAuthors(ctx, caseId) : new Map<number, { id: string; name: string }>();
+  return versions.map((v) => ({ ...v, authorId: authors.get(v.version)?.id ?? null, author: authors.get(v.version)?.name ?? null }));
 }
 
 /**
@@ -115,7 +162,7 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
     if (!stored && key) {
       // The record written before versions existed (server-keyed only) is stored as approved version 1.
       const legacy = latest as RecordVersionView;
-      await insertVersion(ctx, trx, row, key, { ...legacy, createdAt: new Date(legacy.createdAt), approvedAt: at });
+      await insertVersion(ctx, trx, row, key, { ...legacy, createdAt: new Date(legacy.createdAt), approvedAt: at, authorId: null });
     } else {
       const upd = await trx
         .updateTable('case_record_version')
@@ -129,20 +176,11 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
   });
 }
 
-/** The approved version as a text document: the record between two marker lines, its hash and approval time. */
+/** The approved version as a text document (core/record-document.ts): the record between two marker lines, its hash and approval time. */
 export async function approvedRecordDocument(ctx: AppContext, row: CaseRow, version: number): Promise<{ name: string; body: string; sha256: string; approvedAt: string }> {
   const v = (await loadVersions(ctx, row)).find((x) => x.version === version);
   if (!v) throw new HttpError(404, 'NOT_FOUND', 'No such version of the record.');
   if (!v.approvedAt) throw new HttpError(409, 'NOT_APPROVED', 'This version of the record has not been approved by the reporter.');
-  const body = [
-    `Record of case ${row.case_number}, version ${v.version}`,
-    `Recorded: ${v.createdAt}`,
-    `Approved by the reporter: ${v.approvedAt}`,
-    `SHA-256 of the record text (UTF-8, the lines between the markers, without the final line break): ${v.sha256}`,
-    '----- BEGIN RECORD -----',
-    v.text,
-    '----- END RECORD -----',
-    '',
-  ].join('\n');
-  return { name: `record-${row.case_number}-v${v.version}.txt`, body, sha256: v.sha256, approvedAt: v.approvedAt };
+  const { name, body } = recordDocument({ caseNumber: row.case_number, version: v.version, createdAt: v.createdAt, approvedAt: v.approvedAt, sha256: v.sha256, text: v.text });
+  return { name, body, sha256: v.sha256, approvedAt: v.approvedAt };
 }

@@ -7,12 +7,13 @@
  * latest, the same hash twice changes nothing, a new version awaits approval again).
  *
  * Invariants: nothing malformed is stored (400 BAD_ENVELOPE, the product's code); a
- * version is taken only as the next number after the latest stored (409 RECORD_CHANGED
- * otherwise: the writer saw an older record), so two handlers never both write "version 3".
+ * version is taken only as the next number after the latest stored (409
+ * RECORD_VERSION_CONFLICT with `currentVersion` otherwise: the writer saw an older record), so two handlers never both write "version 3".
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
+import { versionConflict } from './record.ts';
 import type { SealedCommentDto, SealedRecordVersionDto } from '../../machines/schema.ts';
 import type { RecordVersionEnvelope } from '../../core/crypto/index.ts';
 import { parseEnvelope } from './sealed.ts';
@@ -45,7 +46,7 @@ function assertSealedOral(row: Pick<CaseRow, 'sealed' | 'submission_type'>) {
  * changes nothing (as on the usual path); otherwise the case awaits approval again,
  * a case waiting for contact is RECEIVED, and the reporter gets the news mail.
  */
-export async function recordSealedVersion(ctx: AppContext, row: CaseRow, dto: SealedRecordVersionDto): Promise<{ version: number; changed: boolean }> {
+export async function recordSealedVersion(ctx: AppContext, row: CaseRow, dto: SealedRecordVersionDto, authorId: string | null): Promise<{ version: number; changed: boolean }> {
   assertSealedOral(row);
   const text = parseEnvelope(dto.text, 'text');
   const at = ctx.clock.now();
@@ -55,8 +56,9 @@ export async function recordSealedVersion(ctx: AppContext, row: CaseRow, dto: Se
     const latest = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).orderBy('version', 'desc').executeTakeFirst();
     if (latest && latest.sha256 === dto.sha256) return { version: latest.version, changed: false };
     const next = (latest?.version ?? 0) + 1;
-    if (dto.version !== next) throw new HttpError(409, 'RECORD_CHANGED', `The record has changed since you read it: the next version is ${next}. Read it again and seal the text as that version.`, 'version');
-    await trx.insertInto('case_record_version').values({ id: randomUUID(), case_id: row.id, version: next, text_enc: text, sha256: dto.sha256, created_at: at, approved_at: null }).execute();
+    // The version sealed names the one it was written on (its number less one): another's save since is a conflict, as on the usual path.
+    if (dto.version !== next) throw versionConflict(next - 1, 'version');
+    await trx.insertInto('case_record_version').values({ id: randomUUID(), case_id: row.id, version: next, text_enc: text, sha256: dto.sha256, created_at: at, approved_at: null, created_by: authorId }).execute();
     await trx.updateTable('report_case').set({ report_updated_at: at, approved_at: null }).where('id', '=', row.id).execute();
     const moved = await trx.updateTable('report_case').set({ status: 'RECEIVED' }).where('id', '=', row.id).where('status', '=', 'PENDING_WHISTLEBLOWER_CONTACT').executeTakeFirst();
     if (Number(moved.numUpdatedRows) > 0) await trx.insertInto('case_status_event').values({ case_id: row.id, status: 'RECEIVED', at }).execute();

@@ -18,7 +18,7 @@ import { DEFAULT_KDF, kdfText, newSalt, parseKdf, parseVerifier, serverReporterK
 import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
 import { metadataView, storedMetadata, type MetadataCheckState } from '../files/metadata-check.ts';
-import { loadVersions, recordVersion, type RecordVersionView } from './record.ts';
+import { loadVersions, recordVersion, type RecordVersionView, type RecordWriter } from './record.ts';
 import { assertCheckValue, CHECK_ROW } from '../crypto/master-key.ts';
 import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
 import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
@@ -543,8 +543,8 @@ export async function setStatus(ctx: AppContext, caseId: string, status: CaseSta
  * case still PENDING_WHISTLEBLOWER_CONTACT moves to RECEIVED in the same transaction
  * (docs/decisions/oral-report-record.md, record-versions.md).
  */
-export async function recordReport(ctx: AppContext, row: CaseRow, text: string): Promise<void> {
-  await recordVersion(ctx, row, text);
+export async function recordReport(ctx: AppContext, row: CaseRow, text: string, writer: RecordWriter): Promise<void> {
+  await recordVersion(ctx, row, text, writer);
 }
 
 export interface NewMessage {

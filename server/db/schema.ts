@@ -163,6 +163,8 @@ export interface CaseRecordVersionTable {
   sha256: string;
   created_at: Timestamp;
   approved_at: Timestamp | null;
+  /** The handler account that saved it (migration 0440); null before authors were kept or after the account's deletion. */
+  created_by: string | null;
 }
 
 export interface CaseCommentTable {

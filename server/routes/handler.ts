@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { companyByHost, normalizeHost, requestHost, requireCompany } from '../companies/service.ts';
 import { addMessage, buildCaseView, caseKey, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { LANGUAGE_COLUMN } from '../mail/notify.ts';
-import { approvedRecordDocument } from '../cases/record.ts';
+import { approvedRecordDocument, withAuthors } from '../cases/record.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
@@ -43,6 +43,8 @@ export const HANDLER_MESSAGE_MAX = LIMITS.commentMax;
 export const statusSchema = v.object({ status: v.picklist(CASE_STATUSES, `must be one of ${CASE_STATUSES.join(', ')}`) });
 export const reportSchema = v.object({
   text: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPORT_TEXT_MAX, 'validation.tooLong')),
+  /** The version the writer opened (0: none yet); another's save since then is 409 RECORD_VERSION_CONFLICT. Absent: not checked. */
+  baseVersion: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(999_999))),
 });
 export const handlerMessageSchema = v.object({
   message: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(HANDLER_MESSAGE_MAX, 'validation.tooLong')), ''),
@@ -107,7 +109,9 @@ async function sessionView(ctx: AppContext, auth: HandlerAuth, p: Principal, sig
 /** The case as a handler reads it: the reporter's view plus the legal clock and the audit trail. */
 async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow) {
   const [view, deadline, audit, language] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row), reporterLanguage(ctx, row)]);
-  return { ...view, deadline, audit, reporterLanguage: language };
+  // Who saved each version is for handlers: the shared (cached) view the reporter reads names nobody.
+  const report = view.report && { ...view.report, versions: await withAuthors(ctx, row.id, view.report.versions) };
+  return { ...view, report, deadline, audit, reporterLanguage: language };
 }
 
 /** The language the reporter wrote in (the mails' language), opened with the case's key; null when none was kept. */
@@ -272,11 +276,12 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   // The status history is clear data (case_status_event) as on the usual read; the export's "status history" lists it.
   const statusHistory = async (caseId: string) =>
     (await ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', caseId).orderBy('id').execute()).map((e) => ({ status: e.status, dateTime: new Date(e.at).toISOString() }));
-  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({
-    ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))),
-    audit: await readAudit(ctx, row),
-    caseStatusHistory: await statusHistory(row.id),
-  });
+  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => {
+    const view = await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id));
+    // Authors are clear data (account ids and names), for handlers only, as on a server-keyed case.
+    const record = view.record && { ...view.record, versions: await withAuthors(ctx, row.id, view.record.versions) };
+    return { ...view, record, audit: await readAudit(ctx, row), caseStatusHistory: await statusHistory(row.id) };
+  };
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
@@ -369,12 +374,12 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/report', async (req) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
-    const { text } = parseOr400(reportSchema, req.body ?? {}, 'body');
+    const { text, baseVersion } = parseOr400(reportSchema, req.body ?? {}, 'body');
     if (row.submission_type === 'ONLINE_FORM') {
       throw new HttpError(409, 'NOT_AN_ORAL_CASE', 'Only a phone or meeting case has a report text recorded by a handler.');
     }
     // After an approval an edit is a new version awaiting approval, never a silent change (docs/decisions/record-versions.md).
-    await recordReport(ctx, row, text);
+    await recordReport(ctx, row, text, { authorId: h.id, baseVersion });
     await appendAudit(ctx, h, row, 'RECORD_EDITED', { characters: [...text].length });
     const fresh = await ctx.db.selectFrom('report_case').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return handlerCaseView(ctx, h, fresh);
@@ -387,7 +392,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
     const dto = parseOr400(sealedRecordVersionDtoSchema, req.body ?? {}, 'sealedRecordVersionDto');
-    const stored = await recordSealedVersion(ctx, row, dto);
+    const stored = await recordSealedVersion(ctx, row, dto, h.id);
     return reply.status(stored.changed ? 201 : 200).header('cache-control', 'no-store').send(stored);
   });
 

@@ -33,7 +33,7 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
-import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
+import { RecordEditorControls, RecordVersions, recordStyles, useDownloadLabel } from './RecordEditorControls.tsx';
 import { CaseExport, serverExportSource } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
 import { useDraft } from './useDraft.ts';
@@ -330,12 +330,12 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
       </section>
 
       {isOral && (
-        <section className={styles.section} aria-labelledby="case-record">
+        <section className={styles.section} aria-labelledby="case-record" data-testid="case-record">
           <h2 id="case-record" className={styles.sectionTitle}>
             {t('handler.record.title')}
           </h2>
           <RecordEditor view={view} onSaved={() => actor.send({ type: 'reload' })} />
-          <RecordVersionList versions={view.report?.versions ?? []} />
+          <RecordVersionList caseNumber={view.caseNumber} versions={view.report?.versions ?? []} />
           <h3>{t('handler.record.comments')}</h3>
           {view.comments.length === 0 ? (
             <p>{t('handler.record.noComments')}</p>
@@ -492,14 +492,18 @@ interface RecordVersion {
   createdAt: string;
   approvedAt: string | null;
   text: string;
+  author?: string | null;
 }
 
 /**
- * Every version sent for review, with its hash and approval, and what changed in the
- * latest: the handler sees what the reporter sees (docs/decisions/record-versions.md).
+ * Every version sent for review, with its author, hash and approval, and what changed
+ * in the latest: the handler sees what the reporter sees (docs/decisions/record-versions.md).
+ * An approved version downloads as the server writes it.
  */
-function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
+function RecordVersionList({ caseNumber, versions }: { caseNumber: string; versions: RecordVersion[] }) {
   const t = useT('handler');
+  const { api } = useHandler();
+  const label = useDownloadLabel();
   if (versions.length === 0) return null;
   const latest = versions.at(-1)!;
   const previous = versions.length > 1 ? versions.at(-2)! : null;
@@ -511,7 +515,14 @@ function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
           <RecordDiff before={previous.text} after={latest.text} addedLabel={t('handler.record.added')} removedLabel={t('handler.record.removed')} />
         </>
       )}
-      <RecordVersions versions={versions} />
+      <RecordVersions
+        versions={versions}
+        download={(v) => (
+          <a className={`${buttons.secondaryButton} ${recordStyles.download}`} href={api.recordUrl(caseNumber, v.version)} download data-testid={`record-download-${v.version}`}>
+            {label(v.version)}
+          </a>
+        )}
+      />
     </>
   );
 }
@@ -521,10 +532,17 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
   const lang = useLanguage();
   const td = useT('drafts');
   const { api, session } = useHandler();
-  const draft = useDraft('record', view.caseNumber, (f) => actor.send({ type: 'draft.restore', value: String(f.text ?? '') }));
+  const latestVersion = view.report?.versions?.at(-1)?.version ?? (view.report ? 1 : 0);
+  // The version the draft was written on comes back with it: a save from it over a newer version is a conflict.
+  const draft = useDraft('record', view.caseNumber, (f) =>
+    actor.send({ type: 'draft.restore', value: String(f.text ?? ''), ...(typeof f.base === 'string' && /^\d{1,6}$/.test(f.base) ? { base: Number(f.base) } : {}) }),
+  );
   const actor = useActorRef(
     recordEditorMachine.provide({
-      actors: { saveRecord: fromPromise(({ input: i }: { input: { text: string } }) => api.saveRecord(view.caseNumber, i.text)) },
+      actors: {
+        saveRecord: fromPromise(({ input: i }: { input: { text: string; baseVersion: number } }) => api.saveRecord(view.caseNumber, i.text, i.baseVersion)),
+        loadLatest: fromPromise(() => api.loadLatestRecord(view.caseNumber)),
+      },
       actions: {
         reloadCase: onSaved,
         reportUnauthorized: () => session.send({ type: 'session.expired' }),
@@ -536,14 +554,14 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
         dropDraft: () => draft.send({ type: 'draft.drop' }),
       },
     }),
-    { input: { submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '' } },
+    { input: { submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '', version: latestVersion } },
   );
   const restored = useSelector(actor, (s) => s.matches({ editing: 'restored' }));
   const editing = useSelector(actor, (s) => s.matches('editing') && s.context.draft.trim() !== '');
   const kept = useSelector(draft, (s) => s);
   useEffect(() => {
-    actor.send({ type: 'case.change', submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '' });
-  }, [actor, view.submission.type, view.approvedAt, view.report?.text]);
+    actor.send({ type: 'case.change', submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '', version: latestVersion });
+  }, [actor, view.submission.type, view.approvedAt, view.report?.text, latestVersion]);
   return (
     <div>
       {view.report ? (
@@ -554,7 +572,7 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
       ) : (
         <p>{t('handler.record.none')}</p>
       )}
-      <p role="status" className={view.approvedAt ? styles.success : styles.hint}>
+      <p role="status" className={view.approvedAt ? styles.success : styles.hint} data-testid="record-approval">
         {view.approvedAt ? t('handler.record.approved', { when: formatLongDateTime(view.approvedAt, lang) }) : view.report ? t('handler.record.awaiting') : ''}
       </p>
       <p role="status">{restored && <span className={styles.success} data-testid="record-draft-restored">{td('drafts.restoredRecord')}</span>}</p>

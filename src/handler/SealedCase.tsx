@@ -217,7 +217,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         view={view}
         opened={opened}
         dataKey={state.context.dataKey!}
+        keys={state.context.epochKeys!}
         save={fx.saveRecord}
+        loadLatest={fx.loadLatestRecord}
         onSaved={() => actor.send({ type: 'reload' })}
         onUnauthorized={() => session.send({ type: 'session.expired' })}
       />

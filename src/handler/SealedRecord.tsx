@@ -1,9 +1,11 @@
 /**
  * The record of a sealed phone or meeting case in the workspace (docs/decisions/record-versions.md
  * "Sealed cases"): the chart is the usual record editor (machines/handler/recordEditor.ts),
- * its save supplied here to seal the next version and hash it in this browser. Every
- * version shows with its hash, whether the hash matched the text opened here, and the
- * reporter's approval; the reporter's comments show opened.
+ * its save supplied here to seal the next version and hash it in this browser, and its
+ * reading of another's version after a conflict to open it with the case's keys. Every
+ * version shows with its author, its hash, whether the hash matched the text opened
+ * here, and the reporter's approval; an approved one downloads as a document made here
+ * from the opened text; the reporter's comments show opened.
  */
 import { useEffect } from 'react';
 import { useActorRef } from '@xstate/react';
@@ -12,42 +14,53 @@ import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/record/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { RecordDiff } from '../components/RecordDiff.tsx';
-import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
-import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
+import { RecordEditorControls, RecordVersions, recordStyles, useDownloadLabel } from './RecordEditorControls.tsx';
+import { offerDownload } from './fileOpening.ts';
+import * as buttons from '../styles/button.css.ts';
+import { approvedRecordDocument } from '../../core/record-document.ts';
+import type { EpochKeys } from '../../core/crypto/epochs.ts';
+import { recordEditorMachine, type LatestAnswer, type SaveAnswer } from '../../machines/handler/recordEditor.ts';
 import type { OpenedSealedCase, SealedRecordInput, SealedView } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
 
-export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthorized }: {
+export function SealedRecord({ view, opened, dataKey, keys, save, loadLatest, onSaved, onUnauthorized }: {
   view: SealedView;
   opened: OpenedSealedCase;
   dataKey: Uint8Array;
-  save: (input: SealedRecordInput) => Promise<{ status: number }>;
+  /** Every epoch's key this account reaches: the other writer's version opens with them after a conflict. */
+  keys: EpochKeys;
+  save: (input: SealedRecordInput) => Promise<SaveAnswer>;
+  loadLatest: (input: { caseNumber: string; caseId: string; keys: EpochKeys }) => Promise<LatestAnswer>;
   onSaved: () => void;
   onUnauthorized: () => void;
 }) {
   const t = useT('handler');
   const tr = useT('record');
   const lang = useLanguage();
+  const label = useDownloadLabel();
   const versions = opened.record.versions;
   const latest = versions.at(-1) ?? null;
   const previous = versions.length > 1 ? versions.at(-2)! : null;
   const latestText = latest?.text ?? '';
+  const latestVersion = latest?.version ?? 0;
   const submissionType = view.submissionType ?? 'ONLINE_FORM';
   const approvedAt = view.approvedAt ?? null;
   const actor = useActorRef(
     recordEditorMachine.provide({
       actors: {
-        saveRecord: fromPromise(({ input: i }: { input: { text: string } }) =>
-          save({ caseNumber: view.caseNumber, caseId: view.caseId, dataKey, version: (latest?.version ?? 0) + 1, text: i.text }),
+        // The version sealed is the one after the version the text was written on: the server refuses it if another came in between.
+        saveRecord: fromPromise(({ input: i }: { input: { text: string; baseVersion: number } }) =>
+          save({ caseNumber: view.caseNumber, caseId: view.caseId, dataKey, version: i.baseVersion + 1, text: i.text }),
         ),
+        loadLatest: fromPromise(() => loadLatest({ caseNumber: view.caseNumber, caseId: view.caseId, keys })),
       },
       actions: { reloadCase: onSaved, reportUnauthorized: onUnauthorized },
     }),
-    { input: { submissionType, approvedAt, text: latestText } },
+    { input: { submissionType, approvedAt, text: latestText, version: latestVersion } },
   );
   useEffect(() => {
-    actor.send({ type: 'case.change', submissionType, approvedAt, text: latestText });
-  }, [actor, submissionType, approvedAt, latestText]);
+    actor.send({ type: 'case.change', submissionType, approvedAt, text: latestText, version: latestVersion });
+  }, [actor, submissionType, approvedAt, latestText, latestVersion]);
   if (submissionType === 'ONLINE_FORM') return null;
   const check = (v: (typeof versions)[number]) =>
     v.text === null ? tr('record.unopened', { version: v.version }) : v.verified ? tr('record.verified') : tr('record.mismatch', { version: v.version });
@@ -77,7 +90,22 @@ export function SealedRecord({ view, opened, dataKey, save, onSaved, onUnauthori
         </>
       )}
       {versions.length > 0 && (
-        <RecordVersions versions={versions} check={(v) => <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>} />
+        <RecordVersions
+          versions={versions}
+          check={(v) => <p className={v.verified ? styles.hint : styles.error} data-testid={`record-check-${v.version}`}>{check(v)}</p>}
+          // Made here from the text this browser opened, and only when its hash is that text's: the server has no key to write it.
+          download={(v) =>
+            v.verified && v.text !== null ? (
+              <button type="button" className={`${buttons.secondaryButton} ${recordStyles.download}`} data-testid={`record-download-${v.version}`}
+                onClick={() => {
+                  const doc = approvedRecordDocument({ caseNumber: view.caseNumber, version: v.version, createdAt: v.createdAt, approvedAt: v.approvedAt, sha256: v.sha256, text: v.text! });
+                  offerDownload(new Blob([doc.body], { type: 'text/plain;charset=utf-8' }), doc.name);
+                }}>
+                {label(v.version)}
+              </button>
+            ) : null
+          }
+        />
       )}
       <h3>{t('handler.record.comments')}</h3>
       {opened.record.comments.length === 0 ? (

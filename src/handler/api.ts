@@ -13,6 +13,7 @@ import type { ComposerDraft, ComposerEvent } from '../../machines/handler/compos
 import type { CaseExportDto, CaseStatus } from '../../machines/schema.ts';
 import type { AssignmentAct, AssignmentAnswer, AssignmentView } from '../../machines/handler/assignment.ts';
 import type { HandlerKeysApi } from './keys.ts';
+import type { LatestAnswer, SaveAnswer } from '../../machines/handler/recordEditor.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
 
@@ -94,10 +95,19 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
           if (xhr.readyState !== XMLHttpRequest.DONE) xhr.abort();
         };
       }),
-    saveRecord: async (caseNumber: string, text: string): Promise<{ status: number }> => {
-      const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/report`, { method: 'PUT', body: { text } }));
-      return { status: r.status };
+    /** `baseVersion`: the version the text was written on; another's save since is 409 RECORD_VERSION_CONFLICT. */
+    saveRecord: async (caseNumber: string, text: string, baseVersion: number): Promise<SaveAnswer> => {
+      const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/report`, { method: 'PUT', body: { text, baseVersion } }));
+      return { status: r.status, code: r.code };
     },
+    /** The record's latest version as the server has it now (the other writer's, after a conflict). */
+    loadLatestRecord: async (caseNumber: string): Promise<LatestAnswer> => {
+      const r = await call(() => api.json<HandlerCaseView>(`/api/handler/cases/${numberPath(caseNumber)}`));
+      const v = r.data?.report?.versions?.at(-1);
+      return { status: r.status === 200 && !v ? 0 : r.status, latest: v && { version: v.version, text: v.text, author: v.author ?? null, createdAt: v.createdAt } };
+    },
+    /** The approved version as the server writes it (a text file; the server audits the download). */
+    recordUrl: (caseNumber: string, version: number) => api.url(`/api/handler/cases/${numberPath(caseNumber)}/record/${version}/approved`),
     /** Asks the server to record an export in the audit trail (parts and a count, no content); 201 when recorded. */
     recordExport: async (caseNumber: string, body: CaseExportDto): Promise<{ status: number; code?: string }> => {
       try {

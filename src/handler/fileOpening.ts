@@ -103,7 +103,7 @@ export function canSaveToDisk(): boolean {
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
 
 /** Hands a gathered file to the browser's own download (the in-memory way). */
-function offerDownload(blob: Blob, name: string) {
+export function offerDownload(blob: Blob, name: string) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

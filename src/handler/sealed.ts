@@ -40,6 +40,7 @@ import type {
   SealedView,
 } from '../../machines/handler/sealedCase.ts';
 import type { Colleague, HandlerKeysApi } from './keys.ts';
+import type { LatestAnswer, SaveAnswer } from '../../machines/handler/recordEditor.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
 
@@ -130,10 +131,24 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
   };
 
   /** Seals the record's next version and its hash over the plaintext here; only the envelope and the hash leave the page. */
-  const saveRecord = async (input: SealedRecordInput): Promise<{ status: number }> => {
+  const saveRecord = async (input: SealedRecordInput): Promise<SaveAnswer> => {
     const sealed = await sealRecordVersion(input.dataKey, input.caseId, input.version, input.text);
     const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/record/sealed`, { method: 'POST', body: sealed }));
-    return { status: r.status };
+    return { status: r.status, code: r.code };
+  };
+
+  /**
+   * After a conflict: the record read again and its latest version opened here with the
+   * case's keys. Its text is shown only when its hash matches the text opened (otherwise
+   * null, as for a version that did not open), so the choice is never built on a text
+   * the stored hash does not name.
+   */
+  const loadLatestRecord = async (input: { caseNumber: string; caseId: string; keys: EpochKeys }): Promise<LatestAnswer> => {
+    const r = await loadSealed(input.caseNumber);
+    const last = r.view?.record?.versions.at(-1);
+    if (r.status !== 200 || !last) return { status: r.status === 200 ? 0 : r.status };
+    const [opened] = await openRecordVersions(input.keys, input.caseId, [last]);
+    return { status: 200, latest: { version: last.version, text: opened?.verified ? opened.text : null, author: last.author ?? null, createdAt: last.createdAt } };
   };
 
   /**
@@ -233,7 +248,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
 
   const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
 
-  return { loadSealed, openCase, sendSealed, saveRecord, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
+  return { loadSealed, openCase, sendSealed, saveRecord, loadLatestRecord, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

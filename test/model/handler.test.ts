@@ -86,12 +86,26 @@ const suites: [MachineModel, string[], string[], Check][] = [
     }
     if (s.matches({ editing: 'failed' })) expect(s.context.text).toBe(before.context.text);
   }],
-  [record, ['saveRecord'], ['reloadCase', 'reportUnauthorized'], (s) => {
-    if (s.matches('editing') || s.matches('saving') || s.matches('viewing')) {
-      expect(s.context.submissionType).not.toBe('ONLINE_FORM');
-      expect(s.context.approvedAt).toBeNull();
-    }
+  [record, ['saveRecord', 'loadLatest'], ['reloadCase', 'reportUnauthorized', 'dropDraft'], (s, e, before, actions) => {
+    // The draft kept on the device goes only with a save that landed or a cancel; a refused save keeps it.
+    if (e.type === 'xstate.done.actor.saveRecord' && s.matches('viewing')) expect(actions.at(-2)).toBe('dropDraft');
+    if (s.matches('conflict') && !before.matches('conflict')) expect(actions.at(-1)).not.toBe('dropDraft');
+    if (e.type === 'draft.restore' && s.matches('editing')) expect([s.context.base, s.context.mine]).toEqual([(e as { base?: number }).base ?? before.context.version, null]);
+    // Offered on every oral case, approved or not; an online report stays locked.
+    if (s.matches('editing') || s.matches('saving') || s.matches('viewing') || s.matches('conflict')) expect(s.context.submissionType).not.toBe('ONLINE_FORM');
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
+    // A save names the version it was written on: the one seen on opening, or theirs once chosen.
+    if (s.matches('saving') && before.matches('editing')) expect(s.context.base).toBe(before.context.base);
+    if (s.matches('saving') && before.matches('conflict')) expect(s.context.base).toBe(before.context.theirs.version);
+    if (e.type === 'edit.open') expect(s.context.base).toBe(before.context.version);
+    // Nothing typed is lost: the draft survives the conflict, and editing from theirs keeps it in `mine`.
+    if (s.matches('conflict')) expect(s.context.draft).toBe(before.context.draft);
+    if (s.matches({ conflict: 'choosing' })) expect(s.context.theirs).not.toBeNull();
+    if (e.type === 'conflict.editTheirs' && s.matches('editing')) {
+      expect(s.context.mine).toBe(before.context.draft);
+      expect(s.context.draft).toBe(before.context.theirs.text);
+    }
+    if (e.type === 'conflict.editTheirs' && !s.matches('editing')) expect(before.context.theirs?.text ?? null).toBeNull();
   }],
   [draft, ['openDraft', 'keepDraft', 'dropDraft'], ['restoreDraft'], (s, e, before, actions) => {
     // Nothing opened or sealed without the keys; a seal always has text to seal.

@@ -14,6 +14,8 @@ import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 
 let server: TestServer;
 let handlerToken: string;
+let handlerId: string;
+let colleague: { id: string; token: string };
 let phone: { caseNumber: string; tokens: Tokens };
 const B = '/api/private/case';
 const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
@@ -23,7 +25,8 @@ beforeAll(async () => {
   const caseNumber = await newCase(server, { oral: true });
   phone = { caseNumber, tokens: await signIn(new Browser(server, 'localhost'), caseNumber, 'pass1234') };
   const company = await companyByHost(server.ctx.db, 'localhost');
-  handlerToken = (await createHandlerAccount(server.ctx.db, company!.id, 'Hanne Handler')).token;
+  ({ token: handlerToken, id: handlerId } = await createHandlerAccount(server.ctx.db, company!.id, 'Hanne Handler'));
+  colleague = await createHandlerAccount(server.ctx.db, company!.id, 'Carl Colleague');
 });
 afterAll(async () => server?.cleanup());
 
@@ -46,10 +49,10 @@ describe('versions of the record', () => {
   it('keeps each version sealed with its SHA-256, shown to both sides; the same text again is no new version', async () => {
     expect((await record(V1)).status).toBe(200);
     expect((await record(V1)).data.report.versions).toHaveLength(1);
-    for (const view of [await handlerView(), await reporterView()]) {
-      expect(view.report).toMatchObject({ text: V1, version: 1, sha256: sha(V1) });
-      expect(view.report.versions).toEqual([{ version: 1, sha256: sha(V1), text: V1, createdAt: expect.any(String), approvedAt: null }]);
-    }
+    for (const view of [await handlerView(), await reporterView()]) expect(view.report).toMatchObject({ text: V1, version: 1, sha256: sha(V1) });
+    // The handler sees who saved it; the reporter's view names no handler.
+    expect((await handlerView()).report.versions).toEqual([{ version: 1, sha256: sha(V1), text: V1, createdAt: expect.any(String), approvedAt: null, author: 'Hanne Handler', authorId: handlerId }]);
+    expect((await reporterView()).report.versions).toEqual([{ version: 1, sha256: sha(V1), text: V1, createdAt: expect.any(String), approvedAt: null }]);
     const rows = await server.ctx.db.selectFrom('case_record_version').selectAll().execute();
     expect(rows).toHaveLength(1);
     expect(Buffer.from(rows[0]!.text_enc).toString('latin1')).not.toContain('Acme');
@@ -103,5 +106,55 @@ describe('versions of the record', () => {
     const ok = await approve({ sha256: sha(V2) });
     expect(ok.status).toBe(200);
     expect(ok.data.report.versions.map((v: any) => !!v.approvedAt)).toEqual([true, true]);
+  });
+});
+
+describe('two handlers on one record: authors, conflicts, editing after approval', () => {
+  const save = (json: unknown, token = handlerToken) => call(server, 'PUT', `/api/handler/cases/${phone.caseNumber}/report`, { token, json });
+  const count = async () => (await server.ctx.db.selectFrom('case_record_version').select('version').execute()).length;
+  const V3 = 'Hanne: the caller named the finance team.';
+  const V3B = 'Carl: the caller named the finance team and a date.';
+
+  it('refuses a save over a version someone else saved since the writer opened it (409 RECORD_VERSION_CONFLICT with the current number), storing nothing', async () => {
+    // Both opened version 2 (approved above). Hanne saves first.
+    const first = await save({ text: V3, baseVersion: 2 });
+    expect(first.status, JSON.stringify(first.data)).toBe(200);
+    expect(first.data.report.versions.at(-1)).toMatchObject({ version: 3, author: 'Hanne Handler', authorId: handlerId, approvedAt: null });
+    const before = await count();
+    const late = await save({ text: V3B, baseVersion: 2 }, colleague.token);
+    expectError(late, 409, 'RECORD_VERSION_CONFLICT', 'baseVersion');
+    expect(late.data.error.currentVersion).toBe(3);
+    expect(await count()).toBe(before);
+    expect((await handlerView()).report.text).toBe(V3);
+    // The same text as the latest is no conflict and no new version, whatever the base.
+    expect((await save({ text: V3, baseVersion: 1 }, colleague.token)).status).toBe(200);
+    expect(await count()).toBe(before);
+    // On top of theirs, Carl's text is version 4, his.
+    const onTop = await save({ text: V3B, baseVersion: 3 }, colleague.token);
+    expect(onTop.status).toBe(200);
+    expect(onTop.data.report.versions.map((v: any) => [v.version, v.author])).toEqual([[1, 'Hanne Handler'], [2, 'Hanne Handler'], [3, 'Hanne Handler'], [4, 'Carl Colleague']]);
+    const reporter = await reporterView();
+    for (const v of reporter.report.versions) expect(Object.keys(v).sort()).toEqual(['approvedAt', 'createdAt', 'sha256', 'text', 'version']);
+    expect(JSON.stringify(reporter)).not.toMatch(/Hanne Handler|Carl Colleague|authorId/);
+  });
+
+  it('refuses a base version that is not a version number (400 VALIDATION)', async () => {
+    for (const baseVersion of [-1, 1.5, '4', null]) expectError(await save({ text: 'x', baseVersion }, colleague.token), 400, 'VALIDATION');
+  });
+
+  it('after the approval an edit is a new version awaiting approval; the approved one still downloads with its hash and time', async () => {
+    const ok = await approve({ sha256: sha(V3B) });
+    expect(ok.status).toBe(200);
+    const approvedAt = ok.data.approvedAt as string;
+    const edited = await save({ text: `${V3B} Amended.`, baseVersion: 4 });
+    expect(edited.status).toBe(200);
+    expect(edited.data.approvedAt).toBeNull();
+    expect(edited.data.report.versions.slice(-2).map((v: any) => [v.version, v.approvedAt, v.author])).toEqual([[4, approvedAt, 'Carl Colleague'], [5, null, 'Hanne Handler']]);
+    const doc = await fetch(`${server.url}/api/handler/cases/${phone.caseNumber}/record/4/approved`, { headers: { authorization: `Bearer ${handlerToken}` } });
+    expect(doc.status).toBe(200);
+    const body = await doc.text();
+    expect(body).toContain(`Approved by the reporter: ${approvedAt}`);
+    expect(body).toContain(sha(V3B));
+    expect(body.split('----- BEGIN RECORD -----\n')[1]!.split('\n----- END RECORD -----')[0]).toBe(V3B);
   });
 });

@@ -142,6 +142,33 @@ describe('the record of a sealed phone case', () => {
     }
   });
 
+  it('names the author of each version to handlers, and refuses a version sealed on an older one with the current number (409 RECORD_VERSION_CONFLICT), storing nothing', async () => {
+    const c = await sealedCase('PHONE');
+    const path = `/api/handler/cases/${c.caseNumber}`;
+    const post = (json: unknown) => call(server, 'POST', `${path}/record/sealed`, { token: hanne.token, json });
+    const view = await call(server, 'GET', `${path}/sealed`, { token: hanne.token });
+    const dataKey = await openSealedBox(hanneKeys.ecdh, fromBase64(view.data.wrap.wrap), { caseId: c.caseId, epoch: 1, recipientKeyId: await keyId(hanneKeys.ecdhSpki) });
+    expect((await post(await sealRecordVersion(dataKey, c.caseId, 1, 'first'))).status).toBe(201);
+    expect((await post(await sealRecordVersion(dataKey, c.caseId, 2, 'theirs, on 1'))).status).toBe(201);
+    const before = await count('case_record_version');
+    // A second writer who opened version 1 seals hers as version 2 too.
+    const stale = await post(await sealRecordVersion(dataKey, c.caseId, 2, 'mine, also on 1'));
+    expectError(stale, 409, 'RECORD_VERSION_CONFLICT', 'version');
+    expect(stale.data.error.currentVersion).toBe(2);
+    expect(await count('case_record_version')).toBe(before);
+    // On top of theirs it is taken.
+    expect((await post(await sealRecordVersion(dataKey, c.caseId, 3, 'mine, also on 1'))).status).toBe(201);
+    const read = await call(server, 'GET', `${path}/sealed`, { token: hanne.token });
+    expect(read.data.record.versions.map((v: { version: number; author: string; authorId: string }) => [v.version, v.author, v.authorId])).toEqual([[1, 'Hanne', hanne.id], [2, 'Hanne', hanne.id], [3, 'Hanne', hanne.id]]);
+    const opened = await openRecordVersions(dataKey, c.caseId, read.data.record.versions);
+    expect(opened.map((v) => [v.text, v.author, v.verified])).toEqual([['first', 'Hanne', true], ['theirs, on 1', 'Hanne', true], ['mine, also on 1', 'Hanne', true]]);
+    // The reporter's read names no handler.
+    const tokens = await signIn(new Browser(server, HOST), c.caseNumber, PASSWORD);
+    const mine = await call(server, 'GET', '/api/private/case/my-case/sealed', { host: HOST, token: tokens.access_token });
+    expect(JSON.stringify(mine.data.record)).not.toContain('Hanne');
+    expect(mine.data.record.versions[0]).not.toHaveProperty('authorId');
+  });
+
   it('refuses what is malformed, out of turn, on the wrong case or path, storing nothing', async () => {
     const c = await sealedCase('MEETING');
     const path = `/api/handler/cases/${c.caseNumber}`;
@@ -158,7 +185,9 @@ describe('the record of a sealed phone case', () => {
     expectError(await post({ ...good, text: 'not base64!' }), 400, 'VALIDATION');
     expectError(await post({ ...good, sha256: 'ABC' }), 400, 'VALIDATION');
     expectError(await post({ ...good, version: 0 }), 400, 'VALIDATION');
-    expectError(await post({ ...good, version: 2 }), 409, 'RECORD_CHANGED', 'version');
+    const outOfTurn = await post({ ...good, version: 2 });
+    expectError(outOfTurn, 409, 'RECORD_VERSION_CONFLICT', 'version');
+    expect(outOfTurn.data.error.currentVersion).toBe(0);
     // The other officer's handler does not see the case; the usual path has no key for it.
     expectError(await post(good, otto.token), 404, 'CASE_NOT_FOUND');
     expectError(await call(server, 'PUT', `${path}/report`, { token: hanne.token, json: { text: 'plain' } }), 409, 'CASE_SEALED');
