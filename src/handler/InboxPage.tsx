@@ -9,7 +9,7 @@ import { useEffect, useId } from 'react';
 import { PathLink, useReplacePath, useSearchString } from './links.tsx';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
-import { useT } from '../i18n/index.ts';
+import { loadCatalogue, useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/paging/index.ts';
 import '../i18n/work/index.ts';
 import '../i18n/search/index.ts';
@@ -55,7 +55,12 @@ const HEADINGS: Record<SortColumn, ['handler' | 'work' | 'search', string]> = {
   deletion: ['handler', 'handler.inbox.col.deletion'],
 };
 
+/** The page's catalogues asked for together: each `useT` below would otherwise wait for the one before it. */
+const AREAS = ['handler', 'paging', 'work', 'search'] as const;
+
 export function InboxPage() {
+  const language = useLanguage();
+  for (const area of AREAS) void loadCatalogue(area, language).catch(() => undefined);
   const t = useT('handler');
   const tp = useT('paging');
   const tw = useT('work');
