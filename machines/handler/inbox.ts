@@ -321,7 +321,8 @@ export const inboxMachine = setup({
     isOk: ({ event }) => answer(event).status === 200,
     isUnauthorizedAnswer: ({ event }) => answer(event).status === 401,
     hasMore: ({ context }) => context.nextCursor !== null,
-    isSameServerSearch: ({ context, event }) => event.type === 'search.change' && serverSearch(context.search) === serverSearch(event.value.slice(0, 40)),
+    // Still a word search, so the server's pages are the same; leaving one reloads the first page (not every row loaded for it).
+    isSameServerSearch: ({ context, event }) => event.type === 'search.change' && isWordSearch(event.value) && serverSearch(context.search) === serverSearch(event.value.slice(0, 40)),
     hasUnopened: ({ context }) => context.cases.some((c) => !(c.caseNumber in context.summaries)),
     isSearchingAll: ({ context }) => isWordSearch(context.search) && context.nextCursor !== null && !context.moreFailed,
   },
@@ -372,7 +373,7 @@ export const inboxMachine = setup({
         'filter.channel': { target: '.refreshing', reenter: true, actions: 'assignChannel' },
         'filter.assigned': { target: '.refreshing', reenter: true, actions: 'assignAssigned' },
         'filter.open': { target: '.refreshing', reenter: true, actions: 'assignOpen' },
-        // A change the server would not see (a word typed to a word search) filters here at once.
+        // A word typed to a word search: the server would be asked the same, so the rows filter here at once.
         'search.change': [
           { guard: 'isSameServerSearch', actions: 'assignSearch' },
           { target: '.searching', reenter: true, actions: 'assignSearch' },

@@ -24,6 +24,7 @@ export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'search.change', value: '5555' },
   { type: 'search.change', value: 'fuel' },
   { type: 'search.change', value: 'fuel depot' },
+  { type: 'search.change', value: '' },
   { type: 'xstate.done.actor.openSummaries', output: { summaries: { '1111222233334444': { opened: true, category: 'THEFT', language: 'en', text: 'fuel missing from the depot' } } } },
   { type: 'xstate.error.actor.openSummaries', error: 'network' },
   { type: 'filter.assigned', value: 'ME' },
