@@ -284,7 +284,7 @@ describe('handler workspace', () => {
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('PHONE');
     await inboxRow(p.page, online).waitFor({ state: 'detached' });
     expect(await inboxRow(p.page, phone).count()).toBe(1);
-    const channels = await p.page.locator('tbody tr td:nth-child(5)').allInnerTexts();
+    const channels = await p.page.locator(`tbody tr td[data-label="${msg('handler.inbox.col.channel')}"]`).allInnerTexts();
     expect(new Set(channels)).toEqual(new Set([msg('handler.channel.PHONE')]));
 
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('ALL');
