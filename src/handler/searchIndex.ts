@@ -62,10 +62,10 @@ type IndexedDetails = SealedDetails & { language?: unknown };
 
 const personWords = (persons: SealedDetails['reportedPersons']) => (Array.isArray(persons) ? persons.flatMap((p) => Object.values(p ?? {}).filter((x): x is string => typeof x === 'string')) : []);
 
-async function openSealed(w: SealedSummaryWire, own: OpenedKeys | null): Promise<CaseSummary> {
-  if (!own || !w.wrap) return { opened: false };
+async function openSealed(w: SealedSummaryWire, own: OpenedKeys | null, ownKeyId: string | null): Promise<CaseSummary> {
+  if (!own || !ownKeyId || !w.wrap) return { opened: false };
   try {
-    const keys = await openCaseKeys(w, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: await keyId(own.ecdhSpki) });
+    const keys = await openCaseKeys(w, { ecdh: { privateKey: own.ecdh.privateKey, publicKey: own.ecdhSpki }, keyId: ownKeyId });
     const parts = await openCaseParts<IndexedDetails>(keys, w);
     const d = parts.details && typeof parts.details === 'object' ? parts.details : null;
     if (!d) return { opened: false };
@@ -101,9 +101,10 @@ export async function openSummaries(api: ApiClient, handlerId: string | undefine
   });
   if (!asked.length) return { summaries };
   const { summaries: wires } = await api.json<{ summaries: SummaryWire[] }>('/api/handler/cases/summaries', { method: 'POST', body: { caseNumbers: asked } });
+  const ownKeyId = own ? await keyId(own.ecdhSpki) : null;
   await Promise.all(
     wires.map(async (w) => {
-      const s: CaseSummary = w.sealed ? await openSealed(w, own) : { opened: true, category: w.violation, language: w.language, text: searchableText(w.texts) };
+      const s: CaseSummary = w.sealed ? await openSealed(w, own, ownKeyId) : { opened: true, category: w.violation, language: w.language, text: searchableText(w.texts) };
       summaries[w.caseNumber] = s;
       if (s.opened && owner === (handlerId ?? null)) opened.set(w.caseNumber, s);
     }),
