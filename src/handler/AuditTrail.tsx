@@ -2,6 +2,7 @@
 import { useId } from 'react';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/work/index.ts';
+import { useEntryAudit } from './entryAudit.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import { auditEntries } from '../../machines/handler/case.ts';
@@ -15,9 +16,10 @@ const MESSAGE_TYPES = new Set(['STANDARD', 'CONFIRMATION', 'FEEDBACK']);
 export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[]; files: { id: string; name: string }[]; action: string; onFilter: (action: string) => void }) {
   const t = useT('handler');
   const tw = useT('work');
+  const entered = useEntryAudit();
   const lang = useLanguage();
   const filterId = useId();
-  const actionName = (a: string) => (WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
+  const actionName = (a: string) => (a === 'CASE_ENTERED' ? entered.action() : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
   // Details in words; an unknown key or value is left out rather than shown raw.
@@ -46,6 +48,8 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
       case 'SHARED':
       case 'UNSHARED':
         return tw('work.audit.with', { name: str(d.with) });
+      case 'CASE_ENTERED':
+        return entered.detail(d);
       default:
         return '';
     }
