@@ -736,6 +736,17 @@ export const inboxQuerySchema = v.object({
 });
 export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;
 
+/**
+ * POST /api/handler/cases/summaries (issue 38 Build 3): the cases whose searchable parts
+ * the handler's browser opens for the inbox's category and language columns and its
+ * search over content. A batch, so 10,000 cases cost a hundred calls, not 10,000.
+ */
+export const SUMMARY_BATCH = 100;
+export const caseSummariesDtoSchema = v.strictObject({
+  caseNumbers: v.pipe(v.array(v.pipe(v.string(), v.regex(/^\d{16}$/, 'must be a case number of 16 digits'))), v.minLength(1), v.maxLength(SUMMARY_BATCH)),
+});
+export type CaseSummariesDto = v.InferOutput<typeof caseSummariesDtoSchema>;
+
 // ---- case export (issue 38; docs/decisions/case-export.md) ------------------------
 
 /** The parts a handler may put in a case's export; `notes` is kept for the internal notes when they come. */

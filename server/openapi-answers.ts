@@ -200,6 +200,14 @@ export const ANSWER_SCHEMAS = {
   KeyGranted: v.object({ recipientKeyId: v.string(), epoch: v.number() }),
   KeyRevoked: v.object({ epoch: v.number(), revoked: v.string() }),
   ExportRecorded: v.object({ recorded: v.literal(true) }),
+  CaseSummaries: v.object({
+    summaries: v.array(
+      v.union([
+        v.object({ caseNumber: v.string(), sealed: v.literal(true), caseId: v.string(), epoch: v.number(), wrap: v.nullable(v.object({ recipientKeyId: v.string(), kind: v.string(), wrap: v.string() })), links: v.array(v.object({ epoch: v.number(), kind: v.literal('previous'), link: v.string() })), envelopes: v.object({ details: v.string(), whistleblower: v.null() }), messages: v.array(v.object({ id: v.string(), epoch: v.number(), body: v.string() })), notes: v.array(v.object({ id: v.string(), epoch: v.number(), body: v.string(), column: v.string() })) }),
+        v.object({ caseNumber: v.string(), sealed: v.literal(false), violation: v.nullable(v.string()), language: v.nullable(v.string()), texts: v.array(v.string()) }),
+      ]),
+    ),
+  }),
   ReporterEpochWrapStored: v.object({ epoch: v.number() }),
   Comment: comment,
   WhistleblowerUpdated: v.object({ whistleblower }),
@@ -354,6 +362,7 @@ export const ANSWERS: Record<string, Answer> = {
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/handler/cases/:caseNumber/key-epochs': { json: 'KeyRevoked' },
   'POST /api/handler/cases/:caseNumber/exports': { json: 'ExportRecorded' },
+  'POST /api/handler/cases/summaries': { json: 'CaseSummaries' },
   'GET /api/handler/case-entry': { json: 'CaseEntryChoices' },
   'POST /api/handler/case-entry/reservation': { json: 'CaseReservation' },
   'POST /api/handler/case-entry/sealed': { json: 'EnteredCase' },

@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, caseSummariesDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -61,6 +61,7 @@ export const SCHEMAS = {
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
   caseExport: caseExportDtoSchema,
+  caseSummaries: caseSummariesDtoSchema,
   enteredCase: enteredCaseDtoSchema,
   sealedEnteredCase: sealedEnteredCaseDtoSchema,
   handlerAssignee: assigneeSchema,
@@ -170,6 +171,7 @@ export const OPERATIONS: Operation[] = [
     ],
     ok: [200, '{ cases, nextCursor } (nextCursor null on the last page)'],
   },
+  { method: 'POST', path: `${H}/cases/summaries`, tag: 'handler', summary: "The inbox's searchable parts of up to 100 visible cases: a sealed case's envelopes and this handler's wrap (opened in the browser), a server-keyed case's category, language and texts; no audit entry, no seen mark", auth: 'handler', body: { schema: 'caseSummaries' }, ok: [200, '{ summaries }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber`, tag: 'handler', summary: 'One case', auth: 'handler', ok: [200, 'the case'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/sealed`, tag: 'handler', summary: "A sealed case: its envelopes and this handler's wrap, opened in the workspace", auth: 'handler', ok: [200, '{ caseNumber, caseId, status, epoch, envelopes, wrap, files, messages }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/record/sealed`, tag: 'handler', summary: "A version of a sealed case's record, sealed and hashed in the workspace (`{ version, text, sha256 }`; 200 when the hash is the latest's)", auth: 'handler', ok: [201, '{ version, changed }'] },

@@ -18,9 +18,17 @@
  *   view writes them back (`inboxSearchOf`), so they survive a visit to a case; only
  *   filters and the sort go there, never anything of a case's content. "Open only" is
  *   the default; sorting orders the loaded rows and never asks the server again.
+ * - Category, language and the words to search come from each case's summary, opened
+ *   in the browser (`openSummaries`, at most SUMMARY_BATCH cases a call; for a sealed
+ *   case with the handler's key, docs/decisions/inbox-search.md). While shown, `ready`
+ *   opens the loaded cases that have none (`opening`), each case once: a batch that
+ *   fails marks its cases unopened, never asked again in this inbox.
+ * - A search with a word (`isWordSearch`) is never sent: the server gets no digits then
+ *   and the rows are filtered here by the summaries; while it holds a word, every page
+ *   is loaded and opened (`isSearchingAll`) until the last, or a page fails.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
-import { CASE_STATUSES, INBOX_ASSIGNED, SUBMISSION_TYPES, type CaseStatus, type CreationChannel, type InboxAssigned, type SubmissionType } from '../schema.ts';
+import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, SUMMARY_BATCH, type CaseStatus, type CreationChannel, type InboxAssigned, type SubmissionType } from '../schema.ts';
 
 export interface InboxCase {
   caseNumber: string;
@@ -58,6 +66,40 @@ export interface InboxRequest {
   assigned: AssignedFilter;
   openOnly: boolean;
   cursor: string | null;
+  /** Rows per page: the most while a word search walks every page, else the server's default. */
+  limit?: number;
+}
+
+/**
+ * What the browser opened of one case for the inbox: the category (violation code), the
+ * reporter's language and the searchable words (`searchableText`), or `opened: false`
+ * (no key of it here, keys locked, or a part that did not open).
+ */
+export type CaseSummary = { opened: true; category: string | null; language: string | null; text: string } | { opened: false };
+
+export interface SummariesAnswer {
+  summaries: Record<string, CaseSummary>;
+}
+
+/** Lower case, without accents, spaces folded: what the words and the search are compared as. */
+export function searchableText(parts: readonly (string | null | undefined)[]): string {
+  return parts
+    .filter((p): p is string => typeof p === 'string' && p.length > 0)
+    .join(' ')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLocaleLowerCase()
+    .replace(/\s+/g, ' ');
+}
+
+/** The search's terms: what `searchableText` makes of it, split at spaces. */
+export function searchTerms(search: string): string[] {
+  return searchableText([search]).split(' ').filter(Boolean);
+}
+
+/** A search with a letter in it: searched in the browser over the opened summaries, never sent. */
+export function isWordSearch(search: string): boolean {
+  return /\p{L}/u.test(search);
 }
 
 /** How long the search waits after the last key before it asks the server. */
@@ -68,7 +110,7 @@ export type ChannelFilter = SubmissionType | 'ALL';
 export type AssignedFilter = InboxAssigned | 'ALL';
 
 /** The columns the inbox sorts by (issue 38). */
-export const SORT_COLUMNS = ['case', 'assignee', 'officer', 'subsidiary', 'channel', 'received', 'status', 'unread', 'answer', 'deadline', 'deletion'] as const;
+export const SORT_COLUMNS = ['case', 'category', 'language', 'assignee', 'officer', 'subsidiary', 'channel', 'received', 'status', 'unread', 'answer', 'deadline', 'deletion'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 export interface InboxSort {
   column: SortColumn;
@@ -89,6 +131,10 @@ export interface InboxContext extends InboxFilters {
   cases: InboxCase[];
   nextCursor: string | null;
   moreFailed: boolean;
+  /** Each loaded case's summary once opened (or not), by case number. */
+  summaries: Record<string, CaseSummary>;
+  /** The case numbers the current `opening` asked for. */
+  opening: string[];
 }
 
 export const DEFAULT_FILTERS: InboxFilters = { status: 'ALL', channel: 'ALL', search: '', assigned: 'ALL', openOnly: true, sort: { column: 'deadline', descending: false } };
@@ -115,7 +161,8 @@ export function inboxSearchOf(f: InboxFilters): string {
   const d = DEFAULT_FILTERS;
   if (f.status !== d.status) q.set('status', f.status);
   if (f.channel !== d.channel) q.set('channel', f.channel);
-  const digits = f.search.replace(/\D/g, '');
+  // A word search stays in the page: words may name people, and addresses are logged and kept.
+  const digits = isWordSearch(f.search) ? '' : f.search.replace(/\D/g, '');
   if (digits) q.set('q', digits);
   if (f.assigned !== d.assigned) q.set('assigned', f.assigned);
   if (!f.openOnly) q.set('open', 'all');
@@ -151,9 +198,13 @@ export function isFeedbackDueSoon(c: Pick<InboxCase, 'deadline'>, now: number): 
   return c.deadline?.kind === 'FEEDBACK' && daysLeft(c.deadline.due, now) <= FEEDBACK_MARKER_DAYS;
 }
 
+const openedOf = (s: CaseSummary | undefined) => (s?.opened ? s : null);
+
 /** Each column's sort key; null sorts last whichever the direction. */
-const SORT_KEYS: Record<SortColumn, (c: InboxCase) => string | number | null> = {
+const SORT_KEYS: Record<SortColumn, (c: InboxCase, s: CaseSummary | undefined) => string | number | null> = {
   case: (c) => c.caseNumber,
+  category: (_c, s) => openedOf(s)?.category ?? null,
+  language: (_c, s) => openedOf(s)?.language ?? null,
   assignee: (c) => c.assignee?.name.toLocaleLowerCase() ?? null,
   officer: (c) => c.officerName?.toLocaleLowerCase() ?? null,
   subsidiary: (c) => c.subsidiary?.name.toLocaleLowerCase() ?? null,
@@ -179,13 +230,22 @@ function compare(a: string | number | null, b: string | number | null): number {
  * without a value last, ties newest first.
  */
 export function inboxRows(context: InboxContext, me?: string): InboxCase[] {
-  const digits = context.search.replace(/\D/g, '');
-  const key = SORT_KEYS[context.sort.column];
+  const words = isWordSearch(context.search);
+  const digits = words ? '' : context.search.replace(/\D/g, '');
+  const terms = words ? searchTerms(context.search) : [];
+  // Each term in the case number or the opened words; a case not opened (yet) is not a match.
+  const matches = (c: InboxCase) => {
+    const s = openedOf(context.summaries[c.caseNumber]);
+    return !!s && terms.every((t) => s.text.includes(t) || (/^\d+$/.test(t) && c.caseNumber.includes(t)));
+  };
+  const column = SORT_KEYS[context.sort.column];
+  const key = (c: InboxCase) => column(c, context.summaries[c.caseNumber]);
   const sign = context.sort.descending ? -1 : 1;
   return context.cases
     .filter((c) => context.status === 'ALL' || c.status === context.status)
     .filter((c) => context.channel === 'ALL' || c.submission.type === context.channel)
     .filter((c) => !digits || c.caseNumber.includes(digits))
+    .filter((c) => !words || matches(c))
     .filter((c) => !context.openOnly || c.status !== 'CLOSED')
     .filter((c) => {
       if (context.assigned === 'UNASSIGNED') return !c.assignee;
@@ -204,11 +264,18 @@ export function inboxRows(context: InboxContext, me?: string): InboxCase[] {
 const request = (context: InboxContext, cursor: string | null): InboxRequest => ({
   status: context.status,
   channel: context.channel,
-  search: context.search,
+  search: serverSearch(context.search),
   assigned: context.assigned,
   openOnly: context.openOnly,
   cursor,
+  ...(isWordSearch(context.search) ? { limit: INBOX_PAGE.max } : {}),
 });
+
+/** What the server is asked to search for: the digits, none for a word search. */
+const serverSearch = (search: string) => (isWordSearch(search) ? '' : search.replace(/\D/g, ''));
+
+/** The loaded cases without a summary, at most one batch. */
+const unopened = (context: InboxContext) => context.cases.filter((c) => !(c.caseNumber in context.summaries)).slice(0, SUMMARY_BATCH).map((c) => c.caseNumber);
 
 export const inboxMachine = setup({
   types: {} as { context: InboxContext; events: InboxEvent; input: { filters?: InboxFilters } | undefined },
@@ -217,12 +284,28 @@ export const inboxMachine = setup({
     loadInbox: fromPromise<InboxAnswer, InboxRequest>(async () => {
       throw new Error('loadInbox not provided');
     }),
+    openSummaries: fromPromise<SummariesAnswer, { caseNumbers: string[] }>(async () => {
+      throw new Error('openSummaries not provided');
+    }),
   },
   actions: {
     reportUnauthorized: () => {},
     assignCases: assign({ cases: ({ event }) => answer(event).cases ?? [], nextCursor: ({ event }) => answer(event).nextCursor ?? null, moreFailed: false }),
     appendCases: assign({ cases: ({ event, context }) => [...context.cases, ...(answer(event).cases ?? [])], nextCursor: ({ event }) => answer(event).nextCursor ?? null, moreFailed: false }),
     assignMoreFailed: assign({ moreFailed: true }),
+    assignOpening: assign({ opening: ({ context }) => unopened(context) }),
+    // Every case asked for gets an entry, opened or not: none is asked twice.
+    assignSummaries: assign({
+      summaries: ({ event, context }) => {
+        const got = (event as unknown as DoneActorEvent<SummariesAnswer>).output?.summaries ?? {};
+        return { ...context.summaries, ...Object.fromEntries(context.opening.map((n) => [n, got[n] ?? { opened: false as const }])) };
+      },
+      opening: [],
+    }),
+    assignSummariesFailed: assign({
+      summaries: ({ context }) => ({ ...context.summaries, ...Object.fromEntries(context.opening.map((n) => [n, { opened: false as const }])) }),
+      opening: [],
+    }),
     assignStatus: assign({ status: ({ event, context }) => (event.type === 'filter.status' ? event.value : context.status) }),
     assignChannel: assign({ channel: ({ event, context }) => (event.type === 'filter.channel' ? event.value : context.channel) }),
     assignSearch: assign({ search: ({ event, context }) => (event.type === 'search.change' ? event.value.slice(0, 40) : context.search) }),
@@ -240,11 +323,15 @@ export const inboxMachine = setup({
     isOk: ({ event }) => answer(event).status === 200,
     isUnauthorizedAnswer: ({ event }) => answer(event).status === 401,
     hasMore: ({ context }) => context.nextCursor !== null,
+    // Still a word search, so the server's pages are the same; leaving one reloads the first page (not every row loaded for it).
+    isSameServerSearch: ({ context, event }) => event.type === 'search.change' && isWordSearch(event.value) && serverSearch(context.search) === serverSearch(event.value.slice(0, 40)),
+    hasUnopened: ({ context }) => context.cases.some((c) => !(c.caseNumber in context.summaries)),
+    isSearchingAll: ({ context }) => isWordSearch(context.search) && context.nextCursor !== null && !context.moreFailed,
   },
 }).createMachine({
   id: 'inbox',
   initial: 'loading',
-  context: ({ input }) => ({ ...(input?.filters ?? DEFAULT_FILTERS), cases: [], nextCursor: null, moreFailed: false }),
+  context: ({ input }) => ({ ...(input?.filters ?? DEFAULT_FILTERS), cases: [], nextCursor: null, moreFailed: false, summaries: {}, opening: [] }),
   // Sorting orders the rows already loaded: no state changes, nothing is asked.
   on: { 'sort.by': { actions: 'assignSort' } },
   states: {
@@ -288,13 +375,36 @@ export const inboxMachine = setup({
         'filter.channel': { target: '.refreshing', reenter: true, actions: 'assignChannel' },
         'filter.assigned': { target: '.refreshing', reenter: true, actions: 'assignAssigned' },
         'filter.open': { target: '.refreshing', reenter: true, actions: 'assignOpen' },
-        'search.change': { target: '.searching', reenter: true, actions: 'assignSearch' },
+        // A word typed to a word search: the server would be asked the same, so the rows filter here at once.
+        'search.change': [
+          { guard: 'isSameServerSearch', actions: 'assignSearch' },
+          { target: '.searching', reenter: true, actions: 'assignSearch' },
+        ],
       },
       states: {
         ready: {
+          always: [
+            { guard: 'hasUnopened', target: 'opening' },
+            { guard: 'isSearchingAll', target: 'loadingMore' },
+          ],
           on: {
             reload: 'refreshing',
             'more.load': { guard: 'hasMore', target: 'loadingMore' },
+          },
+        },
+        // The rows stay usable while their summaries open; the columns fill in as they come.
+        opening: {
+          entry: 'assignOpening',
+          on: {
+            reload: 'refreshing',
+            'more.load': { guard: 'hasMore', target: 'loadingMore' },
+          },
+          invoke: {
+            id: 'openSummaries',
+            src: 'openSummaries',
+            input: ({ context }) => ({ caseNumbers: context.opening }),
+            onDone: { target: 'ready', actions: 'assignSummaries' },
+            onError: { target: 'ready', actions: 'assignSummariesFailed' },
           },
         },
         searching: { after: { searchPause: 'refreshing' } },

@@ -33,8 +33,9 @@ import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
 import { parseJsonPartAs, parseOr400 } from './parse.ts';
 import { addSealedMessage, handlerRecipientId, refuseSealedMultipart, sealedCaseView } from '../cases/sealed.ts';
-import { keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema, sealedRecordVersionDtoSchema } from '../../machines/schema.ts';
+import { caseSummariesDtoSchema, keyEpochDtoSchema, keyGrantDtoSchema, sealedMessageDtoSchema, sealedRecordVersionDtoSchema } from '../../machines/schema.ts';
 import { recordSealedVersion } from '../cases/sealed-record.ts';
+import { caseSummaries } from '../handlers/summaries.ts';
 import { grantCaseKey, refuseRevoked, revokeCaseKey, wrapHolders } from '../cases/grants.ts';
 
 export const REPORT_TEXT_MAX = 20_000;
@@ -224,6 +225,13 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   app.get('/api/handler/cases', async (req) => {
     const h = await who(req);
     return inbox(ctx, h, parseOr400(inboxQuerySchema, req.query ?? {}, 'query'));
+  });
+
+  // The searchable parts of a batch of cases, for the inbox's columns and search (handlers/summaries.ts).
+  app.post('/api/handler/cases/summaries', async (req, reply) => {
+    const h = await who(req);
+    const { caseNumbers } = parseOr400(caseSummariesDtoSchema, req.body ?? {}, 'body');
+    return reply.header('cache-control', 'no-store').send({ summaries: await caseSummaries(ctx, h, caseNumbers) });
   });
 
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber', async (req) => {

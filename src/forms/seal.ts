@@ -155,7 +155,8 @@ export async function sealReport(api: ApiClient, host: string, input: SealReport
   const { sealCategories, sealNewCase, sealNotifyAddress } = await import('../../core/crypto/index.ts');
   const sealed = await sealNewCase(recipients, {
     ...(uploads ? { caseId: uploads.caseId, dataKey: new Uint8Array(uploads.dataKey) } : {}),
-    details: submission.channel === 'online' ? sealedDetailsOf(submission.dto) : sealedOralDetailsOf(submission.dto),
+    // The interface language goes sealed with the details: the handlers' inbox shows it (docs/decisions/inbox-search.md).
+    details: { ...(submission.channel === 'online' ? sealedDetailsOf(submission.dto) : sealedOralDetailsOf(submission.dto)), ...(language ? { language } : {}) },
     // The address for notifications is kept apart, sealed to the mail key: not in the identity.
     whistleblower: who ? (address ? { ...who, email: null } : who) : undefined,
     reporterKey: account.follow ? (input.reporterKey as CryptoKey) : null,

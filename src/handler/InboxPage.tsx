@@ -1,15 +1,18 @@
 /**
  * /handler/cases: every case this handler may see (machines/handler/inbox.ts): filters
  * (status, channel, assignment, open only, case number) and the sort start from the
- * address and are written back to it, so a visit to a case and back keeps them.
+ * address and are written back to it, so a visit to a case and back keeps them. Words
+ * searched for, the category and the reporter's language come from the summaries opened
+ * in this browser (src/handler/searchIndex.ts); words stay in memory, never the address.
  */
 import { useEffect, useId } from 'react';
 import { PathLink, useReplacePath, useSearchString } from './links.tsx';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
-import { useT } from '../i18n/index.ts';
+import { loadCatalogue, useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/paging/index.ts';
 import '../i18n/work/index.ts';
+import '../i18n/search/index.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
 import { CASE_STATUSES, INBOX_ASSIGNED, SUBMISSION_TYPES } from '../../machines/schema.ts';
@@ -19,6 +22,7 @@ import {
   inboxRows,
   inboxSearchOf,
   isFeedbackDueSoon,
+  isWordSearch,
   SORT_COLUMNS,
   type AssignedFilter,
   type ChannelFilter,
@@ -30,14 +34,17 @@ import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import * as inboxStyles from './InboxPage.css.ts';
+import { openSummaries, rememberedSearch, rememberSearch } from './searchIndex.ts';
 import { ChannelName } from './ChannelName.tsx';
 import { EnterReportLink } from './EnterReportLink.tsx';
 
 const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
 
 /** Each column's heading, in the catalogues the workspace already has where one fits. */
-const HEADINGS: Record<SortColumn, ['handler' | 'work', string]> = {
+const HEADINGS: Record<SortColumn, ['handler' | 'work' | 'search', string]> = {
   case: ['handler', 'handler.inbox.col.case'],
+  category: ['search', 'search.col.category'],
+  language: ['search', 'search.col.language'],
   assignee: ['work', 'work.inbox.col.assignee'],
   officer: ['handler', 'handler.case.officer'],
   subsidiary: ['handler', 'handler.case.subsidiary'],
@@ -50,23 +57,33 @@ const HEADINGS: Record<SortColumn, ['handler' | 'work', string]> = {
   deletion: ['handler', 'handler.inbox.col.deletion'],
 };
 
+/** The page's catalogues asked for together: each `useT` below would otherwise wait for the one before it. */
+const AREAS = ['handler', 'paging', 'work', 'search'] as const;
+
 export function InboxPage() {
+  const language = useLanguage();
+  for (const area of AREAS) void loadCatalogue(area, language).catch(() => undefined);
   const t = useT('handler');
   const tp = useT('paging');
   const tw = useT('work');
-  const { api, session } = useHandler();
+  const ts = useT('search');
+  const { api, rawApi, session } = useHandler();
   const me = useSelector(session, (s) => s.context.handler?.id);
   const search = useSearchString();
   const replace = useReplacePath();
   const actor = useActorRef(
     inboxMachine.provide({
-      actors: { loadInbox: fromPromise(({ input }) => api.loadInbox(input)) },
+      actors: {
+        loadInbox: fromPromise(({ input }) => api.loadInbox(input)),
+        // The keys as they are when the batch is opened: locked keys open no sealed case (tried again by the next inbox).
+        openSummaries: fromPromise(({ input }) => openSummaries(rawApi, me, session.getSnapshot().context.keys, input.caseNumbers)),
+      },
       actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
     }),
-    { input: { filters: inboxFiltersOf(search) } },
+    { input: { filters: (() => { const f = inboxFiltersOf(search); return { ...f, search: f.search || rememberedSearch(me) }; })() } },
   );
   const state = useSelector(actor, (s) => s);
-  const ids = { status: useId(), channel: useId(), search: useId(), assigned: useId(), open: useId(), sort: useId() };
+  const ids = { status: useId(), channel: useId(), search: useId(), searchHint: useId(), assigned: useId(), open: useId(), sort: useId() };
   useEffect(() => {
     document.title = `${t('handler.inbox.title')} – ${t('handler.title')}`;
   }, [t]);
@@ -77,9 +94,27 @@ export function InboxPage() {
     if (query !== search) replace(`/handler/cases${query ? `?${query}` : ''}`);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [query]);
+  useEffect(() => rememberSearch(me, c.search), [me, c.search]);
   const rows = inboxRows(c, me);
   const now = Date.now();
-  const heading = (col: SortColumn) => (HEADINGS[col][0] === 'work' ? tw(HEADINGS[col][1]) : t(HEADINGS[col][1]));
+  const heading = (col: SortColumn) => {
+    const [area, key] = HEADINGS[col];
+    return area === 'work' ? tw(key) : area === 'search' ? ts(key) : t(key);
+  };
+  const words = isWordSearch(c.search);
+  const openedCount = c.cases.filter((r) => c.summaries[r.caseNumber]?.opened).length;
+  const skipped = c.cases.filter((r) => c.summaries[r.caseNumber]?.opened === false).length;
+  const searchingAll = words && (c.nextCursor !== null || state.matches({ shown: 'opening' })) && !c.moreFailed;
+  const summaryOf = (n: string) => {
+    const s = c.summaries[n];
+    return s?.opened ? s : null;
+  };
+  // Opening, opened, or not opened here (no key, keys locked): never an empty cell.
+  const cellOf = (n: string, show: (s: NonNullable<ReturnType<typeof summaryOf>>) => string) => {
+    const s = c.summaries[n];
+    if (!s) return <span className={inboxStyles.muted}>{ts('search.opening')}</span>;
+    return s.opened ? show(s) : <span className={inboxStyles.muted}>{ts('search.unopened')}</span>;
+  };
   const caseHref = (n: string) => `/handler/cases/${n}${query ? `?inbox=${encodeURIComponent(query)}` : ''}`;
 
   return (
@@ -128,9 +163,12 @@ export function InboxPage() {
           </div>
           <div className={styles.field}>
             <label htmlFor={ids.search} className={styles.label}>
-              {t('handler.inbox.search')}
+              {ts('search.label')}
             </label>
-            <input id={ids.search} type="search" inputMode="numeric" className={input} value={c.search} onChange={(e) => actor.send({ type: 'search.change', value: e.target.value })} />
+            <input id={ids.search} type="search" aria-describedby={ids.searchHint} className={input} value={c.search} onChange={(e) => actor.send({ type: 'search.change', value: e.target.value })} />
+            <span id={ids.searchHint} className={inboxStyles.muted}>
+              {ts('search.hint')}
+            </span>
           </div>
           <div className={styles.field}>
             <label htmlFor={ids.sort} className={styles.label}>
@@ -170,8 +208,14 @@ export function InboxPage() {
           {t('handler.error.load')}
         </p>
       )}
+      {state.hasTag('rows') && words && (
+        <div aria-live="polite" data-search-progress={searchingAll ? 'searching' : 'done'}>
+          {searchingAll && <p>{ts('search.progress', { count: openedCount })}</p>}
+          {skipped > 0 && <p>{ts('search.skipped', { count: skipped })}</p>}
+        </div>
+      )}
       {state.hasTag('rows') && (
-        <div role="region" aria-label={t('handler.inbox.title')} aria-busy={!state.matches({ shown: 'ready' })}>
+        <div role="region" aria-label={t('handler.inbox.title')} aria-busy={!state.matches({ shown: 'ready' }) && !state.matches({ shown: 'opening' })}>
           <table className={inboxStyles.table}>
             <caption className={styles.caption}>{t('handler.inbox.count', { count: rows.length })}</caption>
             <thead className={inboxStyles.head}>
@@ -192,6 +236,12 @@ export function InboxPage() {
                 <tr key={r.caseNumber} data-case={r.caseNumber}>
                   <td data-label={heading('case')}>
                     <PathLink href={caseHref(r.caseNumber)}>{spaced(r.caseNumber)}</PathLink>
+                  </td>
+                  <td data-label={heading('category')} data-category={summaryOf(r.caseNumber)?.category ?? ''}>
+                    {cellOf(r.caseNumber, (s) => (s.category ? tw(`work.violation.${s.category}`) : t('handler.inbox.none')))}
+                  </td>
+                  <td data-label={heading('language')} data-language={summaryOf(r.caseNumber)?.language ?? ''}>
+                    {cellOf(r.caseNumber, (s) => (s.language ? tw(`work.languageName.${s.language}`) : tw('work.languageUnknown')))}
                   </td>
                   <td data-label={heading('assignee')} data-assignee={r.assignee?.name ?? ''}>
                     {r.assignee ? r.assignee.name : tw('work.inbox.nobody')}

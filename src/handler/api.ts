@@ -14,6 +14,7 @@ import type { CaseExportDto, CaseStatus } from '../../machines/schema.ts';
 import type { AssignmentAct, AssignmentAnswer, AssignmentView } from '../../machines/handler/assignment.ts';
 import type { HandlerKeysApi } from './keys.ts';
 import type { LatestAnswer, SaveAnswer } from '../../machines/handler/recordEditor.ts';
+import { forgetSearchIndex } from './searchIndex.ts';
 
 const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
 
@@ -40,6 +41,7 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
     signIn: (c: Credentials) => keys.signIn(c),
     refreshSession: () => session(() => api.json('/api/handler/session/refresh', { method: 'POST' })),
     signOut: async () => {
+      forgetSearchIndex();
       await api.request('/api/handler/session', { method: 'DELETE' }).catch(() => undefined);
     },
     openEnrolment: async (code: string): Promise<EnrolmentOpening> => {

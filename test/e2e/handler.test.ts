@@ -158,7 +158,7 @@ describe('handler workspace', () => {
     const row = inboxRow(page, caseNumber);
     await row.getByText(msg('handler.deadline.ack.days', { days: 7 })).waitFor();
     // Search by case number keeps only that row.
-    await page.getByLabel(msg('handler.inbox.search')).fill(formatCaseNumber(caseNumber).slice(0, 9));
+    await page.getByLabel(cat('search', 'en')['search.label']!).fill(formatCaseNumber(caseNumber).slice(0, 9));
     expect(await page.locator('tbody tr').count()).toBe(1);
     await row.getByRole('link').click();
     await page.waitForURL((u) => u.pathname === `/handler/cases/${caseNumber}`);
@@ -285,7 +285,7 @@ describe('handler workspace', () => {
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('PHONE');
     await inboxRow(p.page, online).waitFor({ state: 'detached' });
     expect(await inboxRow(p.page, phone).count()).toBe(1);
-    const channels = await p.page.locator('tbody tr td:nth-child(5)').allInnerTexts();
+    const channels = await p.page.locator(`tbody tr td[data-label="${msg('handler.inbox.col.channel')}"]`).allInnerTexts();
     expect(new Set(channels)).toEqual(new Set([msg('handler.channel.PHONE')]));
 
     await p.page.getByLabel(msg('handler.inbox.channel')).selectOption('ALL');

@@ -18,7 +18,7 @@ import sealedCase, { sealedCaseFilter } from './handlerSealedCase.model.ts';
 import assignment from './handlerAssignment.model.ts';
 import statistics from './handlerStatistics.model.ts';
 import draft from './handlerDraft.model.ts';
-import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
+import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, isWordSearch, searchableText, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { auditEntries, closingReason } from '../../machines/handler/case.ts';
 import { isSignInCode } from '../../machines/handler/session.ts';
@@ -58,17 +58,28 @@ const suites: [MachineModel, string[], string[], Check][] = [
       else expect(s.context.password).toBe('');
     },
   ],
-  [inbox, ['loadInbox'], ['reportUnauthorized'], (s, e, before, actions) => {
+  [inbox, ['loadInbox', 'openSummaries'], ['reportUnauthorized'], (s, e, before, actions) => {
     if (e.type === 'xstate.done.actor.loadInbox' && (e as unknown as { output: { status: number } }).output.status === 401) expect(actions.at(-1)).toBe('reportUnauthorized');
     // More pages only after a page that named one; their rows come after those shown.
     const more = { shown: 'loadingMore' };
-    if (s.matches(more) && !before.matches(more)) expect(before.matches({ shown: 'ready' }) && before.context.nextCursor !== null).toBe(true);
-    if (before.matches(more) && s.matches({ shown: 'ready' }) && !s.context.moreFailed) expect(s.context.cases.slice(0, before.context.cases.length)).toEqual(before.context.cases);
-    if (before.matches(more) && s.matches({ shown: 'ready' }) && s.context.moreFailed) expect(s.context.cases).toEqual(before.context.cases);
-    // A filter change always asks the server again (typing: after the pause).
+    if (s.matches(more) && !before.matches(more)) expect(s.context.nextCursor).not.toBeNull();
+    // Without a "more" asked for, only a word search walks on to the next page.
+    if (s.matches(more) && !before.matches(more) && e.type !== 'more.load') expect(isWordSearch(s.context.search)).toBe(true);
+    const settled = s.matches('shown') && !s.matches(more) && !s.matches({ shown: 'refreshing' }) && !s.matches({ shown: 'searching' });
+    if (before.matches(more) && settled && !s.context.moreFailed) expect(s.context.cases.slice(0, before.context.cases.length)).toEqual(before.context.cases);
+    if (before.matches(more) && settled && s.context.moreFailed) expect(s.context.cases).toEqual(before.context.cases);
+    // A filter change always asks the server again (typing: after the pause), unless the server would be asked the same.
     if (e.type.startsWith('filter.')) expect(s.matches('loading') || s.matches({ shown: 'refreshing' })).toBe(true);
-    if (e.type === 'search.change') expect(s.matches('loading') || s.matches({ shown: 'searching' })).toBe(true);
+    const asked = (q: string) => (isWordSearch(q) ? '' : q.replace(/\D/g, ''));
+    if (e.type === 'search.change' && before.matches('shown') && isWordSearch(s.context.search) && asked(before.context.search) === asked(s.context.search)) expect(s.context.cases).toBe(before.context.cases);
+    else if (e.type === 'search.change') expect(s.matches('loading') || s.matches({ shown: 'searching' })).toBe(true);
     if (e.type.startsWith('xstate.after.searchPause')) expect(s.matches({ shown: 'refreshing' })).toBe(true);
+    // Each case's summary is asked for once: a batch names only cases without one, and every case it named has one after.
+    if (s.matches({ shown: 'opening' }) && !before.matches({ shown: 'opening' })) {
+      expect(s.context.opening.length).toBeGreaterThan(0);
+      for (const n of s.context.opening) expect(n in before.context.summaries).toBe(false);
+    }
+    if (e.type.startsWith('xstate.done.actor.openSummaries') || e.type.startsWith('xstate.error.actor.openSummaries')) for (const n of before.context.opening) expect(n in s.context.summaries).toBe(true);
     // Rows only once a page came.
     expect(s.hasTag('rows')).toBe(s.matches('shown'));
   }],
@@ -219,7 +230,7 @@ for (const [model, promiseActors, recordActions, check] of suites) {
 
 describe('handler helpers', () => {
   it('inbox rows: nearest deadline first, cases without a clock last; filters and search by digits', () => {
-    const ctx: InboxContext = { ...DEFAULT_FILTERS, cases: inboxCases as never, nextCursor: null, moreFailed: false };
+    const ctx: InboxContext = { ...DEFAULT_FILTERS, cases: inboxCases as never, nextCursor: null, moreFailed: false, summaries: {}, opening: [] };
     expect(inboxRows(ctx).map((c) => c.caseNumber)).toEqual(['1111222233334444', '5555666677778888']);
     expect(inboxRows({ ...ctx, channel: 'PHONE' }).map((c) => c.caseNumber)).toEqual(['5555666677778888']);
     expect(inboxRows({ ...ctx, status: 'RECEIVED' }).map((c) => c.caseNumber)).toEqual(['1111222233334444']);
@@ -234,7 +245,7 @@ describe('handler helpers', () => {
       { ...inboxCases[1], caseNumber: '2', assignee: null, officerName: 'Anna', unreadMessages: 0, sharedWithMe: true },
       { ...inboxCases[0], caseNumber: '3', assignee: { id: 'me', name: 'Ada' }, officerName: null, unreadMessages: 1 },
     ];
-    const ctx: InboxContext = { ...DEFAULT_FILTERS, openOnly: false, cases: rows as never, nextCursor: null, moreFailed: false };
+    const ctx: InboxContext = { ...DEFAULT_FILTERS, openOnly: false, cases: rows as never, nextCursor: null, moreFailed: false, summaries: {}, opening: [] };
     const order = (c: Partial<InboxContext>, me?: string) => inboxRows({ ...ctx, ...c }, me).map((r) => r.caseNumber);
     expect(order({ sort: { column: 'assignee', descending: false } })).toEqual(['3', '1', '2']);
     expect(order({ sort: { column: 'assignee', descending: true } })).toEqual(['1', '3', '2']);
@@ -244,6 +255,34 @@ describe('handler helpers', () => {
     expect(order({ assigned: 'UNASSIGNED' })).toEqual(['2']);
     expect(order({ assigned: 'SHARED' })).toEqual(['2']);
     expect(order({ assigned: 'ME' }, 'me')).toEqual(['3']);
+  });
+
+  it('a word search filters the rows by what was opened here, accents and case aside, and sorts by category and language', () => {
+    const ctx: InboxContext = {
+      ...DEFAULT_FILTERS,
+      cases: inboxCases as never,
+      nextCursor: null,
+      moreFailed: false,
+      opening: [],
+      summaries: {
+        '1111222233334444': { opened: true, category: 'THEFT', language: 'de', text: searchableText(['Diesel und Fuel fehlen', 'Lager Süd']) },
+        '5555666677778888': { opened: false },
+      },
+    };
+    const order = (c: Partial<InboxContext>) => inboxRows({ ...ctx, ...c }).map((r) => r.caseNumber);
+    expect(order({ search: 'FUEL' })).toEqual(['1111222233334444']);
+    expect(order({ search: 'lager sud' })).toEqual(['1111222233334444']);
+    expect(order({ search: 'fuel 1111' })).toEqual(['1111222233334444']);
+    expect(order({ search: 'fuel 5555' })).toEqual([]);
+    // A case not opened is no match for words, and still one for digits.
+    expect(order({ search: 'missing' })).toEqual([]);
+    expect(order({ search: '5555' })).toEqual(['5555666677778888']);
+    expect(order({ sort: { column: 'category', descending: true } })).toEqual(['1111222233334444', '5555666677778888']);
+    expect(order({ sort: { column: 'language', descending: false } })).toEqual(['1111222233334444', '5555666677778888']);
+    // Words never go to the address.
+    expect(inboxSearchOf({ ...DEFAULT_FILTERS, search: 'fuel 12' })).toBe('');
+    expect(isWordSearch('1234 5678')).toBe(false);
+    expect(isWordSearch('Öl')).toBe(true);
   });
 
   it('the inbox address keeps filters and sort, names only what differs from the default, and ignores the unknown', () => {

@@ -1,6 +1,10 @@
-/** Model of the inbox: every load answer (a last page and one with more), reload, more pages, and the filters in every state. */
+/**
+ * Model of the inbox: every load answer (a last page and one with more), reload, more
+ * pages, the filters in every state, the summaries opened (an answer naming one case of
+ * two, and a failure), and a word search that walks every page.
+ */
 import type { EventObject } from 'xstate';
-import { inboxMachine } from '../../machines/handler/inbox.ts';
+import { inboxMachine, isWordSearch } from '../../machines/handler/inbox.ts';
 import type { MachineModel } from './harness.ts';
 
 export const inboxCases = [
@@ -18,6 +22,11 @@ export const inboxEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'filter.status', value: 'RECEIVED' },
   { type: 'filter.channel', value: 'PHONE' },
   { type: 'search.change', value: '5555' },
+  { type: 'search.change', value: 'fuel' },
+  { type: 'search.change', value: 'fuel depot' },
+  { type: 'search.change', value: '' },
+  { type: 'xstate.done.actor.openSummaries', output: { summaries: { '1111222233334444': { opened: true, category: 'THEFT', language: 'en', text: 'fuel missing from the depot' } } } },
+  { type: 'xstate.error.actor.openSummaries', error: 'network' },
   { type: 'filter.assigned', value: 'ME' },
   { type: 'filter.open', value: false },
   { type: 'sort.by', column: 'received' },
@@ -32,5 +41,7 @@ export default {
   events: inboxEvents,
   // No guard reads the filters or the sort: they stay out of the state key, so the walk stays small
   // (inboxRows, inboxFiltersOf and inboxSearchOf are tested on their own in handler.test.ts).
-  serializeState: ((s: { value: unknown; context: { nextCursor: string | null; moreFailed: boolean } }) => JSON.stringify([s.value, s.context.nextCursor, s.context.moreFailed])) as never,
+  // The guards read whether a loaded case has no summary and whether the search holds a word: those go in the key.
+  serializeState: ((s: { value: unknown; context: { nextCursor: string | null; moreFailed: boolean; search: string; cases: { caseNumber: string }[]; summaries: Record<string, unknown> } }) =>
+    JSON.stringify([s.value, s.context.nextCursor, s.context.moreFailed, isWordSearch(s.context.search), s.context.cases.some((c) => !(c.caseNumber in s.context.summaries))])) as never,
 } satisfies MachineModel;

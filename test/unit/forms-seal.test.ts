@@ -210,6 +210,9 @@ describe('sealReport', () => {
     const dk = await openDk(body);
     const identity = JSON.parse(await openFieldText(dk, fieldContext(body.caseId, 'report_case.whistleblower_enc'), fromBase64(body.envelopes.whistleblower)));
     expect(identity).toMatchObject({ name: 'MARKER-name', email: null, notification: true });
+    // The interface language goes sealed with the details, for the handlers' inbox (docs/decisions/inbox-search.md).
+    const details = JSON.parse(await openFieldText(dk, fieldContext(body.caseId, 'report_case.details_enc'), fromBase64(body.envelopes.details)));
+    expect(details.language).toBe('da');
 
     sent = record(() => new Response(JSON.stringify({ error: { code: 'MAIL_KEY_CHANGED', field: 'notify.keyId' } }), { status: 409 }));
     expect(await sealReport(api, HOST, notified)).toEqual({ wrapMissing: true });
