@@ -22,6 +22,7 @@
  * - sealed-file.ts  a sealed case's files: padded, sealed for a tus upload, names, opening a download
  * - mail.ts     the reporter's notification address sealed to the server's mail key
  * - record.ts   a sealed case's record of an oral report: versions with their hashes, comments
+ * - note.ts     internal notes of a case's handlers, bound to note id and version
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
  */
@@ -42,3 +43,4 @@ export * from './statistics.ts';
 export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, SealedFileSource, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';
 export * from './record.ts';
+export * from './note.ts';

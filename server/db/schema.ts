@@ -300,6 +300,21 @@ export interface CaseShareTable {
   created_at: Timestamp;
 }
 
+/** An internal note of the case's handlers (migration 0430): its current text sealed, its version, who wrote and who last edited. */
+export interface CaseNoteTable {
+  id: string;
+  case_id: string;
+  version: number;
+  body_enc: Uint8Array;
+  epoch: number | null;
+  author_id: string | null;
+  author_name: string;
+  edited_by_id: string | null;
+  edited_by_name: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** A sitting (a session, or an API token on one UTC day) that already logged opening the case (migration 0370). */
 export interface HandlerCaseSittingTable {
   sitting: string;
@@ -499,6 +514,7 @@ export interface DB {
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
   case_share: CaseShareTable;
+  case_note: CaseNoteTable;
   handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;
   deadline_reminder: DeadlineReminderTable;

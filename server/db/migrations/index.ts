@@ -32,6 +32,7 @@ import * as m0330 from './0330_w37_sealed_audit.ts';
 import * as m0360 from './0360_e37_key_epochs.ts';
 import * as m0370 from './0370_n38_assignment.ts';
 import * as m0380 from './0380_s37s_statistics_key.ts';
+import * as m0430 from './0430_n38_case_notes.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0360_e37_key_epochs': m0360,
   '0370_n38_assignment': m0370,
   '0380_s37s_statistics_key': m0380,
+  '0430_n38_case_notes': m0430,
 };
