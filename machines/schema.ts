@@ -754,8 +754,8 @@ export type InboxQuery = v.InferOutput<typeof inboxQuerySchema>;
 
 // ---- case export (issue 38; docs/decisions/case-export.md) ------------------------
 
-/** The parts a handler may put in a case's export; `notes` is kept for the internal notes when they come. */
-export const EXPORT_PARTS = ['report', 'identity', 'messages', 'record', 'status', 'audit', 'files'] as const;
+/** The parts a handler may put in a case's export; `notes` are the internal notes (docs/decisions/internal-notes.md), an explicit choice as the identity is. */
+export const EXPORT_PARTS = ['report', 'identity', 'messages', 'notes', 'record', 'status', 'audit', 'files'] as const;
 export type ExportPart = (typeof EXPORT_PARTS)[number];
 /** Terms a handler may black out in one export. */
 export const EXPORT_TERMS_MAX = 50;

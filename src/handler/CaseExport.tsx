@@ -8,6 +8,8 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
+import '../i18n/notes/index.ts';
+import { readNotes } from './notes.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
@@ -28,6 +30,7 @@ interface WithFiles extends ExportableCase {
 
 export function CaseExport({ view }: { view: WithFiles }) {
   const te = useT('export');
+  const tn = useT('notes');
   const t = useT('handler');
   const lang = useLanguage();
   const { api, session } = useHandler();
@@ -38,12 +41,15 @@ export function CaseExport({ view }: { view: WithFiles }) {
         recordExport: fromPromise(({ input: c }: { input: ExportChoice }) => api.recordExport(view.caseNumber, { parts: c.parts, redactedTerms: c.terms.length })),
         makeExport: fromPromise(async ({ input: c }: { input: ExportChoice }): Promise<MadeExport> => {
           const { makeExport } = await import('./export/make.ts');
+          // The notes only when chosen, read as this browser opens them (the panel's own list).
+          const notes = c.parts.includes('notes') ? await readNotes(api.client, view.caseNumber) : null;
+          if (notes && !notes.notes) throw new Error(`notes: ${notes.status}`);
           const made = await makeExport({
             terms: c.terms,
             zip: c.parts.includes('files'),
             files: c.parts.includes('files') ? view.files.map((f) => ({ name: f.name, size: f.size, open: () => api.fileBytes(view.caseNumber, f.id) })) : [],
             document: (files) =>
-              serverCaseDocument(view, { parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, date: (iso) => formatLongDateTime(iso, lang) }),
+              serverCaseDocument(view, { parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, tn, notes: notes?.notes ?? [], date: (iso) => formatLongDateTime(iso, lang) }),
           });
           return { pdf: URL.createObjectURL(made.pdf), zip: made.zip ? URL.createObjectURL(made.zip) : null };
         }),
@@ -98,11 +104,11 @@ export function CaseExport({ view }: { view: WithFiles }) {
                   {EXPORT_PARTS.map((p) => (
                     <label key={p} className={styles.checkbox}>
                       <input type="checkbox" name="part" value={p} checked={parts.includes(p)} onChange={() => actor.send({ type: 'part.toggle', part: p })} />
-                      {te(`export.part.${p}`)}
+                      {p === 'notes' ? tn('notes.export') : te(`export.part.${p}`)}
                     </label>
                   ))}
                   <p className={styles.hint}>{te('export.identityHint')}</p>
-                  <p className={styles.hint}>{te('export.notesLater')}</p>
+                  <p className={styles.hint}>{tn('notes.exportHint')}</p>
                 </fieldset>
                 <fieldset className={css.fieldset}>
                   <legend className={css.legend}>{te('export.redaction')}</legend>

@@ -7,6 +7,7 @@
  */
 import { Fragment, useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
+import { Notes } from './Notes.tsx';
 import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
@@ -189,6 +190,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         onSaved={() => actor.send({ type: 'reload' })}
         onUnauthorized={() => session.send({ type: 'session.expired' })}
       />
+
+      {/* The trail of a sealed case shows a note's save at the next opening: reloading here would close and reopen the whole case. */}
+      <Notes key={state.context.epoch} caseNumber={caseNumber} sealed={{ caseId: view.caseId, keys: state.context.epochKeys! }} onChanged={() => {}} />
 
       <section className={styles.section} aria-labelledby="sealed-messages">
         <h2 id="sealed-messages" className={styles.sectionTitle}>

@@ -11,6 +11,7 @@ import { useId } from 'react';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import '../i18n/sealedwork/index.ts';
 import '../i18n/metadata/index.ts';
+import '../i18n/notes/index.ts';
 import { toBcp47, useLanguage, useT, type Language } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
@@ -170,6 +171,7 @@ export function SealedStatus({ state, actor }: { state: State; actor: Actor }) {
 export function SealedAudit({ state }: { state: State }) {
   const t = useT('sealedwork');
   const th = useT('handler');
+  const tn = useT('notes');
   const lang = useLanguage();
   const { opened } = state.context;
   const entries: OpenedAuditEntry[] = opened?.audit ?? [];
@@ -186,13 +188,15 @@ export function SealedAudit({ state }: { state: State }) {
         return typeof d.type === 'string' ? th(`handler.messageType.${d.type}`) : '';
       case 'ACCESS_GRANTED':
         return t('sealedwork.audit.detail.grant', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague') });
+      case 'NOTE_EDITED':
+        return typeof d.version === 'number' ? tn('notes.audit.version', { version: d.version }) : '';
       case 'ACCESS_REVOKED':
         return t('sealedwork.audit.detail.revoke', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague'), epoch: Number(d.epoch) });
       default:
         return '';
     }
   };
-  const action = (a: SealedAuditEntry) => (a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
+  const action = (a: SealedAuditEntry) => (a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED' ? tn(`notes.audit.${a.action}`) : a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>

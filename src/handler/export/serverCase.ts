@@ -2,13 +2,15 @@
  * The export's document of a server-keyed case, from the case page's own data (what
  * GET /api/handler/cases/:n answered) and the files' hashes the browser computed.
  * A sealed case maps its opened parts (machines/handler/sealedCase.ts
- * `OpenedSealedCase`) into the same ExportDocument; the internal notes, when they come,
- * are one more section here (docs/decisions/case-export.md "Seams").
+ * `OpenedSealedCase`) into the same ExportDocument; the internal notes, when chosen, are
+ * one more section (notes.ts, shared with the sealed case's export).
  */
 import type { ExportPart } from '../../../machines/schema.ts';
 import type { MessageValues } from '../../i18n/message.ts';
 import type { ExportDocument, ExportSection } from './document.ts';
 import type { HashedFile } from './files.ts';
+import type { OpenedNote } from '../../../machines/handler/notes.ts';
+import { notesSection } from './notes.ts';
 
 type Translate = (key: string, values?: MessageValues) => string;
 
@@ -45,6 +47,9 @@ export interface DocumentOptions {
   t: Translate;
   te: Translate;
   date: (iso: string) => string;
+  /** The internal notes as the page opened them, and the `notes` area's messages: only with the part `notes`. */
+  notes?: readonly OpenedNote[];
+  tn?: Translate;
 }
 
 const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -82,6 +87,7 @@ export function serverCaseDocument(c: ExportableCase, o: DocumentOptions): Expor
     });
     sections.push({ title: te('export.part.messages'), lines: lines.length ? lines : none });
   }
+  if (has('notes') && o.tn) sections.push(notesSection(o.notes ?? [], o.tn, date, te('export.pdf.none')));
   if (has('record') && c.submission.type !== 'ONLINE_FORM') {
     const lines: ExportSection['lines'] = [];
     for (const v of c.report?.versions ?? []) {
@@ -108,7 +114,7 @@ export function serverCaseDocument(c: ExportableCase, o: DocumentOptions): Expor
   }
   return {
     title: te('export.pdf.title', { number: spaced(c.caseNumber) }),
-    intro: [te('export.pdf.made', { when: date(o.now), name: o.by }), te('export.pdf.parts', { parts: o.parts.map((p) => te(`export.part.${p}`)).join(', ') })],
+    intro: [te('export.pdf.made', { when: date(o.now), name: o.by }), te('export.pdf.parts', { parts: o.parts.map((p) => (p === 'notes' && o.tn ? o.tn('notes.export') : te(`export.part.${p}`))).join(', ') })],
     redactionNotice: o.terms > 0 ? te('export.pdf.redacted', { count: o.terms }) : null,
     sections,
   };
