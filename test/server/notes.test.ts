@@ -177,5 +177,10 @@ describe('internal notes on a sealed case', () => {
       expect(text).not.toContain(v2);
       expect(text).not.toContain(body);
     }
+
+    // A handler whose key of the case was revoked is refused its notes as its other sealed routes (403 CASE_KEY_REVOKED).
+    await server.ctx.db.insertInto('case_key_revocation').values({ case_id: sealed.caseId, recipient_key_id: await keyId(hanneKeys.ecdhSpki), handler_id: hanne.id, epoch, created_at: new Date() }).execute();
+    expectError(await notesOf(hanne.token, n), 403, 'CASE_KEY_REVOKED');
+    expectError(await call(server, 'PUT', `/api/handler/cases/${n}/notes/${id}`, { token: hanne.token, json: { body: v2again, version: 2, epoch } }), 403, 'CASE_KEY_REVOKED');
   });
 });
