@@ -13,15 +13,25 @@
  * shows both texts, she keeps hers, and it is saved over Greta's version. The trail names
  * each act; axe finds nothing on the notes panel, the conflict included; no note's text
  * is in any request or response any of the browsers saw.
+ *
+ * On a server-keyed case (the demo company without keys) the same panel works with the
+ * server sealing: a note written and edited, axe on the page, and the export with the
+ * notes ticked (off at opening) has them, read back from the downloaded PDF.
  */
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { extractText, getDocumentProxy } from 'unpdf';
 import { axeViolations } from './harness.ts';
+import { firstOfficerId } from './reporter.ts';
+import { call, caseDto, form } from '../server/api.ts';
+import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { enrolInPage } from '../helpers/sealed-e2e.ts';
 import { sendFollowedSealedCase } from '../helpers/sealed-case.ts';
 import { browserSuite, certifyColleague, english, enrolHandler, makeRecoveryKey, markersIn, openCaseFromInbox, signInHandler, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
 import { companyByHost } from '../../server/companies/service.ts';
 
-const { msg } = english('handler', 'keys', 'sealed', 'work', 'notes');
+const { msg } = english('handler', 'keys', 'sealed', 'work', 'notes', 'export');
 
 const HOST = 'group.localhost';
 const MARKERS = { details: 'MARKER-details-n38a', hanne: 'MARKER-note-hanne-51f2', greta: 'MARKER-note-greta-a09c', mine: 'MARKER-note-mine-7d3e' };
@@ -149,5 +159,54 @@ describe('two handlers on one sealed case', () => {
     const wire = await s.recorded();
     expect(wire.map((r) => r.url).join('\n')).toContain('/notes');
     expect(markersIn(wire, Object.values(MARKERS), { base64: false })).toEqual([]);
+  }, 300_000);
+
+  it('on a server-keyed case: writes and edits a note, and exports it only when ticked', async () => {
+    const { portal } = s;
+    const db = portal.server.ctx.db;
+    const plainHost = 'localhost';
+    const created = await call(portal.server, 'POST', '/api/public/case/new/by-form', { host: plainHost, body: form('caseDto', caseDto(await firstOfficerId(portal))) });
+    expect(created.status, JSON.stringify(created.data)).toBe(201);
+    const caseNumber = created.data.caseDto.caseNumber as string;
+    expect((await db.selectFrom('report_case').select('sealed').where('case_number', '=', caseNumber).executeTakeFirstOrThrow()).sealed).toBe(false);
+    const company = (await companyByHost(db, plainHost))!;
+    const account = await createHandlerAccount(db, company.id, 'Erika', { email: 'erika@example.org', token: false });
+    const { page } = await s.open();
+    const erika = await enrolInPage(portal, plainHost, page, account.enrolmentCode!, { name: 'Erika', email: 'erika@example.org', password: 'erika long passphrase 4' });
+    await signInHandler(portal, plainHost, erika);
+    await page.goto(portal.url(plainHost, `/handler/cases/${caseNumber}`));
+
+    await notes(page).getByText(msg('notes.notVisible')).waitFor();
+    await notes(page).getByLabel(msg('notes.new')).fill('Spoke to accounting: invoices checked twice.');
+    await notes(page).getByRole('button', { name: msg('notes.add') }).click();
+    const note = notes(page).locator('[data-note]');
+    await note.getByText('invoices checked twice', { exact: false }).waitFor();
+    await note.getByRole('button', { name: msg('notes.edit') }).click();
+    await note.getByLabel(msg('notes.editLabel')).fill('Spoke to accounting: invoices checked twice; the auditor agrees.');
+    await note.getByRole('button', { name: msg('notes.save') }).click();
+    await note.getByText(/^Last edited by Erika, /).waitFor();
+    // The page reloaded the case after the save: its trail names both acts.
+    await page.locator('[data-action="NOTE_EDITED"]').waitFor();
+    await page.locator('[data-action="NOTE_ADDED"]').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: msg('export.button') }).click();
+    const dialog = page.getByRole('dialog', { name: msg('export.title') });
+    const tick = dialog.getByRole('checkbox', { name: msg('notes.export') });
+    expect(await tick.isChecked()).toBe(false);
+    await tick.check();
+    expect(await axeViolations(page), 'export dialog with notes').toEqual([]);
+    await dialog.getByRole('button', { name: msg('export.start') }).click();
+    await dialog.getByText(msg('export.done')).waitFor();
+    const [pdfDownload] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadPdf') }).click()]);
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync((await pdfDownload.path())!))), { mergePages: true });
+    const flat = (text as string).replace(/\s+/g, ' ');
+    expect(flat).toContain('the auditor agrees');
+    expect(flat).toContain(msg('notes.notVisible'));
+    expect(flat).toContain('Written by Erika');
+    // The trail names the choice (read with Erika's own session, as her page reads the case).
+    const audit = await page.evaluate(async (n) => ((await (await fetch(`/api/handler/cases/${n}`)).json()) as { audit: { action: string; detail: Record<string, unknown> }[] }).audit, caseNumber);
+    expect(audit.filter((a) => a.action === 'CASE_EXPORTED').map((a) => a.detail.parts)).toEqual(['report,messages,notes,record,status,audit,files']);
+    expect(JSON.stringify(audit)).not.toContain('auditor agrees');
   }, 300_000);
 });
