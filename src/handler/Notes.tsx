@@ -17,6 +17,7 @@ import { useHandler } from './context.ts';
 import { notesEffects, type NoteKeys } from './notes.ts';
 import * as styles from './Pages.css.ts';
 import * as css from './Notes.css.ts';
+import { noPrint } from './print.css.ts';
 
 export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; sealed?: NoteKeys; onChanged: () => void }) {
   const t = useT('notes');
@@ -103,7 +104,8 @@ export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; s
   };
 
   return (
-    <section className={`${styles.section} ${css.panel}`} aria-labelledby="case-notes" data-testid="notes" aria-busy={state.matches('loading') || state.matches('adding') || state.matches('saving')}>
+    // Never printed with the case: internal notes leave the workspace only as an explicit export part.
+    <section className={`${styles.section} ${css.panel} ${noPrint}`} aria-labelledby="case-notes" data-testid="notes" aria-busy={state.matches('loading') || state.matches('adding') || state.matches('saving')}>
       <h2 id="case-notes" className={styles.sectionTitle}>
         {t('notes.title')}
       </h2>

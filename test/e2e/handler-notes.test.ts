@@ -189,6 +189,10 @@ describe('two handlers on one sealed case', () => {
     await page.locator('[data-action="NOTE_EDITED"]').waitFor();
     await page.locator('[data-action="NOTE_ADDED"]').waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    // Printing the case leaves the notes out: they leave the workspace only as an export part chosen.
+    await page.emulateMedia({ media: 'print' });
+    expect(await notes(page).isVisible()).toBe(false);
+    await page.emulateMedia({ media: 'screen' });
 
     await page.getByRole('button', { name: msg('export.button') }).click();
     const dialog = page.getByRole('dialog', { name: msg('export.title') });
