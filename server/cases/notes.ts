@@ -5,7 +5,8 @@
  *
  * A sealed case: the handler's browser seals each saved text (core/crypto/note.ts) under
  * the case's data key of the current epoch; the server checks the envelope's shape
- * (400 BAD_ENVELOPE, nothing stored) and stores it as sent. A server-keyed case: the
+ * (400 BAD_ENVELOPE, nothing stored) and its epoch (409 EPOCH_STALE unless the current
+ * one, as for a message) and stores it as sent. A server-keyed case: the
  * server seals the text under the case's key with the same additional data.
  *
  * Invariants: a note's envelope is bound to `<id>:<version>`; an edit names the version
@@ -18,7 +19,7 @@ import { HttpError } from '../errors.ts';
 import { NOTE_COLUMN, noteRowId } from '../../core/crypto/note.ts';
 import type { SealedNoteDto, SealedNoteEditDto } from '../../machines/schema.ts';
 import type { HandlerIdentity } from '../handlers/cases.ts';
-import { parseEnvelope } from './sealed.ts';
+import { currentEpoch, FIRST_EPOCH, parseEnvelope } from './sealed.ts';
 import { caseKey, type CaseRow } from './service.ts';
 
 export interface NoteAuthor {
@@ -92,6 +93,13 @@ async function one(ctx: AppContext, row: CaseRow, id: string): Promise<NoteView 
   return { ...base(r), text: ctx.crypto.open(key, row.id, NOTE_COLUMN, r.body_enc, noteRowId(r.id, r.version)).toString('utf8') };
 }
 
+/** Sealed under an older (or unknown) epoch's key: the browser reads the case again and seals with the current key, as for a message. */
+async function refuseStaleEpoch(ctx: AppContext, row: CaseRow, epoch: number | undefined): Promise<number> {
+  const e = epoch ?? FIRST_EPOCH;
+  if (e !== (await currentEpoch(ctx, row.id))) throw new HttpError(409, 'EPOCH_STALE', 'This case has a newer key epoch: read the case again and seal with its current key.', 'epoch');
+  return e;
+}
+
 /** A new note: `text` on a server-keyed case, the browser's envelope (`sealed`) on a sealed one. */
 export async function addNote(ctx: AppContext, h: HandlerIdentity, row: CaseRow, input: { text: string } | { sealed: SealedNoteDto }): Promise<NoteView | SealedNoteView> {
   const now = ctx.clock.now();
@@ -101,7 +109,7 @@ export async function addNote(ctx: AppContext, h: HandlerIdentity, row: CaseRow,
   if ('sealed' in input) {
     id = input.sealed.id.toLowerCase();
     body = parseEnvelope(input.sealed.body, 'body');
-    epoch = input.sealed.epoch ?? null;
+    epoch = await refuseStaleEpoch(ctx, row, input.sealed.epoch);
   } else {
     id = randomUUID();
     body = ctx.crypto.seal(await caseKey(ctx, row), row.id, NOTE_COLUMN, input.text, noteRowId(id, 1));
@@ -126,6 +134,7 @@ export async function editNote(ctx: AppContext, h: HandlerIdentity, row: CaseRow
   const read = 'sealed' in input ? input.sealed.version : input.version;
   // The envelope's shape first: a malformed one is refused before any row is looked at.
   const sealedBody = 'sealed' in input ? parseEnvelope(input.sealed.body, 'body') : null;
+  const epoch = 'sealed' in input ? await refuseStaleEpoch(ctx, row, input.sealed.epoch) : null;
   const key = 'sealed' in input ? null : await caseKey(ctx, row);
   await ctx.db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('case_note').select(['id', 'version']).where('case_id', '=', row.id).where('id', '=', noteId).forUpdate().executeTakeFirst();
@@ -135,7 +144,7 @@ export async function editNote(ctx: AppContext, h: HandlerIdentity, row: CaseRow
     const body = sealedBody ?? ctx.crypto.seal(key!, row.id, NOTE_COLUMN, (input as { text: string }).text, noteRowId(noteId, next));
     await trx
       .updateTable('case_note')
-      .set({ version: next, body_enc: body, epoch: 'sealed' in input ? (input.sealed.epoch ?? null) : null, edited_by_id: h.id, edited_by_name: h.name, updated_at: ctx.clock.now() })
+      .set({ version: next, body_enc: body, epoch, edited_by_id: h.id, edited_by_name: h.name, updated_at: ctx.clock.now() })
       .where('id', '=', noteId)
       .execute();
   });

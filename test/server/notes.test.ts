@@ -125,6 +125,9 @@ describe('internal notes on a sealed case', () => {
     expect(await count()).toBe(none);
 
     const body = await sealNote(dataKey, sealed.caseId, id, 1, `Sealed note ${MARKER}`);
+    // Another epoch than the current one is refused as for a message, and nothing is stored.
+    expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes`, { token: hanne.token, json: { id, body, epoch: epoch + 1 } }), 409, 'EPOCH_STALE', 'epoch');
+    expect(await count()).toBe(none);
     const added = await call(server, 'POST', `/api/handler/cases/${n}/notes`, { token: hanne.token, json: { id, body, epoch } });
     expect(added.status, JSON.stringify(added.data)).toBe(201);
     expect(added.data.note).toMatchObject({ id, version: 1, body, epoch, author: { id: hanne.id, name: 'Hanne' }, editedBy: null });
