@@ -640,6 +640,8 @@ export const RULE_WORDS: Record<string, { words: (issue: v.BaseIssue<unknown>) =
   'validation.reportRelated': { words: () => 'must name at least one reported person, or the reported unit', field: 'reportedPersons' },
   'validation.notificationNeedsFollow': { words: () => 'must be true when whistleblower.notification is true: e-mail notifications need a followed case', field: 'caseAccount.follow' },
   'validation.invalid': { words: () => 'is not valid' },
+  'entry.receivedFuture': { words: () => 'must not be in the future' },
+  'entry.receivedTooOld': { words: () => 'must be within the last 366 days' },
 };
 
 /** Valibot's own wording ("Invalid type: …") for a rule that names no key, without echoing the value sent. */
@@ -770,3 +772,140 @@ export const caseExportDtoSchema = v.strictObject({
   redactedTerms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(EXPORT_TERMS_MAX)),
 });
 export type CaseExportDto = v.InferOutput<typeof caseExportDtoSchema>;
+
+// ---- reports a handler enters (issue 38 Build 8; docs/decisions/handler-entered-reports.md) ----
+
+/** How a report a handler enters reached the company. */
+export const ENTRY_CHANNELS = ['LETTER', 'EMAIL', 'IN_PERSON'] as const;
+export type EntryChannel = (typeof ENTRY_CHANNELS)[number];
+/** How far back a received date may lie: a report found after more than a year is a finding of its own, not a case to start clocks for. */
+export const ENTRY_RECEIVED_MAX_DAYS = 366;
+/** Hours the date line runs ahead of UTC at most (UTC+14): a date that has begun somewhere on earth is not in the future. */
+const DATE_LINE_AHEAD_MS = 14 * 3600 * 1000;
+
+/**
+ * The instant the legal clocks of an entered report start at: the received day's start
+ * (UTC), never later than `now`. Why the day's start: a handler knows the day a letter
+ * came, not its hour, and the earlier reading never gives the company more time than
+ * the Directive does.
+ */
+export function receivedInstant(day: string, now: Date = new Date()): Date {
+  const start = new Date(`${day}T00:00:00.000Z`);
+  return start.getTime() > now.getTime() ? now : start;
+}
+
+/** Why a received day is refused, or null: `entry.receivedFuture`, `entry.receivedTooOld` (catalogue area `entry`), `validation.invalid`. */
+export function receivedDayIssue(day: string, now: Date = new Date()): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return 'validation.invalid';
+  const start = new Date(`${day}T00:00:00.000Z`);
+  if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== day) return 'validation.invalid';
+  if (start.getTime() > now.getTime() + DATE_LINE_AHEAD_MS) return 'entry.receivedFuture';
+  if (start.getTime() < now.getTime() - ENTRY_RECEIVED_MAX_DAYS * CLOCK_DAY_MS) return 'entry.receivedTooOld';
+  return null;
+}
+
+export const receivedDaySchema = v.pipe(
+  v.string(),
+  v.nonEmpty('validation.required'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const issue = receivedDayIssue(dataset.value);
+    if (issue) addIssue({ message: issue });
+  }),
+);
+
+/** The report's content as the handler types it from the letter, mail or conversation: the online form's fields and rules. */
+const enteredContent = {
+  channel: v.picklist(ENTRY_CHANNELS),
+  receivedOn: receivedDaySchema,
+  whistleblowerRelation: requiredText(),
+  subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  protectionOfficer: idRef,
+  /** The identity as the reporter gave it (optional; a letter has a name and no e-mail address as often as not). No notification: mails need the reporter's own address sealed in her browser. */
+  whistleblower: v.optional(v.nullable(v.object({ ...whistleblowerUpdateSchema.entries, notification: v.optional(v.literal(false), false) })), null),
+  description: descriptionSchema,
+  violation: v.optional(v.picklist(VIOLATIONS), 'DONT_KNOW'),
+  repeatedViolations: v.boolean(),
+  reportedPersons: v.optional(v.pipe(v.array(reportedPersonSchema), v.maxLength(LIMITS.personsMax)), []),
+  reportedUnit: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(LIMITS.freeTextMax)))),
+};
+
+/** What the workspace's entry form checks before it seals or sends (machines/handler/caseEntry.ts). */
+export const enteredReportSchema = v.pipe(
+  v.object({ ...enteredContent, follow: v.boolean() }),
+  v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
+);
+export type EnteredReport = v.InferOutput<typeof enteredReportSchema>;
+
+/**
+ * An entered report at a server-keyed company (`POST /api/handler/case-entry`): the
+ * content in clear as on the spec's plain routes, and the password the handler's browser
+ * generated when the reporter follows the case (the server derives the verifier from it
+ * and keeps only its hash, as for a scripted client's plain password).
+ */
+export const enteredCaseDtoSchema = v.pipe(
+  v.object({ ...enteredContent, caseAccount: v.variant('follow', [plainAccountSchema, v.object({ follow: v.literal(false) })]) }),
+  v.check((c) => c.reportedPersons.length > 0 || !!c.reportedUnit, 'validation.reportRelated'),
+);
+export type EnteredCaseDto = v.InferOutput<typeof enteredCaseDtoSchema>;
+
+/**
+ * An entered report sealed in the handler's browser (`POST /api/handler/case-entry/sealed`):
+ * as the reporter's browser seals a case (`sealedCaseDtoSchema`), with the channel and the
+ * received day in clear beside it (the clocks are the server's to read); no files, no
+ * notification address, no statistics categories.
+ */
+export const sealedEnteredCaseDtoSchema = v.object({
+  caseId: v.pipe(v.string(), v.uuid()),
+  channel: v.picklist(ENTRY_CHANNELS),
+  receivedOn: receivedDaySchema,
+  protectionOfficer: idRef,
+  subsidiary: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  caseAccount: v.variant('follow', [derivedAccountSchema, v.object({ follow: v.literal(false) })]),
+  envelopes: v.object({
+    details: base64Text(4 * 1024 * 1024),
+    whistleblower: v.optional(v.nullable(base64Text(64 * 1024)), null),
+  }),
+  wraps: v.pipe(v.array(keyWrapSchema), v.minLength(1), v.maxLength(200)),
+});
+export type SealedEnteredCaseDto = v.InferOutput<typeof sealedEnteredCaseDtoSchema>;
+// ---- reply templates (issue 38 Build 7; docs/decisions/reply-templates.md) ----------
+
+/** Templates one company may keep, and the length of a template's name and of each language's text. */
+export const REPLY_TEMPLATE_LIMITS = { perCompany: 50, nameMax: 80, textMax: LIMITS.commentMax } as const;
+
+const templateText = v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPLY_TEMPLATE_LIMITS.textMax, 'validation.tooLong'));
+
+/**
+ * A reply template as an administrator saves it: a name and one text for each of the
+ * company's languages, no more and no fewer (a handler inserts the reporter's language,
+ * so a missing one would leave a reporter without it). The SPA's form and the server
+ * apply this same schema, built for the company's languages.
+ */
+export function replyTemplateSchema(languages: readonly Language[]) {
+  return v.strictObject({
+    name: v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(REPLY_TEMPLATE_LIMITS.nameMax, 'validation.tooLong')),
+    texts: v.strictObject(Object.fromEntries(languages.map((l) => [l, templateText])) as Record<Language, typeof templateText>),
+  });
+}
+export interface ReplyTemplateDraft {
+  name: string;
+  texts: Partial<Record<Language, string>>;
+}
+
+/** A template as the server answers it (the administrators' list and the handlers' read). */
+export interface ReplyTemplate extends ReplyTemplateDraft {
+  id: string;
+  updatedAt: string;
+}
+
+/** The problems of a draft, per field (`name`, `texts.pl`), each a `validation.*` rule; empty when it may be saved. */
+export function replyTemplateIssues(draft: ReplyTemplateDraft, languages: readonly Language[]): { field: string; rule: string }[] {
+  const r = v.safeParse(replyTemplateSchema(languages), draft);
+  return r.success ? [] : fieldIssues(r.issues).map((i) => ({ field: i.field, rule: i.rule }));
+}
+
+/** The language a template is inserted in: the reporter's when the company offers it, else the company's default. */
+export function templateLanguage(reporterLanguage: string | null | undefined, languages: readonly Language[], defaultLanguage: Language): Language {
+  return reporterLanguage && (languages as readonly string[]).includes(reporterLanguage) ? (reporterLanguage as Language) : defaultLanguage;
+}

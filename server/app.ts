@@ -29,6 +29,7 @@ import { ResumableUploads, uploadSweepJob } from './uploads/resumable.ts';
 import { registerHandlerRoutes } from './routes/handler.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerCompanyEditorRoutes } from './routes/company-editor.ts';
+import { registerTemplateRoutes } from './routes/templates.ts';
 import { registerLeaveRoutes } from './routes/leave.ts';
 import { registerIdentity } from './idp/index.ts';
 import { destroyAccountPayloads } from './idp/adapter.ts';
@@ -385,6 +386,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
 
   const spa = await registerSpa(app, ctx, SECURITY_HEADERS['content-security-policy']);
   registerCompanyEditorRoutes(app, ctx, spa);
+  registerTemplateRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0] ?? '/';

@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -63,6 +63,8 @@ export const SCHEMAS = {
   commentDto: commentDtoSchema,
   handlerStatus: statusSchema,
   caseExport: caseExportDtoSchema,
+  enteredCase: enteredCaseDtoSchema,
+  sealedEnteredCase: sealedEnteredCaseDtoSchema,
   handlerAssignee: assigneeSchema,
   handlerShare: shareSchema,
   /** A server-keyed case's note text, or a sealed case's envelope (docs/decisions/internal-notes.md). */
@@ -91,6 +93,8 @@ export const SCHEMAS = {
   companyRevert: revertSchema,
   companyImage: imageSchema,
   companyEditorImport: editorImportSchema,
+  /** Documented with every interface language; a company takes exactly its own (docs/decisions/reply-templates.md). */
+  replyTemplate: replyTemplateSchema(LANGUAGES),
 } satisfies Record<string, GenericSchema>;
 
 /** The tus 1.0 request headers (docs/api.md "Resumable uploads"). */
@@ -142,6 +146,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'PUT', path: `${P}/password/request-update`, tag: 'private', summary: 'Ask for a new password at the next sign-in (ends every session)', auth: 'reporter', ok: [200, '{ mustChangePassword: true }'] },
   { method: 'POST', path: `${P}/comments`, tag: 'private', summary: 'Comment on an oral report', auth: 'reporter', body: { schema: 'commentDto' }, ok: [201, 'the comment'] },
   { method: 'GET', path: `${P}/files/:fileId`, tag: 'private', summary: "Download one of the case's files", auth: 'reporter', ok: [200, 'the file (attachment)'] },
+  { method: 'GET', path: `${H}/templates`, tag: 'handler', summary: "The reply templates of the handler's company, with its languages and default (docs/decisions/reply-templates.md)", auth: 'handler', ok: [200, '{ templates, languages, defaultLanguage }'] },
   { method: 'POST', path: `${H}/enrolment/start`, tag: 'handler', summary: 'Start enrolling in the web workspace with the enrolment code: a fresh TOTP key', auth: 'none', body: { schema: 'handlerEnrolmentStart' }, ok: [200, '{ name, email, companyName, secret, uri }'] },
   { method: 'POST', path: `${H}/enrolment/finish`, tag: 'handler', summary: 'Finish enrolling: the keys made in the browser (verifier, public keys, sealed private keys) and the TOTP code', auth: 'none', body: { schema: 'handlerEnrolmentFinish' }, ok: [200, '{ recoveryCodes }'] },
   { method: 'POST', path: `${H}/session/salt`, tag: 'handler', summary: "The salt and key derivation to derive the sign-in verifier with (a look-alike for an unknown e-mail)", auth: 'none', body: { schema: 'handlerSignInSalt' }, ok: [200, '{ salt, kdf, legacy? }'] },
@@ -179,6 +184,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: `${H}/cases/:caseNumber/key-wraps`, tag: 'handler', summary: "Grant a sealed case's key to a colleague: the data key re-wrapped in the browser to a key the key log certifies (`{ recipientKeyId, wrap }`)", auth: 'handler', ok: [201, '{ recipientKeyId, epoch }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/key-epochs`, tag: 'handler', summary: "Revoke a colleague's key from a sealed case: the next key epoch made in the browser, wrapped to the remaining holders (`{ epoch, revoke, wraps, previous, next }`)", auth: 'handler', ok: [201, '{ epoch, revoked }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/exports`, tag: 'handler', summary: 'Record in the audit trail an export the browser is about to make (which parts, how many terms blacked out; no content)', auth: 'handler', body: { schema: 'caseExport' }, ok: [201, '{ recorded }'] },
+  { method: 'GET', path: `${H}/case-entry`, tag: 'handler', summary: 'For entering a report that came by letter, e-mail or in person: the officers this handler may enter for, and the subsidiaries', auth: 'handler', ok: [200, '{ officers, subsidiaries }'] },
+  { method: 'POST', path: `${H}/case-entry/reservation`, tag: 'handler', summary: "A case number and salt for a report the handler enters at a company that seals: the browser derives the reporter's keys from them and the password it generates", auth: 'handler', ok: [201, '{ reservation, caseNumber, salt, expiresAt }'] },
+  { method: 'POST', path: `${H}/case-entry/sealed`, tag: 'handler', summary: "Enter a report received by letter, e-mail or in person, sealed in the handler's browser (envelopes and wraps as the form's sealed route; the channel and received day in clear); 409 SEALING_UNAVAILABLE when the company does not seal for the officer", auth: 'handler', body: { schema: 'sealedEnteredCase' }, ok: [201, '{ caseDto }'] },
+  { method: 'POST', path: `${H}/case-entry`, tag: 'handler', summary: 'Enter a report received by letter, e-mail or in person at a server-keyed company (the content in clear, the generated password when followed); 409 SEALING_REQUIRED at a company that seals', auth: 'handler', body: { schema: 'enteredCase' }, ok: [201, '{ caseDto }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/assignment`, tag: 'handler', summary: "The case's assignee, the colleagues it is shared with, and the colleagues entitled to it", auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/assignee`, tag: 'handler', summary: 'Assign or hand over the case to an entitled colleague (null: unassign); 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerAssignee' }, ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/shares`, tag: 'handler', summary: 'Share the case with an entitled colleague; 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerShare' }, ok: [201, '{ assignee, shares, colleagues }'] },
@@ -228,6 +237,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/api/admin/companies/:company/images', tag: 'admin', summary: 'Upload a logo: checked as at import, raster metadata removed, SVG only as plain drawing', auth: 'companyAdmin', body: { schema: 'companyImage' }, ok: [201, '{ sha256, contentType, file }'] },
   { method: 'GET', path: '/api/admin/companies/:company/images/:sha256', tag: 'admin', summary: "One of the company's stored images", auth: 'companyAdmin', ok: [200, 'the image'] },
   { method: 'POST', path: '/api/admin/companies/:company/preview', tag: 'admin', summary: 'Keep a draft for ten minutes to draw its landing page', auth: 'companyAdmin', body: { schema: 'companyPreview' }, ok: [201, '{ id, languages, expiresAt }'] },
+  { method: 'GET', path: '/api/admin/companies/:company/templates', tag: 'admin', summary: "The company's reply templates, with its languages and default", auth: 'companyAdmin', ok: [200, '{ templates, languages, defaultLanguage }'] },
+  { method: 'POST', path: '/api/admin/companies/:company/templates', tag: 'admin', summary: 'Add a reply template: a name and one text for each of the company\'s languages (409 TEMPLATE_LIMIT past 50)', auth: 'companyAdmin', body: { schema: 'replyTemplate' }, ok: [201, '{ template }'] },
+  { method: 'PUT', path: '/api/admin/companies/:company/templates/:id', tag: 'admin', summary: 'Change a reply template (404 UNKNOWN_TEMPLATE for an id of no template of this company)', auth: 'companyAdmin', body: { schema: 'replyTemplate' }, ok: [200, '{ template }'] },
+  { method: 'DELETE', path: '/api/admin/companies/:company/templates/:id', tag: 'admin', summary: 'Remove a reply template', auth: 'companyAdmin', ok: [204, 'removed'] },
   { method: 'GET', path: '/api/admin/companies/:company/preview/:previewId/:language', tag: 'admin', summary: 'The landing page of a kept draft in one language, without script', auth: 'companyAdmin', ok: [200, 'text/html'] },
 ];
 

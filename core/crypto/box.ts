@@ -37,8 +37,8 @@ export interface WrapInfo {
    * key id>` instead, so no such box ever opens as a wrap, nor a wrap as one.
    */
   purpose?: string;
-  /** With `purpose`: `stats` for core/crypto/statistics.ts (info `wb:stats:…`), else mail. */
-  domain?: 'mail' | 'stats';
+  /** With `purpose`: `stats` for core/crypto/statistics.ts (info `wb:stats:…`), `draft` for core/crypto/draft.ts (`wb:draft:…`), else mail. */
+  domain?: 'mail' | 'stats' | 'draft';
 }
 
 /** hex(SHA-256(SPKI)): how the key log, wrappings and the server name a public key. */

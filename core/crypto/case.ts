@@ -127,6 +127,8 @@ export interface SealedCaseAnswer extends SealedCaseView {
   // The server always sends the three below; optional so a reader written before the record (a fixture, a script) still types.
   /** The channel; PHONE and MEETING cases have a record (record.ts). */
   submissionType?: 'ONLINE_FORM' | 'PHONE' | 'MEETING';
+  /** How a report a handler entered came (docs/decisions/handler-entered-reports.md); null: the reporter sent it. */
+  entryChannel?: 'LETTER' | 'EMAIL' | 'IN_PERSON' | null;
   /** When the reporter approved the latest version; null while it awaits approval. */
   approvedAt?: string | null;
   /** The record's versions (each `text` the envelope the handler's browser sealed) and the reporter's comments, oldest first. */

@@ -20,6 +20,8 @@ export interface HandlerCaseView {
   caseNumber: string;
   status: CaseStatus;
   submission: { type: 'ONLINE_FORM' | 'PHONE' | 'MEETING' };
+  /** How a report a handler entered came (letter, e-mail, in person); null or absent: the reporter sent it. */
+  entryChannel?: 'LETTER' | 'EMAIL' | 'IN_PERSON' | null;
   approvedAt: string | null;
   report: { text: string; updatedAt: string; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string }[] } | null;
   [k: string]: unknown;

@@ -7,6 +7,10 @@
  * - A failed send keeps the whole draft; a sent one clears it and asks the case to reload.
  * - While sending, the upload's progress (bytes sent of total) is in the context, as in
  *   the reporter's chat (machines/chat.ts).
+ * - The draft kept on this device (machines/handler/draft.ts): every change is noted
+ *   (`noteDraft`), Send seals it at once (`flushDraft`), a sent message drops it
+ *   (`dropDraft`); a kept draft comes back by `draft.restore` into `editing.restored`,
+ *   which says so. Files are not kept.
  */
 import { assign, fromCallback, setup } from 'xstate';
 import type { MessageType } from '../schema.ts';
@@ -31,9 +35,12 @@ export type ComposerEvent =
   | { type: 'file.remove'; index: number }
   | { type: 'send' }
   | { type: 'upload.progress'; loaded: number; total: number }
-  | { type: 'upload.done'; status: number };
+  | { type: 'upload.done'; status: number }
+  /** A draft kept on this device from an earlier sitting (files are not kept). */
+  | { type: 'draft.restore'; text: string; messageType: MessageType; answerWanted: boolean };
 
 export type ComposerDraft = Pick<ComposerContext, 'text' | 'type' | 'answerWanted' | 'files'>;
+const noted = ({ context }: { context: ComposerContext }) => ({ text: context.text, type: context.type, answerWanted: context.answerWanted });
 const status = (event: ComposerEvent) => (event.type === 'upload.done' ? event.status : 0);
 
 export const composerMachine = setup({
@@ -47,6 +54,10 @@ export const composerMachine = setup({
   actions: {
     reloadCase: () => {},
     reportUnauthorized: () => {},
+    noteDraft: (_, _draft: { text: string; type: MessageType; answerWanted: boolean }) => {},
+    flushDraft: () => {},
+    dropDraft: () => {},
+    assignRestored: assign(({ event, context }) => (event.type === 'draft.restore' ? { text: event.text, type: event.messageType, answerWanted: event.answerWanted } : context)),
     assignText: assign({ text: ({ event, context }) => (event.type === 'text.change' ? event.value : context.text) }),
     assignType: assign({ type: ({ event, context }) => (event.type === 'type.change' ? event.value : context.type) }),
     toggleAnswer: assign({ answerWanted: ({ context }) => !context.answerWanted }),
@@ -72,14 +83,22 @@ export const composerMachine = setup({
     editing: {
       initial: 'ready',
       on: {
-        'text.change': { target: '.ready', actions: 'assignText' },
-        'type.change': { actions: 'assignType' },
-        'answer.toggle': { actions: 'toggleAnswer' },
+        'text.change': { target: '.ready', actions: ['assignText', { type: 'noteDraft', params: noted }] },
+        'type.change': { actions: ['assignType', { type: 'noteDraft', params: noted }] },
+        'answer.toggle': { actions: ['toggleAnswer', { type: 'noteDraft', params: noted }] },
         'files.add': { target: '.ready', actions: 'addFiles' },
         'file.remove': { actions: 'removeFile' },
-        send: [{ guard: 'hasContent', target: 'sending' }, { target: '.empty' }],
+        send: [{ guard: 'hasContent', target: 'sending', actions: 'flushDraft' }, { target: '.empty' }],
+        'draft.restore': { target: '.restored', actions: 'assignRestored' },
       },
-      states: { ready: {}, empty: {}, sent: {}, failed: {} },
+      states: {
+        ready: {},
+        empty: {},
+        sent: {},
+        failed: {},
+        /** The text is a draft kept on this device from an earlier sitting. */
+        restored: {},
+      },
     },
     sending: {
       invoke: {
@@ -90,7 +109,7 @@ export const composerMachine = setup({
       on: {
         'upload.progress': { actions: 'assignProgress' },
         'upload.done': [
-          { guard: 'isOk', target: 'editing.sent', actions: ['clearDraft', 'reloadCase'] },
+          { guard: 'isOk', target: 'editing.sent', actions: ['clearDraft', 'dropDraft', 'reloadCase'] },
           { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: ['resetProgress', 'reportUnauthorized'] },
           { target: 'editing.failed', actions: 'resetProgress' },
         ],

@@ -28,6 +28,8 @@ export interface InboxCase {
   created: string;
   submission: { type: SubmissionType };
   creationChannel: CreationChannel;
+  /** How a report a handler entered came (letter, e-mail, in person); null or absent: the reporter sent it. */
+  entryChannel?: 'LETTER' | 'EMAIL' | 'IN_PERSON' | null;
   receivedDate: string | null;
   pendingWhistleblowerAction: boolean;
   unreadMessages: number;

@@ -6,6 +6,9 @@
  * Invariants:
  * - Offered only for PHONE and MEETING cases not yet approved; otherwise `locked`.
  * - `saving` only with non-blank text within 20 000 characters; a failed save keeps the draft.
+ * - The draft kept on this device (machines/handler/draft.ts): typing is noted
+ *   (`noteDraft`), Save seals it at once (`flushDraft`), a save or Cancel drops it
+ *   (`dropDraft`); a kept draft reopens the editor by `draft.restore` (`editing.restored`).
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from '../schema.ts';
@@ -27,7 +30,9 @@ export type RecordEvent =
   | { type: 'draft.change'; value: string }
   | { type: 'edit.save' }
   | { type: 'edit.cancel' }
-  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; text: string };
+  | { type: 'case.change'; submissionType: SubmissionType; approvedAt: string | null; text: string }
+  /** A draft of the record kept on this device from an earlier sitting. */
+  | { type: 'draft.restore'; value: string };
 
 const status = (event: unknown) => (event as DoneActorEvent<{ status: number }>).output.status;
 
@@ -41,6 +46,10 @@ export const recordEditorMachine = setup({
   actions: {
     reloadCase: () => {},
     reportUnauthorized: () => {},
+    noteDraft: (_, _draft: { text: string }) => {},
+    flushDraft: () => {},
+    dropDraft: () => {},
+    assignRestored: assign({ draft: ({ event, context }) => (event.type === 'draft.restore' ? event.value : context.draft) }),
     startDraft: assign({ draft: ({ context }) => context.text }),
     assignDraft: assign({ draft: ({ event, context }) => (event.type === 'draft.change' ? event.value : context.draft) }),
     assignCase: assign(({ event, context }) => (event.type === 'case.change' ? { submissionType: event.submissionType, approvedAt: event.approvedAt, text: event.text } : context)),
@@ -68,17 +77,26 @@ export const recordEditorMachine = setup({
     locked: {},
     viewing: {
       initial: 'idle',
-      on: { 'edit.open': { target: 'editing', actions: 'startDraft' } },
+      on: {
+        'edit.open': { target: 'editing', actions: 'startDraft' },
+        'draft.restore': { target: 'editing.restored', actions: 'assignRestored' },
+      },
       states: { idle: {}, saved: {} },
     },
     editing: {
       initial: 'ready',
       on: {
-        'draft.change': { target: '.ready', actions: 'assignDraft' },
-        'edit.save': [{ guard: 'hasText', target: 'saving' }, { target: '.empty' }],
-        'edit.cancel': 'viewing',
+        'draft.change': { target: '.ready', actions: ['assignDraft', { type: 'noteDraft', params: ({ context }) => ({ text: context.draft }) }] },
+        'edit.save': [{ guard: 'hasText', target: 'saving', actions: 'flushDraft' }, { target: '.empty' }],
+        'edit.cancel': { target: 'viewing', actions: 'dropDraft' },
       },
-      states: { ready: {}, empty: {}, failed: {} },
+      states: {
+        ready: {},
+        empty: {},
+        failed: {},
+        /** The text is a draft kept on this device from an earlier sitting. */
+        restored: {},
+      },
     },
     saving: {
       invoke: {
@@ -86,7 +104,7 @@ export const recordEditorMachine = setup({
         src: 'saveRecord',
         input: ({ context }) => ({ text: context.draft.trim() }),
         onDone: [
-          { guard: 'isOk', target: 'viewing.saved', actions: ['keepSaved', 'reloadCase'] },
+          { guard: 'isOk', target: 'viewing.saved', actions: ['keepSaved', 'dropDraft', 'reloadCase'] },
           { guard: 'isUnauthorizedAnswer', target: 'editing.failed', actions: 'reportUnauthorized' },
           { target: 'editing.failed' },
         ],

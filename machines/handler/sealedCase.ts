@@ -67,8 +67,12 @@ export interface SealedAuditEnvelope {
 /** An entry as the page shows it: opened, or `unopened` (a sealed one that did not open). */
 export type OpenedAuditEntry = SealedAuditEntry | { at: string; unopened: true };
 
-/** What GET /api/handler/cases/:n/sealed answers: the sealed case (one type with the server's and scripted clients') and its audit trail. */
-export type SealedView = SealedCaseAnswer & { audit: (SealedAuditEntry | SealedAuditEnvelope)[] };
+/** What GET /api/handler/cases/:n/sealed answers: the sealed case (one type with the server's and scripted clients'), its audit trail and status history. */
+export type SealedView = SealedCaseAnswer & {
+  audit: (SealedAuditEntry | SealedAuditEnvelope)[];
+  /** The status history (clear data the server has anyway); for the export. */
+  caseStatusHistory?: { status: string; dateTime: string }[];
+};
 
 export interface OpenedFile {
   id: string;

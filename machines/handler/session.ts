@@ -8,6 +8,12 @@
  * - The idle clock restarts on every successful call (`session.touch`); after 14 quiet
  *   minutes `warning` announces the end one minute ahead; 60 s later the chart signs
  *   out by itself (`signedOut.idle`). "Stay signed in" refreshes the session.
+ * - Typing counts as activity (`session.activity`, issue 38): it makes no call itself, but
+ *   at most a minute later (`activityRefresh`) the chart refreshes the session, so the
+ *   server's 15-minute clock moves with the handler's typing; typing during the warning
+ *   is staying. The warning is a notice that takes no focus (src/handler/Layout.tsx).
+ * - A sign-out by choice discards this handler's drafts kept on the device
+ *   (`discardDrafts`, docs/decisions/handler-drafts.md); the idle sign-out and a 401 keep them.
  * - Any 401 from any call ends the session in the chart (`session.expired`).
  * - Nothing here holds a password or code after the attempt: `signingIn` gets them in
  *   the event and the context keeps only the e-mail.
@@ -25,6 +31,7 @@ import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 
 export const IDLE_WARNING_MS = 14 * 60_000;
 export const IDLE_FINAL_MS = 60_000;
+export const ACTIVITY_REFRESH_MS = 60_000;
 
 export interface HandlerProfile {
   id: string;
@@ -79,6 +86,8 @@ export type HandlerSessionEvent =
   | { type: 'signin.submit'; email: string; password: string; code: string }
   | { type: 'signout' }
   | { type: 'session.touch' }
+  /** The handler typed (a draft changed): counts as activity for the idle clock. */
+  | { type: 'session.activity' }
   | { type: 'session.stay' }
   | { type: 'session.expired' }
   /** The password, or the key recovery code, typed to open the keys after a reload. */
@@ -116,8 +125,10 @@ export const handlerSessionMachine = setup({
       throw new Error('unlockKeys not provided');
     }),
   },
-  delays: { idleWarning: IDLE_WARNING_MS, idleFinal: IDLE_FINAL_MS },
+  delays: { idleWarning: IDLE_WARNING_MS, idleFinal: IDLE_FINAL_MS, activityRefresh: ACTIVITY_REFRESH_MS },
   actions: {
+    /** Deletes this handler's drafts on this device (a sign-out by choice). */
+    discardDrafts: (_, _handlerId: string) => {},
     assignHandler: assign({ handler: ({ event }) => answer(event).handler ?? null }),
     assignSignIn: assign({
       handler: ({ event }) => answer(event).handler ?? null,
@@ -185,7 +196,7 @@ export const handlerSessionMachine = setup({
       // The keys go the moment the session does, before the sign-out call answers.
       exit: 'forgetKeys',
       on: {
-        signout: 'signingOut',
+        signout: { target: 'signingOut', actions: { type: 'discardDrafts', params: ({ context }) => context.handler?.id ?? '' } },
         'session.expired': 'signedOut.expired',
       },
       states: {
@@ -193,12 +204,29 @@ export const handlerSessionMachine = setup({
           initial: 'active',
           states: {
             active: {
+              initial: 'quiet',
               on: { 'session.touch': { target: 'active', reenter: true } },
               after: { idleWarning: 'warning' },
+              states: {
+                quiet: { on: { 'session.activity': 'typing' } },
+                /** Typed since the last call: the session is refreshed within the minute. */
+                typing: { after: { activityRefresh: 'touching' } },
+                touching: {
+                  invoke: {
+                    id: 'touchSession',
+                    src: 'refreshSession',
+                    onDone: [
+                      { guard: 'isSignedInAnswer', target: '#handlerSession.signedIn.idle.active', reenter: true, actions: 'assignHandler' },
+                      { target: '#handlerSession.signedOut.expired' },
+                    ],
+                    onError: 'typing',
+                  },
+                },
+              },
             },
-            /** The idle end is one minute away: an alert dialog offers to stay. */
+            /** The idle end is one minute away: a notice (no focus taken) offers to stay; typing stays too. */
             warning: {
-              on: { 'session.stay': 'refreshing' },
+              on: { 'session.stay': 'refreshing', 'session.activity': 'refreshing' },
               after: { idleFinal: '#handlerSession.timingOut' },
             },
             refreshing: {

@@ -167,7 +167,7 @@ export function sealedParts(dto: SealedCaseDto, recipients: Recipients, mailKeyI
 /** What a browser needs to open a sealed case (core/crypto/case.ts SealedCaseAnswer, one type for every side). */
 export type SealedCaseView = SealedCaseAnswer;
 
-type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null; submission_type: string; approved_at: Date | string | null };
+type SealedRow = { id: string; case_number: string; status: string; created_at: Date | string; protection_officer_id: string; subsidiary_id: string | null; sealed: boolean; details_enc: Uint8Array; whistleblower_enc: Uint8Array | null; submission_type: string; approved_at: Date | string | null; entry_channel?: string | null };
 
 /** The case as sealed, with the wrap for `recipientKeyId` (a handler's ECDH keyId, or `reporter`) of the current epoch. */
 export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow, recipientKeyId: string | null): Promise<SealedCaseView> {
@@ -196,6 +196,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     files: files.map((f) => ({ id: f.id, messageId: f.message_id, name: b64(f.name_enc), size: Number(f.size), created: new Date(f.created_at).toISOString(), epoch: f.epoch })),
     messages: messages.map((m) => ({ id: m.id, type: m.type, time: new Date(m.created_at).toISOString(), createdByUserId: m.created_by, answerWanted: m.answer_wanted, body: b64(m.body_enc), epoch: m.epoch })),
     submissionType: row.submission_type as SubmissionType,
+    entryChannel: (row.entry_channel ?? null) as SealedCaseView['entryChannel'],
     approvedAt: row.approved_at ? new Date(row.approved_at).toISOString() : null,
     record: await sealedRecord(ctx, row.id),
   };

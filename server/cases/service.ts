@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { CaseStatus, CreationChannel, Language, MessageType, ReportedPerson, SubmissionType, Violation, Whistleblower } from '../../machines/schema.ts';
+import type { CaseStatus, CreationChannel, EntryChannel, Language, MessageType, ReportedPerson, SubmissionType, Violation, Whistleblower } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { DB, ReportCaseTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
@@ -97,6 +97,12 @@ export interface NewCaseInput {
   uploads?: { claim(trx: Transaction<DB>): Promise<StagedFile[]>; commit(files: readonly StagedFile[]): Promise<void> };
   /** The interface language the report was sent in: the language of mails to the reporter. */
   language?: Language | null;
+  /**
+   * A report a handler entered (docs/decisions/handler-entered-reports.md): how it came,
+   * and when the company received it, where the legal clocks start (the first RECEIVED
+   * event), checked by the caller (machines/schema.ts receivedDayIssue).
+   */
+  entered?: { channel: EntryChannel; receivedAt: Date };
 }
 
 export interface SealedParts {
@@ -256,13 +262,14 @@ export async function createCase(ctx: AppContext, input: NewCaseInput): Promise<
                 subsidiary_id: subsidiary?.id ?? null,
                 wrapped_key: inBrowser ? null : input.wrappedKey,
                 sealed: !!inBrowser,
+                entry_channel: input.entered?.channel ?? null,
                 ...sealed,
                 report_enc: null,
                 report_updated_at: null,
               })
               .returning('id'),
           )
-          .with('new_event', (db) => db.insertInto('case_status_event').values({ case_id: caseId, status, at: now }).returning('case_id'));
+          .with('new_event', (db) => db.insertInto('case_status_event').values({ case_id: caseId, status, at: input.entered?.receivedAt ?? now }).returning('case_id'));
         const acc = secret as AccountSecret | null;
         if (acc) q = q.with('new_account', (db) => db.insertInto('case_account').values({ case_id: caseId, password_hash: acc.passwordHash, salt: acc.salt, kdf: kdfText(acc.kdf), created_at: now }).returning('case_id')) as unknown as typeof q;
         if (inBrowser) {
@@ -372,6 +379,8 @@ export interface CaseView {
   receivedDate: string | null;
   submission: { type: SubmissionType };
   creationChannel: CreationChannel;
+  /** How a report a handler entered came (docs/decisions/handler-entered-reports.md); null: the reporter sent it. */
+  entryChannel: EntryChannel | null;
   approvedAt: string | null;
   pendingWhistleblowerAction: boolean;
   protectionOfficer: OfficerSnapshot;
@@ -481,6 +490,7 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
     receivedDate: received?.dateTime ?? null,
     submission: { type: row.submission_type as SubmissionType },
     creationChannel: row.creation_channel as CreationChannel,
+    entryChannel: (row.entry_channel ?? null) as EntryChannel | null,
     approvedAt: row.approved_at ? iso(row.approved_at) : null,
     pendingWhistleblowerAction: row.pending_whistleblower_action,
     protectionOfficer: details.protectionOfficer,

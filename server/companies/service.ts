@@ -15,6 +15,7 @@ import { companyCacheOf } from './cache.ts';
 import { storeCompany } from './versions.ts';
 import { OPERATOR_CLI, type AdministrationActor } from './trail.ts';
 import { svgProblem } from '../../core/svg.ts';
+import { seedDemoTemplates } from './templates.ts';
 
 export interface AssetBytes {
   contentType: string;
@@ -195,7 +196,9 @@ export async function seedDemoCompanies(db: Database, seedDir: string): Promise<
   const ids: string[] = [];
   for (const file of seedFiles(seedDir)) {
     const bundle = readCompanyBundle(file);
-    ids.push((await importCompany(db, bundle)).id);
+    const id = (await importCompany(db, bundle)).id;
+    await seedDemoTemplates(db, id, bundle.company.languages, bundle.company.defaultLanguage);
+    ids.push(id);
   }
   return ids;
 }

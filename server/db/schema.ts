@@ -105,6 +105,8 @@ export interface ReportCaseTable {
   wrapped_key: Bytes | null;
   /** Sealed in the reporter's browser: the server never knew the data key (docs/decisions/blind-server.md). */
   sealed: Generated<boolean>;
+  /** How a report a handler entered reached the company (migration 0460); null for a report the reporter sent. */
+  entry_channel: Generated<string | null>;
   details_enc: Bytes;
   whistleblower_enc: Bytes | null;
   report_enc: Bytes | null;
@@ -315,6 +317,18 @@ export interface CaseNoteTable {
   updated_at: Timestamp;
 }
 
+/** A company's reply template: its name and one text per language, in clear (migration 0450). */
+export interface ReplyTemplateTable {
+  id: string;
+  company_id: string;
+  name: string;
+  texts: Json<Record<string, string>>;
+  position: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: string;
+}
+
 /** A sitting (a session, or an API token on one UTC day) that already logged opening the case (migration 0370). */
 export interface HandlerCaseSittingTable {
   sitting: string;
@@ -515,6 +529,7 @@ export interface DB {
   case_audit: CaseAuditTable;
   case_share: CaseShareTable;
   case_note: CaseNoteTable;
+  reply_template: ReplyTemplateTable;
   handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;
   deadline_reminder: DeadlineReminderTable;

@@ -9,7 +9,7 @@
  * acknowledgement within 7 days of receipt, feedback within 3 months of it), and the
  * case's audit trail (append-only, sealed with the case's key).
  */
-import type { CaseStatus, CreationChannel, SubmissionType } from '../../machines/schema.ts';
+import type { CaseStatus, CreationChannel, EntryChannel, SubmissionType } from '../../machines/schema.ts';
 import { INBOX_PAGE, legalClocks, normalizeCaseNumber, type InboxQuery } from '../../machines/schema.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -34,6 +34,19 @@ export function visibleCases(ctx: AppContext, handler: HandlerIdentity) {
         eb('report_case.protection_officer_id', 'in', eb.selectFrom('handler_officer').select('officer_id').where('handler_officer.handler_id', '=', handler.id)),
       ]),
     );
+}
+
+/**
+ * May this handler enter a report for `officerId` (docs/decisions/handler-entered-reports.md)?
+ * The same rule as `visibleCases`: a handler tied to officers enters only for them, one
+ * tied to none for every officer of her company; the officer must be one of the
+ * company's (400 UNKNOWN_OFFICER otherwise, as on the form's routes). A case she could
+ * not see afterwards is one she may not make: 403 OFFICER_NOT_ENTITLED.
+ */
+export async function assertMayEnterFor(ctx: AppContext, handler: HandlerIdentity, company: { settings: { protectionOfficers: readonly { id: string }[] } }, officerId: string): Promise<void> {
+  if (!company.settings.protectionOfficers.some((o) => o.id === officerId)) throw new HttpError(400, 'UNKNOWN_OFFICER', 'No such protection officer in this company.', 'protectionOfficer.id');
+  const tied = await ctx.db.selectFrom('handler_officer').select('officer_id').where('handler_id', '=', handler.id).execute();
+  if (tied.length && !tied.some((t) => t.officer_id === officerId)) throw new HttpError(403, 'OFFICER_NOT_ENTITLED', 'You handle cases of other protection officers only: you may not enter a report for this one.', 'protectionOfficer.id');
 }
 
 export async function findVisibleCase(ctx: AppContext, handler: HandlerIdentity, caseNumberParam: string): Promise<CaseRow> {
@@ -75,6 +88,8 @@ export interface InboxRow {
   created: string;
   submission: { type: SubmissionType };
   creationChannel: CreationChannel;
+  /** How a report a handler entered came (docs/decisions/handler-entered-reports.md); null: the reporter sent it. */
+  entryChannel: EntryChannel | null;
   protectionOfficerId: string;
   /** The officer's and subsidiary's names from the company file, so rows tell cases apart without content. */
   officerName: string | null;
@@ -182,6 +197,7 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: In
     'report_case.created_at',
     'report_case.submission_type',
     'report_case.creation_channel',
+    'report_case.entry_channel',
     'report_case.protection_officer_id',
     'report_case.pending_whistleblower_action',
     'report_case.approved_at',
@@ -224,6 +240,7 @@ export async function inbox(ctx: AppContext, handler: HandlerIdentity, query: In
       created: iso(r.created_at),
       submission: { type: r.submission_type as SubmissionType },
       creationChannel: r.creation_channel as CreationChannel,
+      entryChannel: (r.entry_channel ?? null) as EntryChannel | null,
       protectionOfficerId: r.protection_officer_id,
       officerName: officers.get(r.protection_officer_id) ?? null,
       subsidiary: r.subsidiary_id ? { id: r.subsidiary_id, name: subsidiaries.get(r.subsidiary_id) ?? r.subsidiary_id } : null,
@@ -274,7 +291,7 @@ export async function firstOpeningInSitting(ctx: AppContext, sitting: string, ca
 }
 
 // ACCESS_GRANTED: a sealed case's key re-wrapped to a colleague; ACCESS_REVOKED: a colleague's key revoked, the case's next key epoch (server/cases/grants.ts).
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'ACCESS_GRANTED', 'ACCESS_REVOKED', 'CASE_EXPORTED', 'NOTE_ADDED', 'NOTE_EDITED'] as const;
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'ACCESS_GRANTED', 'ACCESS_REVOKED', 'CASE_EXPORTED', 'CASE_ENTERED', 'NOTE_ADDED', 'NOTE_EDITED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

@@ -13,6 +13,7 @@ import type { AppContext } from '../context.ts';
 import { registerKeyLogRoutes } from './keys.ts';
 import { registerCaseExportRoutes } from './case-export.ts';
 import { registerNoteRoutes } from './notes.ts';
+import { registerCaseEntryRoutes } from './case-entry.ts';
 import { HttpError } from '../errors.ts';
 import { authorize, sessionCookie, sessionToken, type Principal } from '../security/roles.ts';
 import { burstScope, HandlerAuth, IDLE_TIMEOUT_MS, SESSION_MAX_MS } from '../handlers/auth.ts';
@@ -123,6 +124,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   registerKeyLogRoutes(app, ctx, who);
   registerCaseExportRoutes(app, ctx, who);
   registerNoteRoutes(app, ctx, who);
+  registerCaseEntryRoutes(app, ctx, who);
   const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
@@ -269,7 +271,14 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
 
   // A sealed case (server/cases/sealed.ts): the envelopes and this handler's wrap, opened in the workspace,
   // with its audit trail, written in clear (the server holds no key of the case; handlers/cases.ts appendAudit).
-  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({ ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))), audit: await readAudit(ctx, row) });
+  // The status history is clear data (case_status_event) as on the usual read; the export's "status history" lists it.
+  const statusHistory = async (caseId: string) =>
+    (await ctx.db.selectFrom('case_status_event').select(['status', 'at']).where('case_id', '=', caseId).orderBy('id').execute()).map((e) => ({ status: e.status, dateTime: new Date(e.at).toISOString() }));
+  const sealedHandlerView = async (h: HandlerIdentity, row: CaseRow) => ({
+    ...(await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id))),
+    audit: await readAudit(ctx, row),
+    caseStatusHistory: await statusHistory(row.id),
+  });
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);

@@ -23,11 +23,13 @@
 import type { ApiClient } from '../api/client.ts';
 import { POW_HEADER, proofHeader } from '../../core/pow.ts';
 import type { KeyCheckOutcome, KeyRefusal, SealOutcome, SealReportInput, SubmitOutcome, SuccessData } from '../../machines/report.ts';
-import type { CaseDto, OralSubmissionDto } from '../../machines/schema.ts';
+import type { OralSubmissionDto } from '../../machines/schema.ts';
 import type { MailKey } from '../../core/crypto/mail.ts';
 import { NETWORK_FAILURE } from './submit.ts';
 import { solveProofOfWork } from './proof.ts';
 import { UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
+// What is sealed as the case's details: one shape for every browser that seals a report, the workspace's entry included.
+import { sealedDetailsOf } from '../../core/crypto/report.ts';
 import { forgetSealedUploads, type SealedUploadMemory, type SealedUploads } from './sealFiles.ts';
 
 const RESERVATION_HEADER = 'x-case-reservation';
@@ -118,20 +120,6 @@ export function sealedOralDetailsOf(dto: OralSubmissionDto) {
 }
 
 const SUBMISSION_TYPES = { online: 'ONLINE_FORM', oral: 'PHONE', meeting: 'MEETING' } as const;
-
-/** What is sealed as the case's details: the reporter's words, as the handlers' browsers open them. */
-export function sealedDetailsOf(dto: CaseDto) {
-  return {
-    description: dto.description,
-    violation: dto.violation,
-    repeatedViolations: dto.repeatedViolations,
-    whistleblowerRelation: dto.whistleblowerRelation,
-    reportedPersons: dto.reportedPersons,
-    reportedUnit: dto.reportedUnit ?? null,
-    // A recorded voice message in place of the text (issue 40): one of the sealed files is it.
-    ...(dto.voiceMessage ? { voiceMessage: true } : {}),
-  };
-}
 
 /**
  * What is counted for statistics: the violation category (the form's only enum answer

@@ -3,6 +3,7 @@ import { useId } from 'react';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/work/index.ts';
 import '../i18n/notes/index.ts';
+import { useEntryAudit } from './entryAudit.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import { auditEntries } from '../../machines/handler/case.ts';
@@ -18,9 +19,10 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
   const t = useT('handler');
   const tw = useT('work');
   const tn = useT('notes');
+  const entered = useEntryAudit();
   const lang = useLanguage();
   const filterId = useId();
-  const actionName = (a: string) => (NOTE_ACTIONS.has(a) ? tn(`notes.audit.${a}`) : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
+  const actionName = (a: string) => (NOTE_ACTIONS.has(a) ? tn(`notes.audit.${a}`) : a === 'CASE_ENTERED' ? entered.action() : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
   // Details in words; an unknown key or value is left out rather than shown raw.
@@ -51,6 +53,8 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
         return tw('work.audit.with', { name: str(d.with) });
       case 'NOTE_EDITED':
         return typeof d.version === 'number' ? tn('notes.audit.version', { version: d.version }) : '';
+      case 'CASE_ENTERED':
+        return entered.detail(d);
       default:
         return '';
     }

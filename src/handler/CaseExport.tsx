@@ -10,6 +10,7 @@ import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/notes/index.ts';
 import { readNotes } from './notes.ts';
+import type { OpenedNote } from '../../machines/handler/notes.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
@@ -18,38 +19,69 @@ import { useReturnFocus } from '../components/returnFocus.ts';
 import { caseExportMachine, EXPORT_PARTS, type ExportChoice, type MadeExport } from '../../machines/handler/caseExport.ts';
 import { EXPORT_TERM_MAX } from '../../machines/schema.ts';
 import { useHandler } from './context.ts';
-import { serverCaseDocument, type ExportableCase } from './export/serverCase.ts';
+import { serverCaseDocument, type DocumentOptions, type ExportableCase } from './export/serverCase.ts';
+import type { ExportDocument } from './export/document.ts';
+import type { ExportFileSource } from './export/files.ts';
 import * as styles from './Pages.css.ts';
 import * as css from './CaseExport.css.ts';
 import { noPrint } from './print.css.ts';
+
+/**
+ * What an export is made from, whatever the kind of case: the files (each opened as the
+ * page opens it) and the one document builder's input (export/caseDocument.ts).
+ */
+export interface ExportSource {
+  caseNumber: string;
+  files: () => ExportFileSource[];
+  document: (o: DocumentOptions) => ExportDocument;
+  /** The internal notes as this browser opens them, read only when the part `notes` is chosen. */
+  notes: () => Promise<readonly OpenedNote[]>;
+}
+
+/** The notes for an export: the panel's own list; a failure to read them fails the export rather than leaving them out silently. */
+export async function exportNotes(...args: Parameters<typeof readNotes>): Promise<readonly OpenedNote[]> {
+  const r = await readNotes(...args);
+  if (!r.notes) throw new Error(`notes: ${r.status}`);
+  return r.notes;
+}
 
 /** Every file of the case, once (a message's files are in `files` too). */
 interface WithFiles extends ExportableCase {
   files: { id: string; name: string; size: number }[];
 }
 
-export function CaseExport({ view }: { view: WithFiles }) {
+/** A server-keyed case's export: its files downloaded with the session, its document from the page's data. */
+export function serverExportSource(view: WithFiles, api: ReturnType<typeof useHandler>['api']): ExportSource {
+  return {
+    caseNumber: view.caseNumber,
+    files: () => view.files.map((f) => ({ name: f.name, size: f.size, open: () => api.fileBytes(view.caseNumber, f.id) })),
+    document: (o) => serverCaseDocument(view, o),
+    notes: () => exportNotes(api.client, view.caseNumber),
+  };
+}
+
+export function CaseExport({ source }: { source: ExportSource }) {
   const te = useT('export');
   const tn = useT('notes');
   const t = useT('handler');
   const lang = useLanguage();
   const { api, session } = useHandler();
   const handlerName = useSelector(session, (s) => s.context.handler?.name ?? '');
+  // The actors are made once; the page's opened parts change (a message sent, a status changed): read them at export time.
+  const current = useRef(source);
+  current.current = source;
   const actor = useActorRef(
     caseExportMachine.provide({
       actors: {
-        recordExport: fromPromise(({ input: c }: { input: ExportChoice }) => api.recordExport(view.caseNumber, { parts: c.parts, redactedTerms: c.terms.length })),
+        recordExport: fromPromise(({ input: c }: { input: ExportChoice }) => api.recordExport(current.current.caseNumber, { parts: c.parts, redactedTerms: c.terms.length })),
         makeExport: fromPromise(async ({ input: c }: { input: ExportChoice }): Promise<MadeExport> => {
           const { makeExport } = await import('./export/make.ts');
-          // The notes only when chosen, read as this browser opens them (the panel's own list).
-          const notes = c.parts.includes('notes') ? await readNotes(api.client, view.caseNumber) : null;
-          if (notes && !notes.notes) throw new Error(`notes: ${notes.status}`);
+          const notes = c.parts.includes('notes') ? await current.current.notes() : [];
           const made = await makeExport({
             terms: c.terms,
             zip: c.parts.includes('files'),
-            files: c.parts.includes('files') ? view.files.map((f) => ({ name: f.name, size: f.size, open: () => api.fileBytes(view.caseNumber, f.id) })) : [],
-            document: (files) =>
-              serverCaseDocument(view, { parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, tn, notes: notes?.notes ?? [], date: (iso) => formatLongDateTime(iso, lang) }),
+            files: c.parts.includes('files') ? current.current.files() : [],
+            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, tn, notes, date: (iso) => formatLongDateTime(iso, lang) }),
           });
           return { pdf: URL.createObjectURL(made.pdf), zip: made.zip ? URL.createObjectURL(made.zip) : null };
         }),
@@ -80,7 +112,8 @@ export function CaseExport({ view }: { view: WithFiles }) {
   const open = !state.matches('closed');
   const busy = state.matches('recording') || state.matches('making');
   const { parts, terms, made, failure, selection } = state.context;
-  const base = `case-${view.caseNumber}`;
+  const base = `case-${source.caseNumber}`;
+  const close = () => actor.send({ type: 'dialog.close' });
 
   return (
     <div className={`${css.actions} ${noPrint}`}>
@@ -90,7 +123,7 @@ export function CaseExport({ view }: { view: WithFiles }) {
       <button type="button" className={buttons.secondaryButton} onClick={() => window.print()}>
         {te('export.print')}
       </button>
-      <Dialog.Root open={open} onOpenChange={(o) => !o && actor.send({ type: 'dialog.close' })}>
+      <Dialog.Root open={open} onOpenChange={(o) => !o && close()}>
         <Dialog.Portal>
           <Dialog.Overlay className={dialogs.overlay} />
           <Dialog.Content className={`${dialogs.dialog} ${css.wide}`} onOpenAutoFocus={focus.onOpenAutoFocus} onCloseAutoFocus={focus.onCloseAutoFocus}
@@ -179,7 +212,7 @@ export function CaseExport({ view }: { view: WithFiles }) {
             {state.matches('failed') && (
               <div role="alert">
                 <p className={styles.error}>{te('export.failed')}</p>
-                <p>{te(failure === 'EXPORT_AUDIT_SEALED' ? 'export.failed.sealed' : failure === 'MAKING' ? 'export.failed.making' : 'export.failed.refused')}</p>
+                <p>{te(failure === 'MAKING' ? 'export.failed.making' : 'export.failed.refused')}</p>
               </div>
             )}
             {(state.matches('done') || state.matches('failed')) && (
@@ -187,7 +220,7 @@ export function CaseExport({ view }: { view: WithFiles }) {
                 <button type="button" className={buttons.secondaryButton} onClick={() => actor.send({ type: 'export.retry' })}>
                   {te('export.again')}
                 </button>
-                <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'dialog.close' })}>
+                <button type="button" className={buttons.button} onClick={close}>
                   {te('export.close')}
                 </button>
               </div>

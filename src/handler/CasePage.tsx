@@ -27,6 +27,7 @@ import { MESSAGE_TYPES, isAudioType, type CaseStatus, type MessageType } from '.
 import { progressFill } from '../private/caseView.ts';
 import { caseMachine, closingReason, SETTABLE_STATUSES, type HandlerCaseView } from '../../machines/handler/case.ts';
 import { composerMachine, HANDLER_MESSAGE_MAX } from '../../machines/handler/composer.ts';
+import { TemplatePicker } from './TemplatePicker.tsx';
 import { recordEditorMachine } from '../../machines/handler/recordEditor.ts';
 import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
@@ -34,8 +35,11 @@ import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
 import { RecordEditorControls, RecordVersions } from './RecordEditorControls.tsx';
-import { CaseExport } from './CaseExport.tsx';
+import { CaseExport, serverExportSource } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
+import { useDraft } from './useDraft.ts';
+import '../i18n/drafts/index.ts';
+import { ChannelName } from './ChannelName.tsx';
 
 interface FileView extends FileMetadataView {
   id: string;
@@ -118,7 +122,7 @@ export function CasePage() {
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
       {view && !state.matches('notFound') && !state.matches('sealed') && (
         <>
-          <CaseExport view={view} />
+          <CaseExport source={serverExportSource(view, api)} />
           <CaseBody view={view} actor={actor} />
         </>
       )}
@@ -157,7 +161,9 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
           <dt>{t('handler.inbox.col.status')}</dt>
           <dd data-testid="case-status">{t(`handler.status.${view.status}`)}</dd>
           <dt>{t('handler.inbox.col.channel')}</dt>
-          <dd>{t(`handler.channel.${view.submission.type}`)}</dd>
+          <dd data-testid="case-channel">
+            <ChannelName type={view.submission.type} entered={view.entryChannel} />
+          </dd>
           <dt>{t('handler.inbox.col.received')}</dt>
           <dd>{view.receivedDate ? formatReceiptDate(view.receivedDate) : t('handler.inbox.notReceived')}</dd>
           <dt>{t('handler.inbox.col.deadline')}</dt>
@@ -321,7 +327,7 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
             {tw('work.notFollowing')}
           </p>
         ) : (
-          <Composer caseNumber={view.caseNumber} onSent={() => actor.send({ type: 'reload' })} />
+          <Composer caseNumber={view.caseNumber} reporterLanguage={view.reporterLanguage} onSent={() => actor.send({ type: 'reload' })} />
         )}
       </section>
 
@@ -367,16 +373,31 @@ function ClosingDescription({ view, nextStatus }: { view: FullCase; nextStatus: 
   );
 }
 
-function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => void }) {
+function Composer({ caseNumber, reporterLanguage, onSent }: { caseNumber: string; reporterLanguage: string | null; onSent: () => void }) {
   const t = useT('handler');
+  const td = useT('drafts');
   const { api, session } = useHandler();
+  // The draft kept on this device (machines/handler/draft.ts): restored into the composer, fed by its changes.
+  const draft = useDraft('message', caseNumber, (f) =>
+    actor.send({ type: 'draft.restore', text: String(f.text ?? ''), messageType: (MESSAGE_TYPES as readonly string[]).includes(String(f.type)) ? (f.type as MessageType) : 'STANDARD', answerWanted: f.answerWanted === true }),
+  );
   const actor = useActorRef(
     composerMachine.provide({
       actors: { sendMessage: api.sendMessageActor(caseNumber, () => session.send({ type: 'session.touch' })) },
-      actions: { reloadCase: onSent, reportUnauthorized: () => session.send({ type: 'session.expired' }) },
+      actions: {
+        reloadCase: onSent,
+        reportUnauthorized: () => session.send({ type: 'session.expired' }),
+        noteDraft: (_, value) => {
+          draft.send({ type: 'draft.change', value });
+          session.send({ type: 'session.activity' });
+        },
+        flushDraft: () => draft.send({ type: 'draft.flush' }),
+        dropDraft: () => draft.send({ type: 'draft.drop' }),
+      },
     }),
   );
   const state = useSelector(actor, (s) => s);
+  const kept = useSelector(draft, (s) => s);
   const ids = { type: useId(), text: useId(), files: useId(), answer: useId() };
   const sending = state.matches('sending');
   return (
@@ -400,6 +421,7 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
           ))}
         </select>
       </div>
+      <TemplatePicker reporterLanguage={reporterLanguage} text={state.context.text} max={HANDLER_MESSAGE_MAX} disabled={sending} onInsert={(value) => actor.send({ type: 'text.change', value })} />
       <div className={styles.field}>
         <label htmlFor={ids.text} className={styles.label}>
           {t('handler.composer.text')}
@@ -443,7 +465,11 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
         {state.matches({ editing: 'sent' }) && <p className={styles.success}>{t('handler.composer.sent')}</p>}
         {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.composer.empty')}</p>}
         {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.composer.failed')}</p>}
+        {state.matches({ editing: 'restored' }) && <p className={styles.success} data-testid="draft-restored">{td('drafts.restored')}</p>}
+        {kept.matches({ ready: 'unreadable' }) && <p className={styles.error}>{td('drafts.unreadable')}</p>}
+        {kept.matches({ ready: 'failed' }) && <p className={styles.error}>{td('drafts.failed')}</p>}
       </div>
+      <DraftHint draft={kept} typed={state.context.text.trim() !== ''} />
       <div>
         <button type="submit" className={buttons.button} disabled={!state.can({ type: 'send' })}>
           {t('handler.composer.send')}
@@ -451,6 +477,15 @@ function Composer({ caseNumber, onSent }: { caseNumber: string; onSent: () => vo
       </div>
     </form>
   );
+}
+
+/** Under an editor: whether its text is kept on this device yet (not a live region: it changes with every pause). */
+function DraftHint({ draft, typed }: { draft: ReturnType<ReturnType<typeof useDraft>['getSnapshot']>; typed: boolean }) {
+  const td = useT('drafts');
+  if (!typed) return null;
+  if (draft.matches('locked')) return <p className={styles.hint}>{td('drafts.locked')}</p>;
+  if (draft.matches({ ready: 'kept' }) || draft.matches({ ready: 'restored' })) return <p className={styles.hint} data-testid="draft-kept">{td('drafts.kept')}</p>;
+  return null;
 }
 
 interface RecordVersion {
@@ -486,14 +521,28 @@ function RecordVersionList({ versions }: { versions: RecordVersion[] }) {
 function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }) {
   const t = useT('handler');
   const lang = useLanguage();
+  const td = useT('drafts');
   const { api, session } = useHandler();
+  const draft = useDraft('record', view.caseNumber, (f) => actor.send({ type: 'draft.restore', value: String(f.text ?? '') }));
   const actor = useActorRef(
     recordEditorMachine.provide({
       actors: { saveRecord: fromPromise(({ input: i }: { input: { text: string } }) => api.saveRecord(view.caseNumber, i.text)) },
-      actions: { reloadCase: onSaved, reportUnauthorized: () => session.send({ type: 'session.expired' }) },
+      actions: {
+        reloadCase: onSaved,
+        reportUnauthorized: () => session.send({ type: 'session.expired' }),
+        noteDraft: (_, value) => {
+          draft.send({ type: 'draft.change', value });
+          session.send({ type: 'session.activity' });
+        },
+        flushDraft: () => draft.send({ type: 'draft.flush' }),
+        dropDraft: () => draft.send({ type: 'draft.drop' }),
+      },
     }),
     { input: { submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '' } },
   );
+  const restored = useSelector(actor, (s) => s.matches({ editing: 'restored' }));
+  const editing = useSelector(actor, (s) => s.matches('editing') && s.context.draft.trim() !== '');
+  const kept = useSelector(draft, (s) => s);
   useEffect(() => {
     actor.send({ type: 'case.change', submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '' });
   }, [actor, view.submission.type, view.approvedAt, view.report?.text]);
@@ -510,7 +559,9 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
       <p role="status" className={view.approvedAt ? styles.success : styles.hint}>
         {view.approvedAt ? t('handler.record.approved', { when: formatLongDateTime(view.approvedAt, lang) }) : view.report ? t('handler.record.awaiting') : ''}
       </p>
+      <p role="status">{restored && <span className={styles.success} data-testid="record-draft-restored">{td('drafts.restoredRecord')}</span>}</p>
       <RecordEditorControls actor={actor} hasRecord={Boolean(view.report)} />
+      {editing && <DraftHint draft={kept} typed />}
     </div>
   );
 }

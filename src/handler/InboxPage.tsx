@@ -30,6 +30,8 @@ import { useHandler } from './context.ts';
 import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import * as inboxStyles from './InboxPage.css.ts';
+import { ChannelName } from './ChannelName.tsx';
+import { EnterReportLink } from './EnterReportLink.tsx';
 
 const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
 
@@ -83,6 +85,7 @@ export function InboxPage() {
   return (
     <div>
       <h1 className={styles.title}>{t('handler.inbox.title')}</h1>
+      <EnterReportLink />
       <section className={styles.section} aria-label={t('handler.inbox.filters')}>
         <div className={styles.row}>
           <div className={styles.field}>
@@ -196,7 +199,9 @@ export function InboxPage() {
                   </td>
                   <td data-label={heading('officer')}>{r.officerName ?? t('handler.inbox.none')}</td>
                   <td data-label={heading('subsidiary')}>{r.subsidiary?.name ?? t('handler.inbox.none')}</td>
-                  <td data-label={heading('channel')}>{t(`handler.channel.${r.submission.type}`)}</td>
+                  <td data-label={heading('channel')}>
+                    <ChannelName type={r.submission.type} entered={r.entryChannel} />
+                  </td>
                   <td data-label={heading('received')}>{r.receivedDate ? formatReceiptDate(r.receivedDate) : t('handler.inbox.notReceived')}</td>
                   <td data-label={heading('status')}>{t(`handler.status.${r.status}`)}</td>
                   <td data-label={heading('unread')} data-unread={r.unreadMessages}>

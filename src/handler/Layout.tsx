@@ -2,19 +2,25 @@
  * The workspace frame: top bar (workspace name, company, handler, language, sign-out),
  * the page, and the idle warning the session chart raises one minute before the end.
  * Signed out, every page but enrolment shows the sign-in page's route.
+ *
+ * The idle warning is a notice in an alert live region, not a modal dialog: it is
+ * announced but takes no focus, so a handler typing a message keeps the caret (and
+ * typing is itself staying, machines/handler/session.ts).
  */
 import { Suspense, useEffect, useId } from 'react';
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { HLink, useHandlerNavigate } from './links.tsx';
 import { useSelector } from '@xstate/react';
 import { LANGUAGE_NAMES, LANGUAGES, isLanguage, toBcp47, useT } from '../i18n/index.ts';
-import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
+import * as buttons from '../styles/button.css.ts';
+import '../i18n/drafts/index.ts';
 import { visuallyHidden } from '../styles/global.css.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { KeysGate } from './KeysGate.tsx';
 import * as keyStyles from './KeysPage.css.ts';
 import * as adminStyles from './admin/Admin.css.ts';
+import { TemplatesNavLink } from './TemplatesNavLink.tsx';
 
 /** Where an account lands after logging in: its cases, its company's accounts, or the operator's companies. */
 function homeOf(h: { roles?: { operator: boolean; admin: boolean; handler: boolean }; companyId?: string } | null): string {
@@ -35,15 +41,18 @@ function Frame() {
   const t = useT('handler');
   const tk = useT('keys');
   const ta = useT('admin');
+  const td = useT('drafts');
   const go = useNavigate();
   const { session, language, setLanguage } = useHandler();
   const handler = useSelector(session, (s) => s.context.handler);
   const signedIn = useSelector(session, (s) => s.matches('signedIn'));
   const signedOut = useSelector(session, (s) => s.matches('signedOut'));
   const warning = useSelector(session, (s) => s.matches({ signedIn: { idle: 'warning' } }) || s.matches({ signedIn: { idle: 'refreshing' } }));
+  const canStay = useSelector(session, (s) => s.can({ type: 'session.stay' }));
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const navigate = useHandlerNavigate();
   const langId = useId();
+  const idleId = useId();
 
   useEffect(() => {
     document.documentElement.lang = toBcp47(language);
@@ -81,6 +90,7 @@ function Frame() {
             <HLink to="/handler/company" className={adminStyles.navLink}>
               {t('handler.bar.company')}
             </HLink>
+            <TemplatesNavLink />
             {roles.operator && (
               <Link to={'/handler/operator' as never} className={adminStyles.navLink}>
                 {ta('admin.nav.companies')}
@@ -120,16 +130,25 @@ function Frame() {
           <Outlet />
         </Suspense>
       </main>
-      <ConfirmDialog
-        open={warning}
-        title={t('handler.idle.title')}
-        description={t('handler.idle.text')}
-        cancelLabel={t('handler.bar.signOut')}
-        confirmLabel={t('handler.idle.stay')}
-        confirmDisabled={!warning}
-        onCancel={() => session.send({ type: 'signout' })}
-        onConfirm={() => session.send({ type: 'session.stay' })}
-      />
+      <div role="alert" aria-atomic="true">
+        {warning && (
+          <section className={styles.idleNotice} aria-labelledby={idleId} data-testid="idle-notice">
+            <h2 id={idleId} className={styles.idleTitle}>
+              {t('handler.idle.title')}
+            </h2>
+            <p>{t('handler.idle.text')}</p>
+            <p>{td('drafts.idle.keep')}</p>
+            <div className={styles.idleActions}>
+              <button type="button" className={buttons.button} disabled={!canStay} onClick={() => session.send({ type: 'session.stay' })}>
+                {t('handler.idle.stay')}
+              </button>
+              <button type="button" className={buttons.secondaryButton} onClick={() => session.send({ type: 'signout' })}>
+                {t('handler.bar.signOut')}
+              </button>
+            </div>
+          </section>
+        )}
+      </div>
     </div>
   );
 }

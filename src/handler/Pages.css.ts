@@ -65,3 +65,20 @@ export const hash = style({ fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Co
 
 /** A voice message's player under its download link (issue 40). */
 export const voice = style({ display: 'block', width: '100%', maxWidth: 420, minHeight: 44, marginTop: 6 });
+/** The idle notice (issue 38): fixed at the foot of the window, beside the page, never a modal. */
+export const idleNotice = style({
+  position: 'fixed',
+  insetInline: 16,
+  bottom: 16,
+  zIndex: 20,
+  maxWidth: 640,
+  margin: '0 auto',
+  padding: '16px 20px',
+  borderRadius: vars.radius.small,
+  border: `2px solid ${vars.color.border}`,
+  background: vars.color.warning,
+  color: vars.color.onWarning,
+  boxShadow: '0 4px 16px rgba(0, 0, 0, 0.25)',
+});
+export const idleTitle = style({ fontSize: '1.125rem', margin: '0 0 8px' });
+export const idleActions = style({ display: 'flex', gap: 12, flexWrap: 'wrap', marginTop: 12 });

@@ -18,12 +18,18 @@ import { LIMITS, MESSAGE_TYPES, type MessageType } from '../../machines/schema.t
 import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCandidate, type RevokeInput, type SealedSendInput, type SealedView } from '../../machines/handler/sealedCase.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import type { EpochKeys } from '../../core/crypto/index.ts';
-import { canSaveToDisk } from './fileOpening.ts';
+import { canSaveToDisk, exportFailureOf, openSealedFileForExport } from './fileOpening.ts';
+import { CaseExport, exportNotes, type ExportSource } from './CaseExport.tsx';
+import { sealedCaseDocument } from './export/sealedCase.ts';
+import { keyForEpoch } from '../../core/crypto/epochs.ts';
+import { TemplatePicker } from './TemplatePicker.tsx';
 import { SealedAudit, SealedFiles, SealedStatus } from './SealedCaseParts.tsx';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { SealedRecord } from './SealedRecord.tsx';
+import { ChannelName } from './ChannelName.tsx';
+import { noPrint } from './print.css.ts';
 
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
@@ -112,12 +118,36 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const chosen = state.context.chosen;
   const revoking = state.context.revoking;
   const listed = !grants('loadingCandidates') && !grants('unavailable');
+  const epochKeys = state.context.epochKeys;
+  // The export opens each file again under its epoch's key, streamed into the hash and the zip (a name that did not open is listed by its date).
+  const exportSource: ExportSource = {
+    caseNumber: view.caseNumber,
+    // Opened here with the case's keys, as the notes panel opens them.
+    notes: () => (epochKeys ? exportNotes(api.client, view.caseNumber, { caseId: view.caseId, keys: epochKeys }) : Promise.resolve([])),
+    files: () =>
+      opened.files.flatMap((f) => {
+        if (f.name === null) return [];
+        const dataKey = epochKeys ? keyForEpoch(epochKeys, f.epoch) : null;
+        const file = { id: f.id, name: f.name, size: f.size };
+        return [{
+          name: f.name,
+          size: f.size ?? f.sealedSize,
+          open: async () => {
+            if (!dataKey) throw new Error('no key for this epoch');
+            return openSealedFileForExport(api.client, { caseNumber: view.caseNumber, dataKey, file });
+          },
+          failureOf: (err: unknown) => (dataKey ? exportFailureOf(err) : 'unopened'),
+        }];
+      }),
+    document: (o) => sealedCaseDocument(view, opened, { ...o, tw }),
+  };
 
   return (
     <>
-      <p className={styles.hint} data-testid="sealed-notice">
+      <p className={`${styles.hint} ${noPrint}`} data-testid="sealed-notice">
         {t('sealed.notice')}
       </p>
+      <CaseExport source={exportSource} />
       <section className={styles.section} aria-labelledby="sealed-summary">
         <h2 id="sealed-summary" className={styles.sectionTitle}>
           {th('handler.case.summary')}
@@ -127,6 +157,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           <dd data-testid="case-status">{th(`handler.status.${view.status}`)}</dd>
           <dt>{t('sealed.created')}</dt>
           <dd>{formatLongDateTime(view.created, lang)}</dd>
+          <dt>{th('handler.inbox.col.channel')}</dt>
+          <dd data-testid="case-channel">
+            <ChannelName type={view.submissionType} entered={view.entryChannel} />
+          </dd>
         </dl>
       </section>
 
@@ -230,6 +264,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
               ))}
             </select>
           </div>
+          {/* The reporter's language is sealed away from the server and not in what this browser opens: the company's default is used. */}
+          <TemplatePicker reporterLanguage={null} text={state.context.text} max={SEALED_MESSAGE_MAX} disabled={sending} onInsert={(value) => actor.send({ type: 'text.change', value })} />
           <div className={styles.field}>
             <label htmlFor={ids.text} className={styles.label}>
               {th('handler.composer.text')}
@@ -296,7 +332,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         </form>
       </section>
 
-      <section className={styles.section} aria-labelledby="sealed-grants" data-testid="sealed-grants">
+      <section className={`${styles.section} ${noPrint}`} aria-labelledby="sealed-grants" data-testid="sealed-grants">
         <h2 id="sealed-grants" className={styles.sectionTitle}>
           {t('sealed.grants.title')}
         </h2>

@@ -11,6 +11,7 @@ import { useId } from 'react';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import '../i18n/sealedwork/index.ts';
 import '../i18n/metadata/index.ts';
+import '../i18n/export/index.ts';
 import '../i18n/notes/index.ts';
 import { toBcp47, useLanguage, useT, type Language } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
@@ -21,6 +22,8 @@ import type { CaseStatus } from '../../machines/schema.ts';
 import { SETTABLE_STATUSES } from '../../machines/handler/case.ts';
 import { isSaveable, MEMORY_SAVE_MAX, type FileOutcome, type OpenedAuditEntry, type OpenedFile, type SealedAuditEntry, type sealedCaseMachine } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
+import { useEntryAudit } from './entryAudit.ts';
+import { auditWords } from './auditWords.ts';
 
 type State = SnapshotFrom<typeof sealedCaseMachine>;
 type Actor = ActorRefFrom<typeof sealedCaseMachine>;
@@ -171,32 +174,16 @@ export function SealedStatus({ state, actor }: { state: State; actor: Actor }) {
 export function SealedAudit({ state }: { state: State }) {
   const t = useT('sealedwork');
   const th = useT('handler');
-  const tn = useT('notes');
   const lang = useLanguage();
+  const entered = useEntryAudit();
   const { opened } = state.context;
   const entries: OpenedAuditEntry[] = opened?.audit ?? [];
-  const detail = (a: SealedAuditEntry): string => {
-    const d = a.detail;
-    switch (a.action) {
-      case 'STATUS_CHANGED':
-        return t('sealedwork.audit.detail.status', { from: th(`handler.status.${String(d.from)}`), to: th(`handler.status.${String(d.to)}`) });
-      case 'FILE_DOWNLOADED': {
-        const name = opened?.files.find((f) => f.id === d.fileId)?.name;
-        return t('sealedwork.audit.detail.file', { name: name ?? t('sealedwork.audit.detail.unknownFile') });
-      }
-      case 'MESSAGE_SENT':
-        return typeof d.type === 'string' ? th(`handler.messageType.${d.type}`) : '';
-      case 'ACCESS_GRANTED':
-        return t('sealedwork.audit.detail.grant', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague') });
-      case 'NOTE_EDITED':
-        return typeof d.version === 'number' ? tn('notes.audit.version', { version: d.version }) : '';
-      case 'ACCESS_REVOKED':
-        return t('sealedwork.audit.detail.revoke', { name: opened?.keyHolders[String(d.recipientKeyId)] ?? t('sealedwork.audit.detail.unknownColleague'), epoch: Number(d.epoch) });
-      default:
-        return '';
-    }
-  };
-  const action = (a: SealedAuditEntry) => (a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED' ? tn(`notes.audit.${a.action}`) : a.action === 'ACCESS_GRANTED' || a.action === 'ACCESS_REVOKED' ? t(`sealedwork.audit.action.${a.action}`) : th(`handler.audit.action.${a.action}`));
+  const te = useT('export');
+  const tn = useT('notes');
+  const words = (a: SealedAuditEntry) =>
+    a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED'
+      ? { what: tn(`notes.audit.${a.action}`), detail: typeof a.detail?.version === 'number' ? tn('notes.audit.version', { version: a.detail.version }) : '' }
+      : a.action === 'CASE_ENTERED' ? { what: entered.action(), detail: entered.detail(a.detail ?? {}) } : auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, { th, tw: t, te });
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>
@@ -226,8 +213,8 @@ export function SealedAudit({ state }: { state: State }) {
                 <tr key={i}>
                   <td>{formatLongDateTime(a.at, lang)}</td>
                   <td>{a.handlerName ?? ''}</td>
-                  <td data-action={a.action}>{action(a)}</td>
-                  <td>{detail(a)}</td>
+                  <td data-action={a.action}>{words(a).what}</td>
+                  <td>{words(a).detail}</td>
                 </tr>
               ),
             )}

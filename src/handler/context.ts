@@ -5,6 +5,7 @@ import type { handlerSessionMachine } from '../../machines/handler/session.ts';
 import type { HandlerApi } from './api.ts';
 import type { HandlerKeysApi } from './keys.ts';
 import type { SealedCaseEffects } from './sealed.ts';
+import type { DraftStore } from './drafts.ts';
 import type { Language } from '../i18n/index.ts';
 import type { ApiClient } from '../api/client.ts';
 
@@ -13,6 +14,8 @@ export interface HandlerEnv {
   /** The shared API client itself, for the administration's calls (src/handler/adminApi.ts). */
   rawApi: ApiClient;
   session: ActorRefFrom<typeof handlerSessionMachine>;
+  /** Drafts sealed on this device (./drafts.ts). */
+  drafts: DraftStore;
   language: Language;
   setLanguage: (l: Language) => void;
 }

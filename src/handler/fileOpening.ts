@@ -158,3 +158,23 @@ export async function saveSealedFile(api: ApiClient, input: FileSaveInput): Prom
   }
   return { outcome: 'saved', check: await check.result() };
 }
+
+/**
+ * One sealed file opened for the export (docs/decisions/case-export.md "Files"): the
+ * download streamed through the same decryption and content check as a save, chunk by
+ * chunk, into the export's hash and zip; nothing is held whole. The stream errors with
+ * SealedFileError (a chunk that does not open) or ContentMismatch, which
+ * `exportFailureOf` names for the PDF.
+ */
+export async function openSealedFileForExport(api: ApiClient, input: { caseNumber: string; dataKey: Uint8Array; file: { id: string; name: string; size: number | null } }): Promise<ReadableStream<Uint8Array>> {
+  const { file } = input;
+  const name = cleanFileName(file.name) || `${file.id}.bin`;
+  const res = await api.request(`/api/handler/cases/${numberPath(input.caseNumber)}/files/${encodeURIComponent(file.id)}`, { headers: { accept: 'application/octet-stream' } });
+  if (!res.body) throw new Error('no body');
+  return openSealedFile(input.dataKey, { id: file.id, name, size: file.size }, res.body).pipeThrough(openingCheck(name, file.size).stream);
+}
+
+/** How the export names a sealed file that did not open to its end. */
+export function exportFailureOf(err: unknown): 'unopened' | 'mismatch' | 'failed' {
+  return err instanceof SealedFileError ? 'unopened' : err instanceof ContentMismatch ? 'mismatch' : 'failed';
+}

@@ -6,7 +6,7 @@
 import type { ReactNode } from 'react';
 import { Link, useNavigate, useRouter, useRouterState } from '@tanstack/react-router';
 
-export type HandlerPath = '/handler' | '/handler/enrol' | '/handler/cases' | '/handler/keys' | '/handler/statistics' | '/handler/company';
+export type HandlerPath = '/handler' | '/handler/enrol' | '/handler/cases' | '/handler/cases/new' | '/handler/keys' | '/handler/statistics' | '/handler/company' | '/handler/templates';
 
 export function HLink(props: { to: HandlerPath | { caseNumber: string }; className?: string; children: ReactNode }) {
   const to = typeof props.to === 'string' ? props.to : '/handler/cases/$caseNumber';

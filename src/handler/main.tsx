@@ -24,6 +24,7 @@ import { handlerSessionMachine, type Credentials } from '../../machines/handler/
 import { handlerApi } from './api.ts';
 import { handlerKeys } from './keys.ts';
 import { sealedCaseEffects } from './sealed.ts';
+import { draftStore } from './drafts.ts';
 import { HandlerContext } from './context.ts';
 import { Layout } from './Layout.tsx';
 
@@ -34,11 +35,14 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/keys', component: lazyRouteComponent(() => import('./KeysPage.tsx'), 'KeysPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/statistics', component: lazyRouteComponent(() => import('./StatisticsPage.tsx'), 'StatisticsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases', component: lazyRouteComponent(() => import('./InboxPage.tsx'), 'InboxPage') }),
+  // A report that came by letter, e-mail or in person (docs/decisions/handler-entered-reports.md); a static segment, so it wins over $caseNumber.
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/new', component: lazyRouteComponent(() => import('./CaseEntryPage.tsx'), 'CaseEntryPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/cases/$caseNumber', component: lazyRouteComponent(() => import('./CasePage.tsx'), 'CasePage') }),
   // The administration (docs/decisions/administration.md): the server decides who may; these only show.
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/admin/$companyId', component: lazyRouteComponent(() => import('./admin/AccountsPage.tsx'), 'AccountsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/operator', component: lazyRouteComponent(() => import('./admin/OperatorPage.tsx'), 'OperatorPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/handler/company', component: lazyRouteComponent(() => import('./admin/CompanyEditorPage.tsx'), 'CompanyEditorPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/handler/templates', component: lazyRouteComponent(() => import('./admin/TemplatesPage.tsx'), 'TemplatesPage') }),
 ]);
 const router = createRouter({ routeTree });
 
@@ -77,8 +81,15 @@ function HandlerRoot({
     const keys = handlerKeys(rawApi, window.localStorage, window.location.hostname);
     return { ...handlerApi(rawApi, keys), keys, sealed: sealedCaseEffects(rawApi, keys) };
   }, [rawApi]);
+  const drafts = useMemo(() => draftStore(window.indexedDB), []);
   const session = useActorRef(
     handlerSessionMachine.provide({
+      actions: {
+        // A sign-out by choice: nothing of this handler's stays on the device.
+        discardDrafts: (_, handlerId) => {
+          if (handlerId) void drafts.removeAllOf(handlerId).catch(() => undefined);
+        },
+      },
       actors: {
         checkSession: fromPromise(() => api.checkSession()),
         signIn: fromPromise(({ input }: { input: Credentials }) =>
@@ -103,6 +114,7 @@ function HandlerRoot({
       api,
       rawApi,
       session,
+      drafts,
       language,
       setLanguage: (l: Language) => {
         storeLanguage(l);
@@ -114,7 +126,7 @@ function HandlerRoot({
         ]).then(() => setLanguageState(l));
       },
     }),
-    [api, rawApi, session, language],
+    [api, rawApi, session, drafts, language],
   );
   return (
     <HandlerContext value={env}>

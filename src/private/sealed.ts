@@ -43,7 +43,7 @@ export function keyOfEpoch(key: CaseKey, epoch: number | undefined): Uint8Array 
   return key.byEpoch.get(epoch ?? 1) ?? null;
 }
 
-/** The sealed details as the report form seals them (src/forms/seal.ts sealedDetailsOf). */
+/** The sealed details as the report form seals them (core/crypto/report.ts sealedDetailsOf). */
 interface SealedDetails {
   description?: string;
   violation?: Violation;

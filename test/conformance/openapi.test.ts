@@ -166,6 +166,8 @@ const NOT_IN_JOURNEY: string[] = [
   // Revocation with a new key epoch and the reporter's re-wrap after it (sealed-revoke.test.ts).
   'POST /api/handler/cases/{caseNumber}/key-epochs',
   'PUT /api/private/case/my-case/epoch-wrap',
+  // A report entered sealed in the handler's browser (case-entry.test.ts).
+  'POST /api/handler/case-entry/sealed',
   // The statistics key and the counts (sealed-statistics.test.ts).
   'POST /api/handler/statistics-key',
   'GET /api/handler/statistics',
@@ -212,10 +214,18 @@ async function journey(api: Api) {
   const H = '/api/handler';
   await api('GET', `${H}/me`, { token });
   await api('GET', `${H}/cases`, { token });
+  await api('GET', `${H}/templates`, { token });
   const view = await api('GET', `${H}/cases/${onlineNumber}`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/files/${view.data.files[0].id}`, { token });
   await api('PUT', `${H}/cases/${onlineNumber}/status`, { token, json: { status: 'BEING_INVESTIGATED' } });
   await api('POST', `${H}/cases/${onlineNumber}/exports`, { token, json: { parts: ['report', 'files'], redactedTerms: 1 } });
+  // A report that came by letter, entered by the handler (the demo company has no key anchor: server-keyed).
+  await api('GET', `${H}/case-entry`, { token });
+  await api('POST', `${H}/case-entry/reservation`, { token });
+  await api('POST', `${H}/case-entry`, {
+    token,
+    json: { channel: 'LETTER', receivedOn: new Date().toISOString().slice(0, 10), whistleblowerRelation: 'Supplier', protectionOfficer: { id: officer }, description: 'A letter about invoices.', violation: 'FRAUD', repeatedViolations: false, reportedUnit: 'Purchasing', caseAccount: { follow: true, password: 'abcd-efgh-jkmn-pqrs-tuvw' } },
+  });
   // Assignment and sharing (issue 38).
   const colleague = await createHandlerAccount(server.ctx.db, company!.id, 'Colleague');
   await api('PUT', `${H}/cases/${onlineNumber}/assignee`, { token, json: { handlerId: hanneId } });
@@ -290,6 +300,11 @@ async function journey(api: Api) {
   await api('POST', `${co}/versions/1/revert`, { ...admin, json: { baseVersion: opened.version + 1 } });
   const exported = (await api('GET', `${co}/export`, admin)).data;
   await api('POST', `${co}/import`, { ...admin, json: exported });
+  // Reply templates (docs/decisions/reply-templates.md): kept by the administration, read by the handlers.
+  await api('GET', `${co}/templates`, admin);
+  const made = (await api('POST', `${co}/templates`, { ...admin, json: { name: 'Receipt', texts: { da: 'Vi har modtaget din indberetning.' } } })).data;
+  await api('PUT', `${co}/templates/${made.template.id}`, { ...admin, json: { name: 'Kvittering', texts: { da: 'Tak: vi har modtaget din indberetning.' } } });
+  await api('DELETE', `${co}/templates/${made.template.id}`, admin);
   await api('POST', '/api/admin/identity/rotate-signing-key', admin);
 
   // The administration (docs/decisions/administration.md), as the operator.

@@ -412,7 +412,8 @@ describe('handler workspace', () => {
     await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
     await page.waitForURL((u) => u.pathname === '/handler/cases');
     await page.locator('table').waitFor();
-    const warning = page.getByRole('alertdialog', { name: msg('handler.idle.title') });
+    // A notice in a live region, not a modal dialog: it takes no focus (issue 38).
+    const warning = page.getByRole('region', { name: msg('handler.idle.title') });
     await page.clock.fastForward('13:50');
     expect(await warning.count()).toBe(0);
     await page.clock.fastForward('00:20');

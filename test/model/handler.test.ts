@@ -17,6 +17,7 @@ import keyLog from './handlerKeyLog.model.ts';
 import sealedCase, { sealedCaseFilter } from './handlerSealedCase.model.ts';
 import assignment from './handlerAssignment.model.ts';
 import statistics from './handlerStatistics.model.ts';
+import draft from './handlerDraft.model.ts';
 import { inboxRows, daysLeft, inboxFiltersOf, inboxSearchOf, isFeedbackDueSoon, DEFAULT_FILTERS, type InboxContext } from '../../machines/handler/inbox.ts';
 import { passwordStrength } from '../../machines/handler/enrolment.ts';
 import { auditEntries, closingReason } from '../../machines/handler/case.ts';
@@ -91,6 +92,19 @@ const suites: [MachineModel, string[], string[], Check][] = [
       expect(s.context.approvedAt).toBeNull();
     }
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
+  }],
+  [draft, ['openDraft', 'keepDraft', 'dropDraft'], ['restoreDraft'], (s, e, before, actions) => {
+    // Nothing opened or sealed without the keys; a seal always has text to seal.
+    if (s.matches('opening') || s.matches('keeping') || s.matches('pausing')) expect(s.context.keys).not.toBeNull();
+    if (s.matches('keeping')) expect(s.context.value).not.toBeNull();
+    // A stored draft reaches the editor only when nothing was typed in this sitting.
+    if (e.type === 'xstate.done.actor.openDraft' && actions.at(-1) === 'restoreDraft') expect(before.context.value).toBeNull();
+    if (e.type === 'xstate.done.actor.openDraft' && before.context.value !== null) expect(s.matches('pausing')).toBe(true);
+    if (s.matches({ ready: 'restored' })) expect(s.context.value).toBeNull();
+    // A drop forgets what was typed before it.
+    if (e.type === 'draft.drop' && s.matches('dropping')) expect(s.context.value).toBeNull();
+    // Typed while sealing: sealed again right after.
+    if (e.type === 'xstate.done.actor.keepDraft' && before.context.dirty) expect(s.matches('pausing')).toBe(true);
   }],
   [keyLog, ['loadKeyLog', 'makeAnchor', 'certifyColleague'], [], (s, e, before) => {
     if (s.matches('ready') || s.matches('noAnchor')) expect(s.context.view).not.toBeNull();

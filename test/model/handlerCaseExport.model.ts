@@ -19,7 +19,7 @@ const fixed: (EventObject & Record<string, unknown>)[] = [
   { type: 'export.retry' },
   { type: 'xstate.done.actor.recordExport', output: { status: 201 } },
   { type: 'xstate.done.actor.recordExport', output: { status: 401, code: 'UNAUTHORIZED' } },
-  { type: 'xstate.done.actor.recordExport', output: { status: 409, code: 'EXPORT_AUDIT_SEALED' } },
+  { type: 'xstate.done.actor.recordExport', output: { status: 400, code: 'VALIDATION' } },
   { type: 'xstate.done.actor.recordExport', output: { status: 404 } },
   { type: 'xstate.error.actor.recordExport', error: 'network' },
   { type: 'xstate.done.actor.makeExport', output: { pdf: 'blob:pdf', zip: 'blob:zip' } },

@@ -18,6 +18,7 @@ export const composerEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'upload.done', status: 401 },
   { type: 'upload.done', status: 400 },
   { type: 'upload.done', status: 0 },
+  { type: 'draft.restore', text: 'Kept from before the sign-out.', messageType: 'FEEDBACK', answerWanted: true },
 ];
 
 export default {

@@ -17,6 +17,7 @@ export const recordEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.saveRecord', output: { status: 401 } },
   { type: 'xstate.done.actor.saveRecord', output: { status: 409 } },
   { type: 'xstate.error.actor.saveRecord', error: 'network' },
+  { type: 'draft.restore', value: 'The caller said, kept from before the reload.' },
 ];
 
 export default {

@@ -31,6 +31,12 @@ export const handlerSessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.error.actor.unlockKeys', error: 'network' },
   { type: 'recovery.noted' },
   { type: 'session.stay' },
+  // Typing counts as activity (issue 38): a refresh within the minute, and staying during the warning.
+  { type: 'session.activity' },
+  { type: 'xstate.after.activityRefresh.handlerSession.signedIn.idle.active.typing' },
+  { type: 'xstate.done.actor.touchSession', output: { status: 200, handler } },
+  { type: 'xstate.done.actor.touchSession', output: { status: 401 } },
+  { type: 'xstate.error.actor.touchSession', error: 'network' },
   { type: 'xstate.done.actor.refreshSession', output: { status: 200, handler } },
   { type: 'xstate.done.actor.refreshSession', output: { status: 401 } },
   { type: 'xstate.error.actor.refreshSession', error: 'network' },

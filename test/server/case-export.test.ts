@@ -2,13 +2,16 @@
  * POST /api/handler/cases/:n/exports (docs/decisions/case-export.md): the server records
  * an export the handler's browser is about to make, with its parts and the count of terms
  * blacked out, never content; a case the handler cannot see is 404 like any other, bad
- * bodies are 400 VALIDATION, a sealed case (whose audit trail the server cannot write) 409.
+ * bodies are 400 VALIDATION. A sealed case (a real one, sealed as the reporter's browser
+ * seals it) is recorded the same way, its entry written in clear as every entry of a
+ * sealed case is (sealed-workspace.md "Status and audit"), and shown by its sealed read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCompany } from './fixtures/company.ts';
 import { call, caseDto, expectError, form } from './api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
+import { certifiedHandler, publicKeyLog, sealCase, setKeyAnchor } from '../helpers/sealed-case.ts';
 
 let server: TestServer;
 let token: string;
@@ -16,6 +19,8 @@ let otherCompanyToken: string;
 let otherOfficerToken: string;
 let caseNumber: string;
 let sealedNumber: string;
+let sealedId: string;
+let sealedToken: string;
 
 beforeAll(async () => {
   server = await startTestServer({ seedDemo: false });
@@ -27,9 +32,14 @@ beforeAll(async () => {
   otherOfficerToken = (await createHandlerAccount(server.ctx.db, 'acme', 'Tove Tied', { officers: [theirs] })).token;
   const report = (name: string) => call(server, 'POST', '/api/public/case/new/by-form', { host: 'acme.test', body: form('caseDto', caseDto(mine, { whistleblower: { name, email: 'jan@example.com' } }), [{ name: 'ledger.txt', bytes: 'page 4\n' }]) });
   caseNumber = (await report('Jan Kowalski')).data.caseDto.caseNumber;
-  sealedNumber = (await report('Sam Sealed')).data.caseDto.caseNumber;
-  // As a sealed case's row is (server/cases/sealed.ts): the route reads only the flag.
-  await server.ctx.db.updateTable('report_case').set({ sealed: true, wrapped_key: null }).where('case_number', '=', sealedNumber).execute();
+  // A sealed case: the recovery key as the anchor, a certified handler, the case sealed to the key log.
+  const recovery = await setKeyAnchor(server, 'acme');
+  sealedToken = (await certifiedHandler(server, 'acme.test', { companyId: 'acme', name: 'Sigrid Sealed', officerIds: [mine], certifier: recovery })).account.token;
+  const sealed = await sealCase(await publicKeyLog(server, 'acme.test'), { officerId: mine, details: { description: 'Sam Sealed approves twice', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' } });
+  const created = await call(server, 'POST', '/api/public/case/new/sealed', { host: 'acme.test', json: sealed.body });
+  expect(created.status, JSON.stringify(created.data)).toBe(201);
+  sealedNumber = created.data.caseDto.caseNumber;
+  sealedId = sealed.caseId;
 });
 afterAll(async () => server?.cleanup());
 
@@ -78,7 +88,41 @@ describe('recording a case export', () => {
     expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').map((a) => a.handlerName)).toEqual(['Hanne Handler', 'Hanne Handler']);
   });
 
-  it('refuses a sealed case with 409 EXPORT_AUDIT_SEALED: no export that its audit trail would not name', async () => {
-    expectError(await exportOf(sealedNumber, { parts: ['report'], redactedTerms: 0 }), 409, 'EXPORT_AUDIT_SEALED');
+  it('records the export of a sealed case (201): one clear entry of parts, flags and a count, no envelope, shown by the sealed read', async () => {
+    const rows = () => server.ctx.db.selectFrom('case_audit').select(['entry', 'entry_enc']).where('case_id', '=', sealedId).orderBy('id').execute();
+    const before = (await rows()).length;
+    const res = await exportOf(sealedNumber, { parts: ['report', 'identity', 'messages', 'files'], redactedTerms: 3 }, sealedToken);
+    expect(res.status).toBe(201);
+    expect(res.data).toEqual({ recorded: true });
+    const written = (await rows()).slice(before);
+    expect(written).toHaveLength(1);
+    expect(written[0]!.entry_enc).toBeNull();
+    const entry = typeof written[0]!.entry === 'string' ? JSON.parse(written[0]!.entry) : written[0]!.entry;
+    expect(entry).toEqual({ handlerId: expect.any(String), handlerName: 'Sigrid Sealed', action: 'CASE_EXPORTED', detail: { parts: 'report,identity,messages,files', identity: true, redacted: true, redactedTerms: 3 } });
+    const view = await call(server, 'GET', `/api/handler/cases/${sealedNumber}/sealed`, { token: sealedToken });
+    expect(view.status).toBe(200);
+    expect(view.data.audit.filter((a: { action?: string }) => a.action === 'CASE_EXPORTED').map((a: { detail: unknown }) => a.detail)).toEqual([entry.detail]);
+    // The status history comes with the sealed read (clear data), for the export's part "status".
+    expect(view.data.caseStatusHistory).toEqual([{ status: 'RECEIVED', dateTime: expect.any(String) }]);
+    expect(JSON.stringify(written)).not.toContain('Sam Sealed');
+  });
+
+  it('refuses malformed details of a sealed case with 400 VALIDATION, and a handler of another officer with 404, recording nothing', async () => {
+    const count = async () => (await server.ctx.db.selectFrom('case_audit').select('id').where('case_id', '=', sealedId).execute()).length;
+    const before = await count();
+    for (const body of [
+      {},
+      { parts: [], redactedTerms: 0 },
+      { parts: ['identity', 'identity'], redactedTerms: 0 },
+      { parts: ['everything'], redactedTerms: 0 },
+      { parts: 'report', redactedTerms: 0 },
+      { parts: ['report'], redactedTerms: '2' },
+      { parts: ['report'], redactedTerms: 51 },
+      { parts: ['report'], redactedTerms: 1, terms: ['Sam Sealed'] },
+      { parts: ['report'], redactedTerms: 0, detail: { note: 'free text' } },
+    ]) expectError(await exportOf(sealedNumber, body, sealedToken), 400, 'VALIDATION');
+    expectError(await exportOf(sealedNumber, { parts: ['report'], redactedTerms: 0 }, otherOfficerToken), 404, 'CASE_NOT_FOUND');
+    expectError(await exportOf(sealedNumber, { parts: ['report'], redactedTerms: 0 }, otherCompanyToken), 404, 'CASE_NOT_FOUND');
+    expect(await count()).toBe(before);
   });
 });

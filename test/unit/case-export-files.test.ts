@@ -48,6 +48,38 @@ describe('export files', () => {
     expect(out.files[0]!.sha256).toBe(sha(b));
   });
 
+  it('names a file that does not open and goes on: nothing in the zip when it fails before its first chunk, an incomplete entry after', async () => {
+    const good = new TextEncoder().encode('kept whole');
+    const first = new Uint8Array(randomBytes(70_000));
+    class Broken extends Error {}
+    const breaking = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (!(this as { sent?: boolean }).sent) {
+          (this as { sent?: boolean }).sent = true;
+          c.enqueue(first);
+        } else c.error(new Broken('chunk 2 does not open'));
+      },
+    });
+    const out = await hashAndZip(
+      [
+        { name: 'refused.txt', size: 10, open: async () => Promise.reject(new Error('404')) },
+        { name: 'broken.bin', size: 140_000, open: async () => breaking, failureOf: (e) => (e instanceof Broken ? 'unopened' : 'failed') },
+        { name: 'good.txt', size: good.length, open: async () => good },
+      ],
+      (s) => s,
+      true,
+    );
+    expect(out.files.map((f) => [f.name, f.entry, f.sha256, f.failure])).toEqual([
+      ['refused.txt', null, null, 'failed'],
+      ['broken.bin', 'broken.bin', null, 'unopened'],
+      ['good.txt', 'good.txt', sha(good), undefined],
+    ]);
+    const entries = unzipSync(new Uint8Array(await out.zip!.arrayBuffer()));
+    expect(Object.keys(entries)).toEqual(['broken.bin', 'good.txt']);
+    expect(sha(entries['good.txt']!)).toBe(sha(good));
+    expect(entries['broken.bin']!.length).toBe(first.length);
+  });
+
   it('keeps entry names flat: no folders, no leading dots', () => {
     expect(entryNames(['../../etc/passwd', '.hidden', 'a\\b.txt', ''], (s) => s)).toEqual(['__.._etc_passwd', '_hidden', 'a_b.txt', 'file']);
   });

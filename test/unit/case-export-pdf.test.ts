@@ -108,10 +108,36 @@ describe('a sealed case, as the browser opened it', async () => {
     const without = (await textOf(await makeCasePdf(sealedCaseDocument({ caseNumber: '1234567812345678', status: 'RECEIVED' }, opened, options(['report', 'messages', 'files'])), fonts, redact))).text;
     expect(without).not.toMatch(/kowalski/i);
     expect(without).not.toContain('Ann Reporter');
-    expect(without).toContain('export.pdf.unopened');
+    expect(without).toContain('export.pdf.unopenedMessage');
     expect(without).toContain('Hanne Handler');
     expect(without.replace(/\s/g, '')).toContain(fileHash);
     const withIdentity = (await textOf(await makeCasePdf(sealedCaseDocument({ caseNumber: '1234567812345678', status: 'RECEIVED' }, opened, options(['identity'])), fonts, redact))).text;
     expect(withIdentity).toContain('Ann Reporter, ann@example.com');
+  });
+
+  it('names every part that did not open where it would be: the report, the identity, a file, a record version, an audit entry; the export\'s own entry in words', async () => {
+    const broken = {
+      ...opened,
+      details: null,
+      whistleblower: 'unopened' as const,
+      files: [{ id: 'f1', messageId: null, created: '2026-12-01T09:00:00.000Z', sealedSize: 4096, name: null, size: null }],
+      record: { versions: [{ version: 1, sha256: 'ab'.repeat(32), createdAt: '2026-12-01T09:30:00.000Z', approvedAt: null, text: 'Phone call notes', verified: false }], comments: [{ id: 'c1', created: '2026-12-01T09:40:00.000Z', text: null }] },
+      audit: [
+        { at: '2026-12-01T12:00:00.000Z', unopened: true as const },
+        { at: '2026-12-01T12:01:00.000Z', handlerId: 'h1', handlerName: 'Hanne Handler', action: 'CASE_EXPORTED', detail: { parts: 'report,files', identity: false, redacted: true, redactedTerms: 2 } },
+      ],
+    };
+    const failed = [{ name: 'scan.pdf', entry: 'scan.pdf', size: 65_536, sha256: null, failure: 'unopened' as const }, { name: 'gone.txt', entry: null, size: 0, sha256: null, failure: 'failed' as const }];
+    const doc = sealedCaseDocument({ caseNumber: '1234567812345678', status: 'RECEIVED', submissionType: 'PHONE', caseStatusHistory: [{ status: 'RECEIVED', dateTime: '2026-12-01T09:00:00.000Z' }] }, broken, {
+      ...options(['report', 'identity', 'record', 'status', 'audit', 'files']),
+      files: failed,
+    });
+    const text = (await textOf(await makeCasePdf(doc, fonts, (s) => s))).text;
+    for (const key of ['export.pdf.unopened', 'export.pdf.unopenedFile', 'export.pdf.file.unopened', 'export.pdf.zipIncomplete scan.pdf', 'export.pdf.file.failed', 'export.pdf.hashMismatch', 'export.pdf.unopenedEntry', 'export.audit.detail', 'handler.status.RECEIVED'])
+      expect(text, key).toContain(key);
+    expect(text).toContain('Phone call notes');
+    expect(text.replace(/\s/g, '')).toContain('ab'.repeat(32));
+    // gone.txt has no entry in the zip: no "incomplete" line for it.
+    expect(text).not.toContain('export.pdf.zipIncomplete gone.txt');
   });
 });

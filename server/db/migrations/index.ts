@@ -33,6 +33,8 @@ import * as m0360 from './0360_e37_key_epochs.ts';
 import * as m0370 from './0370_n38_assignment.ts';
 import * as m0380 from './0380_s37s_statistics_key.ts';
 import * as m0430 from './0430_n38_case_notes.ts';
+import * as m0450 from './0450_t38_reply_templates.ts';
+import * as m0460 from './0460_entry38_entered_reports.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -73,4 +75,6 @@ export const migrations: Record<string, Migration> = {
   '0370_n38_assignment': m0370,
   '0380_s37s_statistics_key': m0380,
   '0430_n38_case_notes': m0430,
+  '0450_t38_reply_templates': m0450,
+  '0460_entry38_entered_reports': m0460,
 };

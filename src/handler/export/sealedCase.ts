@@ -1,59 +1,58 @@
 /**
- * The export's document of a sealed case, from the parts the browser opened
- * (machines/handler/sealedCase.ts `OpenedSealedCase`) and the sealed view's clear facts;
- * the files are those the browser opened and hashed (files.ts). Not offered in the
- * workspace yet: the audit route refuses a sealed case until its audit trail is written
- * by the browser (docs/decisions/case-export.md "Sealed cases"); this is the mapping that
- * will be used then, tested now.
+ * A sealed case for the export, from the parts this browser opened
+ * (machines/handler/sealedCase.ts `OpenedSealedCase`) and the sealed view's clear facts
+ * (status, channel, status history, the audit trail the server writes in clear), mapped
+ * into the one document builder (caseDocument.ts) a server-keyed case goes through too.
+ * What did not open stays in as such: the builder names it where it would have been.
  */
 import type { OpenedSealedCase, SealedView } from '../../../machines/handler/sealedCase.ts';
-import type { ExportDocument, ExportSection } from './document.ts';
-import type { DocumentOptions } from './serverCase.ts';
+import { auditWords } from '../auditWords.ts';
+import { caseDocument, type DocumentOptions, type ExportCase, type Translate } from './caseDocument.ts';
+import type { ExportDocument } from './document.ts';
 
-const spaced = (n: string) => n.replace(/(\d{4})(?=\d)/g, '$1 ');
+export type SealedExportView = Pick<SealedView, 'caseNumber' | 'status'> & Partial<Pick<SealedView, 'created' | 'submissionType'>> & { caseStatusHistory?: { status: string; dateTime: string }[] };
 
-export function sealedCaseDocument(view: Pick<SealedView, 'caseNumber' | 'status'>, opened: OpenedSealedCase, o: DocumentOptions): ExportDocument {
-  const { t, te, date } = o;
-  const has = (p: (typeof o.parts)[number]) => o.parts.includes(p);
-  const none = [{ text: te('export.pdf.none') }];
-  const unopened = te('export.pdf.unopened');
-  const sections: ExportSection[] = [{ title: t('handler.case.summary'), lines: [{ label: t('handler.inbox.col.status'), text: t(`handler.status.${view.status}`) }] }];
-  if (has('report')) {
-    const d = opened.details;
-    const lines: ExportSection['lines'] = [];
-    if (!d) lines.push({ text: unopened });
-    else {
-      if (d.whistleblowerRelation) lines.push({ label: t('handler.case.relation'), text: d.whistleblowerRelation });
-      if (d.description) lines.push({ label: t('handler.case.description'), text: d.description });
-      if (d.violation) lines.push({ label: t('handler.case.violation'), text: d.violation });
-      for (const p of d.reportedPersons ?? []) lines.push({ label: t('handler.case.reportedPerson'), text: [p.name, p.jobTitle, p.phoneOrEmail].filter(Boolean).join(', ') });
-      if (d.reportedUnit) lines.push({ label: t('handler.case.reportedUnit'), text: d.reportedUnit });
-    }
-    sections.push({ title: te('export.part.report'), lines: lines.length ? lines : none });
-  }
-  if (has('identity')) {
-    const w = opened.whistleblower;
-    const text = w === 'unopened' ? unopened : w ? [w.name, w.email, w.phone].filter(Boolean).join(', ') : te('export.pdf.anonymous');
-    sections.push({ title: te('export.part.identity'), lines: [{ text }] });
-  }
-  if (has('messages')) {
-    const lines = opened.messages.map((m) => {
-      const who = m.createdByUserId === view.caseNumber ? t('handler.case.fromReporter') : (opened.senders[m.createdByUserId] ?? t(`handler.messageType.${m.type}`));
-      return { label: `${date(m.time)} · ${who}`, text: m.text ?? unopened };
-    });
-    sections.push({ title: te('export.part.messages'), lines: lines.length ? lines : none });
-  }
-  if (has('files')) {
-    const lines = o.files.flatMap((f) => [
-      { label: te('export.pdf.file', { name: f.name, size: f.size }), text: te('export.pdf.sha256', { hash: f.sha256 }), mono: true },
-      { text: te('export.pdf.zipEntry', { entry: f.entry }) },
-    ]);
-    sections.push({ title: te('export.part.files'), lines: lines.length ? lines : none });
-  }
+/** `tw`: the sealedwork area (the audit's grants and details), as the page's trail says them. */
+export function fromSealedCase(view: SealedExportView, opened: OpenedSealedCase, o: Pick<DocumentOptions, 't' | 'te' | 'date'> & { tw: Translate }): ExportCase {
+  const { t, te, tw, date } = o;
+  const d = opened.details;
+  const fileName = (id: string) => opened.files.find((f) => f.id === id)?.name;
+  const channel = view.submissionType ?? 'ONLINE_FORM';
+  const summary = [{ label: t('handler.inbox.col.status'), text: t(`handler.status.${view.status}`) }, { label: t('handler.inbox.col.channel'), text: t(`handler.channel.${channel}`) }];
+  if (view.created) summary.push({ label: te('export.pdf.created'), text: date(view.created) });
   return {
-    title: te('export.pdf.title', { number: spaced(view.caseNumber) }),
-    intro: [te('export.pdf.made', { when: date(o.now), name: o.by }), te('export.pdf.parts', { parts: o.parts.map((p) => te(`export.part.${p}`)).join(', ') })],
-    redactionNotice: o.terms > 0 ? te('export.pdf.redacted', { count: o.terms }) : null,
-    sections,
+    caseNumber: view.caseNumber,
+    summary,
+    report: d && {
+      relation: d.whistleblowerRelation ?? null,
+      description: d.description ?? null,
+      violation: d.violation ?? null,
+      persons: d.reportedPersons ?? [],
+      unit: d.reportedUnit ?? null,
+    },
+    identity: opened.whistleblower,
+    messages: opened.messages.map((m) => ({
+      time: m.time,
+      who: m.createdByUserId === view.caseNumber ? t('handler.case.fromReporter') : (opened.senders[m.createdByUserId] ?? t(`handler.messageType.${m.type}`)),
+      answerWanted: m.answerWanted,
+      text: m.text,
+      files: opened.files.filter((f) => f.messageId === m.id).map((f) => f.name ?? te('export.pdf.unopenedFile', { date: date(f.created) })),
+    })),
+    record:
+      channel === 'ONLINE_FORM'
+        ? null
+        : {
+            versions: opened.record.versions.map((v) => ({ version: v.version, createdAt: v.createdAt, text: v.text, sha256: v.sha256, approvedAt: v.approvedAt, verified: v.verified })),
+            comments: opened.record.comments.map((c) => ({ created: c.created, text: c.text })),
+          },
+    statusHistory: (view.caseStatusHistory ?? []).map((e) => ({ status: e.status, at: e.dateTime })),
+    audit: opened.audit.map((a) =>
+      'unopened' in a ? a : { at: a.at, who: a.handlerName ?? '', ...auditWords(a, { file: fileName, keyHolder: (k) => opened.keyHolders[k] }, { th: t, tw, te }) },
+    ),
+    unopenedFiles: opened.files.filter((f) => f.name === null).map((f) => ({ created: f.created })),
   };
+}
+
+export function sealedCaseDocument(view: SealedExportView, opened: OpenedSealedCase, o: DocumentOptions & { tw?: Translate }): ExportDocument {
+  return caseDocument(fromSealedCase(view, opened, { ...o, tw: o.tw ?? o.t }), o);
 }
