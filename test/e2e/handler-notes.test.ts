@@ -159,6 +159,18 @@ describe('two handlers on one sealed case', () => {
     const wire = await s.recorded();
     expect(wire.map((r) => r.url).join('\n')).toContain('/notes');
     expect(markersIn(wire, Object.values(MARKERS), { base64: false })).toEqual([]);
+
+    // The sealed case's export has the notes only when ticked: opened in Hanne's browser, read back from the PDF.
+    await hanne.page.getByRole('button', { name: msg('export.button') }).click();
+    const dialog = hanne.page.getByRole('dialog', { name: msg('export.title') });
+    const tick = dialog.getByRole('checkbox', { name: msg('notes.export') });
+    expect(await tick.isChecked()).toBe(false);
+    await tick.check();
+    await dialog.getByRole('button', { name: msg('export.start') }).click();
+    await dialog.getByText(msg('export.done')).waitFor();
+    const [pdfDownload] = await Promise.all([hanne.page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadPdf') }).click()]);
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync((await pdfDownload.path())!))), { mergePages: true });
+    expect((text as string).replace(/\s+/g, ' ')).toContain(MARKERS.mine);
   }, 300_000);
 
   it('on a server-keyed case: writes and edits a note, and exports it only when ticked', async () => {
