@@ -12,7 +12,8 @@
  * shows the note as she wrote it, edits it: the server refuses it as changed, the page
  * shows both texts, she keeps hers, and it is saved over Greta's version. The trail names
  * each act; axe finds nothing on the notes panel, the conflict included; no note's text
- * is in any request or response any of the browsers saw.
+ * is in any request or response any of the browsers saw; the case's export has the notes
+ * only when ticked, opened in Hanne's browser.
  *
  * On a server-keyed case (the demo company without keys) the same panel works with the
  * server sealing: a note written and edited, axe on the page, and the export with the
