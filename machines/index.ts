@@ -21,6 +21,7 @@ import { sealedCaseMachine } from './handler/sealedCase.ts';
 import { caseExportMachine } from './handler/caseExport.ts';
 import { caseEntryMachine } from './handler/caseEntry.ts';
 import { assignmentMachine } from './handler/assignment.ts';
+import { notesMachine } from './handler/notes.ts';
 import { statisticsMachine } from './handler/statistics.ts';
 import { templatePickerMachine } from './handler/templatePicker.ts';
 import { templatesMachine } from './admin/templates.ts';
@@ -53,6 +54,7 @@ export const machines: Record<string, MachineEntry> = {
   handlerEnrolment: { machine: enrolmentMachine, summary: 'Handler enrolment from the one-time link: 12+ character password typed twice, TOTP confirmed with one code, recovery codes and the key recovery code shown once; the keys are made and sealed in the browser.' },
   handlerInbox: { machine: inboxMachine, summary: 'The handler\'s inbox: load, filter by status, channel, assignment and open cases, search by case number, sort by any column (nearest legal deadline first by default); filters and sort start from and go back to the address.' },
   handlerAssignment: { machine: assignmentMachine, summary: 'Who works on a case: its assignee and the colleagues it is shared with, among those entitled to it; assign, hand over, unassign, share and stop sharing, a refusal named by its code, the case reloaded after each act.' },
+  handlerNotes: { machine: notesMachine, summary: 'A case\'s internal notes, never shown to the reporter: list, add with text, edit a note that opened, saved over the version read; a colleague\'s newer version is a conflict showing both texts with keep mine or take theirs; the own text kept on every failure.' },
   handlerCase: { machine: caseMachine, summary: 'One case for a handler: load (404 for anything not visible, 409 CASE_SEALED handed to the sealed case\'s chart), change status through a confirmation, reload after a message or record.' },
   handlerComposer: { machine: composerMachine, summary: 'The handler\'s message composer: type, answer wanted, text and files; sent only with content, draft kept on failure; a draft kept on the device restored and said so.' },
   handlerRecordEditor: { machine: recordEditorMachine, summary: 'The record of a phone or meeting report: write or edit, save for the reporter\'s review (again after an approval), a save over another handler\'s version refused with both texts and a choice; a draft kept on the device reopens the editor.' },

@@ -702,6 +702,24 @@ export const sealedRecordVersionDtoSchema = v.object({
 });
 export type SealedRecordVersionDto = v.InferOutput<typeof sealedRecordVersionDtoSchema>;
 
+/**
+ * Internal notes of the case's handlers (docs/decisions/internal-notes.md). A note's text
+ * on a server-keyed case (the server seals it), or its envelope on a sealed case
+ * (core/crypto/note.ts `sealNote`, bound to the note's id and version, under the data key
+ * of `epoch`). An edit names the version it was written over (`version`, the one read):
+ * anything else is refused 409 NOTE_CHANGED.
+ */
+export const NOTE_TEXT_MAX = 20_000;
+const noteVersion = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999));
+const noteEpoch = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000)));
+export const noteTextSchema = v.pipe(v.string(), v.trim(), v.nonEmpty('validation.required'), v.maxLength(NOTE_TEXT_MAX, 'validation.tooLong'));
+export const noteDtoSchema = v.object({ text: noteTextSchema });
+export const noteEditDtoSchema = v.object({ text: noteTextSchema, version: noteVersion });
+export const sealedNoteDtoSchema = v.object({ id: v.pipe(v.string(), v.uuid()), body: base64Text(128 * 1024), epoch: noteEpoch });
+export const sealedNoteEditDtoSchema = v.object({ body: base64Text(128 * 1024), version: noteVersion, epoch: noteEpoch });
+export type SealedNoteDto = v.InferOutput<typeof sealedNoteDtoSchema>;
+export type SealedNoteEditDto = v.InferOutput<typeof sealedNoteEditDtoSchema>;
+
 /** The reporter's comment on a sealed case's record, sealed to the id its additional data names (`…:case_comment.body_enc:<id>`). */
 export const sealedCommentDtoSchema = v.object({
   id: v.pipe(v.string(), v.uuid()),
@@ -749,8 +767,8 @@ export type CaseSummariesDto = v.InferOutput<typeof caseSummariesDtoSchema>;
 
 // ---- case export (issue 38; docs/decisions/case-export.md) ------------------------
 
-/** The parts a handler may put in a case's export; `notes` is kept for the internal notes when they come. */
-export const EXPORT_PARTS = ['report', 'identity', 'messages', 'record', 'status', 'audit', 'files'] as const;
+/** The parts a handler may put in a case's export; `notes` are the internal notes (docs/decisions/internal-notes.md), an explicit choice as the identity is. */
+export const EXPORT_PARTS = ['report', 'identity', 'messages', 'notes', 'record', 'status', 'audit', 'files'] as const;
 export type ExportPart = (typeof EXPORT_PARTS)[number];
 /** Terms a handler may black out in one export. */
 export const EXPORT_TERMS_MAX = 50;

@@ -13,6 +13,18 @@ import type { GenericSchema } from 'valibot';
 const when = v.string(); // an ISO 8601 instant
 const nullableString = v.nullable(v.string());
 const colleague = v.object({ id: v.string(), name: v.string() });
+const noteAuthor = v.object({ id: nullableString, name: v.string() });
+const note = v.object({
+  id: v.string(),
+  version: v.number(),
+  author: noteAuthor,
+  editedBy: v.nullable(noteAuthor),
+  created: when,
+  updated: when,
+  text: v.optional(v.string()),
+  body: v.optional(v.string()),
+  epoch: v.optional(v.number()),
+});
 
 const caseFile = v.object({
   id: v.string(),
@@ -197,6 +209,9 @@ export const ANSWER_SCHEMAS = {
   SealedIdentityStored: v.object({ stored: v.literal(true) }),
   KeyHolders: v.object({ epoch: v.number(), recipientKeyIds: v.array(v.string()), holders: v.array(v.object({ recipientKeyId: v.string(), kind: v.picklist(['handler', 'recovery']) })), reporter: v.boolean() }),
   Assignment: v.object({ assignee: v.nullable(colleague), shares: v.array(colleague), colleagues: v.array(colleague) }),
+  /** Internal notes (docs/decisions/internal-notes.md): `text` on a server-keyed case, `body` (the envelope) and `epoch` on a sealed one. */
+  Notes: v.object({ sealed: v.boolean(), notes: v.array(note) }),
+  Note: v.object({ note }),
   KeyGranted: v.object({ recipientKeyId: v.string(), epoch: v.number() }),
   KeyRevoked: v.object({ epoch: v.number(), revoked: v.string() }),
   ExportRecorded: v.object({ recorded: v.literal(true) }),
@@ -359,6 +374,9 @@ export const ANSWERS: Record<string, Answer> = {
   'PUT /api/handler/cases/:caseNumber/assignee': { json: 'Assignment' },
   'POST /api/handler/cases/:caseNumber/shares': { json: 'Assignment' },
   'DELETE /api/handler/cases/:caseNumber/shares/:handlerId': { json: 'Assignment' },
+  'GET /api/handler/cases/:caseNumber/notes': { json: 'Notes' },
+  'POST /api/handler/cases/:caseNumber/notes': { json: 'Note' },
+  'PUT /api/handler/cases/:caseNumber/notes/:noteId': { json: 'Note' },
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/handler/cases/:caseNumber/key-epochs': { json: 'KeyRevoked' },
   'POST /api/handler/cases/:caseNumber/exports': { json: 'ExportRecorded' },

@@ -13,6 +13,8 @@ import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSche
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
 import { assigneeSchema, shareSchema } from './handlers/assignment.ts';
+import { noteDtoSchema, noteEditDtoSchema, sealedNoteDtoSchema, sealedNoteEditDtoSchema } from '../machines/schema.ts';
+import * as vNotes from 'valibot';
 import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
 import { CHALLENGE_PATH } from './security/abuse.ts';
@@ -66,6 +68,9 @@ export const SCHEMAS = {
   sealedEnteredCase: sealedEnteredCaseDtoSchema,
   handlerAssignee: assigneeSchema,
   handlerShare: shareSchema,
+  /** A server-keyed case's note text, or a sealed case's envelope (docs/decisions/internal-notes.md). */
+  handlerNote: vNotes.union([noteDtoSchema, sealedNoteDtoSchema]),
+  handlerNoteEdit: vNotes.union([noteEditDtoSchema, sealedNoteEditDtoSchema]),
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
@@ -188,6 +193,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber/assignment`, tag: 'handler', summary: "The case's assignee, the colleagues it is shared with, and the colleagues entitled to it", auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/assignee`, tag: 'handler', summary: 'Assign or hand over the case to an entitled colleague (null: unassign); 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerAssignee' }, ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/shares`, tag: 'handler', summary: 'Share the case with an entitled colleague; 400 COLLEAGUE_NOT_ENTITLED otherwise', auth: 'handler', body: { schema: 'handlerShare' }, ok: [201, '{ assignee, shares, colleagues }'] },
+  { method: 'GET', path: `${H}/cases/:caseNumber/notes`, tag: 'handler', summary: "The case's internal notes (never on a reporter route): opened on a server-keyed case, as envelopes on a sealed one", auth: 'handler', ok: [200, '{ sealed, notes }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/notes`, tag: 'handler', summary: 'Add an internal note: its text, or on a sealed case the envelope sealed in the browser (400 BAD_ENVELOPE when malformed)', auth: 'handler', body: { schema: 'handlerNote' }, ok: [201, '{ note }'] },
+  { method: 'PUT', path: `${H}/cases/:caseNumber/notes/:noteId`, tag: 'handler', summary: 'Save a new version of a note over the version read; 409 NOTE_CHANGED when a colleague saved since', auth: 'handler', body: { schema: 'handlerNoteEdit' }, ok: [200, '{ note }'] },
   { method: 'DELETE', path: `${H}/cases/:caseNumber/shares/:handlerId`, tag: 'handler', summary: 'Stop sharing the case with a colleague', auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },

@@ -23,6 +23,7 @@
  * - mail.ts     the reporter's notification address sealed to the server's mail key
  * - report.ts   what a new report seals as its details; the password handed over with an entered report
  * - record.ts   a sealed case's record of an oral report: versions with their hashes, comments
+ * - note.ts     internal notes of a case's handlers, bound to note id and version
  * - draft.ts    a handler's unsent text kept on the device: sealed to the handler's own public key
  * - errors.ts   EnvelopeError and its reasons
  * - bytes.ts    UTF-8, base64, hex
@@ -44,5 +45,6 @@ export * from './statistics.ts';
 export { FILE_NAME_COLUMN, paddedSize, SealedFileError, sealFileName, openFileName, sealFileForUpload, openSealedFile, SealedFileSource, type SealedFileName, type SealedUpload } from './sealed-file.ts';
 export * from './mail.ts';
 export * from './record.ts';
+export * from './note.ts';
 export * from './draft.ts';
 export * from './report.ts';

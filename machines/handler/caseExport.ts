@@ -8,8 +8,9 @@
  * Invariants:
  * - Nothing is made before the server recorded the export (`recording` answered 201):
  *   an export the audit trail does not name cannot exist. A refusal is `failed`.
- * - The reporter's identity is in the export only when the handler chose the part
- *   `identity` herself (off at every opening); the audit entry says so.
+ * - The reporter's identity and the internal notes are in the export only when the
+ *   handler chose the part (`identity`, `notes`) herself (off at every opening); the
+ *   audit entry says so.
  * - `export.start` needs at least one part; redaction terms (typed, or the page's
  *   selection when the dialog opened) are trimmed, non-empty and unique
  *   (case-insensitive), so the first page's "redacted" says the truth.
@@ -21,8 +22,8 @@ import { EXPORT_PARTS, EXPORT_TERM_MAX, EXPORT_TERMS_MAX, type ExportPart } from
 
 export { EXPORT_PARTS, type ExportPart };
 
-/** Parts offered ticked at every opening: everything but the identity, which is an explicit choice. */
-export const DEFAULT_PARTS: ExportPart[] = EXPORT_PARTS.filter((p) => p !== 'identity');
+/** Parts offered ticked at every opening: everything but the identity and the internal notes, which are explicit choices. */
+export const DEFAULT_PARTS: ExportPart[] = EXPORT_PARTS.filter((p) => p !== 'identity' && p !== 'notes');
 
 export interface ExportChoice {
   parts: ExportPart[];

@@ -304,6 +304,21 @@ export interface CaseShareTable {
   created_at: Timestamp;
 }
 
+/** An internal note of the case's handlers (migration 0430): its current text sealed, its version, who wrote and who last edited. */
+export interface CaseNoteTable {
+  id: string;
+  case_id: string;
+  version: number;
+  body_enc: Uint8Array;
+  epoch: number | null;
+  author_id: string | null;
+  author_name: string;
+  edited_by_id: string | null;
+  edited_by_name: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** A company's reply template: its name and one text per language, in clear (migration 0450). */
 export interface ReplyTemplateTable {
   id: string;
@@ -515,6 +530,7 @@ export interface DB {
   handler_case_seen: HandlerCaseSeenTable;
   case_audit: CaseAuditTable;
   case_share: CaseShareTable;
+  case_note: CaseNoteTable;
   reply_template: ReplyTemplateTable;
   handler_case_sitting: HandlerCaseSittingTable;
   mail_outbox: MailOutboxTable;

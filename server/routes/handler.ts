@@ -12,6 +12,7 @@ import { CASE_STATUSES, LIMITS, MESSAGE_TYPES, inboxQuerySchema, normalizeCaseNu
 import type { AppContext } from '../context.ts';
 import { registerKeyLogRoutes } from './keys.ts';
 import { registerCaseExportRoutes } from './case-export.ts';
+import { registerNoteRoutes } from './notes.ts';
 import { registerCaseEntryRoutes } from './case-entry.ts';
 import { HttpError } from '../errors.ts';
 import { authorize, sessionCookie, sessionToken, type Principal } from '../security/roles.ts';
@@ -127,6 +128,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   const signedIn = (req: FastifyRequest) => authorize(ctx, req, 'signedIn', { idleTimeoutMs: IDLE_TIMEOUT_MS });
   registerKeyLogRoutes(app, ctx, who);
   registerCaseExportRoutes(app, ctx, who);
+  registerNoteRoutes(app, ctx, who);
   registerCaseEntryRoutes(app, ctx, who);
   const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
   sweep.unref();

@@ -2,6 +2,7 @@
 import { useId } from 'react';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/work/index.ts';
+import '../i18n/notes/index.ts';
 import { useEntryAudit } from './entryAudit.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
@@ -10,16 +11,18 @@ import * as styles from './Pages.css.ts';
 
 type Entry = { at: string; handlerName: string; action: string; detail: Record<string, string | number | boolean> };
 const WORK_ACTIONS = new Set(['ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED']);
+const NOTE_ACTIONS = new Set(['NOTE_ADDED', 'NOTE_EDITED']);
 const STATUSES = new Set(['PENDING_WHISTLEBLOWER_CONTACT', 'RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED']);
 const MESSAGE_TYPES = new Set(['STANDARD', 'CONFIRMATION', 'FEEDBACK']);
 
 export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[]; files: { id: string; name: string }[]; action: string; onFilter: (action: string) => void }) {
   const t = useT('handler');
   const tw = useT('work');
+  const tn = useT('notes');
   const entered = useEntryAudit();
   const lang = useLanguage();
   const filterId = useId();
-  const actionName = (a: string) => (a === 'CASE_ENTERED' ? entered.action() : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
+  const actionName = (a: string) => (NOTE_ACTIONS.has(a) ? tn(`notes.audit.${a}`) : a === 'CASE_ENTERED' ? entered.action() : WORK_ACTIONS.has(a) ? tw(`work.audit.action.${a}`) : t(`handler.audit.action.${a}`));
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
   // Details in words; an unknown key or value is left out rather than shown raw.
@@ -48,6 +51,8 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
       case 'SHARED':
       case 'UNSHARED':
         return tw('work.audit.with', { name: str(d.with) });
+      case 'NOTE_EDITED':
+        return typeof d.version === 'number' ? tn('notes.audit.version', { version: d.version }) : '';
       case 'CASE_ENTERED':
         return entered.detail(d);
       default:

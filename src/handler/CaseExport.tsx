@@ -8,6 +8,9 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
+import '../i18n/notes/index.ts';
+import { readNotes } from './notes.ts';
+import type { OpenedNote } from '../../machines/handler/notes.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
@@ -31,6 +34,15 @@ export interface ExportSource {
   caseNumber: string;
   files: () => ExportFileSource[];
   document: (o: DocumentOptions) => ExportDocument;
+  /** The internal notes as this browser opens them, read only when the part `notes` is chosen. */
+  notes: () => Promise<readonly OpenedNote[]>;
+}
+
+/** The notes for an export: the panel's own list; a failure to read them fails the export rather than leaving them out silently. */
+export async function exportNotes(...args: Parameters<typeof readNotes>): Promise<readonly OpenedNote[]> {
+  const r = await readNotes(...args);
+  if (!r.notes) throw new Error(`notes: ${r.status}`);
+  return r.notes;
 }
 
 /** Every file of the case, once (a message's files are in `files` too). */
@@ -44,11 +56,13 @@ export function serverExportSource(view: WithFiles, api: ReturnType<typeof useHa
     caseNumber: view.caseNumber,
     files: () => view.files.map((f) => ({ name: f.name, size: f.size, open: () => api.fileBytes(view.caseNumber, f.id) })),
     document: (o) => serverCaseDocument(view, o),
+    notes: () => exportNotes(api.client, view.caseNumber),
   };
 }
 
 export function CaseExport({ source }: { source: ExportSource }) {
   const te = useT('export');
+  const tn = useT('notes');
   const t = useT('handler');
   const lang = useLanguage();
   const { api, session } = useHandler();
@@ -62,11 +76,12 @@ export function CaseExport({ source }: { source: ExportSource }) {
         recordExport: fromPromise(({ input: c }: { input: ExportChoice }) => api.recordExport(current.current.caseNumber, { parts: c.parts, redactedTerms: c.terms.length })),
         makeExport: fromPromise(async ({ input: c }: { input: ExportChoice }): Promise<MadeExport> => {
           const { makeExport } = await import('./export/make.ts');
+          const notes = c.parts.includes('notes') ? await current.current.notes() : [];
           const made = await makeExport({
             terms: c.terms,
             zip: c.parts.includes('files'),
             files: c.parts.includes('files') ? current.current.files() : [],
-            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, date: (iso) => formatLongDateTime(iso, lang) }),
+            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, tn, notes, date: (iso) => formatLongDateTime(iso, lang) }),
           });
           return { pdf: URL.createObjectURL(made.pdf), zip: made.zip ? URL.createObjectURL(made.zip) : null };
         }),
@@ -122,11 +137,11 @@ export function CaseExport({ source }: { source: ExportSource }) {
                   {EXPORT_PARTS.map((p) => (
                     <label key={p} className={styles.checkbox}>
                       <input type="checkbox" name="part" value={p} checked={parts.includes(p)} onChange={() => actor.send({ type: 'part.toggle', part: p })} />
-                      {te(`export.part.${p}`)}
+                      {p === 'notes' ? tn('notes.export') : te(`export.part.${p}`)}
                     </label>
                   ))}
                   <p className={styles.hint}>{te('export.identityHint')}</p>
-                  <p className={styles.hint}>{te('export.notesLater')}</p>
+                  <p className={styles.hint}>{tn('notes.exportHint')}</p>
                 </fieldset>
                 <fieldset className={css.fieldset}>
                   <legend className={css.legend}>{te('export.redaction')}</legend>

@@ -10,6 +10,7 @@ import { PathLink, useSearchString } from './links.tsx';
 import '../i18n/work/index.ts';
 import { inboxFiltersOf, inboxSearchOf } from '../../machines/handler/inbox.ts';
 import { Assignment } from './Assignment.tsx';
+import { Notes } from './Notes.tsx';
 import { AuditTrail } from './AuditTrail.tsx';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, type ActorRefFrom } from 'xstate';
@@ -117,6 +118,7 @@ export function CasePage() {
         </div>
       )}
       {(state.matches('sealed') || (view && !state.matches('notFound'))) && <Assignment caseNumber={caseNumber} sealed={state.matches('sealed')} onChanged={() => actor.send({ type: 'reload' })} />}
+      {view && !state.matches('notFound') && !state.matches('sealed') && <Notes caseNumber={caseNumber} onChanged={() => actor.send({ type: 'reload' })} />}
       {state.matches('sealed') && <SealedCase caseNumber={caseNumber} />}
       {view && !state.matches('notFound') && !state.matches('sealed') && (
         <>

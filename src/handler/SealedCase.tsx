@@ -7,6 +7,7 @@
  */
 import { Fragment, useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
+import { Notes } from './Notes.tsx';
 import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
@@ -18,7 +19,7 @@ import { sealedCaseMachine, SEALED_MESSAGE_MAX, type FileSaveInput, type GrantCa
 import type { CaseStatus } from '../../machines/schema.ts';
 import type { EpochKeys } from '../../core/crypto/index.ts';
 import { canSaveToDisk, exportFailureOf, openSealedFileForExport } from './fileOpening.ts';
-import { CaseExport, type ExportSource } from './CaseExport.tsx';
+import { CaseExport, exportNotes, type ExportSource } from './CaseExport.tsx';
 import { sealedCaseDocument } from './export/sealedCase.ts';
 import { keyForEpoch } from '../../core/crypto/epochs.ts';
 import { TemplatePicker } from './TemplatePicker.tsx';
@@ -121,6 +122,8 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   // The export opens each file again under its epoch's key, streamed into the hash and the zip (a name that did not open is listed by its date).
   const exportSource: ExportSource = {
     caseNumber: view.caseNumber,
+    // Opened here with the case's keys, as the notes panel opens them.
+    notes: () => (epochKeys ? exportNotes(api.client, view.caseNumber, { caseId: view.caseId, keys: epochKeys }) : Promise.resolve([])),
     files: () =>
       opened.files.flatMap((f) => {
         if (f.name === null) return [];
@@ -223,6 +226,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         onSaved={() => actor.send({ type: 'reload' })}
         onUnauthorized={() => session.send({ type: 'session.expired' })}
       />
+
+      {/* The trail of a sealed case shows a note's save at the next opening: reloading here would close and reopen the whole case. */}
+      <Notes key={state.context.epoch} caseNumber={caseNumber} sealed={{ caseId: view.caseId, keys: state.context.epochKeys! }} onChanged={() => {}} />
 
       <section className={styles.section} aria-labelledby="sealed-messages">
         <h2 id="sealed-messages" className={styles.sectionTitle}>

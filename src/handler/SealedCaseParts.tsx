@@ -12,6 +12,7 @@ import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import '../i18n/sealedwork/index.ts';
 import '../i18n/metadata/index.ts';
 import '../i18n/export/index.ts';
+import '../i18n/notes/index.ts';
 import { toBcp47, useLanguage, useT, type Language } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
@@ -178,8 +179,11 @@ export function SealedAudit({ state }: { state: State }) {
   const { opened } = state.context;
   const entries: OpenedAuditEntry[] = opened?.audit ?? [];
   const te = useT('export');
+  const tn = useT('notes');
   const words = (a: SealedAuditEntry) =>
-    a.action === 'CASE_ENTERED' ? { what: entered.action(), detail: entered.detail(a.detail ?? {}) } : auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, { th, tw: t, te });
+    a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED'
+      ? { what: tn(`notes.audit.${a.action}`), detail: typeof a.detail?.version === 'number' ? tn('notes.audit.version', { version: a.detail.version }) : '' }
+      : a.action === 'CASE_ENTERED' ? { what: entered.action(), detail: entered.detail(a.detail ?? {}) } : auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, { th, tw: t, te });
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>

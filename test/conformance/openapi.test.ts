@@ -231,6 +231,9 @@ async function journey(api: Api) {
   await api('PUT', `${H}/cases/${onlineNumber}/assignee`, { token, json: { handlerId: hanneId } });
   await api('POST', `${H}/cases/${onlineNumber}/shares`, { token, json: { handlerId: colleague.id } });
   await api('DELETE', `${H}/cases/${onlineNumber}/shares/${colleague.id}`, { token });
+  const note = await api('POST', `${H}/cases/${onlineNumber}/notes`, { token, json: { text: 'Internal: call the cashier.' } });
+  await api('PUT', `${H}/cases/${onlineNumber}/notes/${note.data.note.id}`, { token, json: { text: 'Internal: called the cashier.', version: 1 } });
+  await api('GET', `${H}/cases/${onlineNumber}/notes`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/assignment`, { token });
   const recordText = 'The reporter called on Monday and said the till was short.';
   await api('PUT', `${H}/cases/${phoneNumber}/report`, { token, json: { text: recordText } });

@@ -14,6 +14,7 @@ const fixed: (EventObject & Record<string, unknown>)[] = [
   { type: 'term.remove', index: 9 },
   { type: 'selection.add' },
   { type: 'part.toggle', part: 'identity' },
+  { type: 'part.toggle', part: 'notes' },
   { type: 'export.start' },
   { type: 'export.retry' },
   { type: 'xstate.done.actor.recordExport', output: { status: 201 } },
@@ -38,5 +39,5 @@ export default {
   },
   // Only the choice is worth telling apart: every other state starts from it or resets it.
   serializeState: ((s: AnyMachineSnapshot) =>
-    s.matches('choosing') ? JSON.stringify([s.value, s.context.parts.length, s.context.parts.includes('identity'), s.context.terms.length, s.context.selection !== '']) : JSON.stringify(s.value)) as never,
+    s.matches('choosing') ? JSON.stringify([s.value, s.context.parts.length, s.context.parts.includes('identity'), s.context.parts.includes('notes'), s.context.terms.length, s.context.selection !== '']) : JSON.stringify(s.value)) as never,
 } satisfies MachineModel;

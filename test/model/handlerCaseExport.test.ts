@@ -24,6 +24,8 @@ describe('handlerCaseExport model', () => {
       // Every opening starts without the identity and without terms.
       if (e.type === 'dialog.open' && s.matches('choosing')) {
         expect(s.context.parts).toEqual(DEFAULT_PARTS);
+        expect(s.context.parts).not.toContain('identity');
+        expect(s.context.parts).not.toContain('notes');
         expect(s.context.terms).toEqual([]);
       }
       // Terms are clean and unique.

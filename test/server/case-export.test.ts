@@ -57,8 +57,9 @@ describe('recording a case export', () => {
   });
 
   it('records an export without the identity and without redaction as such', async () => {
-    expect((await exportOf(caseNumber, { parts: ['messages'], redactedTerms: 0 })).status).toBe(201);
-    expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').at(-1)!.detail).toEqual({ parts: 'messages', identity: false, redacted: false, redactedTerms: 0 });
+    // The internal notes are a part chosen like any other, and the entry names it (docs/decisions/internal-notes.md).
+    expect((await exportOf(caseNumber, { parts: ['messages', 'notes'], redactedTerms: 0 })).status).toBe(201);
+    expect((await auditOf(caseNumber)).filter((a) => a.action === 'CASE_EXPORTED').at(-1)!.detail).toEqual({ parts: 'messages,notes', identity: false, redacted: false, redactedTerms: 0 });
   });
 
   it('refuses bad bodies with 400 VALIDATION and records nothing', async () => {
@@ -67,7 +68,7 @@ describe('recording a case export', () => {
       {},
       { parts: [], redactedTerms: 0 },
       { parts: ['report', 'report'], redactedTerms: 0 },
-      { parts: ['notes'], redactedTerms: 0 },
+      { parts: ['secrets'], redactedTerms: 0 },
       { parts: ['report'], redactedTerms: -1 },
       { parts: ['report'], redactedTerms: 51 },
       { parts: ['report'], redactedTerms: 1.5 },

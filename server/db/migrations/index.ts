@@ -32,6 +32,7 @@ import * as m0330 from './0330_w37_sealed_audit.ts';
 import * as m0360 from './0360_e37_key_epochs.ts';
 import * as m0370 from './0370_n38_assignment.ts';
 import * as m0380 from './0380_s37s_statistics_key.ts';
+import * as m0430 from './0430_n38_case_notes.ts';
 import * as m0440 from './0440_rec38_record_author.ts';
 import * as m0450 from './0450_t38_reply_templates.ts';
 import * as m0460 from './0460_entry38_entered_reports.ts';
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   '0360_e37_key_epochs': m0360,
   '0370_n38_assignment': m0370,
   '0380_s37s_statistics_key': m0380,
+  '0430_n38_case_notes': m0430,
   '0440_rec38_record_author': m0440,
   '0450_t38_reply_templates': m0450,
   '0460_entry38_entered_reports': m0460,

@@ -6,6 +6,8 @@
  * A part that could not be opened is named where it would have been ("This message could
  * not be opened."), never left out silently and never a reason to stop the export.
  */
+import type { OpenedNote } from '../../../machines/handler/notes.ts';
+import { notesSection } from './notes.ts';
 import type { ExportPart } from '../../../machines/schema.ts';
 import type { MessageValues } from '../../i18n/message.ts';
 import type { ExportDocument, ExportLine, ExportSection } from './document.ts';
@@ -24,6 +26,9 @@ export interface DocumentOptions {
   t: Translate;
   te: Translate;
   date: (iso: string) => string;
+  /** The internal notes as the browser opened them (src/handler/notes.ts readNotes) and the `notes` area's messages: used only with the part `notes`. */
+  notes?: readonly OpenedNote[];
+  tn?: Translate;
 }
 
 /** The report's answers, as either kind of case holds them (words already in the handler's language where they are enums). */
@@ -112,6 +117,7 @@ export function caseDocument(c: ExportCase, o: DocumentOptions): ExportDocument 
     }));
     sections.push({ title: te('export.part.messages'), lines: lines.length ? lines : none });
   }
+  if (has('notes') && o.tn) sections.push(notesSection(o.notes ?? [], o.tn, date, te('export.pdf.none')));
   if (has('record') && c.record) {
     const lines: ExportLine[] = [];
     for (const v of c.record.versions) {
@@ -147,7 +153,7 @@ export function caseDocument(c: ExportCase, o: DocumentOptions): ExportDocument 
   }
   return {
     title: te('export.pdf.title', { number: spaced(c.caseNumber) }),
-    intro: [te('export.pdf.made', { when: date(o.now), name: o.by }), te('export.pdf.parts', { parts: o.parts.map((p) => te(`export.part.${p}`)).join(', ') })],
+    intro: [te('export.pdf.made', { when: date(o.now), name: o.by }), te('export.pdf.parts', { parts: o.parts.map((p) => (p === 'notes' && o.tn ? o.tn('notes.export') : te(`export.part.${p}`))).join(', ') })],
     redactionNotice: o.terms > 0 ? te('export.pdf.redacted', { count: o.terms }) : null,
     sections,
   };
