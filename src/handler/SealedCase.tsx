@@ -23,6 +23,8 @@ import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { SealedRecord } from './SealedRecord.tsx';
+import { draftActions, restoredMessage, useDraft } from './useDraft.ts';
+import { DraftHint, DraftTrouble, MessageRestored } from './DraftNotes.tsx';
 
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
@@ -34,6 +36,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const keys = useSelector(session, (s) => s.context.keys);
   const handlerId = useSelector(session, (s) => s.context.handler?.id ?? '');
   const fx = api.sealed;
+  // The composer's draft kept on this device (machines/handler/draft.ts): it opens with the
+  // handler's keys, maybe before the case does; the chart keeps it until the composer shows.
+  const draft = useDraft('message', caseNumber, (f) => actor.send(restoredMessage(f)));
   const actor = useActorRef(
     sealedCaseMachine.provide({
       actors: {
@@ -46,7 +51,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
         revokeKey: fromPromise(({ input: i }: { input: RevokeInput }) => fx.revokeKey(i)),
       },
-      actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
+      actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }), ...draftActions(draft, session) },
     }),
     { input: { caseNumber, handlerId, keys, canStream: canSaveToDisk() } },
   );
@@ -54,6 +59,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
     actor.send({ type: 'keys.change', keys });
   }, [actor, keys]);
   const state = useSelector(actor, (s) => s);
+  const kept = useSelector(draft, (s) => s);
   const ids = { type: useId(), text: useId(), files: useId() };
   const { view, opened } = state.context;
   const unopened = <em className={styles.error}>{t('sealed.unopened')}</em>;
@@ -283,7 +289,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             {state.matches({ opened: { composer: { editing: 'empty' } } }) && <p className={styles.error}>{t('sealed.composer.empty')}</p>}
             {state.matches({ opened: { composer: { editing: 'tooMany' } } }) && <p className={styles.error}>{tw('sealedwork.composer.tooMany', { max: LIMITS.maxFiles })}</p>}
             {state.matches({ opened: { composer: { editing: 'failed' } } }) && <p className={styles.error}>{th('handler.composer.failed')}</p>}
+            <MessageRestored restored={state.matches({ opened: { composer: { editing: 'restored' } } })} />
+            <DraftTrouble draft={kept} />
           </div>
+          <DraftHint draft={kept} typed={state.context.text.trim() !== ''} />
           <div>
             <button type="submit" className={buttons.button} disabled={!state.can({ type: 'send' })}>
               {th('handler.composer.send')}
