@@ -32,6 +32,12 @@
  *   case is read and opened again (the new key comes with this account's new wrap),
  *   and the name of whom it was revoked from stays in `revoked` until the next choice.
  * - An account whose key was revoked from the case (403) is `revoked`: nothing opened.
+ * - The composer's draft kept on this device (machines/handler/draft.ts, as the usual
+ *   composer's): every change is noted (`noteDraft`), Send seals it at once (`flushDraft`),
+ *   a sent message drops it (`dropDraft`). A kept draft (`draft.restore`) may arrive before
+ *   the case opened (the draft opens with the handler's keys, the case after its load): it
+ *   is taken in any state and the composer opens in `editing.restored`, which says so.
+ *   Attachments are not kept.
  */
 import type { SealedCaseAnswer } from '../../core/crypto/case.ts';
 import type { OpenedRecordVersion } from '../../core/crypto/record.ts';
@@ -246,6 +252,8 @@ export interface SealedCaseContext {
   revoking: GrantCandidate | null;
   revoked: string;
   reason: string;
+  /** The composer's text is a draft kept on this device from an earlier sitting, not yet changed. */
+  restored: boolean;
 }
 
 export type SealedCaseEvent =
@@ -267,7 +275,11 @@ export type SealedCaseEvent =
   | { type: 'file.save'; fileId: string }
   | { type: 'revoke.choose'; handlerId: string }
   | { type: 'revoke.confirm' }
-  | { type: 'revoke.cancel' };
+  | { type: 'revoke.cancel' }
+  /** A draft kept on this device from an earlier sitting (attachments are not kept). */
+  | { type: 'draft.restore'; text: string; messageType: MessageType; answerWanted: boolean };
+
+const noted = ({ context }: { context: SealedCaseContext }) => ({ text: context.text, type: context.type, answerWanted: context.answerWanted });
 
 const loaded = (e: unknown) => (e as DoneActorEvent<SealedLoadAnswer>).output;
 const openedAnswer = (e: unknown) => (e as DoneActorEvent<SealedOpenAnswer>).output;
@@ -313,6 +325,12 @@ export const sealedCaseMachine = setup({
   },
   actions: {
     reportUnauthorized: () => {},
+    noteDraft: (_, _draft: { text: string; type: MessageType; answerWanted: boolean }) => {},
+    flushDraft: () => {},
+    dropDraft: () => {},
+    assignRestored: assign(({ event, context }) =>
+      event.type === 'draft.restore' ? { text: event.text.slice(0, SEALED_MESSAGE_MAX), type: event.messageType, answerWanted: event.answerWanted, restored: true } : { restored: context.restored }),
+    forgetRestored: assign({ restored: false }),
     assignKeys: assign({ keys: ({ event, context }) => (event.type === 'keys.change' ? event.keys : context.keys) }),
     assignView: assign({ view: ({ event }) => loaded(event).view ?? null }),
     assignOpened: assign(({ event }) => {
@@ -331,7 +349,7 @@ export const sealedCaseMachine = setup({
       const message: OpenedMessage = { id: m.id, type: context.type, time: m.time, createdByUserId: context.handlerId, answerWanted: context.answerWanted, text: context.text.trim() };
       // The files the server took, in the order sent, listed under the names written here.
       const files: OpenedFile[] = (m.files ?? []).map((f, i) => ({ id: f.id, messageId: m.id, created: m.time, sealedSize: f.size, name: context.attachments[i]?.name ?? null, size: context.attachments[i]?.size ?? null, epoch: context.epoch }));
-      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message], files: [...context.opened.files, ...files] } : null, text: '', answerWanted: false, attachments: [] };
+      return { opened: context.opened ? { ...context.opened, messages: [...context.opened.messages, message], files: [...context.opened.files, ...files] } : null, text: '', answerWanted: false, attachments: [], restored: false };
     }),
     assignCandidates: assign(({ event }) => {
       const a = listed(event);
@@ -363,6 +381,7 @@ export const sealedCaseMachine = setup({
   },
   guards: {
     hasKeys: ({ context }) => context.keys !== null,
+    isRestored: ({ context }) => context.restored,
     isKeysGiven: ({ event }) => event.type === 'keys.change' && event.keys !== null,
     isOk: ({ event }) => loaded(event).status === 200 && !!loaded(event).view,
     hasNoWrap: ({ event }) => loaded(event).status === 200 && !!loaded(event).view && loaded(event).view!.wrap === null,
@@ -419,9 +438,14 @@ export const sealedCaseMachine = setup({
     revoking: null,
     revoked: '',
     reason: '',
+    restored: false,
   }),
-  // Keys that go (the session locked or ended) take the opened case with them.
-  on: { 'keys.change': [{ guard: 'isKeysGiven', actions: 'assignKeys' }, { target: '.keysLocked', actions: 'assignKeys' }] },
+  on: {
+    // Keys that go (the session locked or ended) take the opened case with them.
+    'keys.change': [{ guard: 'isKeysGiven', actions: 'assignKeys' }, { target: '.keysLocked', actions: 'assignKeys' }],
+    // A kept draft opened before the case did: the composer shows it once the case opens.
+    'draft.restore': { actions: 'assignRestored' },
+  },
   states: {
     /** The page points to the unlock form; the keys arrive by `keys.change` (or were there from the start). */
     keysLocked: { entry: 'forgetOpened', always: { guard: 'hasKeys', target: 'loading' } },
@@ -467,16 +491,26 @@ export const sealedCaseMachine = setup({
           initial: 'editing',
           states: {
             editing: {
-              initial: 'idle',
+              initial: 'choosing',
               on: {
-                'text.change': { target: '.idle', actions: 'assignText' },
-                'type.change': { actions: 'assignType' },
-                'answer.toggle': { actions: 'toggleAnswer' },
+                'text.change': { target: '.idle', actions: ['assignText', 'forgetRestored', { type: 'noteDraft', params: noted }] },
+                'type.change': { actions: ['assignType', { type: 'noteDraft', params: noted }] },
+                'answer.toggle': { actions: ['toggleAnswer', { type: 'noteDraft', params: noted }] },
                 'attachments.add': [{ guard: 'hasRoom', target: '.idle', actions: 'addAttachments' }, { target: '.tooMany' }],
                 'attachment.remove': { target: '.idle', actions: 'removeAttachment' },
-                send: [{ guard: 'hasContent', target: 'sending' }, { target: '.empty' }],
+                send: [{ guard: 'hasContent', target: 'sending', actions: ['forgetRestored', 'flushDraft'] }, { target: '.empty' }],
+                'draft.restore': { target: '.restored', actions: 'assignRestored' },
               },
-              states: { idle: {}, empty: {}, tooMany: {}, sent: {}, failed: {} },
+              states: {
+                choosing: { always: [{ guard: 'isRestored', target: 'restored' }, { target: 'idle' }] },
+                idle: {},
+                empty: {},
+                tooMany: {},
+                sent: {},
+                failed: {},
+                /** The text is a draft kept on this device from an earlier sitting. */
+                restored: {},
+              },
             },
             sending: {
               invoke: {
@@ -484,7 +518,7 @@ export const sealedCaseMachine = setup({
                 src: 'sendSealed',
                 input: ({ context }) => ({ caseNumber: context.caseNumber, caseId: context.view!.caseId, dataKey: context.dataKey!, epoch: context.epoch, text: context.text.trim(), type: context.type, answerWanted: context.answerWanted, attachments: context.attachments }),
                 onDone: [
-                  { guard: 'isSent', target: 'editing.sent', actions: 'appendSent' },
+                  { guard: 'isSent', target: 'editing.sent', actions: ['appendSent', 'dropDraft'] },
                   { guard: 'isSendUnauthorized', target: 'editing.failed', actions: 'reportUnauthorized' },
                   { target: 'editing.failed' },
                 ],

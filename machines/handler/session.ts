@@ -15,6 +15,11 @@
  * - A sign-out by choice discards this handler's drafts kept on the device
  *   (`discardDrafts`, docs/decisions/handler-drafts.md); the idle sign-out and a 401 keep them.
  * - Any 401 from any call ends the session in the chart (`session.expired`).
+ * - Back where the handler was (issue 38): the view tells the chart the workspace route
+ *   it shows (`place.change`); the idle sign-out and a session the server ended keep it
+ *   with the handler's id in `resume` (in memory only: never in the URL or any storage),
+ *   and a sign-in of the same account returns there (`resume.done` once the view went).
+ *   A sign-out by choice, or another account signing in, forgets it.
  * - Nothing here holds a password or code after the attempt: `signingIn` gets them in
  *   the event and the context keeps only the e-mail.
  * - Keys (docs/decisions/blind-server.md, "Handlers"): `signedIn.keys` runs beside the
@@ -80,6 +85,10 @@ export interface HandlerSessionContext {
   email: string;
   keys: OpenedKeys | null;
   recoveryCode: string;
+  /** The workspace route shown while signed in (a path, e.g. a case's). */
+  place: string;
+  /** Where to return after the idle or server-ended sign-out, and for whom. */
+  resume: { handlerId: string; path: string } | null;
 }
 
 export type HandlerSessionEvent =
@@ -92,7 +101,11 @@ export type HandlerSessionEvent =
   | { type: 'session.expired' }
   /** The password, or the key recovery code, typed to open the keys after a reload. */
   | { type: 'keys.unlock'; secret: string }
-  | { type: 'recovery.noted' };
+  | { type: 'recovery.noted' }
+  /** The view shows this workspace route (pathname only). */
+  | { type: 'place.change'; path: string }
+  /** The view returned to `resume` after signing in. */
+  | { type: 'resume.done' };
 
 const answer = (event: unknown) => (event as DoneActorEvent<SessionAnswer>).output;
 const unlocked = (event: unknown) => (event as DoneActorEvent<UnlockAnswer>).output;
@@ -139,6 +152,11 @@ export const handlerSessionMachine = setup({
     forgetRecoveryCode: assign({ recoveryCode: '' }),
     forgetKeys: assign({ keys: null, recoveryCode: '' }),
     forgetHandler: assign({ handler: null, keys: null, recoveryCode: '' }),
+    assignPlace: assign({ place: ({ event, context }) => (event.type === 'place.change' ? event.path : context.place) }),
+    keepPlace: assign({ resume: ({ context }) => (context.handler && context.place ? { handlerId: context.handler.id, path: context.place } : null), place: '' }),
+    // Only the same account goes back to where it was.
+    checkResume: assign({ resume: ({ event, context }) => (context.resume && context.resume.handlerId === answer(event).handler?.id ? context.resume : null) }),
+    forgetResume: assign({ resume: null, place: '' }),
     assignEmail: assign({ email: ({ event, context }) => (event.type === 'signin.submit' ? event.email.trim() : context.email) }),
   },
   guards: {
@@ -153,7 +171,7 @@ export const handlerSessionMachine = setup({
 }).createMachine({
   id: 'handlerSession',
   initial: 'checking',
-  context: { handler: null, email: '', keys: null, recoveryCode: '' },
+  context: { handler: null, email: '', keys: null, recoveryCode: '', place: '', resume: null },
   states: {
     checking: {
       invoke: {
@@ -187,7 +205,7 @@ export const handlerSessionMachine = setup({
         id: 'signIn',
         src: 'signIn',
         input: ({ event }) => (event.type === 'signin.submit' ? { email: event.email.trim(), password: event.password, code: event.code.trim() } : { email: '', password: '', code: '' }),
-        onDone: [{ guard: 'isSignedInAnswer', target: 'signedIn', actions: 'assignSignIn' }, { target: 'signedOut.refused' }],
+        onDone: [{ guard: 'isSignedInAnswer', target: 'signedIn', actions: ['checkResume', 'assignSignIn'] }, { target: 'signedOut.refused' }],
         onError: 'signedOut.unreachable',
       },
     },
@@ -196,8 +214,10 @@ export const handlerSessionMachine = setup({
       // The keys go the moment the session does, before the sign-out call answers.
       exit: 'forgetKeys',
       on: {
-        signout: { target: 'signingOut', actions: { type: 'discardDrafts', params: ({ context }) => context.handler?.id ?? '' } },
-        'session.expired': 'signedOut.expired',
+        signout: { target: 'signingOut', actions: [{ type: 'discardDrafts', params: ({ context }) => context.handler?.id ?? '' }, 'forgetResume'] },
+        'session.expired': { target: 'signedOut.expired', actions: 'keepPlace' },
+        'place.change': { actions: 'assignPlace' },
+        'resume.done': { actions: 'forgetResume' },
       },
       states: {
         idle: {
@@ -217,7 +237,7 @@ export const handlerSessionMachine = setup({
                     src: 'refreshSession',
                     onDone: [
                       { guard: 'isSignedInAnswer', target: '#handlerSession.signedIn.idle.active', reenter: true, actions: 'assignHandler' },
-                      { target: '#handlerSession.signedOut.expired' },
+                      { target: '#handlerSession.signedOut.expired', actions: 'keepPlace' },
                     ],
                     onError: 'typing',
                   },
@@ -227,13 +247,13 @@ export const handlerSessionMachine = setup({
             /** The idle end is one minute away: a notice (no focus taken) offers to stay; typing stays too. */
             warning: {
               on: { 'session.stay': 'refreshing', 'session.activity': 'refreshing' },
-              after: { idleFinal: '#handlerSession.timingOut' },
+              after: { idleFinal: { target: '#handlerSession.timingOut', actions: 'keepPlace' } },
             },
             refreshing: {
               invoke: {
                 id: 'refreshSession',
                 src: 'refreshSession',
-                onDone: [{ guard: 'isSignedInAnswer', target: 'active', actions: 'assignHandler' }, { target: '#handlerSession.signedOut.expired' }],
+                onDone: [{ guard: 'isSignedInAnswer', target: 'active', actions: 'assignHandler' }, { target: '#handlerSession.signedOut.expired', actions: 'keepPlace' }],
                 onError: 'warning',
               },
             },

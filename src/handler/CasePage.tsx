@@ -37,7 +37,8 @@ import { SealedCase } from './SealedCase.tsx';
 import { RecordEditorControls, RecordVersions, recordStyles, useDownloadLabel } from './RecordEditorControls.tsx';
 import { CaseExport, serverExportSource } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
-import { useDraft } from './useDraft.ts';
+import { draftActions, restoredMessage, useDraft } from './useDraft.ts';
+import { DraftHint, DraftTrouble, MessageRestored, RecordDraftHint, RecordDraftRestored } from './DraftNotes.tsx';
 import '../i18n/drafts/index.ts';
 import { ChannelName } from './ChannelName.tsx';
 
@@ -375,24 +376,16 @@ function ClosingDescription({ view, nextStatus }: { view: FullCase; nextStatus: 
 
 function Composer({ caseNumber, reporterLanguage, onSent }: { caseNumber: string; reporterLanguage: string | null; onSent: () => void }) {
   const t = useT('handler');
-  const td = useT('drafts');
   const { api, session } = useHandler();
   // The draft kept on this device (machines/handler/draft.ts): restored into the composer, fed by its changes.
-  const draft = useDraft('message', caseNumber, (f) =>
-    actor.send({ type: 'draft.restore', text: String(f.text ?? ''), messageType: (MESSAGE_TYPES as readonly string[]).includes(String(f.type)) ? (f.type as MessageType) : 'STANDARD', answerWanted: f.answerWanted === true }),
-  );
+  const draft = useDraft('message', caseNumber, (f) => actor.send(restoredMessage(f)));
   const actor = useActorRef(
     composerMachine.provide({
       actors: { sendMessage: api.sendMessageActor(caseNumber, () => session.send({ type: 'session.touch' })) },
       actions: {
         reloadCase: onSent,
         reportUnauthorized: () => session.send({ type: 'session.expired' }),
-        noteDraft: (_, value) => {
-          draft.send({ type: 'draft.change', value });
-          session.send({ type: 'session.activity' });
-        },
-        flushDraft: () => draft.send({ type: 'draft.flush' }),
-        dropDraft: () => draft.send({ type: 'draft.drop' }),
+        ...draftActions(draft, session),
       },
     }),
   );
@@ -465,9 +458,8 @@ function Composer({ caseNumber, reporterLanguage, onSent }: { caseNumber: string
         {state.matches({ editing: 'sent' }) && <p className={styles.success}>{t('handler.composer.sent')}</p>}
         {state.matches({ editing: 'empty' }) && <p className={styles.error}>{t('handler.composer.empty')}</p>}
         {state.matches({ editing: 'failed' }) && <p className={styles.error}>{t('handler.composer.failed')}</p>}
-        {state.matches({ editing: 'restored' }) && <p className={styles.success} data-testid="draft-restored">{td('drafts.restored')}</p>}
-        {kept.matches({ ready: 'unreadable' }) && <p className={styles.error}>{td('drafts.unreadable')}</p>}
-        {kept.matches({ ready: 'failed' }) && <p className={styles.error}>{td('drafts.failed')}</p>}
+        <MessageRestored restored={state.matches({ editing: 'restored' })} />
+        <DraftTrouble draft={kept} />
       </div>
       <DraftHint draft={kept} typed={state.context.text.trim() !== ''} />
       <div>
@@ -477,15 +469,6 @@ function Composer({ caseNumber, reporterLanguage, onSent }: { caseNumber: string
       </div>
     </form>
   );
-}
-
-/** Under an editor: whether its text is kept on this device yet (not a live region: it changes with every pause). */
-function DraftHint({ draft, typed }: { draft: ReturnType<ReturnType<typeof useDraft>['getSnapshot']>; typed: boolean }) {
-  const td = useT('drafts');
-  if (!typed) return null;
-  if (draft.matches('locked')) return <p className={styles.hint}>{td('drafts.locked')}</p>;
-  if (draft.matches({ ready: 'kept' }) || draft.matches({ ready: 'restored' })) return <p className={styles.hint} data-testid="draft-kept">{td('drafts.kept')}</p>;
-  return null;
 }
 
 interface RecordVersion {
@@ -532,7 +515,6 @@ function RecordVersionList({ caseNumber, versions }: { caseNumber: string; versi
 function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }) {
   const t = useT('handler');
   const lang = useLanguage();
-  const td = useT('drafts');
   const { api, session } = useHandler();
   const latestVersion = view.report?.versions?.at(-1)?.version ?? (view.report ? 1 : 0);
   // The version the draft was written on comes back with it: a save from it over a newer version is a conflict.
@@ -548,19 +530,11 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
       actions: {
         reloadCase: onSaved,
         reportUnauthorized: () => session.send({ type: 'session.expired' }),
-        noteDraft: (_, value) => {
-          draft.send({ type: 'draft.change', value });
-          session.send({ type: 'session.activity' });
-        },
-        flushDraft: () => draft.send({ type: 'draft.flush' }),
-        dropDraft: () => draft.send({ type: 'draft.drop' }),
+        ...draftActions(draft, session),
       },
     }),
     { input: { submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '', version: latestVersion } },
   );
-  const restored = useSelector(actor, (s) => s.matches({ editing: 'restored' }));
-  const editing = useSelector(actor, (s) => s.matches('editing') && s.context.draft.trim() !== '');
-  const kept = useSelector(draft, (s) => s);
   useEffect(() => {
     actor.send({ type: 'case.change', submissionType: view.submission.type, approvedAt: view.approvedAt, text: view.report?.text ?? '', version: latestVersion });
   }, [actor, view.submission.type, view.approvedAt, view.report?.text, latestVersion]);
@@ -577,9 +551,9 @@ function RecordEditor({ view, onSaved }: { view: FullCase; onSaved: () => void }
       <p role="status" className={view.approvedAt ? styles.success : styles.hint} data-testid="record-approval">
         {view.approvedAt ? t('handler.record.approved', { when: formatLongDateTime(view.approvedAt, lang) }) : view.report ? t('handler.record.awaiting') : ''}
       </p>
-      <p role="status">{restored && <span className={styles.success} data-testid="record-draft-restored">{td('drafts.restoredRecord')}</span>}</p>
+      <RecordDraftRestored actor={actor} />
       <RecordEditorControls actor={actor} hasRecord={Boolean(view.report)} />
-      {editing && <DraftHint draft={kept} typed />}
+      <RecordDraftHint actor={actor} draft={draft} />
     </div>
   );
 }

@@ -1,7 +1,9 @@
 /**
  * The workspace frame: top bar (workspace name, company, handler, language, sign-out),
  * the page, and the idle warning the session chart raises one minute before the end.
- * Signed out, every page but enrolment shows the sign-in page's route.
+ * Signed out, every page but enrolment shows the sign-in page's route. The route shown
+ * while signed in is told to the session chart, which keeps it across the idle or
+ * server-ended sign-out (in memory), so signing in again returns to the case.
  *
  * The idle warning is a notice in an alert live region, not a modal dialog: it is
  * announced but takes no focus, so a handler typing a message keeps the caret (and
@@ -49,6 +51,7 @@ function Frame() {
   const signedOut = useSelector(session, (s) => s.matches('signedOut'));
   const warning = useSelector(session, (s) => s.matches({ signedIn: { idle: 'warning' } }) || s.matches({ signedIn: { idle: 'refreshing' } }));
   const canStay = useSelector(session, (s) => s.can({ type: 'session.stay' }));
+  const resume = useSelector(session, (s) => s.context.resume?.path ?? null);
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const navigate = useHandlerNavigate();
   const langId = useId();
@@ -60,8 +63,12 @@ function Frame() {
   useEffect(() => {
     const onEnrol = pathname.startsWith('/handler/enrol');
     if (signedOut && !onEnrol && pathname !== '/handler') void navigate('/handler');
-    if (signedIn && (pathname === '/handler' || pathname === '/handler/')) void go({ to: homeOf(handler) as never, replace: true });
-  }, [signedIn, signedOut, pathname, navigate, go, handler]);
+    const atSignIn = pathname === '/handler' || pathname === '/handler/';
+    // Back where the idle or server-ended sign-out left off; forgotten once there (not before: the inbox would win the race).
+    if (signedIn && atSignIn) void go({ to: (resume ?? homeOf(handler)) as never, replace: true });
+    if (signedIn && resume && pathname === resume) session.send({ type: 'resume.done' });
+    if (signedIn && !atSignIn && !onEnrol) session.send({ type: 'place.change', path: pathname });
+  }, [signedIn, signedOut, pathname, navigate, go, handler, resume, session]);
   const roles = handler?.roles;
 
   return (

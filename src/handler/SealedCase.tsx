@@ -30,6 +30,8 @@ import * as styles from './Pages.css.ts';
 import { SealedRecord } from './SealedRecord.tsx';
 import { ChannelName } from './ChannelName.tsx';
 import { noPrint } from './print.css.ts';
+import { draftActions, restoredMessage, useDraft } from './useDraft.ts';
+import { DraftHint, DraftTrouble, MessageRestored } from './DraftNotes.tsx';
 
 export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const t = useT('sealed');
@@ -41,6 +43,9 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const keys = useSelector(session, (s) => s.context.keys);
   const handlerId = useSelector(session, (s) => s.context.handler?.id ?? '');
   const fx = api.sealed;
+  // The composer's draft kept on this device (machines/handler/draft.ts): it opens with the
+  // handler's keys, maybe before the case does; the chart keeps it until the composer shows.
+  const draft = useDraft('message', caseNumber, (f) => actor.send(restoredMessage(f)));
   const actor = useActorRef(
     sealedCaseMachine.provide({
       actors: {
@@ -53,7 +58,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         saveFile: fromPromise(({ input: i }: { input: FileSaveInput }) => fx.saveFile(i)),
         revokeKey: fromPromise(({ input: i }: { input: RevokeInput }) => fx.revokeKey(i)),
       },
-      actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }) },
+      actions: { reportUnauthorized: () => session.send({ type: 'session.expired' }), ...draftActions(draft, session) },
     }),
     { input: { caseNumber, handlerId, keys, canStream: canSaveToDisk() } },
   );
@@ -61,6 +66,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
     actor.send({ type: 'keys.change', keys });
   }, [actor, keys]);
   const state = useSelector(actor, (s) => s);
+  const kept = useSelector(draft, (s) => s);
   const ids = { type: useId(), text: useId(), files: useId() };
   const { view, opened } = state.context;
   const unopened = <em className={styles.error}>{t('sealed.unopened')}</em>;
@@ -325,7 +331,10 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
             {state.matches({ opened: { composer: { editing: 'empty' } } }) && <p className={styles.error}>{t('sealed.composer.empty')}</p>}
             {state.matches({ opened: { composer: { editing: 'tooMany' } } }) && <p className={styles.error}>{tw('sealedwork.composer.tooMany', { max: LIMITS.maxFiles })}</p>}
             {state.matches({ opened: { composer: { editing: 'failed' } } }) && <p className={styles.error}>{th('handler.composer.failed')}</p>}
+            <MessageRestored restored={state.matches({ opened: { composer: { editing: 'restored' } } })} />
+            <DraftTrouble draft={kept} />
           </div>
+          <DraftHint draft={kept} typed={state.context.text.trim() !== ''} />
           <div>
             <button type="submit" className={buttons.button} disabled={!state.can({ type: 'send' })}>
               {th('handler.composer.send')}

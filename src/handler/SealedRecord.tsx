@@ -22,6 +22,9 @@ import type { EpochKeys } from '../../core/crypto/epochs.ts';
 import { recordEditorMachine, type LatestAnswer, type SaveAnswer } from '../../machines/handler/recordEditor.ts';
 import type { OpenedSealedCase, SealedRecordInput, SealedView } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
+import { useHandler } from './context.ts';
+import { draftActions, useDraft } from './useDraft.ts';
+import { RecordDraftHint, RecordDraftRestored } from './DraftNotes.tsx';
 
 export function SealedRecord({ view, opened, dataKey, keys, save, loadLatest, onSaved, onUnauthorized }: {
   view: SealedView;
@@ -45,6 +48,9 @@ export function SealedRecord({ view, opened, dataKey, keys, save, loadLatest, on
   const latestVersion = latest?.version ?? 0;
   const submissionType = view.submissionType ?? 'ONLINE_FORM';
   const approvedAt = view.approvedAt ?? null;
+  const { session } = useHandler();
+  // The record's draft kept on this device, as on a server-keyed case (machines/handler/draft.ts).
+  const draft = useDraft('record', view.caseNumber, (f) => actor.send({ type: 'draft.restore', value: String(f.text ?? '') }));
   const actor = useActorRef(
     recordEditorMachine.provide({
       actors: {
@@ -54,7 +60,7 @@ export function SealedRecord({ view, opened, dataKey, keys, save, loadLatest, on
         ),
         loadLatest: fromPromise(() => loadLatest({ caseNumber: view.caseNumber, caseId: view.caseId, keys })),
       },
-      actions: { reloadCase: onSaved, reportUnauthorized: onUnauthorized },
+      actions: { reloadCase: onSaved, reportUnauthorized: onUnauthorized, ...draftActions(draft, session) },
     }),
     { input: { submissionType, approvedAt, text: latestText, version: latestVersion } },
   );
@@ -82,7 +88,9 @@ export function SealedRecord({ view, opened, dataKey, keys, save, loadLatest, on
       <p role="status" className={approvedAt ? styles.success : styles.hint} data-testid="record-approval">
         {approvedAt ? t('handler.record.approved', { when: formatLongDateTime(approvedAt, lang) }) : latest ? t('handler.record.awaiting') : ''}
       </p>
+      <RecordDraftRestored actor={actor} />
       <RecordEditorControls actor={actor} hasRecord={latest !== null} />
+      <RecordDraftHint actor={actor} draft={draft} />
       {previous && latest && previous.text !== null && latest.text !== null && (
         <>
           <h3>{t('handler.record.changes', { version: latest.version, previous: previous.version })}</h3>

@@ -22,6 +22,7 @@ import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { solveChallenge } from '../server/api.ts';
+import { expectNoPlaintext, storedDrafts } from '../helpers/drafts-e2e.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -73,7 +74,7 @@ async function enrol(page: Page, name: string): Promise<Handler> {
 }
 
 /** The first sign-in with the app's next code; later ones with a recovery code each (one TOTP step signs in once). */
-async function signIn(page: Page, h: Handler, opts: { goto?: boolean } = {}) {
+async function signIn(page: Page, h: Handler, opts: { goto?: boolean; back?: string } = {}) {
   h.step++;
   const code = h.step === 1 ? totp(h.secret, 1) : h.recoveryCodes[h.step]!;
   if (opts.goto !== false) await page.goto(portal.url(HOST, '/handler'));
@@ -81,7 +82,8 @@ async function signIn(page: Page, h: Handler, opts: { goto?: boolean } = {}) {
   await page.getByLabel(msg('handler.signIn.password')).fill(PASSWORD);
   await page.getByLabel(msg('handler.signIn.code')).fill(code);
   await page.getByRole('button', { name: msg('handler.signIn.submit') }).click();
-  await page.waitForURL((u) => u.pathname === '/handler/cases');
+  // After the idle or server-ended sign-out the workspace returns to the case (`back`), else the inbox.
+  await page.waitForURL((u) => u.pathname === (opts.back ? `/handler/cases/${opts.back}` : '/handler/cases'));
 }
 
 async function newCase(officerId: string): Promise<string> {
@@ -114,52 +116,6 @@ async function openCase(page: Page, caseNumber: string) {
   const text = page.getByLabel(msg('handler.composer.text'), { exact: true });
   await text.waitFor();
   return text;
-}
-
-interface StoredDraft {
-  fields: string[];
-  id: string;
-  handlerId: string;
-  sealed: string;
-}
-
-/** Every record of the drafts' IndexedDB, read from the page: its field names, id, handler and sealed bytes (base64). */
-async function storedDrafts(page: Page): Promise<StoredDraft[]> {
-  return page.evaluate(async () => {
-    const names = (await indexedDB.databases()).map((d) => d.name);
-    if (!names.includes('wb-handler-drafts')) return [];
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const r = indexedDB.open('wb-handler-drafts');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
-    });
-    const all = await new Promise<Record<string, unknown>[]>((resolve, reject) => {
-      const r = db.transaction('drafts').objectStore('drafts').getAll();
-      r.onsuccess = () => resolve(r.result as Record<string, unknown>[]);
-      r.onerror = () => reject(r.error);
-    });
-    db.close();
-    return all.map((x) => {
-      let bin = '';
-      for (const b of new Uint8Array(x.sealed as Uint8Array)) bin += String.fromCharCode(b);
-      return { fields: Object.keys(x).sort(), id: String(x.id), handlerId: String(x.handlerId), sealed: btoa(bin) };
-    });
-  });
-}
-
-/** No stored byte, as text, base64 or JSON, holds any of `secrets`. */
-function expectNoPlaintext(stored: StoredDraft[], secrets: string[]) {
-  for (const d of stored) {
-    expect(d.fields).toEqual(['handlerId', 'id', 'sealed']);
-    const bytes = Buffer.from(d.sealed, 'base64');
-    const views = [bytes.toString('latin1'), bytes.toString('utf8'), d.sealed, JSON.stringify(d)];
-    for (const s of secrets) {
-      for (const word of s.split(/\s+/).filter((w) => w.length >= 5)) {
-        for (const v of views) expect(v).not.toContain(word);
-        expect(d.sealed).not.toContain(Buffer.from(word).toString('base64').replace(/=+$/, '').slice(0, 6));
-      }
-    }
-  }
 }
 
 let hanne: Handler;
@@ -242,8 +198,8 @@ describe('drafts kept on the device, sealed', () => {
     await page.getByText(msg('handler.signIn.timedOut')).waitFor();
     expectNoPlaintext(await storedDrafts(page), [first]);
 
-    await signIn(page, hanne, { goto: false });
-    const back = await openCase(page, caseNumber);
+    await signIn(page, hanne, { goto: false, back: caseNumber });
+    const back = page.getByLabel(msg('handler.composer.text'), { exact: true });
     await page.getByTestId('draft-restored').waitFor();
     expect(await back.inputValue()).toBe(`${first} Danke.`);
   });
@@ -269,8 +225,8 @@ describe('drafts kept on the device, sealed', () => {
     await expect.poll(async () => (await storedDrafts(page)).length).toBe(1);
     expectNoPlaintext(await storedDrafts(page), [draft, caseNumber]);
 
-    await signIn(page, hanne, { goto: false });
-    const back = await openCase(page, caseNumber);
+    await signIn(page, hanne, { goto: false, back: caseNumber });
+    const back = page.getByLabel(msg('handler.composer.text'), { exact: true });
     await page.getByTestId('draft-restored').waitFor();
     expect(await back.inputValue()).toBe(draft);
     await page.getByRole('button', { name: msg('handler.composer.send') }).click();

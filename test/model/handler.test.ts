@@ -41,6 +41,12 @@ const suites: [MachineModel, string[], string[], Check][] = [
       if (s.context.recoveryCode) expect(s.matches({ signedIn: { keys: { keysUnlocked: 'showingRecoveryCode' } } })).toBe(true);
       if ((e.type === 'signin.submit' && s.matches('signingIn')) || e.type === 'keys.unlock') expect(JSON.stringify(s.context)).not.toContain('correct horse');
       if (e.type.startsWith('xstate.after.idleFinal')) expect(s.matches('timingOut')).toBe(before.matches({ signedIn: { idle: 'warning' } }));
+      // The place is kept by the idle or server-ended sign-out, for the same account only; a sign-out by choice forgets it.
+      if ((s.matches({ signedOut: 'expired' }) || s.matches('timingOut')) && before.matches('signedIn'))
+        expect(s.context.resume).toEqual(before.context.place && before.context.handler ? { handlerId: before.context.handler.id, path: before.context.place } : null);
+      if (s.matches('signingOut')) expect(s.context.resume).toBeNull();
+      if (e.type === 'xstate.done.actor.signIn' && s.context.resume && s.matches('signedIn')) expect(s.context.resume.handlerId).toBe(s.context.handler.id);
+      if (!s.matches('signedIn')) expect(s.context.place).toBe('');
     },
   ],
   [
@@ -166,7 +172,14 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
     if (s.matches('refused')) expect(s.context.reason).not.toBe('');
   }],
-  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey', 'changeStatus', 'saveFile'], ['reportUnauthorized'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot) => {
+  ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey', 'changeStatus', 'saveFile'], ['reportUnauthorized', 'noteDraft', 'flushDraft', 'dropDraft'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot, actions: string[]) => {
+    // The composer's draft (issue 38): Send seals it at once, a sent message drops it, a kept one shows as restored once the case is open.
+    if (s.matches({ opened: { composer: 'sending' } }) && !before.matches({ opened: { composer: 'sending' } })) expect(actions).toContain('flushDraft');
+    if (e.type === 'xstate.done.actor.sendSealed' && s.matches({ opened: { composer: { editing: 'sent' } } })) expect(actions).toContain('dropDraft');
+    if (e.type === 'text.change' && s.matches('opened')) expect(actions).toContain('noteDraft');
+    if (e.type === 'draft.restore') expect(s.context.restored).toBe(true);
+    if (s.matches({ opened: { composer: { editing: 'restored' } } })) expect(s.context.text).not.toBe('');
+    if (s.matches('opened') && !before.matches('opened') && before.context.restored) expect(s.matches({ opened: { composer: { editing: 'restored' } } })).toBe(true);
     // A status changes only after its confirmation, to another settable status; the answer's view replaces the old one.
     if (s.matches({ opened: { status: 'changingStatus' } }) && !before.matches({ opened: { status: 'changingStatus' } })) {
       expect(before.matches({ opened: { status: 'confirmingStatus' } })).toBe(true);

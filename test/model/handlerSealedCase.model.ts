@@ -78,6 +78,8 @@ export const sealedCaseEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.revokeKey', output: { status: 401 } },
   { type: 'xstate.done.actor.revokeKey', output: { status: 409, code: 'EPOCH_STALE' } },
   { type: 'xstate.error.actor.revokeKey', error: 'network' },
+  // A draft kept on this device, opened before or after the case did (issue 38).
+  { type: 'draft.restore', text: 'Kept from before the sign-out.', messageType: 'FEEDBACK', answerWanted: true },
 ];
 
 /** The status and files regions' events. */
@@ -122,6 +124,8 @@ const isGrantsEvent = (type: string) => /^(grants?|revoke)\.|actor\.(loadCandida
  */
 export const sealedCaseFilter = (event: EventObject, snapshot: AnyMachineSnapshot): boolean => {
   const s = snapshot as unknown as Regions & { context: { view: { status: string } | null } };
+  // The draft chart hands a kept draft over only when nothing was typed in this sitting, once.
+  if (event.type === 'draft.restore') return s.context.text === '' && !(s.context as { restored?: boolean }).restored;
   if (!s.matches('opened') || event.type === 'keys.change' || event.type === 'reload') return true;
   if (workTypes.has(event.type)) return othersAtRest(s);
   if (!(workAtRest(s) && s.context.view?.status === 'RECEIVED')) return false;
@@ -138,13 +142,14 @@ type Snap = {
   context: {
     keys: unknown; text: string; type: string; answerWanted: boolean; attachments: unknown[]; dataKey: unknown; opened: { messages: unknown[] } | null; candidates: unknown[]; chosen: unknown; granted: string;
     holders: unknown[]; revoking: unknown; revoked: string; view: { status: string } | null; nextStatus: unknown; saving: unknown; fileOutcomes: Record<string, { outcome: string }>;
+    restored: boolean;
   };
 };
 const serializeState = ((s: Snap) =>
   JSON.stringify([
     s.value, !!s.context.keys, s.context.text.trim() !== '', s.context.type, s.context.answerWanted, s.context.attachments.length > 0, !!s.context.dataKey, Math.min(s.context.opened?.messages.length ?? 0, 1), s.context.candidates.length, !!s.context.chosen, s.context.granted !== '',
     s.context.holders.length, !!s.context.revoking, s.context.revoked !== '',
-    s.context.view?.status ?? null, s.context.nextStatus ?? null, s.context.saving ?? null, Object.keys(s.context.fileOutcomes).length > 0,
+    s.context.view?.status ?? null, s.context.nextStatus ?? null, s.context.saving ?? null, Object.keys(s.context.fileOutcomes).length > 0, s.context.restored,
   ])) as never;
 
 export default {

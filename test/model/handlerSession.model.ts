@@ -41,6 +41,10 @@ export const handlerSessionEvents: (EventObject & Record<string, unknown>)[] = [
   { type: 'xstate.done.actor.refreshSession', output: { status: 401 } },
   { type: 'xstate.error.actor.refreshSession', error: 'network' },
   { type: 'session.expired' },
+  // Back where the handler was after the idle or server-ended sign-out (issue 38); another account signing in is not.
+  { type: 'place.change', path: '/handler/cases/1234567812345678' },
+  { type: 'resume.done' },
+  { type: 'xstate.done.actor.signIn', output: { status: 200, handler: { ...handler, id: 'h2', name: 'Greta' } } },
   { type: 'signout' },
   { type: 'xstate.done.actor.signOut' },
   { type: 'xstate.error.actor.signOut', error: 'network' },
