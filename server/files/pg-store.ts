@@ -43,6 +43,17 @@ function checkKey(key: string): string {
 }
 
 /** What the disk store's reads fail with for a missing object, so callers see one error. */
+/** Runs a recovery step; true when the object was no longer there to act on (another process got to it first). */
+async function settledElsewhere(step: () => Promise<void>): Promise<boolean> {
+  try {
+    await step();
+    return false;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
+  }
+}
+
 function notFound(key: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`ENOENT: no stored object ${key}`), { code: 'ENOENT' });
 }
@@ -139,7 +150,13 @@ export class PostgresFileStore implements FileStore {
 
   async commit(key: string): Promise<void> {
     const r = await this.db.updateTable('file_object').set({ state: 'final', updated_at: new Date() }).where('key', '=', checkKey(key)).where('state', '=', 'temp').executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw notFound(key);
+    if (Number(r.numUpdatedRows) !== 1 && !(await this.isFinal(key))) throw notFound(key);
+  }
+
+  /** Whether `key` is already final: another process's start-up recovery may commit a temporary first (recover). */
+  private async isFinal(key: string): Promise<boolean> {
+    const row = await this.db.selectFrom('file_object').select('state').where('key', '=', key).executeTakeFirst();
+    return row?.state === 'final';
   }
 
   discard(key: string): Promise<void> {
@@ -301,7 +318,7 @@ export class PostgresFileStore implements FileStore {
   async commitUpload(key: string): Promise<void> {
     const size = await this.uploadSize(key);
     const r = await this.db.updateTable('file_object').set({ state: 'final', size, updated_at: new Date() }).where('key', '=', checkKey(key)).where('state', '=', 'upload').executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw notFound(key);
+    if (Number(r.numUpdatedRows) !== 1 && !(await this.isFinal(key))) throw notFound(key);
   }
 
   discardUpload(key: string): Promise<void> {
@@ -316,13 +333,16 @@ export class PostgresFileStore implements FileStore {
   async recover(known: (keys: string[]) => Promise<Set<string>>, maxAgeMs = 60 * 60 * 1000) {
     // As the disk store: uploads a case took whose commit did not happen are finished;
     // temporaries a case names are committed, others older than `maxAgeMs` removed.
+    // Other processes share these rows and keep working while this one starts: an
+    // object one of them committed or removed since it was listed is theirs, not a
+    // reason to refuse to start (a kill -9 and restart under load found it).
     const uploads = (await this.listUploads()).map((u) => u.key);
     let committed = 0;
     if (uploads.length) {
       const taken = await known(uploads);
       for (const key of uploads) {
         if (!taken.has(key)) continue;
-        await this.commitUpload(key);
+        if (await settledElsewhere(() => this.commitUpload(key))) continue;
         committed++;
       }
     }
@@ -332,7 +352,7 @@ export class PostgresFileStore implements FileStore {
     let removed = 0;
     for (const t of temps) {
       if (recorded.has(t.key)) {
-        await this.commit(t.key);
+        if (await settledElsewhere(() => this.commit(t.key))) continue;
         committed++;
       } else if (Date.now() - new Date(t.updated_at).getTime() > maxAgeMs) {
         await this.discard(t.key);

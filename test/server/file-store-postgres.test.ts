@@ -48,6 +48,33 @@ const rowsOf = async (key: string) =>
 const objectOf = (key: string) => server.ctx.db.selectFrom('file_object').selectAll().where('key', '=', key).executeTakeFirst();
 
 describe('the database file store', () => {
+  it("starts while another process commits or removes the same objects: its recovery and the owner's commit both go through", async () => {
+    const temp = randomUUID();
+    const upload = randomUUID();
+    const gone = randomUUID();
+    const bytes = randomBytes(3000);
+    await store.putTemp(temp, pieces(bytes, 700));
+    await store.putTemp(gone, pieces(bytes, 700));
+    await store.createUpload(upload, bytes);
+    // The other process acts on each object between this one's listing and its commit (a kill -9 and restart under load).
+    await expect(
+      store.recover(async (keys) => {
+        for (const k of keys) await (k === upload ? store.commitUpload(k) : k === gone ? store.discard(k) : store.commit(k));
+        return new Set(keys);
+      }),
+    ).resolves.toMatchObject({ removed: 0 });
+    // The owner's own commit after a recovery got there first is no error either.
+    await store.commit(temp);
+    await store.commitUpload(upload);
+    expect((await buffer(store.get(temp))).equals(bytes)).toBe(true);
+    expect((await buffer(store.get(upload))).equals(bytes)).toBe(true);
+    // What is gone, or never was, stays an error for its owner.
+    await expect(store.commit(gone)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(store.commit(randomUUID())).rejects.toMatchObject({ code: 'ENOENT' });
+    await store.delete(temp);
+    await store.delete(upload);
+  });
+
   it('streams a file into 1 MiB rows, reads it only once committed, whole, and deletes its rows', async () => {
     const key = randomUUID();
     const bytes = randomBytes(2 * MiB + 12_345);
