@@ -137,7 +137,8 @@ function Frame() {
           <Outlet />
         </Suspense>
       </main>
-      <div role="alert" aria-atomic="true">
+      {/* Assertive, and present before the notice appears so it is announced; no role="alert" on an empty region, which would sit beside every page's own alert. */}
+      <div aria-live="assertive" aria-atomic="true">
         {warning && (
           <section className={styles.idleNotice} aria-labelledby={idleId} data-testid="idle-notice">
             <h2 id={idleId} className={styles.idleTitle}>

@@ -168,6 +168,8 @@ const NOT_IN_JOURNEY: string[] = [
   'PUT /api/private/case/my-case/epoch-wrap',
   // A report entered sealed in the handler's browser (case-entry.test.ts).
   'POST /api/handler/case-entry/sealed',
+  // The inbox's summaries for the search in the handler's browser (docs/decisions/inbox-search.md): test/e2e/inbox-search.test.ts.
+  'POST /api/handler/cases/summaries',
   // The statistics key and the counts (sealed-statistics.test.ts).
   'POST /api/handler/statistics-key',
   'GET /api/handler/statistics',
