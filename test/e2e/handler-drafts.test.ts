@@ -14,17 +14,14 @@
  *   nothing of the session; localStorage holds none of the text either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
+import { handlerCli, totp } from '../helpers/sealed-e2e.ts';
 import { solveChallenge } from '../server/api.ts';
 import { expectNoPlaintext, storedDrafts } from '../helpers/drafts-e2e.ts';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const HOST = 'group.localhost';
 const cat = (area: string, lang: string) => JSON.parse(readFileSync(path.join(ROOT, `src/i18n/${area}/${lang}.json`), 'utf8')) as Record<string, string>;
@@ -43,14 +40,8 @@ interface Handler {
   recoveryCodes: string[];
 }
 
-async function cli(...args: string[]) {
-  return run(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/cli/handler.ts', '--url', portal.server.url, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: portal.server.dataDir, DATABASE_URL: portal.server.config.databaseUrl ?? '' },
-  });
-}
+const cli = (...args: string[]) => handlerCli(portal, ...args);
 
-const totp = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + step * 30_000 });
 
 async function open() {
   const p = await openPage(browser, { locale: 'en-GB' });

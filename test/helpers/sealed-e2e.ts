@@ -8,8 +8,10 @@
  * The key setup done through the API (anchor, certified key, sealed case) is in
  * test/helpers/sealed-case.ts.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -161,6 +163,15 @@ export function browserSuite(config: Partial<ServerConfig> = {}): BrowserSuite {
       return { page: o.page, wire, o };
     },
   };
+}
+
+/** `npm run handler -- …` against the suite's portal and its data folder: the operator's CLI, as an operator runs it. */
+export function handlerCli(portal: Portal, ...args: string[]) {
+  const root = path.resolve(import.meta.dirname, '../..');
+  return promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['server/cli/handler.ts', '--url', portal.server.url, ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: portal.server.dataDir, DATABASE_URL: portal.server.config.databaseUrl ?? '' },
+  });
 }
 
 /** The code of the handler's authenticator app, `step` periods of 30 s from now (each sign-in takes a fresh one). */
