@@ -7,6 +7,19 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** A port free on 127.0.0.1 at the moment of asking, for a server the bench starts. */
+/**
+ * Budgets a seeding bench lifts: it makes thousands of cases and accounts from one
+ * client in minutes, which the server's limits (rightly) refuse to anyone else.
+ */
+export const SEEDING_LIMITS = {
+  powDifficulty: 0,
+  submitRateLimit: { max: 1e9, windowSeconds: 3600 },
+  challengeRateLimit: { max: 1e9, windowSeconds: 3600 },
+  enrolRateLimit: { max: 1e9, windowSeconds: 3600 },
+  caseWriteRateLimit: { max: 1e9, windowSeconds: 3600 },
+  reporterClientRateLimit: { max: 1e9, windowSeconds: 3600 },
+} as const;
+
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = net.createServer();

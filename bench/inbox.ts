@@ -34,7 +34,7 @@ import { createHandlerAccount } from '../server/handlers/accounts.ts';
 import { keyId, makeHandlerKeyBundle, makeHandlerKeys, signKeyLogEntry, toBase64, PBKDF2_DEFAULT, type HandlerKeys } from '../core/crypto/index.ts';
 import { sealCase, type PublicKeyLog } from '../test/helpers/sealed-case.ts';
 import { CHROMIUM_ARGS, chromiumPath } from '../test/e2e/harness.ts';
-import { freePort, servedAsNpmStart, start } from './_servers.ts';
+import { freePort, SEEDING_LIMITS, servedAsNpmStart, start } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CASES = Number(process.argv[2] ?? 10_000);
@@ -68,12 +68,7 @@ async function seed(dataDir: string, n: number, label: string): Promise<Seeded> 
     jobs: false,
     seedDemo: true,
     sealedCases: 'browser',
-    powDifficulty: 0,
-    submitRateLimit: { max: 1e9, windowSeconds: 3600 },
-    challengeRateLimit: { max: 1e9, windowSeconds: 3600 },
-    enrolRateLimit: { max: 1e9, windowSeconds: 3600 },
-    caseWriteRateLimit: { max: 1e9, windowSeconds: 3600 },
-    reporterClientRateLimit: { max: 1e9, windowSeconds: 3600 },
+    ...SEEDING_LIMITS,
   };
   const built = await buildApp(config);
   await built.app.ready();

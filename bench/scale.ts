@@ -43,7 +43,7 @@ import { CHROMIUM_ARGS, chromiumPath } from '../test/e2e/harness.ts';
 import { SEARCH_PAUSE_MS } from '../machines/handler/inbox.ts';
 import { postgresBin, startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { Browser, signIn } from '../test/server/identity-flow.ts';
-import { fileFollowedCase, freePort, servedAsNpmStart, start } from './_servers.ts';
+import { fileFollowedCase, freePort, SEEDING_LIMITS, servedAsNpmStart, start } from './_servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const COMPANIES = Number(process.argv[2] ?? 1000);
@@ -105,12 +105,7 @@ async function generate(dataDir: string, databaseUrl: string | undefined, compan
     logLevel: 'silent',
     jobs: false,
     seedDemo: true,
-    powDifficulty: 0,
-    submitRateLimit: { max: 1e9, windowSeconds: 3600 },
-    challengeRateLimit: { max: 1e9, windowSeconds: 3600 },
-    enrolRateLimit: { max: 1e9, windowSeconds: 3600 },
-    caseWriteRateLimit: { max: 1e9, windowSeconds: 3600 },
-    reporterClientRateLimit: { max: 1e9, windowSeconds: 3600 },
+    ...SEEDING_LIMITS,
   };
   const built = await buildApp(config);
   await built.app.ready();
