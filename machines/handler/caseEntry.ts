@@ -173,7 +173,7 @@ export const caseEntryMachine = setup({
   },
   actions: {
     reportUnauthorized: () => {},
-    /** The view prints the slip (window.print with the slip's print style). */
+    /** A named effect the view supplies: it prints the slip with the slip's print style. */
     printSlip: () => {},
     changeField: assign({
       draft: ({ context, event }) => {
