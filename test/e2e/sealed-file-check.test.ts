@@ -1,0 +1,119 @@
+/**
+ * The hidden-data check of an opened sealed file runs in the handler's own Web Worker
+ * (docs/decisions/sealed-workspace.md "Where the check runs", src/handler/fileOpening.ts):
+ * a reporter sends the 2 KB and 8 KB flate-bomb PDFs of issue 36's finding 1 on a sealed
+ * case; the handler opens the case and saves them. Each check starts a worker from a
+ * blob: URL of its pinned bytes (never on the page's thread), the worker is ended after
+ * its verdict, the page keeps answering (the status dialog opens and closes while the
+ * files are checked), each file is named "could not be checked" and is saved identical.
+ * Real server, real Chromium; the harness fails the page on any CSP or Trusted Types
+ * violation.
+ */
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { Page, Worker } from 'playwright-core';
+import { call } from '../server/api.ts';
+import { publicKeyLog, sealCase } from '../helpers/sealed-case.ts';
+import { browserSuite, english, enrolHandler, makeRecoveryKey, openCaseFromInbox, signInHandler, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
+import { concat, sealFileForUpload } from '../../core/crypto/index.ts';
+import { companyByHost } from '../../server/companies/service.ts';
+import { flateBombPdf } from '../fixtures/metadata-files.ts';
+import { axeViolations } from './harness.ts';
+
+const { msg } = english('handler', 'keys', 'sealedwork');
+
+const HOST = 'group.localhost';
+const PASSWORD = 'hanne long passphrase 1';
+const SMALL = 'Protokoll.pdf';
+const LARGE = 'Anlagen.pdf';
+
+const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const metadata = (pairs: Record<string, string>) => Object.entries(pairs).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+
+/** Seals `plain` as the reporter's browser does and sends it by tus in `session`. */
+async function upload(session: string, dataKey: Uint8Array, caseId: string, name: string, plain: Uint8Array) {
+  const sealed = await sealFileForUpload(dataKey, caseId, new Blob([plain as BlobPart]), { name });
+  const parts: Uint8Array[] = [];
+  for await (const p of sealed.stream as unknown as AsyncIterable<Uint8Array>) parts.push(p);
+  const headers = { 'tus-resumable': '1.0.0', 'x-upload-session': session };
+  const created = await call(s.portal.server, 'POST', '/api/public/uploads', { host: HOST, pow: false, headers: { ...headers, 'upload-length': String(sealed.size), 'upload-metadata': metadata({ fileId: sealed.fileId, name: sealed.name }) } });
+  expect(created.status, JSON.stringify(created.data)).toBe(201);
+  const sent = await call(s.portal.server, 'PATCH', `/api/public/uploads/${sealed.fileId}`, { host: HOST, pow: false, body: concat(...parts), headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } });
+  expect(sent.status, JSON.stringify(sent.data)).toBe(204);
+  return sealed.fileId;
+}
+
+async function unlock(page: Page) {
+  await page.getByTestId('sealed-locked').waitFor();
+  await page.getByLabel(msg('keys.unlock.secret')).fill(PASSWORD);
+  await page.getByRole('button', { name: msg('keys.unlock.submit') }).click();
+  await page.getByTestId('sealed-files').waitFor();
+}
+
+describe('the opened-file check of a sealed case in its worker', () => {
+  it('flate-bomb PDFs are checked in a worker that is ended after, named could not be checked and saved identical, while the page keeps working', async () => {
+    const { portal } = s;
+    const company = (await companyByHost(portal.server.ctx.db, HOST))!;
+    const officer = company.settings.protectionOfficers[0]!.id;
+    const hanne = await enrolHandler(s, HOST, { name: 'hanne', password: PASSWORD, officers: [officer] });
+    const { page } = hanne;
+    await signInHandler(portal, HOST, hanne);
+    await makeRecoveryKey(page);
+
+    // The reporter's case with the two bombs, sealed as the reporter's browser seals files.
+    const small = await flateBombPdf(1);
+    const large = await flateBombPdf(4);
+    const log = await publicKeyLog(portal.server, HOST);
+    const sealed = await sealCase(log, { officerId: officer, details: { description: 'Die Anlagen zur Sitzung.', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' } });
+    const session = (await call(portal.server, 'POST', '/api/public/upload-sessions', { host: HOST, json: { sealed: true } })).data.uploadSession as string;
+    const ids = [await upload(session, sealed.dataKey, sealed.caseId, SMALL, small), await upload(session, sealed.dataKey, sealed.caseId, LARGE, large)];
+    const created = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...sealed.body, uploads: ids }, headers: { 'x-upload-session': session } });
+    expect(created.status, JSON.stringify(created.data)).toBe(201);
+    const caseNumber = created.data.caseDto.caseNumber as string;
+
+    // A file of the origin-private file system stands in for the save dialog's answer; its writable is Chromium's own.
+    await page.addInitScript(() => {
+      (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
+        (await navigator.storage.getDirectory()).getFileHandle(suggestedName, { create: true });
+    });
+    await openCaseFromInbox(page, caseNumber);
+    await page.reload();
+    await unlock(page);
+    const savedOnDisk = async (name: string) =>
+      page.evaluate(async (n) => {
+        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
+        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+        return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+      }, name);
+
+    const workers: { url: string; closed: Promise<void> }[] = [];
+    page.on('worker', (w: Worker) => workers.push({ url: w.url(), closed: new Promise((r) => w.once('close', () => r())) }));
+    const files = page.getByTestId('sealed-files');
+    for (const [name, plain] of [[SMALL, small], [LARGE, large]] as const) {
+      const before = workers.length;
+      await files.getByRole('button', { name: msg('sealedwork.files.save', { name }) }).click();
+      // While the file is opened and checked, the page answers: the status dialog opens and is closed.
+      await page.getByLabel(msg('handler.case.newStatus')).selectOption('BEING_INVESTIGATED');
+      await page.getByRole('button', { name: msg('handler.case.changeStatus') }).click();
+      const dialog = page.getByRole('alertdialog');
+      await dialog.getByText(msg('handler.case.confirmStatusTitle')).waitFor();
+      await dialog.getByRole('button', { name: msg('handler.cancel') }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      const item = files.locator('li', { hasText: name });
+      await item.getByText(msg('sealedwork.files.saved')).waitFor();
+      await item.getByTestId('sealed-file-metadata').getByText(msg('sealedwork.files.metadata.couldNotCheck')).waitFor();
+      expect(await savedOnDisk(name)).toBe(sha256(plain));
+      // One worker for this check, from a blob: URL of its checked bytes, ended after its verdict.
+      expect(workers.length).toBe(before + 1);
+      expect(workers[before]!.url).toMatch(/^blob:/);
+      await workers[before]!.closed;
+    }
+    expect(await page.evaluate(() => document.querySelectorAll('[role="alertdialog"]').length)).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    // The status was never changed: each dialog was closed unconfirmed.
+    const row = await portal.server.ctx.db.selectFrom('report_case').select('status').where('id', '=', sealed.caseId).executeTakeFirstOrThrow();
+    expect(row.status).toBe('RECEIVED');
+  }, 300_000);
+});
