@@ -6,8 +6,10 @@
  * blob: URL of its pinned bytes (never on the page's thread), the worker is ended after
  * its verdict, the page keeps answering (the status dialog opens and closes while the
  * files are checked), each file is named "could not be checked" and is saved identical.
- * Real server, real Chromium; the harness fails the page on any CSP or Trusted Types
- * violation.
+ * And a check that never answers (its worker held before its first line by a debugger
+ * of the test's own) is ended at the page's time limit, with the same verdict, while the
+ * page keeps answering. Real server, real Chromium; the harness fails the page on any
+ * CSP or Trusted Types violation.
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -17,7 +19,7 @@ import { publicKeyLog, sealCase } from '../helpers/sealed-case.ts';
 import { browserSuite, english, enrolHandler, makeRecoveryKey, openCaseFromInbox, signInHandler, NO_THROTTLE, SEALED } from '../helpers/sealed-e2e.ts';
 import { concat, sealFileForUpload } from '../../core/crypto/index.ts';
 import { companyByHost } from '../../server/companies/service.ts';
-import { flateBombPdf } from '../fixtures/metadata-files.ts';
+import { flateBombPdf, pdfWithAuthor } from '../fixtures/metadata-files.ts';
 import { axeViolations } from './harness.ts';
 
 const { msg } = english('handler', 'keys', 'sealedwork');
@@ -26,6 +28,7 @@ const HOST = 'group.localhost';
 const PASSWORD = 'hanne long passphrase 1';
 const SMALL = 'Protokoll.pdf';
 const LARGE = 'Anlagen.pdf';
+const REPORT = 'Bericht.pdf';
 
 const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -51,56 +54,67 @@ async function unlock(page: Page) {
   await page.getByTestId('sealed-files').waitFor();
 }
 
+/** A handler signed in with her recovery key made, a sealed case with `files` sent as a reporter's browser seals them, opened on her page with a save dialog that writes to the origin-private file system. */
+async function caseOpenedWith(handler: string, files: [string, Uint8Array][]) {
+  const { portal } = s;
+  const company = (await companyByHost(portal.server.ctx.db, HOST))!;
+  const officer = company.settings.protectionOfficers[0]!.id;
+  const h = await enrolHandler(s, HOST, { name: handler, password: PASSWORD, officers: [officer] });
+  const { page } = h;
+  await signInHandler(portal, HOST, h);
+  await makeRecoveryKey(page);
+
+  const log = await publicKeyLog(portal.server, HOST);
+  const sealed = await sealCase(log, { officerId: officer, details: { description: 'Die Anlagen zur Sitzung.', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' } });
+  const session = (await call(portal.server, 'POST', '/api/public/upload-sessions', { host: HOST, json: { sealed: true } })).data.uploadSession as string;
+  const ids: string[] = [];
+  for (const [name, plain] of files) ids.push(await upload(session, sealed.dataKey, sealed.caseId, name, plain));
+  const created = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...sealed.body, uploads: ids }, headers: { 'x-upload-session': session } });
+  expect(created.status, JSON.stringify(created.data)).toBe(201);
+
+  // A file of the origin-private file system stands in for the save dialog's answer; its writable is Chromium's own.
+  await page.addInitScript(() => {
+    (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
+      (await navigator.storage.getDirectory()).getFileHandle(suggestedName, { create: true });
+  });
+  await openCaseFromInbox(page, created.data.caseDto.caseNumber as string);
+  await page.reload();
+  await unlock(page);
+  const savedOnDisk = async (name: string) =>
+    page.evaluate(async (n) => {
+      const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+      return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+    }, name);
+  const workers: { url: string; closed: Promise<void> }[] = [];
+  page.on('worker', (w: Worker) => workers.push({ url: w.url(), closed: new Promise((r) => w.once('close', () => r())) }));
+  return { page, caseId: sealed.caseId, savedOnDisk, workers, files: page.getByTestId('sealed-files') };
+}
+
+/** The status dialog opens and is closed unconfirmed: the page answers. */
+async function statusDialogAnswers(page: Page) {
+  await page.getByLabel(msg('handler.case.newStatus')).selectOption('BEING_INVESTIGATED');
+  await page.getByRole('button', { name: msg('handler.case.changeStatus') }).click();
+  const dialog = page.getByRole('alertdialog');
+  await dialog.getByText(msg('handler.case.confirmStatusTitle')).waitFor();
+  await dialog.getByRole('button', { name: msg('handler.cancel') }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+async function statusOf(caseId: string) {
+  return (await s.portal.server.ctx.db.selectFrom('report_case').select('status').where('id', '=', caseId).executeTakeFirstOrThrow()).status;
+}
+
 describe('the opened-file check of a sealed case in its worker', () => {
   it('flate-bomb PDFs are checked in a worker that is ended after, named could not be checked and saved identical, while the page keeps working', async () => {
-    const { portal } = s;
-    const company = (await companyByHost(portal.server.ctx.db, HOST))!;
-    const officer = company.settings.protectionOfficers[0]!.id;
-    const hanne = await enrolHandler(s, HOST, { name: 'hanne', password: PASSWORD, officers: [officer] });
-    const { page } = hanne;
-    await signInHandler(portal, HOST, hanne);
-    await makeRecoveryKey(page);
-
-    // The reporter's case with the two bombs, sealed as the reporter's browser seals files.
     const small = await flateBombPdf(1);
     const large = await flateBombPdf(4);
-    const log = await publicKeyLog(portal.server, HOST);
-    const sealed = await sealCase(log, { officerId: officer, details: { description: 'Die Anlagen zur Sitzung.', whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: '' } });
-    const session = (await call(portal.server, 'POST', '/api/public/upload-sessions', { host: HOST, json: { sealed: true } })).data.uploadSession as string;
-    const ids = [await upload(session, sealed.dataKey, sealed.caseId, SMALL, small), await upload(session, sealed.dataKey, sealed.caseId, LARGE, large)];
-    const created = await call(portal.server, 'POST', '/api/public/case/new/sealed', { host: HOST, json: { ...sealed.body, uploads: ids }, headers: { 'x-upload-session': session } });
-    expect(created.status, JSON.stringify(created.data)).toBe(201);
-    const caseNumber = created.data.caseDto.caseNumber as string;
-
-    // A file of the origin-private file system stands in for the save dialog's answer; its writable is Chromium's own.
-    await page.addInitScript(() => {
-      (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
-        (await navigator.storage.getDirectory()).getFileHandle(suggestedName, { create: true });
-    });
-    await openCaseFromInbox(page, caseNumber);
-    await page.reload();
-    await unlock(page);
-    const savedOnDisk = async (name: string) =>
-      page.evaluate(async (n) => {
-        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
-        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
-        return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
-      }, name);
-
-    const workers: { url: string; closed: Promise<void> }[] = [];
-    page.on('worker', (w: Worker) => workers.push({ url: w.url(), closed: new Promise((r) => w.once('close', () => r())) }));
-    const files = page.getByTestId('sealed-files');
+    const { page, caseId, savedOnDisk, workers, files } = await caseOpenedWith('hanne', [[SMALL, small], [LARGE, large]]);
     for (const [name, plain] of [[SMALL, small], [LARGE, large]] as const) {
       const before = workers.length;
       await files.getByRole('button', { name: msg('sealedwork.files.save', { name }) }).click();
-      // While the file is opened and checked, the page answers: the status dialog opens and is closed.
-      await page.getByLabel(msg('handler.case.newStatus')).selectOption('BEING_INVESTIGATED');
-      await page.getByRole('button', { name: msg('handler.case.changeStatus') }).click();
-      const dialog = page.getByRole('alertdialog');
-      await dialog.getByText(msg('handler.case.confirmStatusTitle')).waitFor();
-      await dialog.getByRole('button', { name: msg('handler.cancel') }).click();
-      await dialog.waitFor({ state: 'detached' });
-
+      // While the file is opened and checked, the page answers.
+      await statusDialogAnswers(page);
       const item = files.locator('li', { hasText: name });
       await item.getByText(msg('sealedwork.files.saved')).waitFor();
       await item.getByTestId('sealed-file-metadata').getByText(msg('sealedwork.files.metadata.couldNotCheck')).waitFor();
@@ -110,10 +124,35 @@ describe('the opened-file check of a sealed case in its worker', () => {
       expect(workers[before]!.url).toMatch(/^blob:/);
       await workers[before]!.closed;
     }
-    expect(await page.evaluate(() => document.querySelectorAll('[role="alertdialog"]').length)).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
     // The status was never changed: each dialog was closed unconfirmed.
-    const row = await portal.server.ctx.db.selectFrom('report_case').select('status').where('id', '=', sealed.caseId).executeTakeFirstOrThrow();
-    expect(row.status).toBe('RECEIVED');
+    expect(await statusOf(caseId)).toBe('RECEIVED');
+  }, 300_000);
+
+  it('a check that does not answer is ended at the time limit: could not be checked, saved identical, and the page answers while it hangs', async () => {
+    const pdf = await pdfWithAuthor();
+    const { page, savedOnDisk, workers, files } = await caseOpenedWith('henrik', [[REPORT, pdf]]);
+    // A debugger of its own holds every worker the page starts before its first line
+    // (DevTools' wait for the debugger, never released here): to the page, a check
+    // that never ends. Without it this PDF's author would be named.
+    const cdp = await page.context().newCDPSession(page);
+    const held: string[] = [];
+    cdp.on('Target.attachedToTarget', (e) => {
+      if (e.targetInfo.type === 'worker') held.push(e.targetInfo.url);
+    });
+    await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+
+    await files.getByRole('button', { name: msg('sealedwork.files.save', { name: REPORT }) }).click();
+    await expect.poll(() => held.length).toBe(1);
+    const item = files.locator('li', { hasText: REPORT });
+    await item.getByText(msg('sealedwork.files.saving', { name: REPORT })).waitFor();
+    // The check hangs; the page answers.
+    await statusDialogAnswers(page);
+    await item.getByTestId('sealed-file-metadata').getByText(msg('sealedwork.files.metadata.couldNotCheck')).waitFor({ timeout: 60_000 });
+    await item.getByText(msg('sealedwork.files.saved')).waitFor();
+    expect(await savedOnDisk(REPORT)).toBe(sha256(pdf));
+    expect(workers).toHaveLength(1);
+    await workers[0]!.closed;
+    await cdp.detach();
   }, 300_000);
 });
