@@ -8,8 +8,9 @@
  * files are checked), each file is named "could not be checked" and is saved identical.
  * And a check that never answers (its worker held before its first line by a debugger
  * of the test's own) is ended at the page's time limit, with the same verdict, while the
- * page keeps answering. Real server, real Chromium; the harness fails the page on any
- * CSP or Trusted Types violation.
+ * page keeps answering; a worker whose bytes are not the pinned ones is never started.
+ * Real server, real Chromium; the harness fails the page on any CSP or Trusted Types
+ * violation.
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -29,6 +30,7 @@ const PASSWORD = 'hanne long passphrase 1';
 const SMALL = 'Protokoll.pdf';
 const LARGE = 'Anlagen.pdf';
 const REPORT = 'Bericht.pdf';
+const ALTERED = 'Vermerk.pdf';
 
 const s = browserSuite({ ...SEALED, ...NO_THROTTLE });
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -163,5 +165,24 @@ describe('the opened-file check of a sealed case in its worker', () => {
     expect(workers).toHaveLength(1);
     await workers[0]!.closed;
     await cdp.detach();
+  }, 300_000);
+
+  it('a check worker whose bytes are not the pinned ones is never started: could not be checked, and the file saved identical', async () => {
+    const pdf = await pdfWithAuthor();
+    const { page, savedOnDisk, workers, files } = await caseOpenedWith([[ALTERED, pdf]]);
+    // Bytes that would say "no hidden data" if they ran.
+    let asked = 0;
+    await page.route(/\/handler\/assets\/openedFileCheck\.worker-[\w-]+\.js$/, (route) => {
+      asked++;
+      return route.fulfill({ status: 200, contentType: 'text/javascript', body: 'self.onmessage = () => self.postMessage({ metadata: [] });' });
+    });
+    await files.getByRole('button', { name: msg('sealedwork.files.save', { name: ALTERED }) }).click();
+    const item = files.locator('li', { hasText: ALTERED });
+    await item.getByTestId('sealed-file-metadata').getByText(msg('sealedwork.files.metadata.couldNotCheck')).waitFor();
+    await item.getByText(msg('sealedwork.files.saved')).waitFor();
+    expect(await savedOnDisk(ALTERED)).toBe(sha256(pdf));
+    expect(asked).toBe(1);
+    expect(workers).toEqual([]);
+    await page.unroute(/openedFileCheck/);
   }, 300_000);
 });
