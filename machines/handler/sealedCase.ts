@@ -98,7 +98,7 @@ export interface OpenedFile {
 export interface FileCheckResult {
   /** `fits`; `notAllowed`: a type the portal does not take. */
   content: 'fits' | 'notAllowed';
-  /** The kinds of hidden data found ([] none); `notChecked`: a type or size the check does not read; `couldNotCheck`: it hit a limit. */
+  /** The kinds of hidden data found ([] none); `notChecked`: a type or size the check does not read; `couldNotCheck`: it hit a limit (inflation, or its worker's time) or its worker failed. */
   metadata: string[] | 'notChecked' | 'couldNotCheck';
 }
 

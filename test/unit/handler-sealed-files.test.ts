@@ -3,9 +3,9 @@
  * src/handler/fileOpening.ts): each name opens on its own (one that does not is null
  * beside the rest); saving goes through the streaming decryption into the writable the
  * File System Access API gives, checked on the way (content against name, hidden data
- * with the server's former parsers and limits); a file whose content does not fit its
- * name, or that does not open, aborts the writable, so nothing of it is kept; a closed
- * save dialog fetches nothing. Real core/crypto; the server's answers stood in for.
+ * with the server's former parsers and limits, in the handler's worker); a file whose
+ * content does not fit its name, or that does not open, aborts the writable, so nothing
+ * of it is kept; a closed save dialog fetches nothing. Real core/crypto; the server's answers stood in for.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { openingCheck, saveSealedFile } from '../../src/handler/fileOpening.ts';
 import type { FileSaveInput, OpenedFile, SealedView } from '../../machines/handler/sealedCase.ts';
 import { ApiError, type ApiClient } from '../../src/api/client.ts';
+import { moduleWorker } from '../helpers/check-worker.ts';
 
 const CASE_ID = '00000000-0000-4000-8000-0000000000bb';
 
@@ -102,7 +103,8 @@ describe('files of a sealed case in the workspace', () => {
     const plain = await doc.save();
     const f = await sealed(dataKey, 'Bericht.pdf', plain);
     const disk = fakeDisk();
-    const answer = await saveSealedFile(downloads({ [f.id]: f.bytes }), input(dataKey, opened(f, 'Bericht.pdf', plain.length)));
+    // The hidden-data check runs in the handler's worker module (here in this process: test/helpers/check-worker.ts).
+    const answer = await saveSealedFile(downloads({ [f.id]: f.bytes }), input(dataKey, opened(f, 'Bericht.pdf', plain.length)), { start: moduleWorker });
     expect(answer).toEqual({ outcome: 'saved', check: { content: 'fits', metadata: expect.arrayContaining(['author']) } });
     expect(disk.asked).toEqual(['Bericht.pdf']);
     expect(disk.closed).toBe(true);
