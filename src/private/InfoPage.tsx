@@ -5,7 +5,7 @@
  * followed by a log-out. The flow is machines/identityForm.ts.
  */
 import { Unopened } from './Unopened.tsx';
-import { SealedNotYet } from './SealedFiles.tsx';
+import { SealedNotify } from './SealedNotify.tsx';
 import { useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { identityErrors, identityFormMachine } from '../../machines/identityForm.ts';
@@ -30,7 +30,7 @@ export function InfoPage() {
   const ids = { name: useId(), email: useId(), phone: useId(), error: useId(), nameErr: useId(), emailErr: useId(), phoneErr: useId() };
   const form = useActorRef(
     identityFormMachine.provide({
-      actors: identityActors(services, () => c.whistleblower),
+      actors: identityActors(services, () => c.whistleblower, () => lang),
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
@@ -38,7 +38,7 @@ export function InfoPage() {
         logOut: () => session.send({ type: 'session.ended' }),
       },
     }),
-    { input: { whistleblower: c.whistleblower } },
+    { input: { whistleblower: c.whistleblower, notifyStored: c.sealed?.notify } },
   );
   const ctx = useSelector(form, (s) => s.context);
   const invalid = useSelector(form, (s) => s.matches({ form: { editing: 'invalid' } }));
@@ -121,10 +121,8 @@ export function InfoPage() {
             />
             {errors.includes('phone') && <span id={ids.phoneErr} className={styles.error}>{t('private.info.phoneInvalid')}</span>}
           </div>
-          {/* A sealed case's notification address is sealed apart, to the mail key, with the report: not changed here. */}
-          {c.sealed ? (
-            <SealedNotYet />
-          ) : (
+          {/* A sealed case's notification address is sealed apart, to the mail key: its own section below (SealedNotify). */}
+          {!c.sealed && (
             <label className={styles.checkbox}>
               <input
                 type="checkbox"
@@ -150,6 +148,8 @@ export function InfoPage() {
           </div>
         </form>
       </section>
+
+      {c.sealed && <SealedNotify form={form} closed={c.status === 'CLOSED'} />}
 
       <section className={card} aria-labelledby="password-heading">
         <h2 id="password-heading" className={styles.cardTitle}>
