@@ -150,7 +150,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
     whistleblower: opened.whistleblower === 'unopened' ? null : opened.whistleblower,
-    sealed: { unopened, notify: !!view.notify },
+    sealed: { unopened, ...(view.notify ? { notify: true } : {}) },
   };
   return { status: 200, data };
 }
