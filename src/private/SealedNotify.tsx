@@ -42,7 +42,6 @@ function NotifySection({ form, closed }: { form: IdentityActor; closed: boolean 
       ) : (
         <form
           noValidate
-          aria-labelledby={ids.heading}
           onSubmit={(e) => {
             e.preventDefault();
             form.send({ type: 'notify.save' });
