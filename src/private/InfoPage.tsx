@@ -2,7 +2,9 @@
  * /private/info (spec §2, §4 Password change, §5 Private identity form): identity
  * and contact details (name locked once set; an invalid save shows the your-info
  * error and sends nothing), and the password-change request, confirmed first and
- * followed by a log-out. The flow is machines/identityForm.ts.
+ * followed by a log-out; on a sealed case, the e-mail notification in its own section
+ * (SealedNotify.tsx), its address sealed apart to the mail key. The flow is
+ * machines/identityForm.ts.
  */
 import { Unopened } from './Unopened.tsx';
 import { SealedNotify } from './SealedNotify.tsx';
