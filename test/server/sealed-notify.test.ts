@@ -25,7 +25,7 @@ import { certifiedHandler, followedAccount, sendFollowedSealedCase, setKeyAnchor
 import { MAIL_JOB } from '../../server/mail/outbox.ts';
 import { createApiClient } from '../../src/api/client.ts';
 import { putSealedNotify, verifiedMailKey } from '../../src/private/sealed.ts';
-import { fieldContext, sealField, sealNotifyAddress, toBase64, SEALED_COLUMNS } from '../../core/crypto/index.ts';
+import { fieldContext, keyId, sealField, sealNotifyAddress, toBase64, SEALED_COLUMNS } from '../../core/crypto/index.ts';
 
 const HOST = 'sealednotify.test';
 const BATCH_MS = 60_000;
@@ -150,7 +150,8 @@ describe('the notification wish of a sealed case, changed in the private area', 
     expectError(await put({ notify: { keyId: 'abc', box: 'AAAA' } }), 400, 'VALIDATION');
     expect((await put({})).status).toBe(400);
     // An address sealed to another key (as after a rotation): read the log again.
-    const stale = await sealNotifyAddress({ ...mailKey, keyId: 'f'.repeat(64) }, c.caseId, FIRST);
+    const other = new Uint8Array(await crypto.subtle.exportKey('spki', (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])).publicKey));
+    const stale = await sealNotifyAddress({ spki: toBase64(other), keyId: await keyId(other) }, c.caseId, FIRST);
     expectError(await put({ notify: stale }), 409, 'MAIL_KEY_CHANGED', 'notify.keyId');
     // No token: no case.
     expect((await call(server, 'PUT', '/api/private/case/notification/sealed', { host: HOST, json: { notify: await sealNotifyAddress(mailKey, c.caseId, FIRST) } })).status).toBe(401);
