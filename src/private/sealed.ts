@@ -194,8 +194,9 @@ export async function postSealedMessage(api: ApiClient, key: CaseKey, text: stri
 /**
  * What a sealed case's identity becomes, by the usual path's rules (server/cases/
  * reporter.ts), applied here since the server cannot read it: a name once given stays;
- * the notification wish is kept as sent with the report (its address is sealed apart,
- * to the mail key, and this page does not change it) and needs an e-mail address.
+ * the identity's notification flag is kept as sent with the report and needs an e-mail
+ * address (the address mails go to is sealed apart, to the mail key, and changed on its
+ * own: `putSealedNotify`).
  */
 export function sealedIdentityOf(
   input: { name: string; email: string | null; phone: string | null; phoneCountryCode: string | null },
