@@ -543,6 +543,16 @@ export const sealedIdentityDtoSchema = v.object({ envelope: base64Text(8 * 1024)
 export type SealedIdentityDto = v.InferOutput<typeof sealedIdentityDtoSchema>;
 
 /**
+ * The notification address of a sealed case, changed in the private area: sealed in the
+ * browser to the key log's mail key (core/crypto `sealNotifyAddress`), as the report
+ * form's `notify`; the server checks its shape and key only and never opens it.
+ */
+export const sealedNotifyDtoSchema = v.object({
+  notify: v.object({ keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) }),
+});
+export type SealedNotifyDto = v.InferOutput<typeof sealedNotifyDtoSchema>;
+
+/**
  * A grant (docs/decisions/sealed-workspace.md "Handler pages and grants"): a handler who
  * opened a sealed case re-wraps its data key in the browser, as a sealed box to a
  * colleague's ECDH key the verified key log certifies; `recipientKeyId` is that key's id.

@@ -116,7 +116,8 @@ export interface PrivateCase {
   /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
   scheduledDeletion?: string | null;
   /** Present for a case sealed in the browser (issue 37), opened here: the parts that did not open. */
-  sealed?: { unopened: ('details' | 'whistleblower')[] };
+  /** `notify`: whether a notification address is stored (sealed to the mail key apart from the identity). */
+  sealed?: { unopened: ('details' | 'whistleblower')[]; notify?: boolean };
 }
 
 export interface CheckResult {

@@ -128,6 +128,8 @@ const sealedCase = v.object({
     files: v.array(v.object({ id: v.string(), messageId: nullableString, name: v.string(), size: v.number(), created: when, epoch: v.optional(v.number()) })),
     messages: v.array(v.object({ id: v.string(), type: v.string(), time: when, createdByUserId: v.string(), answerWanted: v.boolean(), body: v.string(), epoch: v.optional(v.number()) })),
     currentEpoch: v.optional(v.number()),
+    /** The reporter's read: whether a notification address is stored (sealed to the mail key). */
+    notify: v.optional(v.boolean()),
     links: v.optional(v.array(v.object({ epoch: v.number(), kind: v.picklist(['previous', 'next']), link: v.string() }))),
     submissionType: v.optional(v.string()),
     entryChannel: v.optional(nullableString),
@@ -207,6 +209,7 @@ export const ANSWER_SCHEMAS = {
   ReporterWrapOffer: v.object({ caseId: v.string(), epoch: v.number(), dataKey: v.string() }),
   ReporterWrapStored: v.object({ epoch: v.number() }),
   SealedIdentityStored: v.object({ stored: v.literal(true) }),
+  SealedNotifyStored: v.object({ notify: v.boolean() }),
   KeyHolders: v.object({ epoch: v.number(), recipientKeyIds: v.array(v.string()), holders: v.array(v.object({ recipientKeyId: v.string(), kind: v.picklist(['handler', 'recovery']) })), reporter: v.boolean() }),
   Assignment: v.object({ assignee: v.nullable(colleague), shares: v.array(colleague), colleagues: v.array(colleague) }),
   /** Internal notes (docs/decisions/internal-notes.md): `text` on a server-keyed case, `body` (the envelope) and `epoch` on a sealed one. */
@@ -364,6 +367,8 @@ export const ANSWERS: Record<string, Answer> = {
   'PUT /api/private/case/my-case/reporter-wrap': { json: 'ReporterWrapStored' },
   'POST /api/private/case/messages/sealed': { json: 'SealedMessageSent' },
   'PUT /api/private/case/whistleblower/sealed': { json: 'SealedIdentityStored' },
+  'PUT /api/private/case/notification/sealed': { json: 'SealedNotifyStored' },
+  'DELETE /api/private/case/notification/sealed': { json: 'SealedNotifyStored' },
   'POST /api/private/case/comments/sealed': { json: 'SealedCommentSent' },
   'POST /api/handler/cases/:caseNumber/record/sealed': { json: 'SealedRecordStored' },
   'GET /api/handler/cases/:caseNumber/sealed': { json: 'HandlerSealedCase' },

@@ -132,12 +132,23 @@ const NOTIFY_MAX = BOX_BYTES - DATA_KEY_BYTES + 512;
  */
 function parseNotify(dto: SealedCaseDto, mailKeyId: string | null): SealedParts['notify'] {
   if (!dto.notify) return null;
-  const bytes = decode(dto.notify.box, 'notify.box');
-  if (bytes.length < NOTIFY_MIN || bytes.length > NOTIFY_MAX || bytes[0] !== BOX_VERSION) throw new HttpError(400, 'BAD_ENVELOPE', 'This is not a notification address sealed to the mail key (core/crypto sealNotifyAddress).', 'notify.box');
+  const bytes = parseNotifyBox(dto.notify.box);
   if (!dto.caseAccount.follow) throw new HttpError(400, 'NOTIFY_UNEXPECTED', 'A case nobody follows gets no mail: send no notification address.', 'notify');
+  return { mailKeyId: assertMailKey(dto.notify.keyId, mailKeyId), box: bytes };
+}
+
+/** A notify box's shape (a sealed box of a plausible size); 400 BAD_ENVELOPE otherwise. The report form's and the private area's. */
+export function parseNotifyBox(box: string): Buffer {
+  const bytes = decode(box, 'notify.box');
+  if (bytes.length < NOTIFY_MIN || bytes.length > NOTIFY_MAX || bytes[0] !== BOX_VERSION) throw new HttpError(400, 'BAD_ENVELOPE', 'This is not a notification address sealed to the mail key (core/crypto sealNotifyAddress).', 'notify.box');
+  return bytes;
+}
+
+/** The key id a notify box names, if it is the current mail key's; 409 MAIL_KEY_CHANGED otherwise. */
+export function assertMailKey(keyId: string, mailKeyId: string | null): string {
   // A rotation between the browser's read of the key log and the send: the browser reads it again.
-  if (dto.notify.keyId !== mailKeyId) throw new HttpError(409, 'MAIL_KEY_CHANGED', 'This is not the current mail key: read the key log again and seal the address to its mailKey.', 'notify.keyId');
-  return { mailKeyId: dto.notify.keyId, box: bytes };
+  if (keyId !== mailKeyId) throw new HttpError(409, 'MAIL_KEY_CHANGED', 'This is not the current mail key: read the key log again and seal the address to its mailKey.', 'notify.keyId');
+  return keyId;
 }
 
 /** The parts of a sealed case as createCase stores them; 400 with the product's code for anything else. */

@@ -33,9 +33,10 @@ import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { addSealedMessage, refuseSealedMultipart, sealedCaseView, updateSealedIdentity } from '../cases/sealed.ts';
 import { needsReporterWrap, reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
-import { reporterEpochWrapDtoSchema, sealedCommentDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema } from '../../machines/schema.ts';
+import { reporterEpochWrapDtoSchema, sealedCommentDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema, sealedNotifyDtoSchema } from '../../machines/schema.ts';
 import { storeReporterEpochWrap } from '../cases/grants.ts';
 import { addSealedComment } from '../cases/sealed-record.ts';
+import { deleteSealedNotify, storeSealedNotify } from '../mail/change-notify.ts';
 
 /** On the case read of a server-keyed case being migrated that has no reporter wrap yet: the page makes it (sealed-migration.md "Migration"). */
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
@@ -104,6 +105,8 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
       pendingWhistleblowerAction: row.pending_whistleblower_action,
       caseStatusHistory: history,
       protectionOfficer: company ? officerSnapshot(company, row.protection_officer_id) : null,
+      // Whether a notification address is stored (sealed to the mail key, which the page cannot open): the form shows the wish by it.
+      notify: !!(await ctx.db.selectFrom('case_notify').select('case_id').where('case_id', '=', row.id).executeTakeFirst()),
     });
   });
 
@@ -217,6 +220,21 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     const dto = parseOr400(sealedIdentityDtoSchema, req.body ?? {}, 'sealedIdentityDto');
     await updateSealedIdentity(ctx, row, dto.envelope);
     return reply.headers(noStore).send({ stored: true });
+  });
+
+  // A sealed case's notification address, sealed in the reporter's browser to the mail key (server/mail/change-notify.ts).
+  app.put(`${BASE}/notification/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedNotifyDtoSchema, req.body ?? {}, 'sealedNotifyDto');
+    await storeSealedNotify(ctx, row, dto.notify);
+    return reply.headers(noStore).send({ notify: true });
+  });
+  app.delete(`${BASE}/notification/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    await deleteSealedNotify(ctx, row);
+    return reply.headers(noStore).send({ notify: false });
   });
 
   app.put(`${BASE}/password/request-update`, async (req, reply) => {

@@ -2,10 +2,12 @@
  * /private/info (spec §2, §4 Password change, §5 Private identity form): identity
  * and contact details (name locked once set; an invalid save shows the your-info
  * error and sends nothing), and the password-change request, confirmed first and
- * followed by a log-out. The flow is machines/identityForm.ts.
+ * followed by a log-out; on a sealed case, the e-mail notification in its own section
+ * (SealedNotify.tsx), its address sealed apart to the mail key. The flow is
+ * machines/identityForm.ts.
  */
 import { Unopened } from './Unopened.tsx';
-import { SealedNotYet } from './SealedFiles.tsx';
+import { SealedNotify } from './SealedNotify.tsx';
 import { useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { identityErrors, identityFormMachine } from '../../machines/identityForm.ts';
@@ -30,7 +32,7 @@ export function InfoPage() {
   const ids = { name: useId(), email: useId(), phone: useId(), error: useId(), nameErr: useId(), emailErr: useId(), phoneErr: useId() };
   const form = useActorRef(
     identityFormMachine.provide({
-      actors: identityActors(services, () => c.whistleblower),
+      actors: identityActors(services, () => c.whistleblower, () => lang),
       actions: {
         reloadCase: () => session.send({ type: 'case.reload' }),
         reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
@@ -38,7 +40,7 @@ export function InfoPage() {
         logOut: () => session.send({ type: 'session.ended' }),
       },
     }),
-    { input: { whistleblower: c.whistleblower } },
+    { input: { whistleblower: c.whistleblower, notifyStored: c.sealed?.notify } },
   );
   const ctx = useSelector(form, (s) => s.context);
   const invalid = useSelector(form, (s) => s.matches({ form: { editing: 'invalid' } }));
@@ -121,10 +123,8 @@ export function InfoPage() {
             />
             {errors.includes('phone') && <span id={ids.phoneErr} className={styles.error}>{t('private.info.phoneInvalid')}</span>}
           </div>
-          {/* A sealed case's notification address is sealed apart, to the mail key, with the report: not changed here. */}
-          {c.sealed ? (
-            <SealedNotYet />
-          ) : (
+          {/* A sealed case's notification address is sealed apart, to the mail key: its own section below (SealedNotify). */}
+          {!c.sealed && (
             <label className={styles.checkbox}>
               <input
                 type="checkbox"
@@ -150,6 +150,8 @@ export function InfoPage() {
           </div>
         </form>
       </section>
+
+      {c.sealed && <SealedNotify form={form} closed={c.status === 'CLOSED'} />}
 
       <section className={card} aria-labelledby="password-heading">
         <h2 id="password-heading" className={styles.cardTitle}>

@@ -79,16 +79,3 @@ export function UnopenedFile({ className }: { className?: string }) {
   );
 }
 
-function NotYetText() {
-  const t = useT('sealedPrivate');
-  return <p className={pages.muted}>{t('sealedPrivate.notification')}</p>;
-}
-
-/** What a sealed case cannot change on /private/info yet: the notification wish (its address is sealed apart, to the mail key). */
-export function SealedNotYet() {
-  return (
-    <Suspense fallback={null}>
-      <NotYetText />
-    </Suspense>
-  );
-}

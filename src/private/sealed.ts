@@ -25,6 +25,8 @@ export const REPORTER_WRAP_PATH = '/api/private/case/my-case/reporter-wrap';
 export const REPORTER_WRAP_HEADER = 'x-reporter-wrap';
 export const SEALED_COMMENT_PATH = '/api/private/case/comments/sealed';
 export const EPOCH_WRAP_PATH = '/api/private/case/my-case/epoch-wrap';
+export const SEALED_NOTIFY_PATH = '/api/private/case/notification/sealed';
+export const KEY_LOG_PATH = '/api/public/key-log';
 
 /** The case's data key, opened here, and the case it belongs to. */
 export interface CaseKey {
@@ -70,6 +72,8 @@ interface SealedAnswer {
   submissionType?: SubmissionType;
   approvedAt?: string | null;
   record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
+  /** Whether a notification address is stored (sealed to the mail key: this page cannot open it). */
+  notify?: boolean;
 }
 
 /** Reads and opens the sealed case; `hold` keeps the data key for the composer. */
@@ -146,7 +150,7 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     events: history.filter((e) => e.status !== 'PENDING_WHISTLEBLOWER_CONTACT'),
     caseStatusHistory: history,
     whistleblower: opened.whistleblower === 'unopened' ? null : opened.whistleblower,
-    sealed: { unopened },
+    sealed: { unopened, ...(view.notify ? { notify: true } : {}) },
   };
   return { status: 200, data };
 }
@@ -190,8 +194,9 @@ export async function postSealedMessage(api: ApiClient, key: CaseKey, text: stri
 /**
  * What a sealed case's identity becomes, by the usual path's rules (server/cases/
  * reporter.ts), applied here since the server cannot read it: a name once given stays;
- * the notification wish is kept as sent with the report (its address is sealed apart,
- * to the mail key, and this page does not change it) and needs an e-mail address.
+ * the identity's notification flag is kept as sent with the report and needs an e-mail
+ * address (the address mails go to is sealed apart, to the mail key, and changed on its
+ * own: `putSealedNotify`).
  */
 export function sealedIdentityOf(
   input: { name: string; email: string | null; phone: string | null; phoneCountryCode: string | null },
@@ -205,6 +210,37 @@ export function sealedIdentityOf(
     phoneCountryCode: input.phoneCountryCode ?? null,
     notification: !!current?.notification && !!email,
   };
+}
+
+/** Why no notification address was sent: the key log did not verify here, or it names no mail key. */
+export class MailKeyRefused extends Error {}
+
+/**
+ * The mail key as the key log gives it, taken only from a log this page verified
+ * against the company's anchor (core/crypto `verifyKeyLog`), as the report form does:
+ * a log that does not verify, or none with sealed cases, gives no key and nothing is sent.
+ */
+export async function verifiedMailKey(api: ApiClient, signal?: AbortSignal): Promise<{ spki: string; keyId: string }> {
+  const log = (await (await api.request(KEY_LOG_PATH, { signal })).json()) as { sealedCases?: unknown; mailKey?: { spki?: unknown; keyId?: unknown }; anchor?: { ecdsaSpki?: unknown } | null; entries?: unknown };
+  if (log.sealedCases !== 'browser' || !log.anchor || typeof log.anchor.ecdsaSpki !== 'string' || !Array.isArray(log.entries)) throw new MailKeyRefused('no sealed cases');
+  const { fromBase64, keyId, verifyKeyLog } = await import('../../core/crypto/index.ts');
+  const checked = await verifyKeyLog(log.entries, fromBase64(log.anchor.ecdsaSpki));
+  if (!checked.ok) throw new MailKeyRefused(checked.reason);
+  const mk = log.mailKey;
+  if (!mk || typeof mk.spki !== 'string' || typeof mk.keyId !== 'string' || (await keyId(fromBase64(mk.spki))) !== mk.keyId) throw new MailKeyRefused('no mail key');
+  return { spki: mk.spki, keyId: mk.keyId };
+}
+
+/**
+ * The notification wish of a sealed case: on seals `address` here to the verified mail
+ * key (core/crypto `sealNotifyAddress`, bound to the case) and sends only the box; off
+ * deletes the stored one. The address never leaves the page in clear.
+ */
+export async function putSealedNotify(api: ApiClient, caseId: string, wish: { on: boolean; address: string; language?: string }, signal?: AbortSignal): Promise<Response> {
+  if (!wish.on) return api.request(SEALED_NOTIFY_PATH, { method: 'DELETE', signal });
+  const mailKey = await verifiedMailKey(api, signal);
+  const { sealNotifyAddress } = await import('../../core/crypto/index.ts');
+  return api.request(SEALED_NOTIFY_PATH, { method: 'PUT', body: { notify: await sealNotifyAddress(mailKey, caseId, wish.address, wish.language) }, signal });
 }
 
 /** The identity as the form sends it, sealed here under the case's data key (core/crypto `sealIdentity`); only the envelope leaves. */

@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, putSealedNotify, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -32,7 +32,7 @@ import type {
 import type { ChatEvent, DraftFile, PostMessageInput, UploadFilesInput } from '../../machines/chat.ts';
 import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, forgetUploads, loadResumable, newUploadMemory } from '../uploads/memory.ts';
 import type { FileChecks } from '../metadata/checks.ts';
-import type { CallResult as IdentityCallResult, WhistleblowerDto } from '../../machines/identityForm.ts';
+import type { CallResult as IdentityCallResult, NotifyWish, WhistleblowerDto } from '../../machines/identityForm.ts';
 
 export const CALLBACK_PATH = '/private/callback';
 export const LANDING_PATH = '/private/status';
@@ -563,8 +563,14 @@ async function callStatus(run: () => Promise<unknown>): Promise<IdentityCallResu
 }
 
 /** `current`: the identity as this page opened it (a sealed case's rules are applied here: the server cannot read it). */
-export function identityActors(s: PrivateServices, current: () => PrivateCase['whistleblower'] = () => null) {
+export function identityActors(s: PrivateServices, current: () => PrivateCase['whistleblower'] = () => null, language: () => string | undefined = () => undefined) {
   return {
+    // A sealed case's notification address: sealed here to the verified key log's mail key; only the box leaves (sealed.ts putSealedNotify).
+    changeNotification: fromPromise<IdentityCallResult, NotifyWish>(({ input }) => {
+      const key = s.caseKey();
+      if (!key) return Promise.resolve({ status: 0 });
+      return callStatus(() => putSealedNotify(s.api, key.caseId, { ...input, language: language() }));
+    }),
     updateWhistleblower: fromPromise<IdentityCallResult, WhistleblowerDto>(({ input }) => {
       // A sealed case: the identity is sealed here under the case's key; only the envelope leaves (issue 37).
       const key = s.caseKey();

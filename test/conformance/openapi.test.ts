@@ -163,6 +163,11 @@ const NOT_IN_JOURNEY: string[] = [
   'PUT /api/private/case/my-case/reporter-wrap',
   // The sealed identity change (sealed-private.test.ts).
   'PUT /api/private/case/whistleblower/sealed',
+  // The sealed notification address on and off (sealed-notify.test.ts).
+  'PUT /api/private/case/notification/sealed',
+  'DELETE /api/private/case/notification/sealed',
+  // The inbox search's summaries (inbox-summaries.test.ts; the journey opens no inbox search).
+  'POST /api/handler/cases/summaries',
   // Revocation with a new key epoch and the reporter's re-wrap after it (sealed-revoke.test.ts).
   'POST /api/handler/cases/{caseNumber}/key-epochs',
   'PUT /api/private/case/my-case/epoch-wrap',

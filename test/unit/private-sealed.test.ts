@@ -7,14 +7,16 @@
  * altered one named, the rest listed), a download opened as it streams to the picked file
  * or, without a picker, to one Blob, an altered download failing with the file named and
  * the picked file discarded; the content check before sealing; the identity sealed with the
- * usual rules; the reporter wrap of a migrated case made, checked and sent.
+ * usual rules; the reporter wrap of a migrated case made, checked and sent; the notification
+ * address sealed to the mail key of a key log verified here (none sent when it does not verify).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   deriveReporterKeys, fieldContext, fromBase64, keyId, makeHandlerKeys, makeNextEpoch, openCaseParts, openFieldText, recipientsFor, sealFileForUpload, sealMessage, sealNewCase, signKeyLogEntry, toBase64,
   unwrapDataKey, FILE_CHUNK, PBKDF2_DEFAULT, SealedFileError, type HandlerKeys,
 } from '../../core/crypto/index.ts';
-import { offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, readSealedCase, sealedIdentityOf, type CaseKey } from '../../src/private/sealed.ts';
+import { MailKeyRefused, offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, putSealedNotify, readSealedCase, sealedIdentityOf, type CaseKey } from '../../src/private/sealed.ts';
+import { openNotifyAddress } from '../../core/crypto/index.ts';
 import { chunkedReader, contentFits, saveSealedFile, canSaveStreaming } from '../../src/private/sealedFiles.ts';
 import { openComments, recordHash, sealComment, sealRecordVersion } from '../../core/crypto/index.ts';
 import type { ApiClient } from '../../src/api/client.ts';
@@ -294,6 +296,65 @@ describe('the identity of a sealed case', () => {
   });
 });
 const key2 = () => ({ caseId: sealed.caseId, dataKey: sealed.dataKey });
+
+describe('the notification address of a sealed case', () => {
+  /** A key log as the server publishes it (anchor, one certified entry, the mail key), and the mail key's pair. */
+  async function published() {
+    const entry = await signKeyLogEntry(recovery.ecdsa.privateKey, {
+      seq: 1, handlerId: 'h', ecdhSpki: toBase64(hanne.ecdhSpki), ecdsaSpki: toBase64(hanne.ecdsaSpki), officerIds: ['o'],
+      addedAt: '2026-01-01T00:00:00.000Z', action: 'add', prevHash: '', certifierKeyId: await keyId(recovery.ecdsaSpki),
+    });
+    const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+    const spki = new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey));
+    const mailKey = { spki: toBase64(spki), keyId: await keyId(spki) };
+    const log = { sealedCases: 'browser', anchor: { ecdhSpki: toBase64(recovery.ecdhSpki), ecdsaSpki: toBase64(recovery.ecdsaSpki) }, entries: [entry], mailKey };
+    return { log, mail: { privateKey: pair.privateKey, publicKey: spki, keyId: mailKey.keyId } };
+  }
+  const answering = (log: unknown) => {
+    const calls: { path: string; init?: { method?: string; body?: unknown } }[] = [];
+    const api = {
+      request: async (path: string, init?: { method?: string; body?: unknown }) => {
+        calls.push({ path, init });
+        return new Response(JSON.stringify(path === '/api/public/key-log' ? log : { notify: init?.method === 'PUT' }), { status: 200 });
+      },
+    } as unknown as ApiClient;
+    return { api, calls };
+  };
+  const ADDRESS = 'MARKER-rosa@example.org';
+
+  it('on: seals the address to the verified log\'s mail key, bound to the case; only the box goes', async () => {
+    const { log, mail } = await published();
+    const { api, calls } = answering(log);
+    await putSealedNotify(api, sealed.caseId, { on: true, address: ` ${ADDRESS} `, language: 'de' });
+    expect(calls.map((c) => `${c.init?.method ?? 'GET'} ${c.path}`)).toEqual(['GET /api/public/key-log', 'PUT /api/private/case/notification/sealed']);
+    const body = calls[1]!.init!.body as { notify: { keyId: string; box: string } };
+    expect(Object.keys(body)).toEqual(['notify']);
+    expect(body.notify.keyId).toBe(mail.keyId);
+    expect(JSON.stringify(body)).not.toContain('MARKER');
+    expect(await openNotifyAddress(mail, sealed.caseId, fromBase64(body.notify.box))).toEqual({ address: ADDRESS, language: 'de' });
+    // Bound to its case: it does not open as another case's.
+    await expect(openNotifyAddress(mail, crypto.randomUUID(), fromBase64(body.notify.box))).rejects.toThrow();
+  });
+
+  it('off: deletes, reading no key log and sending no address', async () => {
+    const { log } = await published();
+    const { api, calls } = answering(log);
+    await putSealedNotify(api, sealed.caseId, { on: false, address: '' });
+    expect(calls.map((c) => `${c.init?.method ?? 'GET'} ${c.path}`)).toEqual(['DELETE /api/private/case/notification/sealed']);
+    expect(calls[0]!.init!.body).toBeUndefined();
+  });
+
+  it('sends nothing when the key log does not verify, names no mail key, or one whose id is not its key\'s', async () => {
+    const { log } = await published();
+    const altered = { ...log, entries: [{ ...log.entries[0]!, officerIds: ['o', 'other'] }] };
+    const otherSpki = new Uint8Array(await crypto.subtle.exportKey('spki', (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])).publicKey));
+    for (const bad of [altered, { ...log, mailKey: undefined }, { ...log, mailKey: { ...log.mailKey, spki: toBase64(otherSpki) } }, { ...log, sealedCases: 'off' }, { ...log, anchor: null }]) {
+      const { api, calls } = answering(bad);
+      await expect(putSealedNotify(api, sealed.caseId, { on: true, address: ADDRESS })).rejects.toBeInstanceOf(MailKeyRefused);
+      expect(calls.map((c) => c.path)).toEqual(['/api/public/key-log']);
+    }
+  });
+});
 
 describe('offerReporterWrap', () => {
   const offering = (answers: ((path: string, init?: { method?: string; body?: unknown }) => Response)[]) => {

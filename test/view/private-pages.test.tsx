@@ -157,3 +157,30 @@ describe('the password on the identity page', () => {
     expect(screen.getByText(/Your password cannot be recovered/)).toBeTruthy();
   });
 });
+
+describe('the notification section of a sealed case on the identity page', () => {
+  const sealedText = (key: string) => catalogue('sealedPrivate', 'en')[key]!;
+
+  it('says an address is stored and offers it checked; a server-keyed case has no such section', async () => {
+    await renderPage(InfoPage, { ...sampleCase, sealed: { unopened: [], notify: true } });
+    expect(await screen.findByText(sealedText('sealedPrivate.notify.isOn'))).toBeTruthy();
+    expect((screen.getByRole('checkbox', { name: sealedText('sealedPrivate.notify.wanted') }) as HTMLInputElement).checked).toBe(true);
+    // The stored address cannot be read here: the field is empty, for a new one.
+    expect((screen.getByLabelText(new RegExp(`^${sealedText('sealedPrivate.notify.address')}`)) as HTMLInputElement).value).toBe('');
+    // The identity form's own checkbox is the server-keyed case's: not here.
+    expect(screen.queryByRole('checkbox', { name: catalogue('private', 'en')['private.info.notification'] })).toBeNull();
+  });
+
+  it('says a closed case deleted the address and offers nothing', async () => {
+    await renderPage(InfoPage, { ...sampleCase, status: 'CLOSED', sealed: { unopened: [] } });
+    expect(await screen.findByText(sealedText('sealedPrivate.notify.closed'))).toBeTruthy();
+    expect(screen.queryByRole('checkbox', { name: sealedText('sealedPrivate.notify.wanted') })).toBeNull();
+    expect(screen.queryByRole('button', { name: sealedText('sealedPrivate.notify.save') })).toBeNull();
+  });
+
+  it('is not shown for a server-keyed case, whose identity form keeps its own checkbox', async () => {
+    await renderPage(InfoPage, sampleCase);
+    expect(screen.getByRole('checkbox', { name: catalogue('private', 'en')['private.info.notification'] })).toBeTruthy();
+    expect(screen.queryByRole('region', { name: sealedText('sealedPrivate.notify.title') })).toBeNull();
+  });
+});
