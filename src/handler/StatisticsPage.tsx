@@ -12,7 +12,7 @@ import { fromPromise } from 'xstate';
 import { useT } from '../i18n/index.ts';
 import * as buttons from '../styles/button.css.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { statisticsMachine, type StatisticsCounts } from '../../machines/handler/statistics.ts';
+import { statisticsMachine, type StatisticsColleague, type StatisticsCounts } from '../../machines/handler/statistics.ts';
 import { VIOLATIONS } from '../../machines/schema.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
@@ -48,7 +48,7 @@ function Statistics({ keys }: { keys: OpenedKeys }) {
       actors: {
         loadStatistics: fromPromise(() => statisticsEffects(rawApi, api.keys).load(keys)),
         publishKey: fromPromise(() => statisticsEffects(rawApi, api.keys).publish(keys)),
-        giveKey: fromPromise(({ input }) => statisticsEffects(rawApi, api.keys).give(keys, input)),
+        giveKey: fromPromise<{ status: number }, StatisticsColleague>(({ input }) => statisticsEffects(rawApi, api.keys).give(keys, input)),
         rotateKey: fromPromise(() => statisticsEffects(rawApi, api.keys).rotate(keys)),
       },
     }),
