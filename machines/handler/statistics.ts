@@ -45,8 +45,11 @@ export type StatisticsAnswer =
   | { status: 'counted'; counts: StatisticsCounts; colleagues: StatisticsColleague[]; canRotate: boolean }
   /** No statistics key yet; `canPublish`: this handler's key is certified, so she may make it. */
   | { status: 'none'; canPublish: boolean }
-  /** Keys are published, but none is sealed to this handler's key; `holders`: the colleagues who hold it and can give it. */
-  | { status: 'notHolder'; holders: string[] }
+  /**
+   * Keys are published, but none is sealed to this handler's key; `holders`: the
+   * colleagues who hold it and can give it; `certified`: her key is certified, so they can.
+   */
+  | { status: 'notHolder'; holders: string[]; certified: boolean }
   /** The key log or the keys' signatures did not verify in this browser. */
   | { status: 'refused'; reason: string };
 
@@ -56,6 +59,8 @@ export interface StatisticsContext {
   canRotate: boolean;
   colleagues: StatisticsColleague[];
   holders: string[];
+  /** On the page without the key: this handler's key is certified (a holder can give it to her only then). */
+  certified: boolean;
   /** The colleague of the give confirmation and `giving`. */
   recipient: StatisticsColleague | null;
   /** Whom the last gift reached ('' for none), said once the page counted again. */
@@ -102,7 +107,10 @@ export const statisticsMachine = setup({
       return a.status === 'counted' ? { counts: a.counts, colleagues: a.colleagues, canRotate: a.canRotate, canPublish: false, holders: [], reason: '' } : {};
     }),
     assignNone: assign({ canPublish: ({ event }) => { const a = loaded(event); return a.status === 'none' && a.canPublish; }, counts: null, colleagues: [], canRotate: false, holders: [], reason: '' }),
-    assignHolders: assign({ holders: ({ event }) => { const a = loaded(event); return a.status === 'notHolder' ? a.holders : []; }, counts: null, colleagues: [], canRotate: false, canPublish: false, reason: '' }),
+    assignHolders: assign(({ event }) => {
+      const a = loaded(event);
+      return { holders: a.status === 'notHolder' ? a.holders : [], certified: a.status === 'notHolder' && a.certified, counts: null, colleagues: [], canRotate: false, canPublish: false, reason: '' };
+    }),
     assignReason: assign({ reason: ({ event }) => { const a = loaded(event); return a.status === 'refused' ? a.reason : ''; }, counts: null, colleagues: [], canRotate: false, canPublish: false, holders: [] }),
     forgetCounts: assign({ counts: null, canPublish: false, canRotate: false, colleagues: [], holders: [] }),
     assignRecipient: assign({
@@ -127,7 +135,7 @@ export const statisticsMachine = setup({
 }).createMachine({
   id: 'statistics',
   initial: 'loading',
-  context: { counts: null, canPublish: false, canRotate: false, colleagues: [], holders: [], recipient: null, given: '', rotated: false, reason: '' },
+  context: { counts: null, canPublish: false, canRotate: false, colleagues: [], holders: [], certified: false, recipient: null, given: '', rotated: false, reason: '' },
   states: {
     loading: {
       invoke: {

@@ -72,6 +72,7 @@ function Statistics({ keys }: { keys: OpenedKeys }) {
           {t('statistics.notHolder')}
         </p>
         <p data-testid="statistics-holders">{holders.length ? t('statistics.notHolder.holders', { names: holders.join(', '), count: holders.length }) : t('statistics.notHolder.nobody')}</p>
+        {!state.context.certified && <p data-testid="statistics-uncertified">{t('statistics.notHolder.uncertified')}</p>}
         {retry}
       </section>
     );

@@ -98,7 +98,7 @@ export function statisticsEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
         const account = await liveHolder(k, handlers);
         if (account) holders.push(account.name);
       }
-      return { status: 'notHolder', holders: holders.sort((a, b) => a.localeCompare(b)) };
+      return { status: 'notHolder', holders: holders.sort((a, b) => a.localeCompare(b)), certified };
     }
     const counts: StatisticsCounts = { violation: {}, channel: {}, unopened: 0, total: 0, notHeld: o.data.notHeld };
     for (const pair of o.pairs) {

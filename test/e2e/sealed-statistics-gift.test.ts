@@ -6,7 +6,8 @@
  * and Hanne certifies him: his statistics page says plainly that he has no statistics key
  * yet and that Hanne can give it. Hanne gives it on her statistics page, through its
  * confirmation (the wrap sealed in her browser to Bruno's key from the verified log);
- * Bruno's page then counts the report. axe finds nothing on each new state.
+ * Bruno's page then counts the report. Bruno makes a new statistics key (rotation)
+ * through its confirmation; the report stays counted. axe finds nothing on each new state.
  */
 import { describe, expect, it } from 'vitest';
 import { axeViolations } from './harness.ts';
@@ -87,6 +88,19 @@ describe('the statistics key for a colleague certified later', () => {
     await bruno.page.getByTestId('statistics-total').getByText('1 report counted').waitFor();
     const violation = bruno.page.getByTestId('statistics-violation');
     expect(await violation.locator(`tr[data-category="${CATEGORY}"] td`).textContent()).toBe('1');
+    expect(await axeViolations(bruno.page)).toEqual([]);
+
+    // Bruno makes a new statistics key through its confirmation: sealed to both of them, the report still counted with the old one.
+    await bruno.page.getByRole('button', { name: msg('statistics.rotate.make') }).click();
+    const rotate = bruno.page.getByRole('alertdialog', { name: msg('statistics.rotate.confirmTitle') });
+    await rotate.waitFor();
+    expect(await axeViolations(bruno.page)).toEqual([]);
+    await rotate.getByRole('button', { name: msg('statistics.rotate.confirm') }).click();
+    await bruno.page.getByTestId('statistics-news').getByText(msg('statistics.rotate.done')).waitFor();
+    const keys = await db.selectFrom('company_statistics_key').select(['key_id', 'replaces']).orderBy('seq').execute();
+    expect(keys.map((k) => k.replaces)).toEqual([null, key.key_id]);
+    expect((await db.selectFrom('statistics_key_wrap').select('recipient_key_id').where('stats_key_id', '=', keys[1]!.key_id).execute()).length).toBe(2);
+    await bruno.page.getByTestId('statistics-total').getByText('1 report counted').waitFor();
     expect(await axeViolations(bruno.page)).toEqual([]);
   });
 });
