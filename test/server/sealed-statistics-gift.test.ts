@@ -162,7 +162,7 @@ describe('the statistics key for a handler certified later', () => {
     expectError(await give(h.hilde, { ...good, wraps: [] }), 400, 'VALIDATION');
     expectError(await give(h.hilde, { ...good, recipientKeyId: 'not-a-key' }), 400, 'VALIDATION');
     expectError(await give(h.hilde, { ...good, wraps: [w, w] }), 400, 'DUPLICATE_WRAP', 'wraps[1].statsKeyId');
-    expectError(await give(h.hilde, 'nonsense'), 400, 'VALIDATION');
+    expectError(await give(h.hilde, 'nonsense'), 400, 'BAD_JSON');
     expect(await wrapRows()).toEqual(before);
   });
 
