@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { axeViolations } from './harness.ts';
 import { firstOfficerId } from './reporter.ts';
 import {
-  browserSuite, certifyColleague, describeProblem, english, enrolHandler, fillIdentity, followAndAccept, makeRecoveryKey, openReportForm, reportSent, sendReport, signInHandler, NO_THROTTLE, SEALED,
+  browserSuite, certifyColleague, describeProblem, english, enrolHandler, fillIdentity, followAndAccept, keysPage, makeRecoveryKey, openReportForm, reportSent, sendReport, signInHandler, NO_THROTTLE, SEALED,
 } from '../helpers/sealed-e2e.ts';
 import { keyId } from '../../core/crypto/index.ts';
 
@@ -51,6 +51,8 @@ describe('the statistics key for a colleague certified later', () => {
     const bruno = await enrolHandler(s, HOST, { name: 'Bruno', password: 'bruno counts reports later', officers: [officerId] });
     await certifyColleague(hanne.page, 'Bruno');
     await signInHandler(portal, HOST, bruno);
+    // The statistics page by its in-app link on the keys page.
+    await keysPage(bruno.page);
     await bruno.page.getByRole('link', { name: msg('statistics.nav') }).click();
     await bruno.page.getByRole('heading', { level: 1, name: msg('statistics.title') }).waitFor();
     await bruno.page.getByTestId('statistics-state').getByText(msg('statistics.notHolder')).waitFor();
