@@ -481,10 +481,26 @@ export const statisticsKeyDtoSchema = v.object({
     keyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
     certifierKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
     signature: base64Text(200),
+    /** A rotation: the id of the company's newest key, which this one replaces (signed with it). */
+    replaces: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid'))),
   }),
   wraps: v.pipe(v.array(statisticsKeyWrapSchema), v.minLength(1), v.maxLength(200)),
 });
 export type StatisticsKeyDto = v.InferOutput<typeof statisticsKeyDtoSchema>;
+/**
+ * A holder gives the statistics keys she holds to a colleague certified later
+ * (docs/decisions/sealed-workspace.md "The statistics key for colleagues certified later"):
+ * each key's private half sealed in her browser to the colleague's key from the verified log.
+ */
+export const statisticsKeyGiftDtoSchema = v.object({
+  recipientKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')),
+  wraps: v.pipe(
+    v.array(v.object({ statsKeyId: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'validation.invalid')), box: base64Text(1024) })),
+    v.minLength(1),
+    v.maxLength(50),
+  ),
+});
+export type StatisticsKeyGiftDto = v.InferOutput<typeof statisticsKeyGiftDtoSchema>;
 export const sealedCaseDtoSchema = v.object({
   caseId: v.pipe(v.string(), v.uuid()),
   /** The channel, in clear as on the plain routes: the online form, or a phone or meeting report (followed, no files; its record is sealed in the handler's browser: docs/decisions/record-versions.md). */

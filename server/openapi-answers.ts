@@ -304,14 +304,23 @@ export const ANSWER_SCHEMAS = {
     // Only with SEALED_CASES=browser: the mail key the report form seals the notification address to.
     mailKey: v.optional(v.object({ spki: v.string(), keyId: v.string() })),
     // Only with SEALED_CASES=browser: the statistics key, signed, for the browser to verify before it seals categories to it.
-    statisticsKey: v.optional(v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }))),
+    statisticsKey: v.optional(v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string(), replaces: v.optional(v.string()) }))),
   }),
   KeyLogAppended: v.object({ seq: v.number(), hash: v.string() }),
-  StatisticsKey: v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() }),
+  StatisticsKey: v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string(), replaces: v.optional(v.string()) }),
+  StatisticsKeyGiven: v.object({ recipientKeyId: v.string(), statsKeyIds: v.array(v.string()) }),
   Statistics: v.object({
-    key: v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string() })),
+    key: v.nullable(v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string(), replaces: v.optional(v.string()) })),
     wrap: v.nullable(v.object({ recipientKeyId: v.string(), box: v.string() })),
-    boxes: v.array(v.object({ caseId: v.string(), box: v.string() })),
+    keys: v.array(
+      v.object({
+        key: v.object({ spki: v.string(), keyId: v.string(), certifierKeyId: v.string(), signature: v.string(), replaces: v.optional(v.string()) }),
+        wrap: v.nullable(v.object({ recipientKeyId: v.string(), box: v.string() })),
+        holders: v.array(v.string()),
+      }),
+    ),
+    boxes: v.array(v.object({ caseId: v.string(), keyId: v.string(), box: v.string() })),
+    notHeld: v.number(),
   }),
   SignInSalt: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), legacy: v.optional(v.literal(true)) }),
   SealedKeys: v.object({ salt: v.string(), kdf: v.object({ name: v.string() }), ecdhSpki: v.string(), ecdsaSpki: v.string(), sealedKeys: v.string(), sealedKeysRecovery: v.string() }),
@@ -426,6 +435,7 @@ export const ANSWERS: Record<string, Answer> = {
   'PUT /api/admin/companies/:company/key-anchor': { json: 'KeyAnchor' },
   'POST /api/handler/key-anchor': { json: 'KeyAnchor' },
   'POST /api/handler/statistics-key': { json: 'StatisticsKey' },
+  'POST /api/handler/statistics-key/wraps': { json: 'StatisticsKeyGiven' },
   'GET /api/handler/statistics': { json: 'Statistics' },
   'POST /api/handler/session/salt': { json: 'SignInSalt' },
   'GET /api/handler/keys': { json: 'SealedKeys' },

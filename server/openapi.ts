@@ -8,7 +8,7 @@
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, caseSummariesDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
+import { LANGUAGES, replyTemplateSchema, CASE_STATUSES, INBOX_ASSIGNED, INBOX_PAGE, SUBMISSION_TYPES, caseDtoSchema, caseExportDtoSchema, caseSummariesDtoSchema, commentDtoSchema, enteredCaseDtoSchema, sealedEnteredCaseDtoSchema, statisticsKeyDtoSchema, statisticsKeyGiftDtoSchema, messageDtoSchema, submissionByMeetingDtoSchema, submissionByPhoneDtoSchema, whistleblowerUpdateSchema } from '../machines/schema.ts';
 import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSchema, reportSchema, signInSaltSchema, signInSchema, statusSchema } from './routes/handler.ts';
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
@@ -83,6 +83,7 @@ export const SCHEMAS = {
   handlerSignInSalt: signInSaltSchema,
   handlerKeyAnchor: keyAnchorSchema,
   statisticsKey: statisticsKeyDtoSchema,
+  statisticsKeyGift: statisticsKeyGiftDtoSchema,
   handlerNewToken: newTokenSchema,
   adminOperator: operatorSchema,
   adminInvite: inviteSchema,
@@ -206,8 +207,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'POST', path: `${H}/cases/:caseNumber/messages`, tag: 'handler', summary: 'Send the reporter a message, with up to five files', auth: 'handler', body: { schema: 'handlerMessageDto', multipart: { part: 'messageDto' } }, ok: [201, '{ message }'] },
   { method: 'POST', path: '/api/admin/handlers', tag: 'admin', summary: 'Create a handler account (loopback only)', auth: 'admin', body: { schema: 'adminHandler' }, ok: [201, '{ id, token, companyId, name }'] },
   { method: 'GET', path: '/api/public/key-log', tag: 'public', summary: "The company's trust anchor and signed key log, to check before sealing (docs/decisions/blind-server.md)", auth: 'none', ok: [200, '{ anchor, entries }'] },
-  { method: 'POST', path: `${H}/statistics-key`, tag: 'handler', summary: "Publish the company's statistics key once: its public half signed, its private half sealed to certified handler keys", auth: 'handler', body: { schema: 'statisticsKey' }, ok: [201, '{ spki, keyId, certifierKeyId, signature }'] },
-  { method: 'GET', path: `${H}/statistics`, tag: 'handler', summary: "The statistics key, its private half sealed to this handler's key, and every case's categories box, to count in the browser", auth: 'handler', ok: [200, '{ key, wrap, boxes }'] },
+  { method: 'POST', path: `${H}/statistics-key`, tag: 'handler', summary: "Publish the company's statistics key, or rotate it (naming the newest in `replaces`): its public half signed, its private half sealed to certified handler keys", auth: 'handler', body: { schema: 'statisticsKey' }, ok: [201, '{ spki, keyId, certifierKeyId, signature }'] },
+  { method: 'POST', path: `${H}/statistics-key/wraps`, tag: 'handler', summary: 'Give the statistics keys this handler holds to a colleague certified later: each private half sealed to her certified key', auth: 'handler', body: { schema: 'statisticsKeyGift' }, ok: [201, '{ recipientKeyId, statsKeyIds }'] },
+  { method: 'GET', path: `${H}/statistics`, tag: 'handler', summary: "Every statistics key (newest first), each private half sealed to this handler's key and its holders, and the categories boxes of the keys she holds, to count in the browser", auth: 'handler', ok: [200, '{ key, wrap, keys, boxes, notHeld }'] },
   { method: 'POST', path: `${H}/key-log`, tag: 'handler', summary: 'Append an entry a certifier signed to the key log', auth: 'handler', ok: [201, '{ seq, hash }'] },
   { method: 'PUT', path: '/api/admin/companies/:company/key-anchor', tag: 'admin', summary: "Set the company's recovery public key, once (loopback only)", auth: 'admin', body: { schema: 'adminKeyAnchor' }, ok: [201, '{ ecdhSpki, ecdsaSpki, fingerprint }'] },
   { method: 'POST', path: '/api/admin/cases/purge', tag: 'admin', summary: 'Delete the cases due for deletion, or list them with dryRun (loopback only)', auth: 'admin', body: { schema: 'adminPurge' }, ok: [200, '{ dryRun, cases }'] },

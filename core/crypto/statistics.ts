@@ -90,15 +90,26 @@ export interface PublishedStatisticsKey {
   keyId: string;
   certifierKeyId: string;
   signature: string;
+  /**
+   * A rotated key names the key it replaces, under the same signature: the handlers'
+   * browsers check that the company's keys form one chain, newest first, so a server
+   * cannot pass off an old key as the newest or slip in one of its own between them.
+   * Absent on the company's first key (its statement is the one it always was).
+   */
+  replaces?: string;
 }
 
 const STATS_KEY_PURPOSE = 'wb:statistics-key';
 const ECDSA_SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const;
-const statement = (p: Omit<PublishedStatisticsKey, 'signature'>) => utf8(canonicalJson({ purpose: STATS_KEY_PURPOSE, spki: p.spki, keyId: p.keyId, certifierKeyId: p.certifierKeyId }));
+const statement = (p: Omit<PublishedStatisticsKey, 'signature'>) =>
+  utf8(canonicalJson({ purpose: STATS_KEY_PURPOSE, spki: p.spki, keyId: p.keyId, certifierKeyId: p.certifierKeyId, ...(p.replaces !== undefined ? { replaces: p.replaces } : {}) }));
 
-/** The statistics key's public half signed by a certifier (the anchor's or the handler's own ECDSA key). */
-export async function signStatisticsKey(certifier: { privateKey: CryptoKey; keyId: string }, spki: Uint8Array): Promise<PublishedStatisticsKey> {
-  const unsignedKey = { spki: toBase64(spki), keyId: await keyId(spki), certifierKeyId: certifier.keyId };
+/**
+ * The statistics key's public half signed by a certifier (the anchor's or the handler's
+ * own ECDSA key); `replaces`: the id of the key a rotation replaces (none for the first).
+ */
+export async function signStatisticsKey(certifier: { privateKey: CryptoKey; keyId: string }, spki: Uint8Array, replaces?: string): Promise<PublishedStatisticsKey> {
+  const unsignedKey = { spki: toBase64(spki), keyId: await keyId(spki), certifierKeyId: certifier.keyId, ...(replaces !== undefined ? { replaces } : {}) };
   const signature = new Uint8Array(await globalThis.crypto.subtle.sign(ECDSA_SIGN, certifier.privateKey, statement(unsignedKey)));
   return { ...unsignedKey, signature: toBase64(signature) };
 }
@@ -111,6 +122,7 @@ export async function signStatisticsKey(certifier: { privateKey: CryptoKey; keyI
 export async function verifyStatisticsKey(published: unknown, anchorEcdsaSpki: Uint8Array, certifiers: readonly Pick<ActiveKey, 'ecdsaSpki' | 'ecdsaKeyId'>[]): Promise<{ spki: Bytes; keyId: string } | null> {
   const p = published as Partial<PublishedStatisticsKey> | null;
   if (!p || typeof p !== 'object' || ![p.spki, p.keyId, p.certifierKeyId, p.signature].every((x) => typeof x === 'string')) return null;
+  if (p.replaces !== undefined && p.replaces !== null && typeof p.replaces !== 'string') return null;
   try {
     const spki = fromBase64(p.spki!);
     if ((await keyId(spki)) !== p.keyId) return null;
@@ -118,7 +130,8 @@ export async function verifyStatisticsKey(published: unknown, anchorEcdsaSpki: U
     const certifierSpki = (await keyId(anchorEcdsaSpki)) === p.certifierKeyId ? anchorEcdsaSpki : certifiers.find((k) => k.ecdsaKeyId === p.certifierKeyId)?.ecdsaSpki;
     if (!certifierSpki) return null;
     const verify = await globalThis.crypto.subtle.importKey('spki', bufferSource(certifierSpki), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-    const ok = await globalThis.crypto.subtle.verify(ECDSA_SIGN, verify, bufferSource(fromBase64(p.signature!)), statement(p as PublishedStatisticsKey));
+    const signed = { spki: p.spki!, keyId: p.keyId!, certifierKeyId: p.certifierKeyId!, ...(typeof p.replaces === 'string' ? { replaces: p.replaces } : {}) };
+    const ok = await globalThis.crypto.subtle.verify(ECDSA_SIGN, verify, bufferSource(fromBase64(p.signature!)), statement(signed));
     return ok ? { spki, keyId: p.keyId! } : null;
   } catch {
     return null;
@@ -137,14 +150,62 @@ export async function sealStatisticsPrivateKey(pair: { privateKey: CryptoKey; ke
   }
 }
 
-/** The statistics key pair opened with a handler's ECDH key; null when the box is not this key's for this handler. */
-export async function openStatisticsPrivateKey(handler: { privateKey: CryptoKey; publicKey: CryptoKey | Uint8Array; keyId: string }, statsKey: { spki: Uint8Array; keyId: string }, box: string): Promise<{ privateKey: CryptoKey; spki: Uint8Array; keyId: string } | null> {
+/**
+ * The statistics key pair opened with a handler's ECDH key; null when the box is not this
+ * key's for this handler. `extractable` only to seal it on to a colleague right away
+ * (`sealStatisticsPrivateKey`); for counting it stays unexportable.
+ */
+export async function openStatisticsPrivateKey(
+  handler: { privateKey: CryptoKey; publicKey: CryptoKey | Uint8Array; keyId: string },
+  statsKey: { spki: Uint8Array; keyId: string },
+  box: string,
+  opts: { extractable?: boolean } = {},
+): Promise<{ privateKey: CryptoKey; spki: Uint8Array; keyId: string } | null> {
   try {
     const pkcs8 = await openSealedBox({ privateKey: handler.privateKey, publicKey: handler.publicKey }, fromBase64(box), privateInfo(statsKey.keyId, handler.keyId));
-    const privateKey = await globalThis.crypto.subtle.importKey('pkcs8', bufferSource(pkcs8), { name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+    const privateKey = await globalThis.crypto.subtle.importKey('pkcs8', bufferSource(pkcs8), { name: 'ECDH', namedCurve: 'P-256' }, opts.extractable === true, ['deriveBits']);
     pkcs8.fill(0);
     return { privateKey, spki: statsKey.spki, keyId: statsKey.keyId };
   } catch {
     return null;
   }
+}
+
+/**
+ * The company's statistics keys, newest first, as a handler's browser takes them for
+ * counting: the newest must verify (`verifyStatisticsKey`, as a reporter's browser checks
+ * it before sealing), and each older one must be the key its successor's signed
+ * statement `replaces`, with its id its SPKI's. Null when the chain does not hold.
+ *
+ * Why an older key needs no signature of its own that verifies now: its certifier may
+ * have left the log since; it is named by the signed statement of the key after it, and
+ * what it is used for here (opening boxes already stored) needs no more. Only the newest
+ * key is ever sealed to.
+ */
+export async function verifyStatisticsKeyChain(
+  published: readonly unknown[],
+  anchorEcdsaSpki: Uint8Array,
+  certifiers: readonly Pick<ActiveKey, 'ecdsaSpki' | 'ecdsaKeyId'>[],
+): Promise<{ spki: Bytes; keyId: string }[] | null> {
+  const newest = published[0];
+  if (!newest) return [];
+  const first = await verifyStatisticsKey(newest, anchorEcdsaSpki, certifiers);
+  if (!first) return null;
+  const chain = [first];
+  let named = (newest as PublishedStatisticsKey).replaces;
+  for (const older of published.slice(1)) {
+    const p = older as Partial<PublishedStatisticsKey> | null;
+    if (!p || typeof p.spki !== 'string' || typeof p.keyId !== 'string' || p.keyId !== named) return null;
+    try {
+      const spki = fromBase64(p.spki);
+      if ((await keyId(spki)) !== p.keyId) return null;
+      await globalThis.crypto.subtle.importKey('spki', bufferSource(spki), { name: 'ECDH', namedCurve: 'P-256' }, false, []);
+      chain.push({ spki, keyId: p.keyId });
+    } catch {
+      return null;
+    }
+    named = typeof p.replaces === 'string' ? p.replaces : undefined;
+  }
+  // The oldest key replaces none: a chain cut short would hide a key.
+  return named === undefined ? chain : null;
 }

@@ -28,7 +28,7 @@ import type { KeyEpochDto, KeyGrantDto, ReporterEpochWrapDto } from '../../machi
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readKeyLog } from '../keys/key-log.ts';
-import { visibleCases, type HandlerIdentity } from '../handlers/cases.ts';
+import { liveHandlerHolding, visibleCases, type HandlerIdentity } from '../handlers/cases.ts';
 import { currentEpoch, handlerRecipientId, parseWrap, refuseRevoked } from './sealed.ts';
 
 export { currentEpoch };
@@ -74,11 +74,8 @@ export async function grantCaseKey(ctx: AppContext, granter: HandlerIdentity, ro
   if (!logged) throw new HttpError(400, 'WRAP_UNKNOWN_KEY', 'The company\'s key log certifies no such key.', 'recipientKeyId');
 
   // The logged key must be the one its account holds now, on a live handler account of this company that may see the case.
-  const account = await ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'ecdh_spki', 'disabled_at', 'role_handler']).where('id', '=', logged.handlerId).executeTakeFirst();
-  const holds = account?.ecdh_spki ? (await keyId(new Uint8Array(account.ecdh_spki))) === dto.recipientKeyId : false;
-  const live = !!account && holds && account.company_id === row.company_id && account.disabled_at === null && account.role_handler;
-  const entitled =
-    live && !!(await visibleCases(ctx, { id: account.id, company_id: account.company_id!, name: account.name }).select('report_case.id').where('report_case.id', '=', row.id).executeTakeFirst());
+  const account = await liveHandlerHolding(ctx, row.company_id, logged.handlerId, dto.recipientKeyId);
+  const entitled = !!account && !!(await visibleCases(ctx, account).select('report_case.id').where('report_case.id', '=', row.id).executeTakeFirst());
   if (!entitled) throw new HttpError(400, 'WRAP_NOT_ENTITLED', 'This key\'s holder is not a live handler entitled to this case\'s officer.', 'recipientKeyId');
 
   try {

@@ -472,7 +472,7 @@ export interface CaseNotifyTable {
   created_at: Timestamp;
 }
 
-/** A company's statistics public key as a handler's browser signed it (migration 0380). */
+/** A company's statistics public key as a handler's browser signed it (migration 0380); one per rotation, the highest `seq` sealed to (0510). */
 export interface CompanyStatisticsKeyTable {
   company_id: string;
   spki: Bytes;
@@ -480,9 +480,12 @@ export interface CompanyStatisticsKeyTable {
   certifier_key_id: string;
   signature: string;
   created_at: Timestamp;
+  seq: Generated<number>;
+  /** The key id this one replaced; null on the company's first. */
+  replaces: string | null;
 }
 
-/** The statistics private key sealed to one handler's ECDH key (migration 0380). */
+/** One statistics private key sealed to one handler's ECDH key (migration 0380; one per statistics key since 0510). */
 export interface StatisticsKeyWrapTable {
   company_id: string;
   stats_key_id: string;

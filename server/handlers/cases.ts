@@ -16,6 +16,7 @@ import { HttpError } from '../errors.ts';
 import { caseKey, type CaseRow } from '../cases/service.ts';
 import { companyById } from '../companies/service.ts';
 import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
+import { keyId } from '../../core/crypto/index.ts';
 
 export interface HandlerIdentity {
   id: string;
@@ -47,6 +48,19 @@ export async function assertMayEnterFor(ctx: AppContext, handler: HandlerIdentit
   if (!company.settings.protectionOfficers.some((o) => o.id === officerId)) throw new HttpError(400, 'UNKNOWN_OFFICER', 'No such protection officer in this company.', 'protectionOfficer.id');
   const tied = await ctx.db.selectFrom('handler_officer').select('officer_id').where('handler_id', '=', handler.id).execute();
   if (tied.length && !tied.some((t) => t.officer_id === officerId)) throw new HttpError(403, 'OFFICER_NOT_ENTITLED', 'You handle cases of other protection officers only: you may not enter a report for this one.', 'protectionOfficer.id');
+}
+
+/**
+ * The account a key of the key log stands for, when it is a live handler of this company
+ * holding that very ECDH key now (not disabled, with the handler role); null otherwise.
+ * What a re-wrap to a colleague's key (a case's data key, the statistics key) checks
+ * before it stores anything, beside the log's certification.
+ */
+export async function liveHandlerHolding(ctx: Pick<AppContext, 'db'>, companyId: string, handlerId: string, ecdhKeyId: string): Promise<HandlerIdentity | null> {
+  const account = await ctx.db.selectFrom('handler_account').select(['id', 'company_id', 'name', 'ecdh_spki', 'disabled_at', 'role_handler']).where('id', '=', handlerId).executeTakeFirst();
+  if (!account || account.company_id !== companyId || account.disabled_at !== null || !account.role_handler || !account.ecdh_spki) return null;
+  if ((await keyId(new Uint8Array(account.ecdh_spki))) !== ecdhKeyId) return null;
+  return { id: account.id, company_id: companyId, name: account.name };
 }
 
 export async function findVisibleCase(ctx: AppContext, handler: HandlerIdentity, caseNumberParam: string): Promise<CaseRow> {

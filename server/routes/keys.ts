@@ -12,8 +12,10 @@
  *   the private half is printed from the handler's browser and never meets the server
  *   or the operator's terminal).
  * - `POST /api/handler/statistics-key`: a certified handler publishes the company's
- *   statistics key once (server/keys/statistics-key.ts), and `GET /api/handler/statistics`
- *   gives her browser what it counts: the key, its private half sealed to her key, the boxes.
+ *   statistics key, or rotates it (server/keys/statistics-key.ts);
+ *   `POST /api/handler/statistics-key/wraps`: a holder gives the keys she holds to a
+ *   colleague certified later; `GET /api/handler/statistics` gives her browser what it
+ *   counts: the keys, their private halves sealed to her key, the boxes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as v from 'valibot';
@@ -23,8 +25,8 @@ import { requireCompany } from '../companies/service.ts';
 import type { HandlerIdentity } from '../handlers/cases.ts';
 import { appendKeyLogEntry, readKeyLog, setKeyAnchor } from '../keys/key-log.ts';
 import { wrapNewKeys } from '../keys/migrate-wraps.ts';
-import { readStatisticsKey, setStatisticsKey, statisticsFor } from '../keys/statistics-key.ts';
-import { statisticsKeyDtoSchema } from '../../machines/schema.ts';
+import { giveStatisticsKey, readStatisticsKey, setStatisticsKey, statisticsFor } from '../keys/statistics-key.ts';
+import { statisticsKeyDtoSchema, statisticsKeyGiftDtoSchema } from '../../machines/schema.ts';
 import { adminGuard, findCompany } from './admin.ts';
 import { parseOr400 } from './parse.ts';
 
@@ -80,6 +82,13 @@ export function registerKeyLogRoutes(app: FastifyInstance, ctx: AppContext, who:
     const own = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', h.id).executeTakeFirst();
     const key = await setStatisticsKey(ctx, h.company_id, { ecdhSpki: own?.ecdh_spki ? new Uint8Array(own.ecdh_spki) : null }, body);
     return reply.status(201).send(key);
+  });
+
+  app.post('/api/handler/statistics-key/wraps', { bodyLimit: 128 * 1024 }, async (req, reply) => {
+    const h = await who(req);
+    const body = parseOr400(statisticsKeyGiftDtoSchema, req.body ?? {}, 'body');
+    const own = await ctx.db.selectFrom('handler_account').select('ecdh_spki').where('id', '=', h.id).executeTakeFirst();
+    return reply.status(201).send(await giveStatisticsKey(ctx, h, own?.ecdh_spki ? new Uint8Array(own.ecdh_spki) : null, body));
   });
 
   app.get('/api/handler/statistics', async (req, reply) => {

@@ -173,10 +173,9 @@ const NOT_IN_JOURNEY: string[] = [
   'PUT /api/private/case/my-case/epoch-wrap',
   // A report entered sealed in the handler's browser (case-entry.test.ts).
   'POST /api/handler/case-entry/sealed',
-  // The inbox's summaries for the search in the handler's browser (docs/decisions/inbox-search.md): test/e2e/inbox-search.test.ts.
-  'POST /api/handler/cases/summaries',
-  // The statistics key and the counts (sealed-statistics.test.ts).
+  // The statistics key, its gift to a colleague certified later, its rotation and the counts (sealed-statistics*.test.ts).
   'POST /api/handler/statistics-key',
+  'POST /api/handler/statistics-key/wraps',
   'GET /api/handler/statistics',
 ];
 

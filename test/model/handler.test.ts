@@ -164,13 +164,26 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (before.matches('changing') && s.context.refused) expect(s.context.assignment).toEqual(before.context.assignment);
     if (s.matches('ready')) expect(s.context.assignment).not.toBeNull();
   }],
-  [statistics, ['loadStatistics', 'publishKey'], [], (s, e, before) => {
+  [statistics, ['loadStatistics', 'publishKey', 'giveKey', 'rotateKey'], [], (s, e, before) => {
+    const withCounts = ['counted', 'confirmingGive', 'giving', 'confirmingRotate', 'rotating'].some((x) => s.matches(x));
     // Counts only from a load that counted; a refusal or a page without the key shows none.
-    if (s.matches('counted')) expect(s.context.counts).not.toBeNull();
-    if (!s.matches('counted') && !s.matches('loading')) expect(s.context.counts).toBeNull();
+    if (withCounts) expect(s.context.counts).not.toBeNull();
+    if (!withCounts && !s.matches('loading')) expect(s.context.counts).toBeNull();
     if (s.matches('publishing')) expect(before.matches('confirmingPublish')).toBe(true);
     if (s.matches('confirmingPublish')) expect(s.context.canPublish).toBe(true);
     if (s.matches('refused')) expect(s.context.reason).not.toBe('');
+    // A gift only after its confirmation, to a colleague the load offered; the recipient only then.
+    if (s.matches('giving')) expect(before.matches('confirmingGive') || before.matches('giving')).toBe(true);
+    if (s.matches('confirmingGive') || s.matches('giving')) expect(s.context.colleagues).toContainEqual(s.context.recipient);
+    else expect(s.context.recipient).toBeNull();
+    if (e.type === 'xstate.done.actor.giveKey' && s.matches('loading')) expect(s.context.given).toBe(before.context.recipient.name);
+    // A rotation only after its confirmation, by a handler the load said may.
+    if (s.matches('rotating')) expect(before.matches('confirmingRotate') || before.matches('rotating')).toBe(true);
+    if (s.matches('confirmingRotate')) expect(s.context.canRotate).toBe(true);
+    // Who can give it is named only on the page without the key.
+    if (!s.matches('notHolder') && !s.matches('loading')) expect(s.context.holders).toEqual([]);
+    // No statistics private key in the context, ever: only numbers and names.
+    expect(JSON.stringify(s.context)).not.toMatch(/privateKey|pkcs8/);
   }],
   ...[sealedCase].map((m) => [m, ['loadSealed', 'openCase', 'sendSealed', 'loadCandidates', 'grantKey', 'revokeKey', 'changeStatus', 'saveFile'], ['reportUnauthorized', 'noteDraft', 'flushDraft', 'dropDraft'], (s: AnyMachineSnapshot, e: { type: string }, before: AnyMachineSnapshot, actions: string[]) => {
     // The composer's draft (issue 38): Send seals it at once, a sent message drops it, a kept one shows as restored once the case is open.

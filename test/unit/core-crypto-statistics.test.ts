@@ -1,6 +1,6 @@
 // core/crypto statistics: categories sealed to the company's statistics key and counted in the browser.
 import { describe, expect, it } from 'vitest';
-import { openStatisticsPrivateKey, sealStatisticsPrivateKey, signStatisticsKey, verifyStatisticsKey, countCategories, keyId, makeDataKey, makeHandlerKeys, makeStatisticsKey, openCategories, openSealedBox, fromBase64, sealCategories, sealNotifyAddress, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
+import { openStatisticsPrivateKey, sealStatisticsPrivateKey, signStatisticsKey, verifyStatisticsKey, verifyStatisticsKeyChain, countCategories, keyId, makeDataKey, makeHandlerKeys, makeStatisticsKey, openCategories, openSealedBox, fromBase64, sealCategories, sealNotifyAddress, sealToPublicKey, toBase64 } from '../../core/crypto/index.ts';
 
 const ids = ['a1', 'b2', 'c3', 'd4', 'e5'].map((s) => `0f6b7c2e-4d1a-4c5b-9f7e-2a3b4c5d6e${s}`);
 
@@ -76,5 +76,32 @@ describe('core statistics key', () => {
     expect(await openStatisticsPrivateKey({ privateKey: hilde.ecdh.privateKey, publicKey: hilde.ecdhSpki, keyId: hildeId }, another, sealed.box)).toBeNull();
     // The private half's box is no categories box.
     expect(await openCategories(stats, stats.keyId, sealed.box)).toBeNull();
+  });
+
+  it('takes a rotated key only with `replaces` under its signature, and the keys only as one chain, newest first', async () => {
+    const anchor = await makeHandlerKeys();
+    const left = await makeHandlerKeys();
+    const hilde = await makeHandlerKeys();
+    const certifier = (k: typeof hilde) => keyId(k.ecdsaSpki).then((id) => ({ privateKey: k.ecdsa.privateKey, keyId: id }));
+    const [k1, k2, k3] = [await makeStatisticsKey(), await makeStatisticsKey(), await makeStatisticsKey()];
+    // The first key's certifier has left the log since; the newer keys are Hilde's.
+    const p1 = await signStatisticsKey(await certifier(left), k1.spki);
+    const p2 = await signStatisticsKey(await certifier(hilde), k2.spki, k1.keyId);
+    const p3 = await signStatisticsKey(await certifier(hilde), k3.spki, k2.keyId);
+    const active = [{ ecdsaSpki: hilde.ecdsaSpki, ecdsaKeyId: await keyId(hilde.ecdsaSpki) }];
+    expect(p3.replaces).toBe(k2.keyId);
+    expect((await verifyStatisticsKey(p3, anchor.ecdsaSpki, active))?.keyId).toBe(k3.keyId);
+    // `replaces` changed or added after signing: the statement no longer verifies.
+    expect(await verifyStatisticsKey({ ...p3, replaces: k1.keyId }, anchor.ecdsaSpki, active)).toBeNull();
+    expect(await verifyStatisticsKey({ ...(await signStatisticsKey(await certifier(hilde), k3.spki)), replaces: k2.keyId }, anchor.ecdsaSpki, active)).toBeNull();
+    expect((await verifyStatisticsKeyChain([p3, p2, p1], anchor.ecdsaSpki, active))?.map((k) => k.keyId)).toEqual([k3.keyId, k2.keyId, k1.keyId]);
+    expect(await verifyStatisticsKeyChain([], anchor.ecdsaSpki, active)).toEqual([]);
+    // Out of order, a key left out, cut short, or an older key's SPKI swapped: none.
+    expect(await verifyStatisticsKeyChain([p2, p3, p1], anchor.ecdsaSpki, active)).toBeNull();
+    expect(await verifyStatisticsKeyChain([p3, p1], anchor.ecdsaSpki, active)).toBeNull();
+    expect(await verifyStatisticsKeyChain([p3, p2], anchor.ecdsaSpki, active)).toBeNull();
+    expect(await verifyStatisticsKeyChain([p3, { ...p2, spki: toBase64(k1.spki) }, p1], anchor.ecdsaSpki, active)).toBeNull();
+    // The newest must verify now: signed by a key that left, the chain is refused.
+    expect(await verifyStatisticsKeyChain([p1], anchor.ecdsaSpki, active)).toBeNull();
   });
 });
