@@ -19,6 +19,7 @@ import { useReturnFocus } from '../components/returnFocus.ts';
 import { caseExportMachine, EXPORT_PARTS, type ExportChoice, type MadeExport } from '../../machines/handler/caseExport.ts';
 import { EXPORT_TERM_MAX } from '../../machines/schema.ts';
 import { useHandler } from './context.ts';
+import { useAuditTranslators } from './auditWords.ts';
 import { serverCaseDocument, type DocumentOptions, type ExportableCase } from './export/serverCase.ts';
 import type { ExportDocument } from './export/document.ts';
 import type { ExportFileSource } from './export/files.ts';
@@ -64,6 +65,7 @@ export function CaseExport({ source }: { source: ExportSource }) {
   const te = useT('export');
   const tn = useT('notes');
   const t = useT('handler');
+  const ta = useAuditTranslators();
   const lang = useLanguage();
   const { api, session } = useHandler();
   const handlerName = useSelector(session, (s) => s.context.handler?.name ?? '');
@@ -81,7 +83,7 @@ export function CaseExport({ source }: { source: ExportSource }) {
             terms: c.terms,
             zip: c.parts.includes('files'),
             files: c.parts.includes('files') ? current.current.files() : [],
-            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, tn, notes, date: (iso) => formatLongDateTime(iso, lang) }),
+            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, ta, tn, notes, date: (iso) => formatLongDateTime(iso, lang) }),
           });
           return { pdf: URL.createObjectURL(made.pdf), zip: made.zip ? URL.createObjectURL(made.zip) : null };
         }),

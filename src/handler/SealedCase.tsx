@@ -145,7 +145,7 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
           failureOf: (err: unknown) => (dataKey ? exportFailureOf(err) : 'unopened'),
         }];
       }),
-    document: (o) => sealedCaseDocument(view, opened, { ...o, tw }),
+    document: (o) => sealedCaseDocument(view, opened, o),
   };
 
   return (

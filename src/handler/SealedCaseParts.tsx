@@ -22,8 +22,7 @@ import type { CaseStatus } from '../../machines/schema.ts';
 import { SETTABLE_STATUSES } from '../../machines/handler/case.ts';
 import { isSaveable, MEMORY_SAVE_MAX, type FileOutcome, type OpenedAuditEntry, type OpenedFile, type SealedAuditEntry, type sealedCaseMachine } from '../../machines/handler/sealedCase.ts';
 import * as styles from './Pages.css.ts';
-import { useEntryAudit } from './entryAudit.ts';
-import { auditWords } from './auditWords.ts';
+import { auditWords, useAuditTranslators } from './auditWords.ts';
 
 type State = SnapshotFrom<typeof sealedCaseMachine>;
 type Actor = ActorRefFrom<typeof sealedCaseMachine>;
@@ -175,15 +174,10 @@ export function SealedAudit({ state }: { state: State }) {
   const t = useT('sealedwork');
   const th = useT('handler');
   const lang = useLanguage();
-  const entered = useEntryAudit();
   const { opened } = state.context;
   const entries: OpenedAuditEntry[] = opened?.audit ?? [];
-  const te = useT('export');
-  const tn = useT('notes');
-  const words = (a: SealedAuditEntry) =>
-    a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED'
-      ? { what: tn(`notes.audit.${a.action}`), detail: typeof a.detail?.version === 'number' ? tn('notes.audit.version', { version: a.detail.version }) : '' }
-      : a.action === 'CASE_ENTERED' ? { what: entered.action(), detail: entered.detail(a.detail ?? {}) } : auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, { th, tw: t, te });
+  const tr = useAuditTranslators();
+  const words = (a: SealedAuditEntry) => auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, tr);
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
       <h2 id="sealed-audit" className={styles.sectionTitle}>

@@ -101,7 +101,7 @@ describe('a sealed case, as the browser opened it', async () => {
     audit: [],
     keyHolders: {},
   };
-  const options = (parts: string[]) => ({ parts: parts as never, terms: 2, files: [{ name: 'f.txt', entry: 'f.txt', size: 3, sha256: fileHash }], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, date: (s: string) => s });
+  const options = (parts: string[]) => ({ parts: parts as never, terms: 2, files: [{ name: 'f.txt', entry: 'f.txt', size: 3, sha256: fileHash }], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, ta: { handler: t, sealedwork: t, work: t, notes: t, entry: t, export: t }, date: (s: string) => s });
 
   it('blacks out the name in what was opened, says what could not be opened, has the identity only when chosen', async () => {
     const redact = redactor(['Jan Kowalski', 'Kowalski']);

@@ -27,7 +27,7 @@ const notes: OpenedNote[] = [
   { id: 'n1', version: 3, text: 'Interviewed Jan Kowalski on Friday; the cards were in his van.', author: { id: 'h1', name: 'Hanne Handler' }, editedBy: { id: 'h2', name: 'Greta Colleague' }, created: '2026-12-01T09:00:00.000Z', updated: '2026-12-02T09:00:00.000Z' },
   { id: 'n2', version: 1, text: null, author: { id: 'h2', name: 'Greta Colleague' }, editedBy: null, created: '2026-12-01T10:00:00.000Z', updated: '2026-12-01T10:00:00.000Z' },
 ];
-const options = (parts: string[]) => ({ parts: parts as never, terms: 1, files: [], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, tn: t, notes, date: (s: string) => s });
+const options = (parts: string[]) => ({ parts: parts as never, terms: 1, files: [], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, tn: t, ta: { handler: t, sealedwork: t, work: t, notes: t, entry: t, export: t }, notes, date: (s: string) => s });
 
 async function textOf(pdf: Uint8Array) {
   const { text } = await extractText(await getDocumentProxy(new Uint8Array(pdf)), { mergePages: true });

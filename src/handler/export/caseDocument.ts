@@ -12,6 +12,7 @@ import type { ExportPart } from '../../../machines/schema.ts';
 import type { MessageValues } from '../../i18n/message.ts';
 import type { ExportDocument, ExportLine, ExportSection } from './document.ts';
 import type { HashedFile } from './files.ts';
+import type { AuditTranslators } from '../auditWords.ts';
 
 export type Translate = (key: string, values?: MessageValues) => string;
 
@@ -25,6 +26,8 @@ export interface DocumentOptions {
   /** `handler` area (status, channel, labels the page already uses) and `export` area. */
   t: Translate;
   te: Translate;
+  /** Every area an audit entry's words come from (auditWords.ts), for the audit part. */
+  ta: AuditTranslators;
   date: (iso: string) => string;
   /** The internal notes as the browser opened them (src/handler/notes.ts readNotes) and the `notes` area's messages: used only with the part `notes`. */
   notes?: readonly OpenedNote[];

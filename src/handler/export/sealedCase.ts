@@ -7,14 +7,13 @@
  */
 import type { OpenedSealedCase, SealedView } from '../../../machines/handler/sealedCase.ts';
 import { auditWords } from '../auditWords.ts';
-import { caseDocument, type DocumentOptions, type ExportCase, type Translate } from './caseDocument.ts';
+import { caseDocument, type DocumentOptions, type ExportCase } from './caseDocument.ts';
 import type { ExportDocument } from './document.ts';
 
 export type SealedExportView = Pick<SealedView, 'caseNumber' | 'status'> & Partial<Pick<SealedView, 'created' | 'submissionType'>> & { caseStatusHistory?: { status: string; dateTime: string }[] };
 
-/** `tw`: the sealedwork area (the audit's grants and details), as the page's trail says them. */
-export function fromSealedCase(view: SealedExportView, opened: OpenedSealedCase, o: Pick<DocumentOptions, 't' | 'te' | 'date'> & { tw: Translate }): ExportCase {
-  const { t, te, tw, date } = o;
+export function fromSealedCase(view: SealedExportView, opened: OpenedSealedCase, o: Pick<DocumentOptions, 't' | 'te' | 'ta' | 'date'>): ExportCase {
+  const { t, te, ta, date } = o;
   const d = opened.details;
   const fileName = (id: string) => opened.files.find((f) => f.id === id)?.name;
   const channel = view.submissionType ?? 'ONLINE_FORM';
@@ -47,12 +46,12 @@ export function fromSealedCase(view: SealedExportView, opened: OpenedSealedCase,
           },
     statusHistory: (view.caseStatusHistory ?? []).map((e) => ({ status: e.status, at: e.dateTime })),
     audit: opened.audit.map((a) =>
-      'unopened' in a ? a : { at: a.at, who: a.handlerName ?? '', ...auditWords(a, { file: fileName, keyHolder: (k) => opened.keyHolders[k] }, { th: t, tw, te }) },
+      'unopened' in a ? a : { at: a.at, who: a.handlerName ?? '', ...auditWords(a, { file: fileName, keyHolder: (k) => opened.keyHolders[k] }, ta) },
     ),
     unopenedFiles: opened.files.filter((f) => f.name === null).map((f) => ({ created: f.created })),
   };
 }
 
-export function sealedCaseDocument(view: SealedExportView, opened: OpenedSealedCase, o: DocumentOptions & { tw?: Translate }): ExportDocument {
-  return caseDocument(fromSealedCase(view, opened, { ...o, tw: o.tw ?? o.t }), o);
+export function sealedCaseDocument(view: SealedExportView, opened: OpenedSealedCase, o: DocumentOptions): ExportDocument {
+  return caseDocument(fromSealedCase(view, opened, o), o);
 }

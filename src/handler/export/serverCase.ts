@@ -6,6 +6,7 @@
  */
 import { caseDocument, type DocumentOptions, type ExportCase } from './caseDocument.ts';
 import type { ExportDocument } from './document.ts';
+import { auditWords } from '../auditWords.ts';
 
 export type { DocumentOptions } from './caseDocument.ts';
 
@@ -28,12 +29,14 @@ export interface ExportableCase {
   comments: { comment: string; created: string }[];
   report: { text: string; updatedAt: string; versions?: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string }[] } | null;
   approvedAt: string | null;
-  audit: { at: string; handlerName: string; action: string }[];
+  files?: { id: string; name: string }[];
+  audit: { at: string; handlerName: string; action: string; detail?: Record<string, unknown> }[];
 }
 
 /** The case in the export's terms: every part is on the page in clear, so none is `unopened`. */
-export function fromServerCase(c: ExportableCase, o: Pick<DocumentOptions, 't' | 'date'>): ExportCase {
-  const { t, date } = o;
+export function fromServerCase(c: ExportableCase, o: Pick<DocumentOptions, 't' | 'ta' | 'date'>): ExportCase {
+  const { t, ta, date } = o;
+  const names = { file: (id: string) => c.files?.find((f) => f.id === id)?.name, keyHolder: () => undefined };
   return {
     caseNumber: c.caseNumber,
     summary: [
@@ -67,7 +70,7 @@ export function fromServerCase(c: ExportableCase, o: Pick<DocumentOptions, 't' |
             comments: c.comments.map((cm) => ({ created: cm.created, text: cm.comment })),
           },
     statusHistory: c.caseStatusHistory.map((e) => ({ status: e.status, at: e.dateTime })),
-    audit: c.audit.map((a) => ({ at: a.at, who: a.handlerName, what: t(`handler.audit.action.${a.action}`), detail: '' })),
+    audit: c.audit.map((a) => ({ at: a.at, who: a.handlerName, ...auditWords(a, names, ta) })),
     unopenedFiles: [],
   };
 }
