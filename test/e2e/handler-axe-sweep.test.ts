@@ -10,7 +10,8 @@
  * workspace's own links (a full load would lock the keys), and changes the language
  * with the top bar's switcher, which swaps the catalogues without a reload. The cases
  * come through the server's API: two server-keyed ones made before the company has keys
- * (an online case and a phone case with its record), then, once Ada has made the
+ * (an online case, where Ada writes a message and a note, and a phone case with its
+ * record), then, once Ada has made the
  * recovery key in her page, a sealed online case with files and a reporter's message
  * (Ada answers and writes an internal note in the page) and a sealed phone case whose
  * record she writes. Every screen is checked in each language, the main dialogs in one;
@@ -194,13 +195,16 @@ describe('axe on every handler route in every language', () => {
     for (const n of Object.values(cases)) await page.getByRole('link', { name: caseLinkName(n) }).waitFor();
     await sweep(page, 'inbox', '/handler/cases');
 
-    // The server-keyed online case, with a message from the handler; its status confirmation.
+    // The server-keyed online case, with a message and a note from the handler; its status confirmation.
     await follow(page, `/handler/cases/${cases.serverOnline}`);
     await page.getByLabel(msg('handler.composer.text'), { exact: true }).fill('Thank you, we are looking into it.');
     await page.getByRole('button', { name: msg('handler.composer.send'), exact: true }).click();
     await page.getByText(msg('handler.composer.sent')).waitFor();
+    await page.getByTestId('notes').getByLabel(msg('notes.new')).fill('Called the supplier back.');
+    await page.getByTestId('notes').getByRole('button', { name: msg('notes.add') }).click();
+    await page.getByTestId('notes').locator('[data-note]').first().waitFor();
     await settled(page);
-    await sweep(page, 'server-keyed online case', '/handler/cases/$caseNumber');
+    await sweep(page, 'server-keyed online case with a message and a note', '/handler/cases/$caseNumber');
     await dialog(page, 'server-keyed case, status confirmation', () => page.getByRole('button', { name: msg('handler.case.changeStatus') }).click());
 
     await follow(page, '/handler/cases');
