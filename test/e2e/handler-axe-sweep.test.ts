@@ -280,10 +280,19 @@ describe('axe on every handler route in every language', () => {
 
     await follow(page, '/handler/company');
     await sweep(page, 'company setup', '/handler/company');
-    // Its save confirmation (a change first, discarded after).
+    // Its save confirmation (a change first), then saved: the versions and the confirmation of restoring the first.
     await page.locator('tr[data-row="siteFrontPage.heading"] td[data-language="en"] [data-field]').fill('Speak up – safely');
-    await dialog(page, 'company setup, save confirmation', () => page.getByRole('button', { name: msg('action.save'), exact: true }).click());
-    await page.getByRole('button', { name: msg('action.discard') }).click();
+    const save = page.getByRole('button', { name: msg('action.save'), exact: true });
+    await dialog(page, 'company setup, save confirmation', () => save.click());
+    await save.click();
+    await page.getByRole('alertdialog').getByRole('button', { name: msg('action.save') }).click();
+    await page.getByTestId('company-note').getByText(msg('note.saved')).waitFor();
+    await page.getByRole('button', { name: msg('action.versions') }).click();
+    const restore = page.getByRole('button', { name: msg('versions.restore', { version: 1 }) });
+    await restore.waitFor();
+    await settled(page);
+    for (const v of await axeViolations(page)) found.push(`company setup, versions [en]: ${v}`);
+    await dialog(page, 'company setup, restore confirmation', () => restore.click());
 
     await follow(page, '/handler/templates');
     await sweep(page, 'reply templates', '/handler/templates');
