@@ -237,7 +237,7 @@ describe('administration in the browser', () => {
     await page.getByRole('button', { name: msg('admin.back') }).click();
   });
 
-  it('axe finds nothing on the accounts, invitation, confirmation, trail and companies screens in all seven languages', async () => {
+  it('axe finds nothing on the invitation, confirmation, trail and new-company screens in all seven languages (the accounts and companies screens: handler-axe-sweep.test.ts)', async () => {
     const page = adminPage;
     for (const lang of LANGS) {
       const t = cat('admin', lang);
@@ -245,7 +245,6 @@ describe('administration in the browser', () => {
       await page.locator('header select').selectOption(lang);
       await page.getByRole('heading', { level: 1, name: t['admin.accounts.title']!.replace('{company}', 'beta Ltd') }).waitFor();
       await row(page, 'hans@beta.test').waitFor();
-      expect(await axeViolations(page), `accounts ${lang}`).toEqual([]);
       await page.getByRole('button', { name: t['admin.invite.open'] }).click();
       await page.getByLabel(t['admin.invite.name']!).waitFor();
       expect(await axeViolations(page), `invite ${lang}`).toEqual([]);
@@ -274,7 +273,6 @@ describe('administration in the browser', () => {
       await o.page.locator('header select').selectOption(lang);
       await o.page.getByRole('heading', { level: 1, name: t['admin.operator.title'] }).waitFor();
       await o.page.getByTestId('companies').waitFor();
-      expect(await axeViolations(o.page), `companies ${lang}`).toEqual([]);
       await o.page.getByRole('button', { name: t['admin.operator.open'] }).click();
       await o.page.getByLabel(t['admin.operator.adminName']!).waitFor();
       expect(await axeViolations(o.page), `new company ${lang}`).toEqual([]);

@@ -154,7 +154,7 @@ describe('a report entered by a handler', () => {
       await page.getByRole('link', { name: te['entry.open'] }).click();
       await page.getByRole('heading', { level: 1, name: te['entry.title'] }).waitFor();
       expect(await page.locator('#entry-channel option').allTextContents(), lang).toEqual([te['entry.channel.LETTER'], te['entry.channel.EMAIL'], te['entry.channel.IN_PERSON']]);
-      expect(await axeViolations(page), `form ${lang}`).toEqual([]);
+      // axe on the form in every language: handler-axe-sweep.test.ts.
       if (i === 0) {
         // Every field is reached by Tab, in the order shown, and the send button after them.
         await page.locator('#entry-channel').focus();

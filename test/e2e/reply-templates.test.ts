@@ -193,7 +193,7 @@ describe('reply templates', () => {
     pages = { adminPage, page, caseNumber };
   }, 180_000);
 
-  it('axe finds nothing on the templates screen, its form and the composer with the picker, in all seven languages', async () => {
+  it('axe finds nothing on the template form and the composer with the picker, in all seven languages (the templates screen: handler-axe-sweep.test.ts)', async () => {
     const { adminPage, page, caseNumber } = pages!;
     await page.goto(portal.url(HOST, `/handler/cases/${caseNumber}`));
     await page.getByTestId('template-picker').waitFor();
@@ -202,7 +202,6 @@ describe('reply templates', () => {
       await adminPage.locator('header select').selectOption(lang);
       await adminPage.getByRole('heading', { level: 1, name: t['templates.title'] }).waitFor();
       await settled(adminPage);
-      expect(await axeViolations(adminPage), `templates ${lang}`).toEqual([]);
       await adminPage.getByRole('button', { name: t['templates.new'] }).click();
       await adminPage.getByRole('heading', { level: 1, name: t['templates.form.newTitle'] }).waitFor();
       expect(await axeViolations(adminPage), `template form ${lang}`).toEqual([]);
