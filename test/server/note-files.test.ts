@@ -118,7 +118,7 @@ describe('files of internal notes on a sealed case', () => {
 
     // Refusals first, nothing stored: a multipart body, no session, an unknown note, a stale epoch, another officer.
     const filesBefore = Number((await server.ctx.db.selectFrom('case_file').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes/${noteId}/files`, { token: hanne.token, body: form('noteFilesDto', {}, [{ name: 'a.txt', bytes: new TextEncoder().encode('x') }]) }), 409, 'SEALED_MULTIPART_UNAVAILABLE');
+    expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes/${noteId}/files`, { token: hanne.token, body: form('noteFilesDto', {}, [{ name: 'a.txt', bytes: Buffer.from('x') }]) }), 409, 'SEALED_MULTIPART_UNAVAILABLE');
     expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes/${noteId}/files`, { token: hanne.token, json: { uploads: [up.id], epoch } }), 400, 'UPLOAD_SESSION_REQUIRED', 'uploads');
     expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes/${noteId}/files`, { token: hanne.token, json: { uploads: [], epoch } }), 400, 'FILES_REQUIRED', 'files');
     expectError(await call(server, 'POST', `/api/handler/cases/${n}/notes/${crypto.randomUUID()}/files`, { token: hanne.token, json: { uploads: [up.id], epoch }, headers: { 'x-upload-session': session } }), 404, 'NOTE_NOT_FOUND');
@@ -173,7 +173,7 @@ describe('files of internal notes on a server-keyed case', () => {
     const n = created.data.caseDto.caseNumber as string;
     const caseId = (await server.ctx.db.selectFrom('report_case').select('id').where('case_number', '=', n).executeTakeFirstOrThrow()).id;
     const note = (await call(server, 'POST', `/api/handler/cases/${n}/notes`, { token: pia.token, json: { text: 'Minutes attached.' } })).data.note;
-    const bytes = new TextEncoder().encode('Minutes of the meeting MARKER-notefile-plain-3e7\n'.repeat(50));
+    const bytes = Buffer.from('Minutes of the meeting MARKER-notefile-plain-3e7\n'.repeat(50));
     const url = `/api/handler/cases/${n}/notes/${note.id}/files`;
 
     // The file rules of every case file: an allowed type whose content fits its name.

@@ -24,8 +24,8 @@ const view: ExportableCase = {
   messages: [], caseStatusHistory: [], comments: [], report: null, approvedAt: null, audit: [],
 };
 const notes: OpenedNote[] = [
-  { id: 'n1', version: 3, text: 'Interviewed Jan Kowalski on Friday; the cards were in his van.', author: { id: 'h1', name: 'Hanne Handler' }, editedBy: { id: 'h2', name: 'Greta Colleague' }, created: '2026-12-01T09:00:00.000Z', updated: '2026-12-02T09:00:00.000Z' },
-  { id: 'n2', version: 1, text: null, author: { id: 'h2', name: 'Greta Colleague' }, editedBy: null, created: '2026-12-01T10:00:00.000Z', updated: '2026-12-01T10:00:00.000Z' },
+  { id: 'n1', version: 3, text: 'Interviewed Jan Kowalski on Friday; the cards were in his van.', author: { id: 'h1', name: 'Hanne Handler' }, editedBy: { id: 'h2', name: 'Greta Colleague' }, created: '2026-12-01T09:00:00.000Z', updated: '2026-12-02T09:00:00.000Z', files: [] },
+  { id: 'n2', version: 1, text: null, author: { id: 'h2', name: 'Greta Colleague' }, editedBy: null, created: '2026-12-01T10:00:00.000Z', updated: '2026-12-01T10:00:00.000Z', files: [] },
 ];
 const options = (parts: string[]) => ({ parts: parts as never, terms: 1, files: [], by: 'Hanne', now: '2026-12-02T08:00:00.000Z', t, te: t, tn: t, notes, date: (s: string) => s });
 
