@@ -11,7 +11,7 @@ import * as styles from './Pages.css.ts';
 
 type Entry = { at: string; handlerName: string; action: string; detail: Record<string, string | number | boolean> };
 const WORK_ACTIONS = new Set(['ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED']);
-const NOTE_ACTIONS = new Set(['NOTE_ADDED', 'NOTE_EDITED']);
+const NOTE_ACTIONS = new Set(['NOTE_ADDED', 'NOTE_EDITED', 'NOTE_FILES_ADDED']);
 const STATUSES = new Set(['PENDING_WHISTLEBLOWER_CONTACT', 'RECEIVED', 'BEING_INVESTIGATED', 'BEING_CLOSED', 'CLOSED']);
 const MESSAGE_TYPES = new Set(['STANDARD', 'CONFIRMATION', 'FEEDBACK']);
 
@@ -40,7 +40,8 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
       case 'FILE_DOWNLOADED': {
         if (typeof d.recordVersion === 'number') return tw('work.audit.recordVersion', { version: d.recordVersion });
         const f = files.find((x) => x.id === d.fileId);
-        return f ? tw('work.audit.file', { name: f.name }) : '';
+        // A note's file is not among the case's files: named as such (internal-notes.md "Files").
+        return f ? tw('work.audit.file', { name: f.name }) : d.noteId ? tn('notes.audit.noteFile') : '';
       }
       case 'RECORD_EDITED':
         return typeof d.characters === 'number' ? tw('work.audit.characters', { count: d.characters }) : '';
@@ -53,6 +54,8 @@ export function AuditTrail({ audit, files, action, onFilter }: { audit: Entry[];
         return tw('work.audit.with', { name: str(d.with) });
       case 'NOTE_EDITED':
         return typeof d.version === 'number' ? tn('notes.audit.version', { version: d.version }) : '';
+      case 'NOTE_FILES_ADDED':
+        return typeof d.files === 'number' ? tn('notes.audit.files', { count: d.files }) : '';
       case 'CASE_ENTERED':
         return entered.detail(d);
       default:

@@ -40,7 +40,8 @@ export function formatSize(bytes: number, lang: Language): string {
   return new Intl.NumberFormat(toBcp47(lang), { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: 1 }).format(v);
 }
 
-function Outcome({ outcome, name }: { outcome: FileOutcome | undefined; name: string }) {
+/** A saved file's outcome and the browser's check, as the case's files and the notes' files show it. */
+export function Outcome({ outcome, name }: { outcome: FileOutcome | undefined; name: string }) {
   const t = useT('sealedwork');
   const tm = useT('metadata');
   const locale = toBcp47(useLanguage());
@@ -181,8 +182,10 @@ export function SealedAudit({ state }: { state: State }) {
   const te = useT('export');
   const tn = useT('notes');
   const words = (a: SealedAuditEntry) =>
-    a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED'
-      ? { what: tn(`notes.audit.${a.action}`), detail: typeof a.detail?.version === 'number' ? tn('notes.audit.version', { version: a.detail.version }) : '' }
+    a.action === 'NOTE_ADDED' || a.action === 'NOTE_EDITED' || a.action === 'NOTE_FILES_ADDED'
+      ? { what: tn(`notes.audit.${a.action}`), detail: typeof a.detail?.version === 'number' ? tn('notes.audit.version', { version: a.detail.version }) : typeof a.detail?.files === 'number' ? tn('notes.audit.files', { count: a.detail.files }) : '' }
+      : a.action === 'FILE_DOWNLOADED' && a.detail?.noteId
+        ? { what: auditWords(a, { file: () => undefined, keyHolder: () => undefined }, { th, tw: t, te }).what, detail: tn('notes.audit.noteFile') }
       : a.action === 'CASE_ENTERED' ? { what: entered.action(), detail: entered.detail(a.detail ?? {}) } : auditWords(a, { file: (id) => opened?.files.find((f) => f.id === id)?.name, keyHolder: (k) => opened?.keyHolders[k] }, { th, tw: t, te });
   return (
     <section className={styles.section} aria-labelledby="sealed-audit">
