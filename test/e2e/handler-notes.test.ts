@@ -23,8 +23,9 @@
  * SHA-256 under the note.
  *
  * On a server-keyed case (the demo company without keys) the same panel works with the
- * server sealing: a note written and edited, axe on the page, and the export with the
- * notes ticked (off at opening) has them, read back from the downloaded PDF.
+ * server sealing: a note written and edited, a file attached to it, axe on the page, and
+ * the export with the notes ticked (off at opening) has them, read back from the
+ * downloaded PDF, and the note's file in its zip.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -252,6 +253,10 @@ describe('two handlers on one sealed case', () => {
     await note.getByLabel(msg('notes.editLabel')).fill('Spoke to accounting: invoices checked twice; the auditor agrees.');
     await note.getByRole('button', { name: msg('notes.save') }).click();
     await note.getByText(/^Last edited by Erika, /).waitFor();
+    // A file to the note, sealed by the server: offered as a download link of the case's handlers only.
+    const plainFile = { name: 'accounting-minutes.txt', mimeType: 'text/plain', buffer: Buffer.from('Invoices checked twice.\n'.repeat(100)) };
+    await note.getByLabel(msg('notes.files.attach')).setInputFiles(plainFile);
+    await note.getByRole('link', { name: msg('notes.files.download', { name: plainFile.name }) }).waitFor();
     // The page reloaded the case after the save: its trail names both acts.
     await page.locator('[data-action="NOTE_EDITED"]').waitFor();
     await page.locator('[data-action="NOTE_ADDED"]').waitFor();
@@ -275,6 +280,11 @@ describe('two handlers on one sealed case', () => {
     expect(flat).toContain('the auditor agrees');
     expect(flat).toContain(msg('notes.notVisible'));
     expect(flat).toContain('Written by Erika');
+    // The zip holds the note's file (the case has none of its own): the notes were chosen.
+    const [zipDownload] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadZip') }).click()]);
+    const entries = unzipSync(new Uint8Array(readFileSync((await zipDownload.path())!)));
+    expect(Object.keys(entries)).toEqual([plainFile.name]);
+    expect(Buffer.from(entries[plainFile.name]!).equals(plainFile.buffer)).toBe(true);
     // The trail names the choice (read with Erika's own session, as her page reads the case).
     const audit = await page.evaluate(async (n) => ((await (await fetch(`/api/handler/cases/${n}`)).json()) as { audit: { action: string; detail: Record<string, unknown> }[] }).audit, caseNumber);
     expect(audit.filter((a) => a.action === 'CASE_EXPORTED').map((a) => a.detail.parts)).toEqual(['report,messages,notes,record,status,audit,files']);
