@@ -12,6 +12,8 @@
  * Invariants: a note's envelope is bound to `<id>:<version>`; an edit names the version
  * it was written over and is refused 409 NOTE_CHANGED when that is not the latest (the
  * row is locked while compared), so a save never silently replaces a colleague's text.
+ * A note's files are case files with `note_id` set (`addNoteFiles`), listed here with
+ * their note and never among the case's files on any read a reporter makes.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
