@@ -7,7 +7,9 @@ import { vanillaExtractPlugin } from '@vanilla-extract/vite-plugin';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      // vitest's 5 s default is a speed check on a loaded two-core CI machine (a PDF made and
+      // read back twice took 5.1 s beside the model suite): the limit guards against a hang only.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', testTimeout: 60_000 } },
       { test: { name: 'model', include: ['test/model/**/*.test.ts'], environment: 'node' } },
       {
         plugins: [react(), vanillaExtractPlugin()],

@@ -745,6 +745,14 @@ export const sealedNoteDtoSchema = v.object({ id: v.pipe(v.string(), v.uuid()), 
 export const sealedNoteEditDtoSchema = v.object({ body: base64Text(128 * 1024), version: noteVersion, epoch: noteEpoch });
 export type SealedNoteDto = v.InferOutput<typeof sealedNoteDtoSchema>;
 export type SealedNoteEditDto = v.InferOutput<typeof sealedNoteEditDtoSchema>;
+/**
+ * Files attached to an existing note (internal-notes.md "Files"): on a sealed case the ids
+ * of finished uploads of a sealed upload session of the case (X-Upload-Session), sealed in
+ * the handler's browser as a message's files are; on a server-keyed case they come as the
+ * `files` parts of a multipart body beside this JSON part (`noteFilesDto`).
+ */
+export const noteFilesDtoSchema = v.object({ uploads: v.optional(v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(LIMITS.maxFiles)), []), epoch: noteEpoch });
+export type NoteFilesDto = v.InferOutput<typeof noteFilesDtoSchema>;
 
 /** The reporter's comment on a sealed case's record, sealed to the id its additional data names (`…:case_comment.body_enc:<id>`). */
 export const sealedCommentDtoSchema = v.object({

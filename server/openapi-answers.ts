@@ -14,9 +14,21 @@ const when = v.string(); // an ISO 8601 instant
 const nullableString = v.nullable(v.string());
 const colleague = v.object({ id: v.string(), name: v.string() });
 const noteAuthor = v.object({ id: nullableString, name: v.string() });
+/** A note's file (internal-notes.md "Files"): its name opened on a server-keyed case, the sealed name (base64) and `epoch` on a sealed one. */
+const noteFile = v.object({
+  id: v.string(),
+  name: v.string(),
+  size: v.number(),
+  created: when,
+  epoch: v.optional(v.number()),
+  mimeType: v.optional(v.string()),
+  metadataCheck: v.optional(v.string()),
+  metadataRemaining: v.optional(v.nullable(v.array(v.string()))),
+});
 const note = v.object({
   id: v.string(),
   version: v.number(),
+  files: v.array(noteFile),
   author: noteAuthor,
   editedBy: v.nullable(noteAuthor),
   created: when,
@@ -391,6 +403,7 @@ export const ANSWERS: Record<string, Answer> = {
   'GET /api/handler/cases/:caseNumber/notes': { json: 'Notes' },
   'POST /api/handler/cases/:caseNumber/notes': { json: 'Note' },
   'PUT /api/handler/cases/:caseNumber/notes/:noteId': { json: 'Note' },
+  'POST /api/handler/cases/:caseNumber/notes/:noteId/files': { json: 'Note' },
   'POST /api/handler/cases/:caseNumber/key-wraps': { json: 'KeyGranted' },
   'POST /api/handler/cases/:caseNumber/key-epochs': { json: 'KeyRevoked' },
   'POST /api/handler/cases/:caseNumber/exports': { json: 'ExportRecorded' },

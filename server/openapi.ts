@@ -13,7 +13,7 @@ import { enrolFinishSchema, enrolStartSchema, handlerMessageSchema, newTokenSche
 import { accountChangeSchema, handlerSchema, importSchema, inviteSchema, operatorSchema, operatorTokenSchema, purgeSchema, resetSchema } from './routes/admin.ts';
 import { keyAnchorSchema } from './routes/keys.ts';
 import { assigneeSchema, shareSchema } from './handlers/assignment.ts';
-import { noteDtoSchema, noteEditDtoSchema, sealedNoteDtoSchema, sealedNoteEditDtoSchema } from '../machines/schema.ts';
+import { noteDtoSchema, noteEditDtoSchema, noteFilesDtoSchema, sealedNoteDtoSchema, sealedNoteEditDtoSchema } from '../machines/schema.ts';
 import * as vNotes from 'valibot';
 import { draftSchema, editorImportSchema, imageSchema, previewSchema, revertSchema } from './routes/company-editor.ts';
 import { approveSchema } from './routes/record.ts';
@@ -71,6 +71,8 @@ export const SCHEMAS = {
   /** A server-keyed case's note text, or a sealed case's envelope (docs/decisions/internal-notes.md). */
   handlerNote: vNotes.union([noteDtoSchema, sealedNoteDtoSchema]),
   handlerNoteEdit: vNotes.union([noteEditDtoSchema, sealedNoteEditDtoSchema]),
+  /** Files to a note: a sealed case's upload ids (JSON, with X-Upload-Session), a server-keyed case's as multipart `files` beside this part. */
+  handlerNoteFiles: noteFilesDtoSchema,
   handlerReport: reportSchema,
   handlerMessageDto: handlerMessageSchema,
   adminHandler: handlerSchema,
@@ -199,6 +201,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: `${H}/cases/:caseNumber/notes`, tag: 'handler', summary: "The case's internal notes (never on a reporter route): opened on a server-keyed case, as envelopes on a sealed one", auth: 'handler', ok: [200, '{ sealed, notes }'] },
   { method: 'POST', path: `${H}/cases/:caseNumber/notes`, tag: 'handler', summary: 'Add an internal note: its text, or on a sealed case the envelope sealed in the browser (400 BAD_ENVELOPE when malformed)', auth: 'handler', body: { schema: 'handlerNote' }, ok: [201, '{ note }'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/notes/:noteId`, tag: 'handler', summary: 'Save a new version of a note over the version read; 409 NOTE_CHANGED when a colleague saved since', auth: 'handler', body: { schema: 'handlerNoteEdit' }, ok: [200, '{ note }'] },
+  { method: 'POST', path: `${H}/cases/:caseNumber/notes/:noteId/files`, tag: 'handler', summary: "Attach up to five files to an existing note, for the case's handlers only (never on a reporter route): multipart on a server-keyed case; on a sealed case JSON naming finished uploads of the case's sealed upload session (X-Upload-Session), sealed in the browser", auth: 'handler', headers: [{ name: 'X-Upload-Session', required: false, description: 'A sealed case: the sealed upload session (POST /api/handler/cases/{caseNumber}/upload-sessions) whose finished uploads `uploads` names' }], body: { schema: 'handlerNoteFiles', multipart: { part: 'noteFilesDto' } }, ok: [201, '{ note }'] },
   { method: 'DELETE', path: `${H}/cases/:caseNumber/shares/:handlerId`, tag: 'handler', summary: 'Stop sharing the case with a colleague', auth: 'handler', ok: [200, '{ assignee, shares, colleagues }'] },
   { method: 'GET', path: `${H}/cases/:caseNumber/files/:fileId`, tag: 'handler', summary: "Download one of the case's files", auth: 'handler', ok: [200, 'the file (attachment)'] },
   { method: 'PUT', path: `${H}/cases/:caseNumber/status`, tag: 'handler', summary: "Change the case's status", auth: 'handler', body: { schema: 'handlerStatus' }, ok: [200, 'the case'] },

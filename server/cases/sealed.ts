@@ -188,7 +188,8 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     : undefined;
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
   const messages = await ctx.db.selectFrom('case_message').select(['id', 'type', 'created_at', 'created_by', 'answer_wanted', 'body_enc', 'epoch']).where('case_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
-  const files = await ctx.db.selectFrom('case_file').select(['id', 'message_id', 'name_enc', 'size', 'created_at', 'epoch']).where('case_id', '=', row.id).orderBy('created_at').orderBy('position').orderBy('id').execute();
+  // A note's files are listed with the notes (server/cases/notes.ts), for handlers only, never here.
+  const files = await ctx.db.selectFrom('case_file').select(['id', 'message_id', 'name_enc', 'size', 'created_at', 'epoch']).where('case_id', '=', row.id).where('note_id', 'is', null).orderBy('created_at').orderBy('position').orderBy('id').execute();
   // Links back to older keys go to every asker with a wrap; the forward links only to the reporter, whose wrap no handler can make again (sealed-workspace.md "Revocation and key epochs").
   const linkKinds: ('previous' | 'next')[] = recipientKeyId === 'reporter' ? ['previous', 'next'] : ['previous'];
   const links = wrap ? await ctx.db.selectFrom('case_key_wrap').select(['epoch', 'kind', 'wrap']).where('case_id', '=', row.id).where('kind', 'in', linkKinds).orderBy('epoch').execute() : [];

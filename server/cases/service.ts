@@ -308,7 +308,7 @@ function plainDetails(d: CaseDetails) {
 }
 
 /** The case_file rows of staged files, their names sealed; `first` numbers them on after files already listed. */
-function fileRows(ctx: AppContext, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date, first = 0) {
+export function fileRows(ctx: AppContext, caseId: string, key: Buffer, messageId: string | null, files: readonly StagedFile[], now: Date, first = 0) {
   return files.map((f, i) => ({
     id: f.id,
     position: first + i,
@@ -336,7 +336,7 @@ async function insertFiles(ctx: AppContext, trx: Transaction<DB> | Kysely<DB>, c
   await trx.insertInto('case_file').values(fileRows(ctx, caseId, key, messageId, files, now)).execute();
 }
 
-async function commitFiles(ctx: AppContext, files: readonly StagedFile[]) {
+export async function commitFiles(ctx: AppContext, files: readonly StagedFile[]) {
   for (const f of files) await ctx.files.commit(f.id);
 }
 
@@ -437,7 +437,8 @@ export async function loadCaseView(ctx: AppContext, caseId: string): Promise<Cas
         from case_message m where m.case_id = rc.id), '[]') as messages,
       coalesce((select json_agg(json_build_object('id', f.id, 'message_id', f.message_id, 'name_enc', encode(f.name_enc, 'base64'), 'size', f.size,
           'mime_type', f.mime_type, 'metadata_remaining', f.metadata_remaining, 'created_at', ${ms('f.created_at')}) order by f.created_at, f.position)
-        from case_file f where f.case_id = rc.id), '[]') as files,
+        -- A note's files are the handlers' only (internal-notes.md "Files"): never in the case as the reporter reads it.
+        from case_file f where f.case_id = rc.id and f.note_id is null), '[]') as files,
       coalesce((select json_agg(json_build_object('id', c.id, 'body_enc', encode(c.body_enc, 'base64'), 'created_at', ${ms('c.created_at')}) order by c.created_at)
         from case_comment c where c.case_id = rc.id), '[]') as comments,
       exists(select 1 from case_account a where a.case_id = rc.id) as has_account
@@ -601,8 +602,10 @@ export async function addMessage(ctx: AppContext, row: { id: string; wrapped_key
 }
 
 /** A case file's name and a stream of its decrypted bytes. */
-export async function openCaseFile(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }, fileId: string) {
-  const f = await ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', row.id).where('id', '=', fileId).executeTakeFirst();
+export async function openCaseFile(ctx: AppContext, row: { id: string; wrapped_key: Uint8Array | null }, fileId: string, opts: { notes?: boolean } = {}) {
+  let q = ctx.db.selectFrom('case_file').selectAll().where('case_id', '=', row.id).where('id', '=', fileId);
+  if (!opts.notes) q = q.where('note_id', 'is', null);
+  const f = await q.executeTakeFirst();
   if (!f) return null;
   const key = await caseKey(ctx, row);
   const name = ctx.crypto.open(key, row.id, COLUMNS.fileName, f.name_enc, f.id).toString('utf8');

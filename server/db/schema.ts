@@ -152,6 +152,8 @@ export interface CaseFileTable {
   metadata_remaining: string | null;
   /** The key epoch whose data key sealed a sealed case's file (migration 0360); 1 for every other. */
   epoch: Generated<number>;
+  /** The internal note this file belongs to (migration 0540): never on a reporter's read. */
+  note_id: string | null;
 }
 
 export interface CaseRecordVersionTable {

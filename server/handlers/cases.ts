@@ -305,7 +305,7 @@ export async function firstOpeningInSitting(ctx: AppContext, sitting: string, ca
 }
 
 // ACCESS_GRANTED: a sealed case's key re-wrapped to a colleague; ACCESS_REVOKED: a colleague's key revoked, the case's next key epoch (server/cases/grants.ts).
-export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'ACCESS_GRANTED', 'ACCESS_REVOKED', 'CASE_EXPORTED', 'CASE_ENTERED', 'NOTE_ADDED', 'NOTE_EDITED'] as const;
+export const AUDIT_ACTIONS = ['CASE_READ', 'FILE_DOWNLOADED', 'STATUS_CHANGED', 'MESSAGE_SENT', 'RECORD_EDITED', 'ASSIGNED', 'UNASSIGNED', 'SHARED', 'UNSHARED', 'ACCESS_GRANTED', 'ACCESS_REVOKED', 'CASE_EXPORTED', 'CASE_ENTERED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_FILES_ADDED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

@@ -27,11 +27,17 @@ export function contentDisposition(name: string): string {
 /** A real UUID, the only file id that may reach the database (a 36-character id of dashes would make PostgreSQL fail). */
 export const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array | null; sealed?: boolean }, fileId: string) {
+/**
+ * `notes`: a note's files too (the handler's route only); the reporter's route never
+ * serves one: it answers 404 as for a file that does not exist (internal-notes.md "Files").
+ */
+export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { id: string; wrapped_key: Uint8Array | null; sealed?: boolean }, fileId: string, opts: { notes?: boolean } = {}) {
   // A sealed case's file is sent as stored, the browser's ciphertext: its name is in the
   // JSON listing (sealed), so the header names only the id; the browser opens the body.
   if (row.sealed) {
-    const f = isUuid(fileId) ? await ctx.db.selectFrom('case_file').select(['id', 'size', 'storage_key']).where('case_id', '=', row.id).where('id', '=', fileId.toLowerCase()).executeTakeFirst() : undefined;
+    let q = ctx.db.selectFrom('case_file').select(['id', 'size', 'storage_key']).where('case_id', '=', row.id).where('id', '=', fileId.toLowerCase());
+    if (!opts.notes) q = q.where('note_id', 'is', null);
+    const f = isUuid(fileId) ? await q.executeTakeFirst() : undefined;
     if (!f) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
     return reply
       .type('application/octet-stream')
@@ -40,7 +46,7 @@ export async function sendCaseFile(ctx: AppContext, reply: FastifyReply, row: { 
       .header('cache-control', 'no-store')
       .send(ctx.files.get(f.storage_key));
   }
-  const file = isUuid(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase()) : null;
+  const file = isUuid(fileId) ? await openCaseFile(ctx, row, fileId.toLowerCase(), opts) : null;
   if (!file) throw new HttpError(404, 'FILE_NOT_FOUND', 'No such file in this case.');
   return reply
     .type('application/octet-stream')

@@ -128,7 +128,7 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
   const signedIn = (req: FastifyRequest) => authorize(ctx, req, 'signedIn', { idleTimeoutMs: IDLE_TIMEOUT_MS });
   registerKeyLogRoutes(app, ctx, who);
   registerCaseExportRoutes(app, ctx, who);
-  registerNoteRoutes(app, ctx, who);
+  registerNoteRoutes(app, ctx, who, uploads);
   registerCaseEntryRoutes(app, ctx, who);
   const sweep = setInterval(() => void auth.sweep().catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'handler session sweep failed')), 10 * 60_000);
   sweep.unref();
@@ -361,9 +361,10 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const h = await who(req);
     const row = await findVisibleCase(ctx, h, req.params.caseNumber);
     await refuseRevoked(ctx, h.id, row);
-    const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select('id').where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
-    if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id });
-    return sendCaseFile(ctx, reply, row, req.params.fileId);
+    const file = isUuid(req.params.fileId) ? await ctx.db.selectFrom('case_file').select(['id', 'note_id']).where('case_id', '=', row.id).where('id', '=', req.params.fileId.toLowerCase()).executeTakeFirst() : undefined;
+    // A note's file names its note in the trail (internal-notes.md "Files").
+    if (file) await appendAudit(ctx, h, row, 'FILE_DOWNLOADED', { fileId: file.id, ...(file.note_id ? { noteId: file.note_id } : {}) });
+    return sendCaseFile(ctx, reply, row, req.params.fileId, { notes: true });
   });
 
   app.put<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/status', async (req) => {

@@ -117,7 +117,8 @@ export class UploadQuotas {
 
   /** Bytes case `caseId` holds or will: its files, and the uploads of its sessions not yet used. */
   async caseBytes(db: Kysely<DB>, caseId: string): Promise<number> {
-    const files = await db.selectFrom('case_file').select((eb) => eb.fn.sum<string | null>('size').as('n')).where('case_id', '=', caseId).executeTakeFirstOrThrow();
+    // A note's files do not count against the case's files: the reporter's quota must not tell that they exist.
+    const files = await db.selectFrom('case_file').select((eb) => eb.fn.sum<string | null>('size').as('n')).where('case_id', '=', caseId).where('note_id', 'is', null).executeTakeFirstOrThrow();
     const pending = await db
       .selectFrom('file_upload')
       .innerJoin('upload_session', 'upload_session.id', 'file_upload.session_id')

@@ -10,7 +10,7 @@ import { fromPromise } from 'xstate';
 import { useLanguage, useT } from '../i18n/index.ts';
 import '../i18n/notes/index.ts';
 import { readNotes } from './notes.ts';
-import type { OpenedNote } from '../../machines/handler/notes.ts';
+import type { OpenedNote, OpenedNoteFile } from '../../machines/handler/notes.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import * as buttons from '../styles/button.css.ts';
 import * as dialogs from '../styles/dialog.css.ts';
@@ -37,6 +37,8 @@ export interface ExportSource {
   document: (o: DocumentOptions) => ExportDocument;
   /** The internal notes as this browser opens them, read only when the part `notes` is chosen. */
   notes: () => Promise<readonly OpenedNote[]>;
+  /** A note's file (its name opened), opened as the case's files are: in the export only with the part `notes`. */
+  noteFile: (f: OpenedNoteFile & { name: string }) => ExportFileSource;
 }
 
 /** The notes for an export: the panel's own list; a failure to read them fails the export rather than leaving them out silently. */
@@ -58,6 +60,7 @@ export function serverExportSource(view: WithFiles, api: ReturnType<typeof useHa
     files: () => view.files.map((f) => ({ name: f.name, size: f.size, open: () => api.fileBytes(view.caseNumber, f.id) })),
     document: (o) => serverCaseDocument(view, o),
     notes: () => exportNotes(api.client, view.caseNumber),
+    noteFile: (f) => ({ name: f.name, size: f.size ?? f.storedSize, open: () => api.fileBytes(view.caseNumber, f.id) }),
   };
 }
 
@@ -79,11 +82,19 @@ export function CaseExport({ source }: { source: ExportSource }) {
         makeExport: fromPromise(async ({ input: c }: { input: ExportChoice }): Promise<MadeExport> => {
           const { makeExport } = await import('./export/make.ts');
           const notes = c.parts.includes('notes') ? await current.current.notes() : [];
+          // The notes' files go with the notes only (internal-notes.md "Files"): hashed and zipped after the case's own.
+          const caseFiles = c.parts.includes('files') ? current.current.files() : [];
+          const ofNotes = notes.flatMap((n) => n.files.flatMap((f) => (f.name === null ? [] : [{ noteId: n.id, source: current.current.noteFile({ ...f, name: f.name }) }])));
           const made = await makeExport({
             terms: c.terms,
-            zip: c.parts.includes('files'),
-            files: c.parts.includes('files') ? current.current.files() : [],
-            document: (files) => current.current.document({ parts: c.parts, terms: c.terms.length, files, by: handlerName, now: new Date().toISOString(), t, te, ta, tn, notes, date: (iso) => formatLongDateTime(iso, lang) }),
+            zip: c.parts.includes('files') || ofNotes.length > 0,
+            files: [...caseFiles, ...ofNotes.map((f) => f.source)],
+            document: (hashed) =>
+              current.current.document({
+                parts: c.parts, terms: c.terms.length, files: hashed.slice(0, caseFiles.length), by: handlerName, now: new Date().toISOString(), t, te, ta, tn, notes,
+                noteFiles: hashed.slice(caseFiles.length).map((h, i) => ({ ...h, noteId: ofNotes[i]!.noteId })),
+                date: (iso) => formatLongDateTime(iso, lang),
+              }),
           });
           return { pdf: URL.createObjectURL(made.pdf), zip: made.zip ? URL.createObjectURL(made.zip) : null };
         }),

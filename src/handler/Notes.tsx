@@ -11,8 +11,9 @@ import '../i18n/notes/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { input } from '../styles/field.css.ts';
 import * as buttons from '../styles/button.css.ts';
-import { notesMachine, type NoteEdit, type OpenedNote } from '../../machines/handler/notes.ts';
-import { NOTE_TEXT_MAX } from '../../machines/schema.ts';
+import { notesMachine, type AttachInput, type NoteEdit, type OpenedNote, type OpenedNoteFile } from '../../machines/handler/notes.ts';
+import { LIMITS, NOTE_TEXT_MAX } from '../../machines/schema.ts';
+import { formatSize, Outcome } from './SealedCaseParts.tsx';
 import { useHandler } from './context.ts';
 import { notesEffects, type NoteKeys } from './notes.ts';
 import * as styles from './Pages.css.ts';
@@ -32,6 +33,8 @@ export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; s
           loadNotes: fromPromise(({ input: i }: { input: { caseNumber: string } }) => fx.loadNotes(i)),
           addNote: fromPromise(({ input: i }: { input: { caseNumber: string; text: string } }) => fx.addNote(i)),
           saveNote: fromPromise(({ input: i }: { input: { caseNumber: string } & NoteEdit }) => fx.saveNote(i)),
+          attachFiles: fromPromise(({ input: i }: { input: AttachInput }) => fx.attachFiles(i)),
+          saveFile: fromPromise(({ input: i }: { input: { caseNumber: string; file: OpenedNoteFile & { name: string } } }) => fx.saveFile(i)),
         },
         actions: { reloadCase: onChanged, reportUnauthorized: () => session.send({ type: 'session.expired' }) },
       });
@@ -41,9 +44,76 @@ export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; s
   const state = useSelector(actor, (s) => s);
   const newId = useId();
   const editId = useId();
-  const { notes, editing, theirs, refused } = state.context;
+  const attachId = useId();
+  const { notes, editing, theirs, refused, attaching, refusedFiles, fileOutcomes } = state.context;
   const time = (iso: string) => formatLongDateTime(iso, lang);
   const refusal = refused === 'NOTE_NOT_FOUND' ? t('notes.notFound') : t('notes.refused');
+  const filesRefusal = (code: string) =>
+    ['FORBIDDEN_FILE_TYPE', 'FILE_CONTENT_MISMATCH', '415'].includes(code) ? t('notes.files.refusedType') : ['FILE_TOO_LARGE', 'QUOTA_EXCEEDED', '413'].includes(code) ? t('notes.files.tooLarge') : t('notes.files.failed');
+
+  // A note's files: named, sized and saved here (a sealed case's opened and checked in this browser), marked as the note is.
+  const noteFiles = (n: OpenedNote) => (
+    <div className={css.files} data-testid="note-files">
+      {n.files.length > 0 && (
+        <>
+          <p className={css.fileMarker}>{t('notes.files.title')}</p>
+          <ul className={css.fileList}>
+            {n.files.map((f) => (
+              <li key={f.id} data-note-file={f.id}>
+                {f.name === null ? (
+                  <p className={styles.error}>{t('notes.files.unopened', { date: time(f.created) })}</p>
+                ) : sealed ? (
+                  <>
+                    <span>{t('notes.files.file', { name: f.name, size: formatSize(f.size ?? f.storedSize, lang) })}</span>
+                    <button type="button" className={buttons.secondaryButton} disabled={!state.can({ type: 'file.save', fileId: f.id })} onClick={() => actor.send({ type: 'file.save', fileId: f.id })}>
+                      {t('notes.files.download', { name: f.name })}
+                    </button>
+                    <div role="status">
+                      <Outcome outcome={fileOutcomes[f.id]} name={f.name} />
+                    </div>
+                  </>
+                ) : (
+                  <>
+                    <span>{t('notes.files.file', { name: f.name, size: formatSize(f.size ?? f.storedSize, lang) })}</span>
+                    <a className={css.download} href={api.fileUrl(caseNumber, f.id)} download={f.name}>
+                      {t('notes.files.download', { name: f.name })}
+                    </a>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {n.text !== null && (
+        <div className={styles.field}>
+          <label htmlFor={`${attachId}-${n.id}`} className={styles.label}>
+            {t('notes.files.attach')}
+          </label>
+          <input
+            id={`${attachId}-${n.id}`}
+            type="file"
+            multiple
+            className={input}
+            disabled={!state.matches('ready')}
+            aria-describedby={`${attachId}-${n.id}-hint`}
+            onChange={(e) => {
+              const picked = [...(e.currentTarget.files ?? [])];
+              e.currentTarget.value = '';
+              if (picked.length) actor.send({ type: 'files.attach', id: n.id, files: picked });
+            }}
+          />
+          <p id={`${attachId}-${n.id}-hint`} className={styles.hint}>
+            {t('notes.files.attachHint', { max: LIMITS.maxFiles })}
+          </p>
+        </div>
+      )}
+      <div role="status">
+        {attaching?.id === n.id && <p aria-busy="true">{t('notes.files.attaching')}</p>}
+        {refusedFiles?.id === n.id && <p className={styles.error} data-refused={refusedFiles.code}>{filesRefusal(refusedFiles.code)}</p>}
+      </div>
+    </div>
+  );
 
   const noteBody = (n: OpenedNote) => {
     if (editing?.id === n.id && state.matches('conflicted') && theirs) {
@@ -105,7 +175,7 @@ export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; s
 
   return (
     // Never printed with the case: internal notes leave the workspace only as an explicit export part.
-    <section className={`${styles.section} ${css.panel} ${noPrint}`} aria-labelledby="case-notes" data-testid="notes" aria-busy={state.matches('loading') || state.matches('adding') || state.matches('saving')}>
+    <section className={`${styles.section} ${css.panel} ${noPrint}`} aria-labelledby="case-notes" data-testid="notes" aria-busy={state.matches('loading') || state.matches('adding') || state.matches('saving') || state.matches('attaching')}>
       <h2 id="case-notes" className={styles.sectionTitle}>
         {t('notes.title')}
       </h2>
@@ -132,6 +202,7 @@ export function Notes({ caseNumber, sealed, onChanged }: { caseNumber: string; s
                   <p className={css.meta}>{t('notes.writtenBy', { name: n.author.name, time: time(n.created) })}</p>
                   {n.editedBy && <p className={css.meta}>{t('notes.editedBy', { name: n.editedBy.name, time: time(n.updated) })}</p>}
                   {noteBody(n)}
+                  {noteFiles(n)}
                 </li>
               ))}
             </ul>

@@ -126,25 +126,26 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
   const listed = !grants('loadingCandidates') && !grants('unavailable');
   const epochKeys = state.context.epochKeys;
   // The export opens each file again under its epoch's key, streamed into the hash and the zip (a name that did not open is listed by its date).
+  const sealedExportFile = (f: { id: string; name: string; size: number | null; storedSize: number; epoch?: number }) => {
+    const dataKey = epochKeys ? keyForEpoch(epochKeys, f.epoch) : null;
+    const file = { id: f.id, name: f.name, size: f.size };
+    return {
+      name: f.name,
+      size: f.size ?? f.storedSize,
+      open: async () => {
+        if (!dataKey) throw new Error('no key for this epoch');
+        return openSealedFileForExport(api.client, { caseNumber: view.caseNumber, dataKey, file });
+      },
+      failureOf: (err: unknown) => (dataKey ? exportFailureOf(err) : 'unopened'),
+    };
+  };
   const exportSource: ExportSource = {
     caseNumber: view.caseNumber,
     // Opened here with the case's keys, as the notes panel opens them.
     notes: () => (epochKeys ? exportNotes(api.client, view.caseNumber, { caseId: view.caseId, keys: epochKeys }) : Promise.resolve([])),
-    files: () =>
-      opened.files.flatMap((f) => {
-        if (f.name === null) return [];
-        const dataKey = epochKeys ? keyForEpoch(epochKeys, f.epoch) : null;
-        const file = { id: f.id, name: f.name, size: f.size };
-        return [{
-          name: f.name,
-          size: f.size ?? f.sealedSize,
-          open: async () => {
-            if (!dataKey) throw new Error('no key for this epoch');
-            return openSealedFileForExport(api.client, { caseNumber: view.caseNumber, dataKey, file });
-          },
-          failureOf: (err: unknown) => (dataKey ? exportFailureOf(err) : 'unopened'),
-        }];
-      }),
+    files: () => opened.files.flatMap((f) => (f.name === null ? [] : [sealedExportFile({ ...f, name: f.name, storedSize: f.sealedSize })])),
+    // A note's file (its name opened by the notes' reading) goes the same way as the case's own.
+    noteFile: (f) => sealedExportFile(f),
     document: (o) => sealedCaseDocument(view, opened, o),
   };
 

@@ -39,7 +39,8 @@ export function formatSize(bytes: number, lang: Language): string {
   return new Intl.NumberFormat(toBcp47(lang), { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: 1 }).format(v);
 }
 
-function Outcome({ outcome, name }: { outcome: FileOutcome | undefined; name: string }) {
+/** A saved file's outcome and the browser's check, as the case's files and the notes' files show it. */
+export function Outcome({ outcome, name }: { outcome: FileOutcome | undefined; name: string }) {
   const t = useT('sealedwork');
   const tm = useT('metadata');
   const locale = toBcp47(useLanguage());

@@ -54,6 +54,7 @@ const ACTION_KEYS: Record<string, (t: AuditTranslators) => string> = {
   ACCESS_REVOKED: (t) => t.sealedwork('sealedwork.audit.action.ACCESS_REVOKED'),
   NOTE_ADDED: (t) => t.notes('notes.audit.NOTE_ADDED'),
   NOTE_EDITED: (t) => t.notes('notes.audit.NOTE_EDITED'),
+  NOTE_FILES_ADDED: (t) => t.notes('notes.audit.NOTE_FILES_ADDED'),
   CASE_ENTERED: (t) => t.entry('entry.audit.action.CASE_ENTERED'),
 };
 
@@ -88,7 +89,10 @@ function detailOf(action: string, d: Record<string, unknown>, names: AuditNames,
       const version = count(d.recordVersion);
       if (version !== null) return t.work('work.audit.recordVersion', { version });
       if (!str(d.fileId)) return '';
-      return t.sealedwork('sealedwork.audit.detail.file', { name: names.file(str(d.fileId)) ?? t.sealedwork('sealedwork.audit.detail.unknownFile') });
+      const name = names.file(str(d.fileId));
+      if (name) return t.sealedwork('sealedwork.audit.detail.file', { name });
+      // A note's file is not among the case's files the page names (internal-notes.md "Files").
+      return str(d.noteId) ? t.notes('notes.audit.noteFile') : t.sealedwork('sealedwork.audit.detail.file', { name: t.sealedwork('sealedwork.audit.detail.unknownFile') });
     }
     case 'RECORD_EDITED': {
       const characters = count(d.characters);
@@ -107,6 +111,10 @@ function detailOf(action: string, d: Record<string, unknown>, names: AuditNames,
       const name = names.keyHolder(str(d.recipientKeyId)) ?? t.sealedwork('sealedwork.audit.detail.unknownColleague');
       const epoch = count(d.epoch);
       return epoch === null ? '' : t.sealedwork('sealedwork.audit.detail.revoke', { name, epoch });
+    }
+    case 'NOTE_FILES_ADDED': {
+      const files = count(d.files);
+      return files === null ? '' : t.notes('notes.audit.files', { count: files });
     }
     case 'NOTE_EDITED': {
       const version = count(d.version);

@@ -17,8 +17,7 @@
 import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openFieldText, openFileName, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
 import { saveSealedFile } from './fileOpening.ts';
-import { uploadSealedFile } from './sealedUpload.ts';
-import { contentMatches, FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, fileExtension, isTextExtension } from '../../machines/schema.ts';
+import { uploadSealedFiles } from './sealedUpload.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
@@ -158,22 +157,13 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
    */
   const sendSealed = async (input: SealedSendInput): Promise<SealedSendAnswer> => {
     const files = input.attachments as (Blob & { name: string })[];
-    const uploads: string[] = [];
+    let uploads: string[] = [];
     const headers: Record<string, string> = {};
     if (files.length) {
-      for (const f of files) {
-        const text = isTextExtension(fileExtension(f.name));
-        const sample = new Uint8Array(await f.slice(0, text ? TEXT_SAMPLE_BYTES : FILE_HEAD_BYTES).arrayBuffer());
-        if (!contentMatches(f.name, sample, sample.length >= f.size)) return { status: 415 };
-      }
-      const opened = await call(() => api.json<{ uploadSession: string }>(`/api/handler/cases/${numberPath(input.caseNumber)}/upload-sessions`, { method: 'POST' }));
-      if (!opened.data) return { status: opened.status };
-      headers['x-upload-session'] = opened.data.uploadSession;
-      for (const f of files) {
-        const id = await uploadSealedFile(api, opened.data.uploadSession, input.dataKey, input.caseId, f);
-        if (!id) return { status: 0 };
-        uploads.push(id);
-      }
+      const up = await uploadSealedFiles(api, input, files);
+      if (!up.session) return { status: up.status };
+      headers['x-upload-session'] = up.session;
+      uploads = up.uploads;
     }
     const sealed = await sealMessage(input.dataKey, input.caseId, input.text);
     const r = await call(() =>

@@ -14,7 +14,8 @@
 import { Upload } from 'tus-js-client';
 import { SealedFileSource } from '../../core/crypto/index.ts';
 import { UPLOADS_PATH, UPLOAD_SESSION_HEADER } from '../../core/uploads.ts';
-import type { ApiClient } from '../api/client.ts';
+import { contentMatches, FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, fileExtension, isTextExtension } from '../../machines/schema.ts';
+import { ApiError, type ApiClient } from '../api/client.ts';
 
 const CHUNK_BYTES = 8 * 1024 * 1024;
 const RETRY_DELAYS = [0, 1000, 3000, 5000, 10_000, 20_000, 30_000, 60_000];
@@ -51,4 +52,40 @@ export async function uploadSealedFile(api: ApiClient, session: string, dataKey:
     });
     upload.start();
   });
+}
+
+const numberPath = (n: string) => encodeURIComponent(n.replace(/\D/g, ''));
+
+/**
+ * A handler's files for a sealed case, whatever takes them (a message, an internal
+ * note): each checked against its name as the reporter's form checks, then a sealed
+ * upload session of the case opened and each file sealed and uploaded in it. Answers
+ * the session and the upload ids to name in the call that takes them; `status` 415: a
+ * file does not fit its name (nothing uploaded); 0: an upload failed; else the
+ * session's refusal.
+ */
+export async function uploadSealedFiles(
+  api: ApiClient,
+  input: { caseNumber: string; caseId: string; dataKey: Uint8Array },
+  files: readonly (Blob & { name: string; type?: string })[],
+): Promise<{ status: number; session?: string; uploads: string[] }> {
+  for (const f of files) {
+    const text = isTextExtension(fileExtension(f.name));
+    const sample = new Uint8Array(await f.slice(0, text ? TEXT_SAMPLE_BYTES : FILE_HEAD_BYTES).arrayBuffer());
+    if (!contentMatches(f.name, sample, sample.length >= f.size)) return { status: 415, uploads: [] };
+  }
+  let session: string;
+  try {
+    session = (await api.json<{ uploadSession: string }>(`/api/handler/cases/${numberPath(input.caseNumber)}/upload-sessions`, { method: 'POST' })).uploadSession;
+  } catch (err) {
+    if (err instanceof ApiError && typeof err.status === 'number') return { status: err.status, uploads: [] };
+    throw err;
+  }
+  const uploads: string[] = [];
+  for (const f of files) {
+    const id = await uploadSealedFile(api, session, input.dataKey, input.caseId, f);
+    if (!id) return { status: 0, uploads: [] };
+    uploads.push(id);
+  }
+  return { status: 200, session, uploads };
 }

@@ -239,6 +239,7 @@ async function journey(api: Api) {
   await api('DELETE', `${H}/cases/${onlineNumber}/shares/${colleague.id}`, { token });
   const note = await api('POST', `${H}/cases/${onlineNumber}/notes`, { token, json: { text: 'Internal: call the cashier.' } });
   await api('PUT', `${H}/cases/${onlineNumber}/notes/${note.data.note.id}`, { token, json: { text: 'Internal: called the cashier.', version: 1 } });
+  await api('POST', `${H}/cases/${onlineNumber}/notes/${note.data.note.id}/files`, { token, body: form('noteFilesDto', {}, [{ name: 'minutes.pdf', bytes: PDF }]) });
   await api('GET', `${H}/cases/${onlineNumber}/notes`, { token });
   await api('GET', `${H}/cases/${onlineNumber}/assignment`, { token });
   const recordText = 'The reporter called on Monday and said the till was short.';

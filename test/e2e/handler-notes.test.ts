@@ -15,16 +15,26 @@
  * is in any request or response any of the browsers saw; the case's export has the notes
  * only when ticked, opened in Hanne's browser.
  *
+ * A note's file (docs/decisions/internal-notes.md "Files"): Hanne attaches one to her note
+ * (sealed in her browser), the panel lists it marked as not visible to the reporter; Greta
+ * saves it by keyboard, byte for byte what Hanne picked; the trail names both acts; the
+ * reporter, signed in to the private pages, gets no trace of it from any private route;
+ * the export's zip holds it only when the notes are chosen, the PDF lists it with its
+ * SHA-256 under the note.
+ *
  * On a server-keyed case (the demo company without keys) the same panel works with the
- * server sealing: a note written and edited, axe on the page, and the export with the
- * notes ticked (off at opening) has them, read back from the downloaded PDF.
+ * server sealing: a note written and edited, a file attached to it, axe on the page, and
+ * the export with the notes ticked (off at opening) has them, read back from the
+ * downloaded PDF, and the note's file in its zip.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { unzipSync } from 'fflate';
 import type { Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { axeViolations } from './harness.ts';
-import { firstOfficerId } from './reporter.ts';
+import { firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { call, caseDto, form } from '../server/api.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { enrolInPage } from '../helpers/sealed-e2e.ts';
@@ -35,7 +45,9 @@ import { companyByHost } from '../../server/companies/service.ts';
 const { msg } = english('handler', 'keys', 'sealed', 'work', 'notes', 'export');
 
 const HOST = 'group.localhost';
-const MARKERS = { details: 'MARKER-details-n38a', hanne: 'MARKER-note-hanne-51f2', greta: 'MARKER-note-greta-a09c', mine: 'MARKER-note-mine-7d3e' };
+const MARKERS = { details: 'MARKER-details-n38a', hanne: 'MARKER-note-hanne-51f2', greta: 'MARKER-note-greta-a09c', mine: 'MARKER-note-mine-7d3e', fileName: 'MARKER-notefile-name-c4d1', fileBytes: 'MARKER-notefile-bytes-8e20' };
+const NOTE_FILE = { name: `minutes ${MARKERS.fileName}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`Minutes of the interview ${MARKERS.fileBytes}\n`.repeat(400)) };
+const REPORTER_PASSWORD = 'a long reporter password';
 const PASSWORDS = { hanne: 'hanne long passphrase 1', greta: 'greta long passphrase 22', otto: 'otto long passphrase 333' };
 type Name = keyof typeof PASSWORDS;
 
@@ -67,7 +79,7 @@ describe('two handlers on one sealed case', () => {
     await certifyColleague(hanne.page, 'greta');
 
     const sealed = await sendFollowedSealedCase(portal.server, HOST, {
-      password: 'a long reporter password',
+      password: REPORTER_PASSWORD,
       officerId: officerA!,
       details: { description: `The till was emptied ${MARKERS.details}`, whistleblowerRelation: 'Employee', reportedPersons: [], reportedUnit: 'Shop' },
     });
@@ -83,8 +95,15 @@ describe('two handlers on one sealed case', () => {
     const hannesNote = notes(hanne.page).locator('[data-note]');
     await hannesNote.getByText(MARKERS.hanne, { exact: false }).waitFor();
     await hannesNote.getByText(/^Written by hanne, /).waitFor();
+    // A file to her note: sealed in her browser, listed with the note's marking.
+    await hannesNote.getByLabel(msg('notes.files.attach')).setInputFiles(NOTE_FILE);
+    await hannesNote.locator('[data-note-file]').getByRole('button', { name: msg('notes.files.download', { name: NOTE_FILE.name }) }).waitFor();
+    await hannesNote.getByText(msg('notes.files.title')).waitFor();
     expect(await axeViolations(hanne.page)).toEqual([]);
+    const noteFile = await db.selectFrom('case_file').select(['id', 'note_id', 'name_enc']).where('case_id', '=', sealed.caseId).executeTakeFirstOrThrow();
+    expect(Buffer.from(noteFile.name_enc).toString('latin1')).not.toContain(MARKERS.fileName);
     const stored = await db.selectFrom('case_note').selectAll().where('case_id', '=', sealed.caseId).execute();
+    expect(noteFile.note_id).toBe(stored[0]!.id);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.version).toBe(1);
     expect(Buffer.from(stored[0]!.body_enc).toString('latin1')).not.toContain(MARKERS.hanne);
@@ -116,6 +135,12 @@ describe('two handlers on one sealed case', () => {
     const gretasNote = notes(greta.page).locator('[data-note]');
     await gretasNote.getByText(MARKERS.hanne, { exact: false }).waitFor();
     await gretasNote.getByText(/^Written by hanne, /).waitFor();
+    // Greta saves Hanne's file by keyboard (in memory: headless Chromium's save dialog cannot be answered): what Hanne picked, byte for byte.
+    await greta.page.evaluate(() => delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker);
+    const save = gretasNote.getByRole('button', { name: msg('notes.files.download', { name: NOTE_FILE.name }) });
+    await save.focus();
+    const [saved] = await Promise.all([greta.page.waitForEvent('download'), greta.page.keyboard.press('Enter')]);
+    expect(readFileSync((await saved.path())!).equals(NOTE_FILE.buffer)).toBe(true);
     await gretasNote.getByRole('button', { name: msg('notes.edit') }).click();
     await gretasNote.getByLabel(msg('notes.editLabel')).fill(`Interview planned with the shop manager ${MARKERS.hanne}\nGreta: the manager is on leave until Monday ${MARKERS.greta}`);
     await gretasNote.getByRole('button', { name: msg('notes.save') }).click();
@@ -148,30 +173,60 @@ describe('two handlers on one sealed case', () => {
     const acts = trail.map((r) => (typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry) as { action: string; handlerName: string; detail: Record<string, unknown> }).filter((e) => e.action !== 'CASE_READ');
     expect(acts.map((e) => [e.action, e.handlerName])).toEqual([
       ['NOTE_ADDED', 'hanne'],
+      ['NOTE_FILES_ADDED', 'hanne'],
       ['ASSIGNED', 'hanne'],
+      ['FILE_DOWNLOADED', 'greta'],
       ['NOTE_EDITED', 'greta'],
       ['ASSIGNED', 'greta'],
       ['NOTE_EDITED', 'hanne'],
     ]);
-    expect(acts[3]!.detail).toEqual({ to: 'hanne', from: 'greta' });
+    expect(acts[1]!.detail).toEqual({ noteId: stored[0]!.id, files: 1, fileIds: noteFile.id });
+    expect(acts[3]!.detail).toEqual({ fileId: noteFile.id, noteId: stored[0]!.id });
+    expect(acts[5]!.detail).toEqual({ to: 'hanne', from: 'greta' });
     expect(JSON.stringify(acts)).not.toMatch(/MARKER-note/);
 
-    // No note's text in any request or response body, header or URL of the three browsers.
+    // The reporter, signed in to the private pages: no private route names the note's file, its note, or anything of it.
+    const reporter = await s.open();
+    await signInThroughProvider(portal, reporter.page, caseNumber, REPORTER_PASSWORD, '/private/messages', { host: HOST, timeout: 120_000 });
+    await reporter.page.waitForLoadState('networkidle');
+    expect(await reporter.page.content()).not.toContain(MARKERS.fileName);
+
+    // No note's text or file in any request or response body, header or URL of the browsers.
     const wire = await s.recorded();
+    const privateWire = wire.filter((r) => r.url.includes('/api/private/'));
+    expect(privateWire.length).toBeGreaterThan(0);
+    expect(markersIn(privateWire, [noteFile.id, stored[0]!.id], { base64: false })).toEqual([]);
     expect(wire.map((r) => r.url).join('\n')).toContain('/notes');
     expect(markersIn(wire, Object.values(MARKERS), { base64: false })).toEqual([]);
 
     // The sealed case's export has the notes only when ticked: opened in Hanne's browser, read back from the PDF.
+    // Without them: no zip (the case has no files of its own) and nothing of the note's file in the PDF.
     await hanne.page.getByRole('button', { name: msg('export.button') }).click();
     const dialog = hanne.page.getByRole('dialog', { name: msg('export.title') });
     const tick = dialog.getByRole('checkbox', { name: msg('notes.export') });
     expect(await tick.isChecked()).toBe(false);
+    expect(await dialog.getByRole('checkbox', { name: msg('export.part.files') }).isChecked()).toBe(true);
+    await dialog.getByRole('button', { name: msg('export.start') }).click();
+    await dialog.getByText(msg('export.done')).waitFor();
+    expect(await dialog.getByRole('link', { name: msg('export.downloadZip') }).count()).toBe(0);
+    const pdfText = async () => {
+      const [pdfDownload] = await Promise.all([hanne.page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadPdf') }).click()]);
+      const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync((await pdfDownload.path())!))), { mergePages: true });
+      return (text as string).replace(/\s+/g, ' ');
+    };
+    expect(await pdfText()).not.toContain(MARKERS.fileName);
+    await dialog.getByRole('button', { name: msg('export.again') }).click();
     await tick.check();
     await dialog.getByRole('button', { name: msg('export.start') }).click();
     await dialog.getByText(msg('export.done')).waitFor();
-    const [pdfDownload] = await Promise.all([hanne.page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadPdf') }).click()]);
-    const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync((await pdfDownload.path())!))), { mergePages: true });
-    expect((text as string).replace(/\s+/g, ' ')).toContain(MARKERS.mine);
+    const flat = await pdfText();
+    expect(flat).toContain(MARKERS.mine);
+    expect(flat).toContain(MARKERS.fileName);
+    expect(flat).toContain(createHash('sha256').update(NOTE_FILE.buffer).digest('hex'));
+    const [zipDownload] = await Promise.all([hanne.page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadZip') }).click()]);
+    const entries = unzipSync(new Uint8Array(readFileSync((await zipDownload.path())!)));
+    expect(Object.keys(entries)).toEqual([NOTE_FILE.name]);
+    expect(Buffer.from(entries[NOTE_FILE.name]!).equals(NOTE_FILE.buffer)).toBe(true);
   }, 300_000);
 
   it('on a server-keyed case: writes and edits a note, and exports it only when ticked', async () => {
@@ -198,6 +253,10 @@ describe('two handlers on one sealed case', () => {
     await note.getByLabel(msg('notes.editLabel')).fill('Spoke to accounting: invoices checked twice; the auditor agrees.');
     await note.getByRole('button', { name: msg('notes.save') }).click();
     await note.getByText(/^Last edited by Erika, /).waitFor();
+    // A file to the note, sealed by the server: offered as a download link of the case's handlers only.
+    const plainFile = { name: 'accounting-minutes.txt', mimeType: 'text/plain', buffer: Buffer.from('Invoices checked twice.\n'.repeat(100)) };
+    await note.getByLabel(msg('notes.files.attach')).setInputFiles(plainFile);
+    await note.getByRole('link', { name: msg('notes.files.download', { name: plainFile.name }) }).waitFor();
     // The page reloaded the case after the save: its trail names both acts.
     await page.locator('[data-action="NOTE_EDITED"]').waitFor();
     await page.locator('[data-action="NOTE_ADDED"]').waitFor();
@@ -221,6 +280,11 @@ describe('two handlers on one sealed case', () => {
     expect(flat).toContain('the auditor agrees');
     expect(flat).toContain(msg('notes.notVisible'));
     expect(flat).toContain('Written by Erika');
+    // The zip holds the note's file (the case has none of its own): the notes were chosen.
+    const [zipDownload] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: msg('export.downloadZip') }).click()]);
+    const entries = unzipSync(new Uint8Array(readFileSync((await zipDownload.path())!)));
+    expect(Object.keys(entries)).toEqual([plainFile.name]);
+    expect(Buffer.from(entries[plainFile.name]!).equals(plainFile.buffer)).toBe(true);
     // The trail names the choice (read with Erika's own session, as her page reads the case).
     const audit = await page.evaluate(async (n) => ((await (await fetch(`/api/handler/cases/${n}`)).json()) as { audit: { action: string; detail: Record<string, unknown> }[] }).audit, caseNumber);
     expect(audit.filter((a) => a.action === 'CASE_EXPORTED').map((a) => a.detail.parts)).toEqual(['report,messages,notes,record,status,audit,files']);

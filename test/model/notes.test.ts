@@ -14,7 +14,7 @@ describe('handlerNotes model', () => {
   const paths = modelPaths(notes);
   it('walks every state and every transition', () => expectFullCoverage(notes, paths));
   it.each(paths.map((p) => [describePath(p), p] as const))('%s', async (_d, path) => {
-    await replayPath(notes.machine, path, { promiseActors: ['loadNotes', 'addNote', 'saveNote'], recordActions: ['reloadCase', 'reportUnauthorized'], input: notes.input }, (h, step, before) => {
+    await replayPath(notes.machine, path, { promiseActors: ['loadNotes', 'addNote', 'saveNote', 'attachFiles', 'saveFile'], recordActions: ['reloadCase', 'reportUnauthorized'], input: notes.input }, (h, step, before) => {
       const s = step.state;
       const e = step.event;
       // Only with text; only a note that opened here is edited, over the version read.
@@ -43,6 +43,23 @@ describe('handlerNotes model', () => {
       if ((e.type === 'xstate.done.actor.addNote' || e.type === 'xstate.done.actor.saveNote') && out && [200, 201].includes(out.status)) expect(h.actionLog.at(-1)).toBe('reloadCase');
       if (e.type.startsWith('xstate.done.actor.') && out?.status === 401) expect(h.actionLog.at(-1)).toBe('reportUnauthorized');
       if (!s.matches('editing') && !s.matches('saving') && !s.matches('conflicted')) expect(s.context.editing).toBeNull();
+      // Files go only to a note that opened here, at most five at a time.
+      if (s.matches('attaching') && !before.matches('attaching')) {
+        const target = before.context.notes.find((n: { id: string }) => n.id === s.context.attaching.id);
+        expect(target.text).not.toBeNull();
+        expect(s.context.attaching.files.length).toBeGreaterThan(0);
+        expect(s.context.attaching.files.length).toBeLessThanOrEqual(5);
+      }
+      if (before.matches('attaching') && e.type === 'xstate.done.actor.attachFiles' && out?.status === 201) {
+        // The note as the server answered it (its files added), the draft and any edit untouched.
+        expect(s.context.notes.find((n: { id: string }) => n.id === before.context.attaching.id)).toEqual((out as unknown as { note: unknown }).note);
+        expect(s.context.draft).toBe(before.context.draft);
+        expect(h.actionLog.at(-1)).toBe('reloadCase');
+      }
+      if (before.matches('attaching') && s.matches('ready') && !(out && out.status === 201)) expect(s.context.refusedFiles?.id).toBe(before.context.attaching.id);
+      // Only a file whose name opened is saved; its outcome is kept, never "saving" once back.
+      if (s.matches('savingFile') && !before.matches('savingFile')) expect(s.context.notes.flatMap((n: { files: { id: string; name: string | null }[] }) => n.files).find((f: { id: string }) => f.id === s.context.saving).name).not.toBeNull();
+      if (before.matches('savingFile') && s.matches('ready')) expect(s.context.fileOutcomes[before.context.saving].outcome).not.toBe('saving');
     });
   });
 });

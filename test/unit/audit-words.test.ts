@@ -61,6 +61,8 @@ describe('audit entries in words', () => {
     expect(detail('ACCESS_GRANTED', { recipientKeyId: 'k1' })).toBe('To: Greta');
     expect(detail('ACCESS_REVOKED', { recipientKeyId: 'k2', epoch: 2 })).toBe('From: a colleague · new key no. 2');
     expect(detail('NOTE_EDITED', { version: 4 })).toBe('Version 4');
+    expect(detail('NOTE_FILES_ADDED', { noteId: 'n1', files: 2 })).toBe(t.notes('notes.audit.files', { count: 2 }));
+    expect(detail('FILE_DOWNLOADED', { fileId: 'f7', noteId: 'n1' })).toBe(t.notes('notes.audit.noteFile'));
     expect(detail('CASE_ENTERED', { channel: 'LETTER', receivedOn: '2026-11-30' })).toBe(`${t.entry('entry.channel.LETTER')}, received on 30/11/2026`);
     expect(detail('CASE_EXPORTED', { parts: 'report,notes', redactedTerms: 1 })).toBe(`Parts: ${t.export('export.part.report')}, ${t.notes('notes.export')} · redacted, 1 term`);
   });

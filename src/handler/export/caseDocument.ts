@@ -32,6 +32,8 @@ export interface DocumentOptions {
   /** The internal notes as the browser opened them (src/handler/notes.ts readNotes) and the `notes` area's messages: used only with the part `notes`. */
   notes?: readonly OpenedNote[];
   tn?: Translate;
+  /** The notes' files as hashed (and zipped) for this export, each naming its note: used only with the part `notes`. */
+  noteFiles?: readonly (HashedFile & { noteId: string })[];
 }
 
 /** The report's answers, as either kind of case holds them (words already in the handler's language where they are enums). */
@@ -94,6 +96,13 @@ export function caseDocument(c: ExportCase, o: DocumentOptions): ExportDocument 
   const none = [{ text: te('export.pdf.none') }];
   const unopened = te('export.pdf.unopened');
   const sections: ExportSection[] = [{ title: t('handler.case.summary'), lines: c.summary }];
+  // A file's lines, the same for the case's files and a note's: name and size, SHA-256 and its zip entry, or why it did not open.
+  const fileLines = (f: HashedFile): ExportLine[] => {
+    const head = te('export.pdf.file', { name: f.name, size: f.size });
+    if (!f.failure) return [{ label: head, text: te('export.pdf.sha256', { hash: f.sha256 ?? '' }), mono: true }, { text: te('export.pdf.zipEntry', { entry: f.entry ?? '' }) }];
+    const why = { label: f.name, text: te(`export.pdf.file.${f.failure}`) };
+    return f.entry ? [why, { text: te('export.pdf.zipIncomplete', { entry: f.entry }) }] : [why];
+  };
   if (has('report')) {
     const r = c.report;
     const lines: ExportLine[] = [];
@@ -120,7 +129,7 @@ export function caseDocument(c: ExportCase, o: DocumentOptions): ExportDocument 
     }));
     sections.push({ title: te('export.part.messages'), lines: lines.length ? lines : none });
   }
-  if (has('notes') && o.tn) sections.push(notesSection(o.notes ?? [], o.tn, date, te('export.pdf.none')));
+  if (has('notes') && o.tn) sections.push(notesSection(o.notes ?? [], o.tn, date, te('export.pdf.none'), { files: o.noteFiles ?? [], lines: fileLines }));
   if (has('record') && c.record) {
     const lines: ExportLine[] = [];
     for (const v of c.record.versions) {
@@ -145,12 +154,7 @@ export function caseDocument(c: ExportCase, o: DocumentOptions): ExportDocument 
     sections.push({ title: te('export.part.audit'), lines: lines.length ? lines : none });
   }
   if (has('files')) {
-    const lines: ExportLine[] = o.files.flatMap((f): ExportLine[] => {
-      const head = te('export.pdf.file', { name: f.name, size: f.size });
-      if (!f.failure) return [{ label: head, text: te('export.pdf.sha256', { hash: f.sha256 ?? '' }), mono: true }, { text: te('export.pdf.zipEntry', { entry: f.entry ?? '' }) }];
-      const why = { label: f.name, text: te(`export.pdf.file.${f.failure}`) };
-      return f.entry ? [why, { text: te('export.pdf.zipIncomplete', { entry: f.entry }) }] : [why];
-    });
+    const lines: ExportLine[] = o.files.flatMap(fileLines);
     for (const u of c.unopenedFiles) lines.push({ text: te('export.pdf.unopenedFile', { date: date(u.created) }) });
     sections.push({ title: te('export.part.files'), lines: lines.length ? lines : none });
   }
