@@ -8,7 +8,17 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
-      { test: { name: 'model', include: ['test/model/**/*.test.ts'], environment: 'node' } },
+      {
+        test: {
+          name: 'model',
+          include: ['test/model/**/*.test.ts'],
+          environment: 'node',
+          // A guard against a hang, not a speed check: a coverage walk over every path of
+          // the larger machines (a sealed case's) passed vitest's 5 s default on a loaded
+          // 2-core machine.
+          testTimeout: 60_000,
+        },
+      },
       {
         plugins: [react(), vanillaExtractPlugin()],
         define: { __APP_VERSION__: JSON.stringify('test') },
