@@ -10,7 +10,17 @@ export default defineConfig({
       // vitest's 5 s default is a speed check on a loaded two-core CI machine (a PDF made and
       // read back twice took 5.1 s beside the model suite): the limit guards against a hang only.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', testTimeout: 60_000 } },
-      { test: { name: 'model', include: ['test/model/**/*.test.ts'], environment: 'node' } },
+      {
+        test: {
+          name: 'model',
+          include: ['test/model/**/*.test.ts'],
+          environment: 'node',
+          // A guard against a hang, not a speed check: a coverage walk over every path of
+          // the larger machines (a sealed case's) passed vitest's 5 s default on a loaded
+          // 2-core machine.
+          testTimeout: 60_000,
+        },
+      },
       {
         plugins: [react(), vanillaExtractPlugin()],
         define: { __APP_VERSION__: JSON.stringify('test') },

@@ -766,7 +766,8 @@ function folderKeys(dir: string, caseIds: string[]): Buffer[] {
   }
   const keys = [...base];
   for (const id of caseIds) for (const other of base) keys.push(Buffer.from(hkdfSync('sha256', base[0]!, other, `wb:case-kek:${id}`, 32)), Buffer.from(hkdfSync('sha256', other, base[0]!, `wb:case-kek:${id}`, 32)));
-  return keys;
+  // Each key once: the base64 key files are also among the folder's files, so they came twice.
+  return [...new Map(keys.map((k) => [k.toString('hex'), k])).values()];
 }
 
 /** The folder's keys and every data key the server on the copy unwraps by its own code. */

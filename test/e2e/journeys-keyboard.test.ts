@@ -68,9 +68,10 @@ function keyboard(page: Page) {
   const problems: string[] = [];
   const check = async (after: string) => {
     let stop = await focusStop(page);
-    if (!stop.onScreen) {
-      // A smooth scroll (to the first invalid step) may still be under way.
-      await page.waitForTimeout(1000);
+    // A smooth scroll (to the first invalid step) may still be under way: looked at
+    // again each frame, for up to a second, until the focus is on screen.
+    for (const until = Date.now() + 1000; !stop.onScreen && Date.now() < until; ) {
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
       stop = await focusStop(page);
     }
     stops.push(stop);

@@ -67,8 +67,14 @@ async function overflow(page: Page): Promise<{ by: number; widest: string }> {
 async function settle(page: Page) {
   await page.locator('h1').first().waitFor();
   await page.evaluate(() => document.fonts.ready.then(() => undefined));
-  // Images (logos) and late catalogue swaps may still change a width: a short pause.
-  await page.waitForTimeout(250);
+  // Images (logos) and a part still loading (its catalogue, marked aria-busy) may still
+  // change a width: measured once every image laid out has arrived and nothing is busy,
+  // after the frame that lays that out. (An image in a closed list, like the phone
+  // input's flags, has no box and is not fetched until the list opens.)
+  await page.waitForFunction(
+    () => [...document.images].every((i) => i.complete || i.getClientRects().length === 0) && !document.querySelector('[aria-busy="true"]'),
+  );
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
 describe('no sideways scroll on a phone', () => {

@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Worker } from 'playwright-core';
 import { axeViolations, launchBrowser, openPage, startPortal, type OpenedPage, type Portal } from './harness.ts';
 import { createOnlineCase, firstOfficerId, signInThroughProvider } from './reporter.ts';
 import { LANGUAGES, formatCaseNumber, type Language } from '../../machines/schema.ts';
@@ -47,6 +47,26 @@ async function open(width = 375, lang: Language = 'en'): Promise<OpenedPage> {
   opened.push(o);
   await o.context.addInitScript((l) => localStorage.setItem('wb.language', l), lang);
   return o;
+}
+
+/**
+ * Whether the form's proof-of-work is solved, watched from before the page loads: the
+ * proof's worker script was fetched, and every worker the page started has ended (the
+ * proof's worker is closed on its answer).
+ */
+function watchProof(page: Page): () => boolean {
+  let fetched = false;
+  let started = 0;
+  const running = new Set<Worker>();
+  page.on('response', (r) => {
+    if (/\/assets\/pow\.worker-[\w-]+\.js$/.test(new URL(r.url()).pathname)) fetched = true;
+  });
+  page.on('worker', (w) => {
+    started++;
+    running.add(w);
+    w.once('close', () => running.delete(w));
+  });
+  return () => fetched && started > 0 && running.size === 0;
 }
 
 /** The oral report (one officer, chosen for the reporter), filled in and ready to send, in any language. */
@@ -98,9 +118,10 @@ describe('after the report', () => {
     for (const lang of LANGUAGES) {
       const t = ui(lang);
       const { page, context } = await open(375, lang);
+      const proofSolved = watchProof(page);
       await fillOral(page, 'offline-1');
       // The proof is solved while the reporter types; then the network goes.
-      await page.waitForTimeout(1500);
+      await expect.poll(proofSolved).toBe(true);
       await context.setOffline(true);
       await page.getByRole('button', { name: t['forms.send.oral'] }).click();
       const dialog = page.getByRole('alertdialog', { name: t['forms.failure.offline.title'] });
@@ -166,8 +187,12 @@ async function slowNetwork(page: Page) {
 describe('a slow network', () => {
   it('a report with a file: while it goes, its progress stands beside Send, in view', async () => {
     const { page } = await open();
+    const proofSolved = watchProof(page);
     await page.goto(portal.url('localhost', '/online-form'));
     await page.locator('[data-step]').first().waitFor();
+    // The background proof, solved as the form opens: before the file is added, whose
+    // check starts a worker of its own that stays.
+    await expect.poll(proofSolved).toBe(true);
     await page.locator('input[type="file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x'.repeat(250_000)) });
     await page.locator('[data-step="relation"] textarea, [data-step="relation"] input').first().fill('Employee');
     await page.locator('[data-step="describeProblem"] textarea').first().fill('Invoices are paid twice.');
@@ -177,7 +202,6 @@ describe('a slow network', () => {
     await page.getByRole('radio', { name: en['forms.identity.anonymous'] }).check();
     await page.getByRole('radio', { name: en['forms.follow.notFollow'] }).check();
     await page.getByRole('checkbox', { name: new RegExp(en['forms.terms.accept']!) }).check();
-    await page.waitForTimeout(1500); // the background proof
     await slowNetwork(page);
     await page.getByRole('button', { name: en['forms.send.online'] }).click();
     const status = page.getByTestId('sending-status');

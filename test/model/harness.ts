@@ -259,7 +259,18 @@ export interface PathOptions {
 export function modelPaths(model: MachineModel, options: PathOptions = {}): ModelPath[] {
   const filter = options.filter ?? model.filter;
   // History is part of where the machine is, whatever the model's serializeState keeps.
-  const serialize = (s: AnyMachineSnapshot) => `${(model.serializeState ?? defaultSerialize)(s)}${historyKey(s)}`;
+  // Each snapshot's key is computed once: the adjacency map and the walk below both ask
+  // for it, and for the larger machines (a sealed case's context) the JSON is most of
+  // the cost of finding the paths.
+  const keys = new WeakMap<AnyMachineSnapshot, string>();
+  const serialize = (s: AnyMachineSnapshot) => {
+    let key = keys.get(s);
+    if (key === undefined) {
+      key = `${(model.serializeState ?? defaultSerialize)(s)}${historyKey(s)}`;
+      keys.set(s, key);
+    }
+    return key;
+  };
   const { scope } = createTracingScope();
   const fromState = model.machine.getInitialSnapshot(scope, model.input);
   const adjacency = getAdjacencyMap(model.machine, {
@@ -280,8 +291,8 @@ export function modelPaths(model: MachineModel, options: PathOptions = {}): Mode
   const shortest = new Map<string, Step[]>([[start, [{ state: fromState, event: { type: 'xstate.init' } }]]]);
   const queue = [start];
   const edges: Step[][] = [];
-  while (queue.length) {
-    const key = queue.shift()!;
+  for (let next = 0; next < queue.length; next++) {
+    const key = queue[next]!;
     const head = shortest.get(key)!;
     for (const { event, state } of Object.values(adjacency[key]?.transitions ?? {})) {
       const steps = [...head, { state, event }];
@@ -298,14 +309,40 @@ export function modelPaths(model: MachineModel, options: PathOptions = {}): Mode
   return dropPrefixes(paths);
 }
 
+/**
+ * An event's JSON, once per event object: paths share their steps' events, and some
+ * (a sealed case's keys, as plain objects) are long to write out.
+ */
+const eventKeys = new WeakMap<EventObject, string>();
+function eventKey(event: EventObject): string {
+  let key = eventKeys.get(event);
+  if (key === undefined) {
+    key = JSON.stringify(event);
+    eventKeys.set(event, key);
+  }
+  return key;
+}
+
 function dropPrefixes(paths: ModelPath[]): ModelPath[] {
   const keyed = paths
-    .map((p) => ({ p, seq: p.steps.map((s) => JSON.stringify(s.event)) }))
-    .sort((a, b) => b.seq.length - a.seq.length || a.seq.join('\n').localeCompare(b.seq.join('\n')));
+    .map((p) => {
+      const seq = p.steps.map((s) => eventKey(s.event));
+      return { p, seq, joined: seq.join('\n') };
+    })
+    .sort((a, b) => b.seq.length - a.seq.length || a.joined.localeCompare(b.joined));
+  // Longest first: a path is dropped when it is the beginning of (or equal to) one kept
+  // before it. Every beginning of a kept path is in `covered`, so that is one look-up
+  // instead of a comparison with every kept path.
+  const covered = new Set<string>();
   const kept: typeof keyed = [];
-  outer: for (const cand of keyed) {
-    for (const sup of kept) if (cand.seq.every((e, i) => sup.seq[i] === e)) continue outer;
+  for (const cand of keyed) {
+    if (covered.has(cand.joined)) continue;
     kept.push(cand);
+    let prefix = '';
+    cand.seq.forEach((e, i) => {
+      prefix = i === 0 ? e : `${prefix}\n${e}`;
+      covered.add(prefix);
+    });
   }
   return kept.map((k) => k.p);
 }
@@ -384,15 +421,20 @@ function replayPaths(model: MachineModel, paths: ModelPath[]): { start: PathTrac
   const first = initialTrace(model);
   const start: PathTrace = { states: new Set(), transitions: new Set() };
   collect(first, start);
-  const replayed = new Map<string, { snapshot: AnyMachineSnapshot; trace: StepTrace }>();
+  // The replayed prefixes as a tree: one node per event sequence from the start.
+  interface Replayed {
+    snapshot: AnyMachineSnapshot;
+    trace?: StepTrace;
+    next: Map<string, Replayed>;
+  }
+  const root: Replayed = { snapshot: first.snapshot, next: new Map() };
   const perPath = paths.map((path) => {
     const acc: PathTrace = { states: new Set(start.states), transitions: new Set(start.transitions) };
-    let snapshot = first.snapshot;
-    let prefix = '';
+    let at = root;
     for (let i = 1; i < path.steps.length; i++) {
       const step = path.steps[i]!;
-      prefix += `${JSON.stringify(step.event)}\n`;
-      let known = replayed.get(prefix);
+      const snapshot = at.snapshot;
+      let known = at.next.get(eventKey(step.event));
       if (!known) {
         const trace = traceStep(model, snapshot, step.event);
         if (JSON.stringify(trace.snapshot.value) !== JSON.stringify(step.state.value)) {
@@ -401,11 +443,11 @@ function replayPaths(model: MachineModel, paths: ModelPath[]): { start: PathTrac
               `not ${JSON.stringify(step.state.value)}: serializeState merges snapshots that behave differently`,
           );
         }
-        known = { snapshot: trace.snapshot, trace };
-        replayed.set(prefix, known);
+        known = { snapshot: trace.snapshot, trace, next: new Map() };
+        at.next.set(eventKey(step.event), known);
       }
-      collect(known.trace, acc);
-      snapshot = known.snapshot;
+      collect(known.trace!, acc);
+      at = known;
     }
     return acc;
   });

@@ -60,7 +60,8 @@ function keysFor(caseId: string, files: string[]): Buffer[] {
     keys.push(Buffer.from(hkdfSync('sha256', base[0]!, other, `wb:case-kek:${caseId}`, 32)));
     keys.push(Buffer.from(hkdfSync('sha256', other, base[0]!, `wb:case-kek:${caseId}`, 32)));
   }
-  return keys;
+  // Each key once: the base64 key files are also among `files`, so they came twice.
+  return [...new Map(keys.map((k) => [k.toString('hex'), k])).values()];
 }
 
 function opens(key: Buffer, aad: Buffer, run: Buffer): boolean {
@@ -83,6 +84,7 @@ function openableWrappings(caseIds: string[]): Record<string, string[]> {
   const found: Record<string, string[]> = Object.fromEntries(caseIds.map((id) => [id, []]));
   const seen = new Uint32Array(256);
   let stamp = 0;
+  const runs = new Map<string, string[]>();
   for (const f of files) {
     const bytes = readFileSync(f);
     for (let i = bytes.indexOf(1); i !== -1 && i + WRAPPED_LENGTH <= bytes.length; i = bytes.indexOf(1, i + 1)) {
@@ -93,9 +95,18 @@ function openableWrappings(caseIds: string[]): Record<string, string[]> {
       let distinct = 0;
       for (let j = i + 1; j < i + WRAPPED_LENGTH; j++) if (seen[bytes[j]!] !== stamp) (seen[bytes[j]!] = stamp), distinct++;
       if (distinct < 36) continue;
-      const run = bytes.subarray(i, i + WRAPPED_LENGTH);
-      for (const t of tries) for (const aad of t.aads) for (const key of t.keys) if (opens(key, aad, run)) found[t.id]!.push(`${path.relative(server.dataDir, f)}@${i}`);
+      // The same run in several places (a page and its image in the log, the template
+      // databases' copies) is tried once, and found at each of them.
+      const where = `${path.relative(server.dataDir, f)}@${i}`;
+      const k = bytes.toString('latin1', i, i + WRAPPED_LENGTH);
+      const known = runs.get(k);
+      if (known) known.push(where);
+      else runs.set(k, [where]);
     }
+  }
+  for (const [k, where] of runs) {
+    const run = Buffer.from(k, 'latin1');
+    for (const t of tries) for (const aad of t.aads) for (const key of t.keys) if (opens(key, aad, run)) found[t.id]!.push(...where);
   }
   return found;
 }
