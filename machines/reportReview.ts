@@ -20,6 +20,10 @@
  *   (core/crypto/record.ts): a version that did not open or whose hash does not match
  *   its text (`verified: false`) is never offered for approval, since the hash would
  *   name a text the reporter did not read; comments stay open to say so.
+ * - The same chart reviews the transcript of a voice message (`transcript`, issue 40;
+ *   docs/decisions/voice-messages.md "Transcript"): offered whatever the case's channel
+ *   (a voice message is mostly an online report), `approvedAt` being the transcript's
+ *   latest version's approval, not the case's.
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from './schema.ts';
@@ -31,6 +35,8 @@ export interface ReportReviewInput {
   sha256: string | null;
   /** false: the page could not open this version, or its hash does not match the opened text (a sealed case); absent: the server vouches (a server-keyed case). */
   verified?: boolean;
+  /** The subject is the transcript of a voice file, not the oral report's record: reviewable on any channel. */
+  transcript?: boolean;
 }
 
 export interface ReportReviewContext extends ReportReviewInput {
@@ -53,6 +59,8 @@ export interface CallResult {
 }
 
 const status = (event: unknown) => (event as DoneActorEvent<CallResult>).output.status;
+/** An oral report's record, or any transcript, is reviewed; an online report's text is not. */
+const reviewable = (context: { transcript?: boolean }, submissionType: SubmissionType) => context.transcript === true || submissionType !== 'ONLINE_FORM';
 
 export const reportReviewMachine = setup({
   types: {} as { context: ReportReviewContext; events: ReportReviewEvent; input: ReportReviewInput },
@@ -74,11 +82,11 @@ export const reportReviewMachine = setup({
     ),
   },
   guards: {
-    isModifiable: ({ context }) => context.submissionType !== 'ONLINE_FORM' && !context.approvedAt,
+    isModifiable: ({ context }) => reviewable(context, context.submissionType) && !context.approvedAt,
     /** The case read again awaits approval (after an approval: a new version of the record). */
-    isAwaitingApproval: ({ event }) => event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt,
-    isRecordWithdrawn: ({ event }) =>
-      event.type === 'case.change' && event.submissionType !== 'ONLINE_FORM' && !event.approvedAt && (event.sha256 === null || event.verified === false),
+    isAwaitingApproval: ({ context, event }) => event.type === 'case.change' && reviewable(context, event.submissionType) && !event.approvedAt,
+    isRecordWithdrawn: ({ context, event }) =>
+      event.type === 'case.change' && reviewable(context, event.submissionType) && !event.approvedAt && (event.sha256 === null || event.verified === false),
     hasComment: ({ context }) => context.comment.trim().length > 0,
     /** The record of the call or meeting exists (a version to approve), and its hash names the text shown. */
     hasVerifiedRecord: ({ context }) => context.sha256 !== null && context.verified !== false,

@@ -88,6 +88,15 @@ export interface RecordVersion {
   verified?: boolean;
 }
 
+/** The transcript of a voice file (issue 40; docs/decisions/voice-messages.md "Transcript"): a record of its own, approved by the reporter. */
+export interface Transcript {
+  fileId: string;
+  /** The latest version's approval; null while it awaits the reporter. */
+  approvedAt: string | null;
+  versions: RecordVersion[];
+  comments: { comment: string; created: string; unopened?: boolean }[];
+}
+
 export interface PrivateCase {
   caseNumber: string;
   status: CaseStatus;
@@ -113,6 +122,8 @@ export interface PrivateCase {
   /** The record of an oral report, its latest version and every version (docs/decisions/record-versions.md). */
   report?: { text: string; updatedAt: string; version?: number; sha256?: string; versions?: RecordVersion[] } | null;
   comments?: { comment: string; created: string; unopened?: boolean }[];
+  /** The transcripts of the case's voice files, one per file that has one. */
+  transcripts?: Transcript[];
   /** When the retention period ends and the case is deleted (server/retention); null while it is handled. */
   scheduledDeletion?: string | null;
   /** Present for a case sealed in the browser (issue 37), opened here: the parts that did not open. */

@@ -91,6 +91,13 @@ const report = v.nullable(
 
 const comment = v.object({ comment: v.string(), created: when });
 
+/** The transcripts of a case's voice files (issue 40; docs/decisions/voice-messages.md "Transcript"): the record's parts per file. */
+const recordVersionShape = v.object({ version: v.number(), sha256: v.string(), createdAt: when, approvedAt: v.nullable(when), text: v.string(), authorId: v.optional(nullableString), author: v.optional(nullableString) });
+const transcripts = v.array(v.object({ fileId: v.string(), approvedAt: v.nullable(when), versions: v.array(recordVersionShape), comments: v.array(comment) }));
+const sealedTranscripts = v.optional(
+  v.array(v.object({ fileId: v.string(), versions: v.array(recordVersionShape), comments: v.array(v.object({ id: v.string(), body: v.string(), created: when })) })),
+);
+
 /** A case as its reporter sees it (docs/architecture.md "Wire shapes"). */
 const caseView = v.object({
   caseNumber: v.string(),
@@ -119,6 +126,7 @@ const caseView = v.object({
   whistleblower: v.nullable(whistleblower),
   report,
   comments: v.array(comment),
+  transcripts,
   scheduledDeletion: v.nullable(when),
 });
 
@@ -147,6 +155,7 @@ const sealedCase = v.object({
     entryChannel: v.optional(nullableString),
     approvedAt: v.optional(v.nullable(when)),
     record: v.optional(v.object({ versions: v.array(v.object({ version: v.number(), sha256: v.string(), createdAt: when, approvedAt: v.nullable(when), text: v.string() })), comments: v.array(v.object({ id: v.string(), body: v.string(), created: when })) })),
+    transcripts: sealedTranscripts,
 });
 const handlerCaseView = v.object({
   ...caseView.entries,
@@ -215,6 +224,7 @@ export const ANSWER_SCHEMAS = {
   SealedCase: sealedCase,
   SealedCommentSent: v.object({ id: v.string(), created: when }),
   SealedRecordStored: v.object({ version: v.number(), changed: v.boolean() }),
+  TranscriptApproved: v.object({ approvedAt: when, sha256: v.string(), version: v.number() }),
   /** The sealed case as a handler reads it: with its status history (clear data) and its audit trail, written in clear (sealed-workspace.md "Status and audit"); an entry from before the case was sealed (retire-master) comes sealed under the data key. */
   HandlerSealedCase: v.object({ ...sealedCase.entries, audit: v.array(v.union([auditTrail.item, v.object({ at: when, sealed: v.string() })])), caseStatusHistory: v.array(statusAt) }),
   SealedMessageSent: v.object({ message: v.object({ id: v.string(), time: when, files: v.array(v.object({ id: v.string(), size: v.number() })) }) }),
@@ -392,6 +402,11 @@ export const ANSWERS: Record<string, Answer> = {
   'DELETE /api/private/case/notification/sealed': { json: 'SealedNotifyStored' },
   'POST /api/private/case/comments/sealed': { json: 'SealedCommentSent' },
   'POST /api/handler/cases/:caseNumber/record/sealed': { json: 'SealedRecordStored' },
+  'POST /api/handler/cases/:caseNumber/files/:fileId/transcript/sealed': { json: 'SealedRecordStored' },
+  'PUT /api/handler/cases/:caseNumber/files/:fileId/transcript': { json: 'HandlerCase' },
+  'PUT /api/private/case/files/:fileId/transcript/approve': { json: 'TranscriptApproved' },
+  'POST /api/private/case/files/:fileId/transcript/comments': { json: 'Comment' },
+  'POST /api/private/case/files/:fileId/transcript/comments/sealed': { json: 'SealedCommentSent' },
   'GET /api/handler/cases/:caseNumber/sealed': { json: 'HandlerSealedCase' },
   'POST /api/handler/cases/:caseNumber/messages/sealed': { json: 'SealedMessageSent' },
   'POST /api/handler/cases/:caseNumber/upload-sessions': { json: 'UploadSession' },

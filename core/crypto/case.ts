@@ -133,6 +133,8 @@ export interface SealedCaseAnswer extends SealedCaseView {
   approvedAt?: string | null;
   /** The record's versions (each `text` the envelope the handler's browser sealed) and the reporter's comments, oldest first. */
   record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
+  /** The transcripts of voice files (issue 40), one per file that has one: the same parts as the record, each sealed with the file's id in its additional data. */
+  transcripts?: { fileId: string; versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] }[];
 }
 
 /** The data key from this browser's wrap: a handler's ECDH key pair (private key and SPKI) or the reporter key. */

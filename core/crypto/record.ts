@@ -12,6 +12,12 @@
  * is hex SHA-256 of the text's UTF-8 bytes, as the server computes it for a server-keyed
  * case (server/cases/record.ts), so both kinds of case prove a version the same way.
  *
+ * A transcript of a voice file (docs/decisions/voice-messages.md "Transcript") is a record of
+ * its own: the same formats with the file's id before the version or comment id
+ * (`…:case_record_version.text_enc:<file id>:<version>`, `…:case_comment.body_enc:<file id>:<comment id>`),
+ * so the server cannot move a version or a comment between the record and a transcript,
+ * nor between two transcripts.
+ *
  * Invariants: opening never throws for one bad version or comment: it is `text: null`
  * beside the rest; a version whose text opened but whose hash differs from the stored
  * one is `verified: false`, never shown as the version the hash names.
@@ -39,6 +45,9 @@ async function openWithAny(keys: Uint8Array | EpochKeys, context: string, box: U
 
 export const RECORD_COLUMNS = { version: 'case_record_version.text_enc', comment: 'case_comment.body_enc' } as const;
 
+/** The row part of the additional data: the version or comment id, after the voice file's id for a transcript. */
+const subjectRow = (fileId: string | null | undefined, row: string) => (fileId ? `${fileId}:${row}` : row);
+
 /** Hex SHA-256 of the text's UTF-8 bytes: the version's fingerprint on both sides. */
 export async function recordHash(text: string): Promise<string> {
   return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', utf8(text))));
@@ -52,8 +61,8 @@ export interface SealedRecordVersion {
 }
 
 /** One version of the record sealed under the case's data key, with its hash over the plaintext. */
-export async function sealRecordVersion(dataKey: Uint8Array, caseId: string, version: number, text: string): Promise<SealedRecordVersion> {
-  const sealed = await sealField(dataKey, fieldContext(caseId, RECORD_COLUMNS.version, String(version)), text);
+export async function sealRecordVersion(dataKey: Uint8Array, caseId: string, version: number, text: string, fileId?: string | null): Promise<SealedRecordVersion> {
+  const sealed = await sealField(dataKey, fieldContext(caseId, RECORD_COLUMNS.version, subjectRow(fileId, String(version))), text);
   return { version, text: toBase64(sealed), sha256: await recordHash(text) };
 }
 
@@ -77,12 +86,12 @@ export interface OpenedRecordVersion extends Omit<RecordVersionEnvelope, 'text'>
 }
 
 /** Opens each version on its own and checks its hash here, against the text this browser opened. */
-export async function openRecordVersions(keys: Uint8Array | EpochKeys, caseId: string, versions: readonly RecordVersionEnvelope[]): Promise<OpenedRecordVersion[]> {
+export async function openRecordVersions(keys: Uint8Array | EpochKeys, caseId: string, versions: readonly RecordVersionEnvelope[], fileId?: string | null): Promise<OpenedRecordVersion[]> {
   return Promise.all(
     versions.map(async (v) => {
       let text: string | null = null;
       try {
-        text = await openWithAny(keys, fieldContext(caseId, RECORD_COLUMNS.version, String(v.version)), fromBase64(v.text));
+        text = await openWithAny(keys, fieldContext(caseId, RECORD_COLUMNS.version, subjectRow(fileId, String(v.version))), fromBase64(v.text));
       } catch {
         text = null; // not base64
       }
@@ -94,16 +103,16 @@ export async function openRecordVersions(keys: Uint8Array | EpochKeys, caseId: s
 }
 
 /** The reporter's comment on the record, sealed to the id its additional data names. */
-export async function sealComment(dataKey: Uint8Array, caseId: string, text: string, id: string = globalThis.crypto.randomUUID()): Promise<{ id: string; body: string }> {
-  return { id, body: toBase64(await sealField(dataKey, fieldContext(caseId, RECORD_COLUMNS.comment, id), text)) };
+export async function sealComment(dataKey: Uint8Array, caseId: string, text: string, id: string = globalThis.crypto.randomUUID(), fileId?: string | null): Promise<{ id: string; body: string }> {
+  return { id, body: toBase64(await sealField(dataKey, fieldContext(caseId, RECORD_COLUMNS.comment, subjectRow(fileId, id)), text)) };
 }
 
 /** Opens each comment on its own; one that fails is `text: null`. */
-export async function openComments(keys: Uint8Array | EpochKeys, caseId: string, comments: readonly { id: string; body: string; created: string }[]): Promise<{ id: string; created: string; text: string | null }[]> {
+export async function openComments(keys: Uint8Array | EpochKeys, caseId: string, comments: readonly { id: string; body: string; created: string }[], fileId?: string | null): Promise<{ id: string; created: string; text: string | null }[]> {
   return Promise.all(
     comments.map(async (c) => {
       try {
-        return { id: c.id, created: c.created, text: await openWithAny(keys, fieldContext(caseId, RECORD_COLUMNS.comment, c.id), fromBase64(c.body)) };
+        return { id: c.id, created: c.created, text: await openWithAny(keys, fieldContext(caseId, RECORD_COLUMNS.comment, subjectRow(fileId, c.id)), fromBase64(c.body)) };
       } catch {
         return { id: c.id, created: c.created, text: null };
       }

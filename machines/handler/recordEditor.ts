@@ -19,6 +19,9 @@
  *   (`dropDraft`); a kept draft reopens the editor by `draft.restore` (`editing.restored`)
  *   with the version it was written on (the latest this page knows for a draft that
  *   names none). A conflict keeps it: it is the handler's text until a save lands.
+ * - The same chart edits the transcript of a voice message (`transcript`, issue 40;
+ *   docs/decisions/voice-messages.md "Transcript"): editable on any channel, with the
+ *   record's version rules; its page keeps no draft (the actions stay the defaults).
  */
 import { assign, fromPromise, setup, type DoneActorEvent } from 'xstate';
 import type { SubmissionType } from '../schema.ts';
@@ -31,6 +34,8 @@ export interface RecordInput {
   text: string;
   /** The latest version's number (0: none yet). */
   version: number;
+  /** The subject is the transcript of a voice file: editable whatever the case's channel. */
+  transcript?: boolean;
 }
 
 /** The version someone else saved, as this page read it (`text` null: it did not open here). */
@@ -75,7 +80,7 @@ export type RecordEvent =
 export const CONFLICT_CODE = 'RECORD_VERSION_CONFLICT';
 
 const output = <T>(event: unknown) => (event as DoneActorEvent<T>).output;
-const editable = (submissionType: SubmissionType) => submissionType !== 'ONLINE_FORM';
+const editable = (context: { transcript?: boolean }, submissionType: SubmissionType) => context.transcript === true || submissionType !== 'ONLINE_FORM';
 
 export const recordEditorMachine = setup({
   types: {} as { context: RecordContext; events: RecordEvent; input: RecordInput },
@@ -108,8 +113,8 @@ export const recordEditorMachine = setup({
     buildOnTheirs: assign(({ context }) => ({ base: context.theirs?.version ?? context.base })),
   },
   guards: {
-    isEditable: ({ context }) => editable(context.submissionType),
-    changesEditability: ({ context, event }) => event.type === 'case.change' && editable(context.submissionType) !== editable(event.submissionType),
+    isEditable: ({ context }) => editable(context, context.submissionType),
+    changesEditability: ({ context, event }) => event.type === 'case.change' && editable(context, context.submissionType) !== editable(context, event.submissionType),
     hasText: ({ context }) => context.draft.trim() !== '' && context.draft.length <= RECORD_MAX,
     hasTheirText: ({ context }) => typeof context.theirs?.text === 'string',
     isOk: ({ event }) => output<SaveAnswer>(event).status === 200,

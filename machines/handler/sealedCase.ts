@@ -164,6 +164,8 @@ export interface OpenedSealedCase {
   senders: Record<string, string>;
   /** The record of a phone or meeting report: each version opened and its hash checked here, and the reporter's comments (`text` null: not opened). */
   record: { versions: OpenedRecordVersion[]; comments: { id: string; created: string; text: string | null }[] };
+  /** The transcripts of voice files (issue 40), opened and checked the same way, each bound to its file; absent: none read. */
+  transcripts?: { fileId: string; versions: OpenedRecordVersion[]; comments: { id: string; created: string; text: string | null }[] }[];
   /** Handlers' names by the keyId of their ECDH key, for the audit's grants. */
   keyHolders: Record<string, string>;
 }
@@ -175,6 +177,8 @@ export interface SealedRecordInput {
   dataKey: Uint8Array;
   version: number;
   text: string;
+  /** The voice file whose transcript this is (issue 40); absent: the oral report's record. */
+  fileId?: string;
 }
 
 export interface SealedLoadAnswer {

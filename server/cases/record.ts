@@ -33,7 +33,7 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 /** Every version, oldest first (the legacy single record as version 1 when none is stored). */
 export async function loadVersions(ctx: AppContext, row: CaseRow, key?: Uint8Array): Promise<RecordVersionView[]> {
   const k = key ?? (await caseKey(ctx, row));
-  const rows = await ctx.db.selectFrom('case_record_version').selectAll().where('case_id', '=', row.id).orderBy('version').execute();
+  const rows = await ctx.db.selectFrom('case_record_version').selectAll().where('case_id', '=', row.id).where('file_id', 'is', null).orderBy('version').execute();
   if (rows.length === 0 && row.report_enc) {
     const text = ctx.crypto.open(k, row.id, COLUMNS.report, row.report_enc).toString('utf8');
     return [{ version: 1, sha256: sha256Hex(text), createdAt: iso(row.report_updated_at ?? row.created_at), approvedAt: row.approved_at ? iso(row.approved_at) : null, text }];
@@ -89,7 +89,7 @@ export async function recordVersion(ctx: AppContext, row: CaseRow, text: string,
   await ctx.db.transaction().execute(async (trx) => {
     // The case row locked: two writers compare with the latest version one after the other.
     const current = (await trx.selectFrom('report_case').selectAll().where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow()) as CaseRow;
-    const stored = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).orderBy('version', 'desc').executeTakeFirst();
+    const stored = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).where('file_id', 'is', null).orderBy('version', 'desc').executeTakeFirst();
     const legacy = !stored && current.report_enc ? (await loadVersions(ctx, current, key))[0] : undefined;
     const latest = stored ?? legacy;
     if (latest && latest.sha256 === hash) return;
@@ -115,19 +115,20 @@ export async function recordVersion(ctx: AppContext, row: CaseRow, text: string,
  * Who saved each version, by version number: for handlers only (the reporter's views
  * name the company, never a handler). A version without a kept author is absent.
  */
-export async function recordAuthors(ctx: Pick<AppContext, 'db'>, caseId: string): Promise<Map<number, { id: string; name: string }>> {
+export async function recordAuthors(ctx: Pick<AppContext, 'db'>, caseId: string, fileId: string | null = null): Promise<Map<number, { id: string; name: string }>> {
   const rows = await ctx.db
     .selectFrom('case_record_version as v')
     .innerJoin('handler_account as h', 'h.id', 'v.created_by')
     .select(['v.version', 'h.id', 'h.name'])
     .where('v.case_id', '=', caseId)
+    .where((eb) => (fileId ? eb('v.file_id', '=', fileId) : eb('v.file_id', 'is', null)))
     .execute();
   return new Map(rows.map((r) => [r.version, { id: r.id, name: r.name }]));
 }
 
 /** The versions as a handler reads them: each with its author's id and display name (null when none is kept). */
-export async function withAuthors<V extends { version: number }>(ctx: Pick<AppContext, 'db'>, caseId: string, versions: readonly V[]): Promise<(V & { authorId: string | null; author: string | null })[]> {
-  const authors = versions.length ? await recordAuthors(ctx, caseId) : new Map<number, { id: string; name: string }>();
+export async function withAuthors<V extends { version: number }>(ctx: Pick<AppContext, 'db'>, caseId: string, versions: readonly V[], fileId: string | null = null): Promise<(V & { authorId: string | null; author: string | null })[]> {
+  const authors = versions.length ? await recordAuthors(ctx, caseId, fileId) : new Map<number, { id: string; name: string }>();
   return versions.map((v) => ({ ...v, authorId: authors.get(v.version)?.id ?? null, author: authors.get(v.version)?.name ?? null }));
 }
 
@@ -158,7 +159,7 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
       .where('submission_type', '!=', 'ONLINE_FORM')
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw new HttpError(409, 'ALREADY_APPROVED', 'The report has already been approved.');
-    const stored = await trx.selectFrom('case_record_version').select('id').where('case_id', '=', row.id).executeTakeFirst();
+    const stored = await trx.selectFrom('case_record_version').select('id').where('case_id', '=', row.id).where('file_id', 'is', null).executeTakeFirst();
     if (!stored && key) {
       // The record written before versions existed (server-keyed only) is stored as approved version 1.
       const legacy = latest as RecordVersionView;
@@ -168,6 +169,7 @@ export async function approveRecord(ctx: AppContext, row: CaseRow, sha256: strin
         .updateTable('case_record_version')
         .set({ approved_at: at })
         .where('case_id', '=', row.id)
+        .where('file_id', 'is', null)
         .where('version', '=', latest.version)
         .where('sha256', '=', latest.sha256)
         .executeTakeFirst();

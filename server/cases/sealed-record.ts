@@ -27,8 +27,8 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 /** The record's versions and the reporter's comments of a sealed case, as sealed, oldest first. */
 export async function sealedRecord(ctx: Pick<AppContext, 'db'>, caseId: string): Promise<{ versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] }> {
   const [versions, comments] = await Promise.all([
-    ctx.db.selectFrom('case_record_version').select(['version', 'sha256', 'created_at', 'approved_at', 'text_enc']).where('case_id', '=', caseId).orderBy('version').execute(),
-    ctx.db.selectFrom('case_comment').select(['id', 'body_enc', 'created_at']).where('case_id', '=', caseId).orderBy('created_at').orderBy('id').execute(),
+    ctx.db.selectFrom('case_record_version').select(['version', 'sha256', 'created_at', 'approved_at', 'text_enc']).where('case_id', '=', caseId).where('file_id', 'is', null).orderBy('version').execute(),
+    ctx.db.selectFrom('case_comment').select(['id', 'body_enc', 'created_at']).where('case_id', '=', caseId).where('file_id', 'is', null).orderBy('created_at').orderBy('id').execute(),
   ]);
   return {
     versions: versions.map((v) => ({ version: v.version, sha256: v.sha256, createdAt: iso(v.created_at), approvedAt: v.approved_at ? iso(v.approved_at) : null, text: b64(v.text_enc) })),
@@ -53,7 +53,7 @@ export async function recordSealedVersion(ctx: AppContext, row: CaseRow, dto: Se
   return ctx.db.transaction().execute(async (trx) => {
     // The case row locked: two writers of the next version are one after the other.
     await trx.selectFrom('report_case').select('id').where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
-    const latest = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).orderBy('version', 'desc').executeTakeFirst();
+    const latest = await trx.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', row.id).where('file_id', 'is', null).orderBy('version', 'desc').executeTakeFirst();
     if (latest && latest.sha256 === dto.sha256) return { version: latest.version, changed: false };
     const next = (latest?.version ?? 0) + 1;
     // The version sealed names the one it was written on (its number less one): another's save since is a conflict, as on the usual path.
@@ -84,5 +84,5 @@ export async function addSealedComment(ctx: AppContext, row: CaseRow, dto: Seale
 
 /** The latest version's number and hash, as stored: what a sealed case's approval names. */
 export async function latestSealedVersion(ctx: Pick<AppContext, 'db'>, caseId: string): Promise<{ version: number; sha256: string } | null> {
-  return (await ctx.db.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', caseId).orderBy('version', 'desc').executeTakeFirst()) ?? null;
+  return (await ctx.db.selectFrom('case_record_version').select(['version', 'sha256']).where('case_id', '=', caseId).where('file_id', 'is', null).orderBy('version', 'desc').executeTakeFirst()) ?? null;
 }

@@ -13,6 +13,7 @@
 import { fromBase64, keyId, verifyKeyLog, NONCE_BYTES, TAG_BYTES, FIELD_VERSION, BOX_VERSION, DATA_KEY_BYTES, type ActiveKey, type Bytes, type Recipients as SealingKeys, type SealedCaseAnswer } from '../../core/crypto/index.ts';
 import type { KeyWrap, SealedCaseDto, SealedMessageDto, SubmissionType } from '../../machines/schema.ts';
 import { sealedRecord } from './sealed-record.ts';
+import { sealedTranscripts } from './transcript.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -211,6 +212,7 @@ export async function sealedCaseView(ctx: Pick<AppContext, 'db'>, row: SealedRow
     entryChannel: (row.entry_channel ?? null) as SealedCaseView['entryChannel'],
     approvedAt: row.approved_at ? new Date(row.approved_at).toISOString() : null,
     record: await sealedRecord(ctx, row.id),
+    transcripts: await sealedTranscripts(ctx, row.id),
   };
 }
 

@@ -19,6 +19,7 @@ import { takeReservation } from './reservations.ts';
 import type { StagedFile } from './upload.ts';
 import { metadataView, storedMetadata, type MetadataCheckState } from '../files/metadata-check.ts';
 import { loadVersions, recordVersion, type RecordVersionView, type RecordWriter } from './record.ts';
+import { transcriptViews, type TranscriptView } from './transcript.ts';
 import { assertCheckValue, CHECK_ROW } from '../crypto/master-key.ts';
 import { LANGUAGE_COLUMN, onCaseEvent } from '../mail/notify.ts';
 import { retentionOf, scheduledDeletion } from '../retention/policy.ts';
@@ -398,6 +399,8 @@ export interface CaseView {
   /** The latest version's text and time, its number and hash, and every version (docs/decisions/record-versions.md). */
   report: { text: string; updatedAt: string; version: number; sha256: string; versions: RecordVersionView[] } | null;
   comments: { comment: string; created: string }[];
+  /** The transcripts of the case's voice files (server/cases/transcript.ts), one per file that has one. */
+  transcripts: TranscriptView[];
   /** When the retention period ends and the case will be deleted (server/retention/policy.ts); null while it is handled. */
   scheduledDeletion: string | null;
 }
@@ -440,7 +443,7 @@ export async function loadCaseView(ctx: AppContext, caseId: string): Promise<Cas
         -- A note's files are the handlers' only (internal-notes.md "Files"): never in the case as the reporter reads it.
         from case_file f where f.case_id = rc.id and f.note_id is null), '[]') as files,
       coalesce((select json_agg(json_build_object('id', c.id, 'body_enc', encode(c.body_enc, 'base64'), 'created_at', ${ms('c.created_at')}) order by c.created_at)
-        from case_comment c where c.case_id = rc.id), '[]') as comments,
+        from case_comment c where c.case_id = rc.id and c.file_id is null), '[]') as comments,
       exists(select 1 from case_account a where a.case_id = rc.id) as has_account
     from report_case rc where rc.id = ${caseId}`.execute(ctx.db);
   const r = rows[0];
@@ -468,7 +471,7 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
   // The company's settings come from the process's parsed cache, not from another read of its document.
   const company = await companyById(ctx.db, row.company_id);
   const details = ctx.crypto.openJson<CaseDetails>(key, id, COLUMNS.details, row.details_enc);
-  const versions = await loadVersions(ctx, row, key);
+  const [versions, transcripts] = await Promise.all([loadVersions(ctx, row, key), transcriptViews(ctx, row, key)]);
   const latest = versions.at(-1);
   const fileViews = files.map((f) => ({
     messageId: f.message_id,
@@ -517,6 +520,7 @@ async function assembleCaseView(ctx: AppContext, row: CaseRow, { events, message
       ? { text: latest.text, updatedAt: iso(row.report_updated_at ?? latest.createdAt), version: latest.version, sha256: latest.sha256, versions }
       : null,
     comments: comments.map((c) => ({ comment: ctx.crypto.open(key, id, COLUMNS.comment, c.body_enc, c.id).toString('utf8'), created: iso(c.created_at) })),
+    transcripts,
     scheduledDeletion: deletion ? deletion.at.toISOString() : null,
   };
 }

@@ -167,6 +167,8 @@ export interface CaseRecordVersionTable {
   approved_at: Timestamp | null;
   /** The handler account that saved it (migration 0440); null before authors were kept or after the account's deletion. */
   created_by: string | null;
+  /** The voice file this version transcribes (migration 0550); null: the oral report's record. */
+  file_id: Generated<string | null>;
 }
 
 export interface CaseCommentTable {
@@ -174,6 +176,8 @@ export interface CaseCommentTable {
   case_id: string;
   body_enc: Bytes;
   created_at: Timestamp;
+  /** The voice file whose transcript this comment is on (migration 0550); null: the oral report's record. */
+  file_id: Generated<string | null>;
 }
 
 export interface CaseAccountTable {

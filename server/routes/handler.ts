@@ -29,6 +29,7 @@ import { companyByHost, normalizeHost, requestHost, requireCompany } from '../co
 import { addMessage, buildCaseView, caseKey, recordReport, setStatus, type CaseRow } from '../cases/service.ts';
 import { LANGUAGE_COLUMN } from '../mail/notify.ts';
 import { approvedRecordDocument, withAuthors } from '../cases/record.ts';
+import { recordSealedTranscript, recordTranscript, transcriptsWithAuthors } from '../cases/transcript.ts';
 import { sendRecordDocument, versionNumber } from './record.ts';
 import { DOWNLOAD_ROUTE, isUuid, sendCaseFile } from './files.ts';
 import { discardStaged, receiveUpload } from '../cases/upload.ts';
@@ -113,7 +114,7 @@ async function handlerCaseView(ctx: AppContext, h: HandlerIdentity, row: CaseRow
   const [view, deadline, audit, language] = await Promise.all([buildCaseView(ctx, row), deadlineOf(ctx, h, row), readAudit(ctx, row), reporterLanguage(ctx, row)]);
   // Who saved each version is for handlers: the shared (cached) view the reporter reads names nobody.
   const report = view.report && { ...view.report, versions: await withAuthors(ctx, row.id, view.report.versions) };
-  return { ...view, report, deadline, audit, reporterLanguage: language };
+  return { ...view, report, transcripts: await transcriptsWithAuthors(ctx, row.id, view.transcripts), deadline, audit, reporterLanguage: language };
 }
 
 /** The language the reporter wrote in (the mails' language), opened with the case's key; null when none was kept. */
@@ -290,7 +291,8 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     const view = await sealedCaseView(ctx, row, await handlerRecipientId(ctx, h.id));
     // Authors are clear data (account ids and names), for handlers only, as on a server-keyed case.
     const record = view.record && { ...view.record, versions: await withAuthors(ctx, row.id, view.record.versions) };
-    return { ...view, record, audit: await readAudit(ctx, row), caseStatusHistory: await statusHistory(row.id) };
+    const transcripts = await transcriptsWithAuthors(ctx, row.id, view.transcripts ?? []);
+    return { ...view, record, transcripts, audit: await readAudit(ctx, row), caseStatusHistory: await statusHistory(row.id) };
   };
   app.get<{ Params: { caseNumber: string } }>('/api/handler/cases/:caseNumber/sealed', async (req, reply) => {
     const h = await who(req);
@@ -404,6 +406,24 @@ export function registerHandlerRoutes(app: FastifyInstance, ctx: AppContext, upl
     await refuseRevoked(ctx, h.id, row);
     const dto = parseOr400(sealedRecordVersionDtoSchema, req.body ?? {}, 'sealedRecordVersionDto');
     const stored = await recordSealedVersion(ctx, row, dto, h.id);
+    return reply.status(stored.changed ? 201 : 200).header('cache-control', 'no-store').send(stored);
+  });
+
+  // The transcript of a voice file (issue 40; server/cases/transcript.ts): a record of its own, the same version rules.
+  app.put<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId/transcript', async (req) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    const { text, baseVersion } = parseOr400(reportSchema, req.body ?? {}, 'body');
+    const stored = await recordTranscript(ctx, row, req.params.fileId, text, { authorId: h.id, baseVersion });
+    if (stored.changed) await appendAudit(ctx, h, row, 'RECORD_EDITED', { characters: [...text].length, fileId: req.params.fileId });
+    return handlerCaseView(ctx, h, row);
+  });
+  app.post<{ Params: { caseNumber: string; fileId: string } }>('/api/handler/cases/:caseNumber/files/:fileId/transcript/sealed', async (req, reply) => {
+    const h = await who(req);
+    const row = await findVisibleCase(ctx, h, req.params.caseNumber);
+    await refuseRevoked(ctx, h.id, row);
+    const dto = parseOr400(sealedRecordVersionDtoSchema, req.body ?? {}, 'sealedRecordVersionDto');
+    const stored = await recordSealedTranscript(ctx, row, req.params.fileId, dto, h.id);
     return reply.status(stored.changed ? 201 : 200).header('cache-control', 'no-store').send(stored);
   });
 

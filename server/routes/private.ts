@@ -32,6 +32,7 @@ import { CASE_UPLOAD_SESSIONS_PATH, UPLOAD_SESSION_HEADER, assertSessionFor, typ
 import type { AbuseGuards } from '../security/abuse.ts';
 import { LIMITS } from '../../machines/schema.ts';
 import { addSealedMessage, refuseSealedMultipart, sealedCaseView, updateSealedIdentity } from '../cases/sealed.ts';
+import { approveTranscript, commentSealedTranscript, commentTranscript } from '../cases/transcript.ts';
 import { needsReporterWrap, reporterWrapOffer, storeReporterWrap } from '../keys/migrate-wraps.ts';
 import { reporterEpochWrapDtoSchema, sealedCommentDtoSchema, sealedIdentityDtoSchema, sealedMessageDtoSchema, sealedNotifyDtoSchema } from '../../machines/schema.ts';
 import { storeReporterEpochWrap } from '../cases/grants.ts';
@@ -259,6 +260,26 @@ export function registerPrivateRoutes(app: FastifyInstance, ctx: AppContext, ide
     await guards.perCase('case-write', row.id, req, reply);
     const dto = parseOr400(sealedCommentDtoSchema, req.body ?? {}, 'sealedCommentDto');
     return reply.status(201).headers(noStore).send(await addSealedComment(ctx, row, dto));
+  });
+
+  // The transcript of a voice file (issue 40; server/cases/transcript.ts): approved by its hash, commented on, as the record.
+  app.put<{ Params: { fileId: string } }>(`${BASE}/files/:fileId/transcript/approve`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const { sha256 } = parseOr400(approveSchema, req.body ?? {}, 'body');
+    return reply.headers(noStore).send(await approveTranscript(ctx, row, req.params.fileId, sha256));
+  });
+  app.post<{ Params: { fileId: string } }>(`${BASE}/files/:fileId/transcript/comments`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const { comment } = parseOr400(commentDtoSchema, req.body ?? {}, 'body');
+    return reply.status(201).headers(noStore).send(await commentTranscript(ctx, row, req.params.fileId, comment));
+  });
+  app.post<{ Params: { fileId: string } }>(`${BASE}/files/:fileId/transcript/comments/sealed`, async (req, reply) => {
+    const { row } = await reporterCase(req);
+    await guards.perCase('case-write', row.id, req, reply);
+    const dto = parseOr400(sealedCommentDtoSchema, req.body ?? {}, 'sealedCommentDto');
+    return reply.status(201).headers(noStore).send(await commentSealedTranscript(ctx, row, req.params.fileId, dto));
   });
 
   app.get<{ Params: { fileId: string } }>(`${BASE}/files/:fileId`, DOWNLOAD_ROUTE, async (req, reply) => {

@@ -34,6 +34,7 @@ import { DeadlineText } from './deadline.tsx';
 import * as styles from './Pages.css.ts';
 import { FileMetadata, type FileMetadataView } from './FileMetadata.tsx';
 import { SealedCase } from './SealedCase.tsx';
+import { TranscriptPanel } from './Transcript.tsx';
 import { RecordEditorControls, RecordVersions, recordStyles, useDownloadLabel } from './RecordEditorControls.tsx';
 import { CaseExport, serverExportSource } from './CaseExport.tsx';
 import { noPrint } from './print.css.ts';
@@ -66,6 +67,8 @@ interface FullCase extends HandlerCaseView {
   caseStatusHistory: { status: CaseStatus; dateTime: string }[];
   events: { status: CaseStatus; dateTime: string }[];
   comments: { comment: string; created: string }[];
+  /** The transcripts of voice files (issue 40), one per file that has one. */
+  transcripts?: { fileId: string; approvedAt: string | null; versions: { version: number; sha256: string; createdAt: string; approvedAt: string | null; text: string; author?: string | null }[]; comments: { comment: string; created: string }[] }[];
   deadline: { kind: 'ACKNOWLEDGEMENT' | 'FEEDBACK'; due: string } | null;
   scheduledDeletion: string | null;
   audit: { at: string; handlerName: string; action: string; detail: Record<string, string | number | boolean> }[];
@@ -131,11 +134,17 @@ export function CasePage() {
   );
 }
 
+/** A voice file's transcript as the panel shows it (the server opened every part). */
+function transcriptOf(view: FullCase, fileId: string) {
+  const found = view.transcripts?.find((x) => x.fileId === fileId);
+  return found && { versions: found.versions, comments: found.comments.map((c) => ({ created: c.created, text: c.comment })) };
+}
+
 function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof caseMachine> }) {
   const t = useT('handler');
   const tw = useT('work');
   const lang = useLanguage();
-  const { api } = useHandler();
+  const { api, session } = useHandler();
   const state = useSelector(actor, (s) => s);
   const statusId = useId();
   const isOral = view.submission.type !== 'ONLINE_FORM';
@@ -148,6 +157,20 @@ function CaseBody({ view, actor }: { view: FullCase; actor: ActorRefFrom<typeof 
       {isAudioType(f.mimeType) && (
         // A voice message (issue 40) plays here from the download route: the browser's own player, never autoplay.
         <audio className={styles.voice} controls preload="none" src={api.fileUrl(view.caseNumber, f.id)} aria-label={t('handler.case.voiceMessage', { name: f.name })} data-voice="handler" />
+      )}
+      {isAudioType(f.mimeType) && (
+        // Its transcript beside it, which the reporter approves (issue 40).
+        <TranscriptPanel
+          fileId={f.id}
+          name={f.name}
+          submissionType={view.submission.type}
+          sealed={false}
+          transcript={transcriptOf(view, f.id)}
+          save={(i) => api.saveTranscript(view.caseNumber, f.id, i.text, i.baseVersion)}
+          loadLatest={() => api.loadLatestTranscript(view.caseNumber, f.id)}
+          onSaved={() => actor.send({ type: 'reload' })}
+          onUnauthorized={() => session.send({ type: 'session.expired' })}
+        />
       )}
     </>
   );

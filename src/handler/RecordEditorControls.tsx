@@ -17,8 +17,16 @@ import type { recordEditorMachine } from '../../machines/handler/recordEditor.ts
 import * as styles from './Pages.css.ts';
 import * as own from './RecordEditorControls.css.ts';
 
+/** The words that differ for another subject (a voice message's transcript); absent: the record's. */
+export interface RecordLabels {
+  write?: string;
+  edit?: string;
+  text?: string;
+  saved?: string;
+}
+
 /** `hasRecord`: a version is written (the button edits it rather than writing the first). */
-export function RecordEditorControls({ actor, hasRecord }: { actor: ActorRefFrom<typeof recordEditorMachine>; hasRecord: boolean }) {
+export function RecordEditorControls({ actor, hasRecord, labels = {} }: { actor: ActorRefFrom<typeof recordEditorMachine>; hasRecord: boolean; labels?: RecordLabels }) {
   const t = useT('handler');
   const tw = useT('recordwork');
   const lang = useLanguage();
@@ -36,9 +44,9 @@ export function RecordEditorControls({ actor, hasRecord }: { actor: ActorRefFrom
     <>
       {state.matches('viewing') && (
         <>
-          {state.matches({ viewing: 'saved' }) && <p className={styles.success}>{t('handler.record.saved')}</p>}
+          {state.matches({ viewing: 'saved' }) && <p className={styles.success}>{labels.saved ?? t('handler.record.saved')}</p>}
           <button type="button" className={buttons.button} onClick={() => actor.send({ type: 'edit.open' })}>
-            {hasRecord ? t('handler.record.edit') : t('handler.record.write')}
+            {hasRecord ? (labels.edit ?? t('handler.record.edit')) : (labels.write ?? t('handler.record.write'))}
           </button>
         </>
       )}
@@ -88,7 +96,7 @@ export function RecordEditorControls({ actor, hasRecord }: { actor: ActorRefFrom
           {approvedAt && version > 0 && <p className={styles.hint} data-testid="record-after-approval">{tw('recordwork.afterApproval', { version, next: version + 1 })}</p>}
           <div className={styles.field}>
             <label htmlFor={id} className={styles.label}>
-              {t('handler.record.text')}
+              {labels.text ?? t('handler.record.text')}
             </label>
             <textarea id={id} className={`${input} ${styles.textarea}`} value={draft} disabled={state.matches('saving')}
               onChange={(e) => actor.send({ type: 'draft.change', value: e.target.value })} aria-invalid={state.matches({ editing: 'empty' })} />
@@ -133,14 +141,15 @@ interface VersionShown {
  * Every version with its date, author, hash and approval; `check` adds what this page
  * found of a version, below its hash; `download` the way to download an approved one.
  */
-export function RecordVersions<V extends VersionShown>({ versions, check, download }: { versions: readonly V[]; check?: (v: V) => ReactNode; download?: (v: V & { approvedAt: string }) => ReactNode }) {
+export function RecordVersions<V extends VersionShown>({ versions, check, download, title }: { versions: readonly V[]; check?: (v: V) => ReactNode; download?: (v: V & { approvedAt: string }) => ReactNode; title?: string }) {
   const t = useT('handler');
   const tw = useT('recordwork');
   const lang = useLanguage();
+  const heading = title ?? t('handler.record.versions');
   return (
     <>
-      <h3>{t('handler.record.versions')}</h3>
-      <ol aria-label={t('handler.record.versions')} data-testid="record-versions">
+      <h3>{heading}</h3>
+      <ol aria-label={heading} data-testid="record-versions">
         {versions.map((v) => (
           <li key={v.version} data-testid={`record-version-${v.version}`}>
             <p>{t('handler.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</p>

@@ -28,6 +28,8 @@ import type { OpenedKeys } from '../../machines/handler/session.ts';
 import { useHandler } from './context.ts';
 import * as styles from './Pages.css.ts';
 import { SealedRecord } from './SealedRecord.tsx';
+import { SealedVoicePlayer, TranscriptPanel } from './Transcript.tsx';
+import { isVoiceName } from './voice.ts';
 import { ChannelName } from './ChannelName.tsx';
 import { noPrint } from './print.css.ts';
 import { draftActions, restoredMessage, useDraft } from './useDraft.ts';
@@ -219,7 +221,31 @@ export function SealedCase({ caseNumber }: { caseNumber: string }) {
         </dl>
       </section>
 
-      <SealedFiles state={state} actor={actor} />
+      <SealedFiles
+        state={state}
+        actor={actor}
+        voice={(f) => {
+          if (!isVoiceName(f.name)) return null;
+          const dataKey = epochKeys ? keyForEpoch(epochKeys, f.epoch) : null;
+          const t = opened.transcripts?.find((x) => x.fileId === f.id);
+          return (
+            <>
+              {dataKey && <SealedVoicePlayer name={f.name} open={() => fx.openVoice({ caseNumber: view.caseNumber, dataKey, file: { id: f.id, name: f.name, size: f.size } })} />}
+              <TranscriptPanel
+                fileId={f.id}
+                name={f.name}
+                submissionType={view.submissionType ?? 'ONLINE_FORM'}
+                sealed
+                transcript={t}
+                save={(i) => fx.saveRecord({ caseNumber: view.caseNumber, caseId: view.caseId, dataKey: state.context.dataKey!, version: i.baseVersion + 1, text: i.text, fileId: f.id })}
+                loadLatest={() => fx.loadLatestTranscript({ caseNumber: view.caseNumber, caseId: view.caseId, keys: epochKeys!, fileId: f.id })}
+                onSaved={() => actor.send({ type: 'reload' })}
+                onUnauthorized={() => session.send({ type: 'session.expired' })}
+              />
+            </>
+          );
+        }}
+      />
 
       <SealedStatus state={state} actor={actor} />
 

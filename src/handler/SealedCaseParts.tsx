@@ -7,6 +7,7 @@
  * change through a confirmation; the audit trail the server wrote, its ids resolved to
  * what this browser opened (file names, colleagues).
  */
+import type { ReactNode } from 'react';
 import { useId } from 'react';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import '../i18n/sealedwork/index.ts';
@@ -64,7 +65,8 @@ export function Outcome({ outcome, name }: { outcome: FileOutcome | undefined; n
   );
 }
 
-export function SealedFiles({ state, actor }: { state: State; actor: Actor }) {
+/** `voice`: what the page shows beside an opened voice file (its player and transcript, issue 40). */
+export function SealedFiles({ state, actor, voice }: { state: State; actor: Actor; voice?: (f: OpenedFile & { name: string }) => ReactNode }) {
   const t = useT('sealedwork');
   const lang = useLanguage();
   const files = state.context.opened?.files ?? [];
@@ -107,6 +109,7 @@ export function SealedFiles({ state, actor }: { state: State; actor: Actor }) {
                     <div role="status">
                       <Outcome outcome={fileOutcomes[f.id]} name={f.name} />
                     </div>
+                    {voice?.(f as OpenedFile & { name: string })}
                   </>
                 )}
               </li>

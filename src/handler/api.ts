@@ -108,6 +108,16 @@ export function handlerApi(api: ApiClient, keys: HandlerKeysApi) {
       const v = r.data?.report?.versions?.at(-1);
       return { status: r.status === 200 && !v ? 0 : r.status, latest: v && { version: v.version, text: v.text, author: v.author ?? null, createdAt: v.createdAt } };
     },
+    /** A voice file's transcript (issue 40): the record's save on the file's path, with the same conflict. */
+    saveTranscript: async (caseNumber: string, fileId: string, text: string, baseVersion: number): Promise<SaveAnswer> => {
+      const r = await call(() => api.json(`/api/handler/cases/${numberPath(caseNumber)}/files/${encodeURIComponent(fileId)}/transcript`, { method: 'PUT', body: { text, baseVersion } }));
+      return { status: r.status, code: r.code };
+    },
+    loadLatestTranscript: async (caseNumber: string, fileId: string): Promise<LatestAnswer> => {
+      const r = await call(() => api.json<HandlerCaseView & { transcripts?: { fileId: string; versions: { version: number; text: string; author?: string | null; createdAt: string }[] }[] }>(`/api/handler/cases/${numberPath(caseNumber)}`));
+      const v = r.data?.transcripts?.find((x) => x.fileId === fileId)?.versions.at(-1);
+      return { status: r.status === 200 && !v ? 0 : r.status, latest: v && { version: v.version, text: v.text, author: v.author ?? null, createdAt: v.createdAt } };
+    },
     /** The approved version as the server writes it (a text file; the server audits the download). */
     recordUrl: (caseNumber: string, version: number) => api.url(`/api/handler/cases/${numberPath(caseNumber)}/record/${version}/approved`),
     /** Asks the server to record an export in the audit trail (parts and a count, no content); 201 when recorded. */

@@ -16,8 +16,9 @@
  */
 import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openFieldText, openFileName, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
-import { saveSealedFile } from './fileOpening.ts';
 import { uploadSealedFiles } from './sealedUpload.ts';
+import { openSealedFileForExport, saveSealedFile } from './fileOpening.ts';
+import { voiceType } from './voice.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
 import type {
@@ -124,6 +125,13 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
         versions: await openRecordVersions(keys, view.caseId, view.record?.versions ?? []),
         comments: await openComments(keys, view.caseId, view.record?.comments ?? []),
       },
+      transcripts: await Promise.all(
+        (view.transcripts ?? []).map(async (t) => ({
+          fileId: t.fileId,
+          versions: await openRecordVersions(keys, view.caseId, t.versions, t.fileId),
+          comments: await openComments(keys, view.caseId, t.comments, t.fileId),
+        })),
+      ),
       keyHolders,
     };
     return { outcome: 'opened', keys, opened };
@@ -131,9 +139,27 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
 
   /** Seals the record's next version and its hash over the plaintext here; only the envelope and the hash leave the page. */
   const saveRecord = async (input: SealedRecordInput): Promise<SaveAnswer> => {
-    const sealed = await sealRecordVersion(input.dataKey, input.caseId, input.version, input.text);
-    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/record/sealed`, { method: 'POST', body: sealed }));
+    const sealed = await sealRecordVersion(input.dataKey, input.caseId, input.version, input.text, input.fileId);
+    const path = input.fileId ? `files/${encodeURIComponent(input.fileId)}/transcript/sealed` : 'record/sealed';
+    const r = await call(() => api.json(`/api/handler/cases/${numberPath(input.caseNumber)}/${path}`, { method: 'POST', body: sealed }));
     return { status: r.status, code: r.code };
+  };
+
+  /** After a conflict on a voice file's transcript (issue 40): its latest version read again and opened here, as for the record. */
+  const loadLatestTranscript = async (input: { caseNumber: string; caseId: string; keys: EpochKeys; fileId: string }): Promise<LatestAnswer> => {
+    const r = await loadSealed(input.caseNumber);
+    const last = r.view?.transcripts?.find((t) => t.fileId === input.fileId)?.versions.at(-1);
+    if (r.status !== 200 || !last) return { status: r.status === 200 ? 0 : r.status };
+    const [opened] = await openRecordVersions(input.keys, input.caseId, [last], input.fileId);
+    return { status: 200, latest: { version: last.version, text: opened?.verified ? opened.text : null, author: last.author ?? null, createdAt: last.createdAt } };
+  };
+
+  /** A voice file opened whole in this page's memory to be played (issue 40): the same decryption and content check as a save. */
+  const openVoice = async (input: { caseNumber: string; dataKey: Uint8Array; file: { id: string; name: string; size: number | null } }): Promise<Blob> => {
+    const stream = await openSealedFileForExport(api, input);
+    const parts: Uint8Array[] = [];
+    for await (const piece of stream as unknown as AsyncIterable<Uint8Array>) parts.push(piece);
+    return new Blob(parts as BlobPart[], { type: voiceType(input.file.name) });
   };
 
   /**
@@ -238,7 +264,7 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
 
   const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
 
-  return { loadSealed, openCase, sendSealed, saveRecord, loadLatestRecord, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
+  return { loadSealed, openCase, sendSealed, saveRecord, loadLatestRecord, loadLatestTranscript, openVoice, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }
 
 export type SealedCaseEffects = ReturnType<typeof sealedCaseEffects>;

@@ -46,6 +46,8 @@ import * as styles from './MessagesPage.css.ts';
 
 // Voice messages (issue 40) are played here; the player and its texts load only when a case has one.
 const VoicePlayer = lazy(() => import('../voice/VoicePlayer.tsx').then((m) => ({ default: m.VoicePlayer })));
+// The transcript beside the recording (issue 40), loaded with it.
+const TranscriptReview = lazy(() => import('./TranscriptReview.tsx').then((m) => ({ default: m.TranscriptReview })));
 const VoiceRecorder = lazy(() => import('../voice/VoiceRecorder.tsx').then((m) => ({ default: m.VoiceRecorder })));
 
 /**
@@ -361,6 +363,7 @@ function SharedFiles({ download, saver }: { download: Download; saver: SaveActor
               {!f.unopened && isAudioType(f.mimeType ?? '') && (
                 <Suspense fallback={null}>
                   <VoicePlayer name={f.name} load={() => fileBlob(services, f)} />
+                  <TranscriptReview fileId={f.id} />
                 </Suspense>
               )}
             </li>

@@ -22,7 +22,8 @@ export function RecordDiff({ before, after }: { before: string; after: string })
   return <SharedRecordDiff before={before} after={after} addedLabel={t('private.record.added')} removedLabel={t('private.record.removed')} />;
 }
 
-export function RecordVersions({ c }: { c: PrivateCase }) {
+/** `versions`, `title`, `download` for another subject (a voice message's transcript, issue 40); absent: the record's, with its downloads. */
+export function RecordVersions({ c, versions: given, title, download = true }: { c: PrivateCase; versions?: RecordVersion[]; title?: string; download?: boolean }) {
   const t = useT('private');
   const tr = useT('record');
   const lang = useLanguage();
@@ -33,7 +34,8 @@ export function RecordVersions({ c }: { c: PrivateCase }) {
     v.unopened ? tr('record.unopened', { version: v.version }) : v.verified === false ? tr('record.mismatch', { version: v.version }) : tr('record.verified');
   // Presentation only: whether the last download failed.
   const [failed, setFailed] = useState(false);
-  const versions: RecordVersion[] = c.report?.versions ?? [];
+  const versions: RecordVersion[] = given ?? c.report?.versions ?? [];
+  const heading = title ?? t('private.record.versions');
   if (versions.length === 0) return null;
   const latest = versions.at(-1)!;
   const previous = versions.length > 1 ? versions.at(-2)! : null;
@@ -60,20 +62,20 @@ export function RecordVersions({ c }: { c: PrivateCase }) {
           <RecordDiff before={previous.text} after={latest.text} />
         </>
       )}
-      <h3 className={own.subTitle}>{t('private.record.versions')}</h3>
+      <h3 className={own.subTitle}>{heading}</h3>
       {failed && (
         <p className={styles.error} role="alert">
           {t('private.record.downloadFailed')}
         </p>
       )}
-      <ol className={own.list} aria-label={t('private.record.versions')}>
+      <ol className={own.list} aria-label={heading}>
         {versions.map((v) => (
           <li key={v.version} className={own.item}>
             <span>{t('private.record.version', { version: v.version, date: formatLongDateTime(v.createdAt, lang) })}</span>
             <code className={own.code}>SHA-256 {v.sha256}</code>
             {sealed && <span className={v.verified === false ? styles.error : undefined} data-testid={`record-check-${v.version}`}>{check(v)}</span>}
             {/* The server cannot write a sealed case's approved version as a document: it has no key. */}
-            {v.approvedAt && sealed ? (
+            {v.approvedAt && (sealed || !download) ? (
               <span>{t('private.record.approvedOn', { date: formatLongDateTime(v.approvedAt, lang) })}</span>
             ) : v.approvedAt ? (
               <>

@@ -1,25 +1,18 @@
 /**
  * /private/report (spec §2, §4 Modification by reporter, §5 Comment): the report,
- * read-only; for a phone or meeting report not yet approved, Submit comments (a
- * 1216 px dialog; an empty comment shows the error and sends nothing) and Approve
- * (an 816 px confirmation), below the record they act on. The flow is machines/reportReview.ts.
+ * read-only; for a phone or meeting report not yet approved, Submit comments and Approve
+ * below the record they act on (src/private/RecordReview.tsx, machines/reportReview.ts).
  */
-import { useEffect, useId } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
-import * as Dialog from '@radix-ui/react-dialog';
-import { reportReviewMachine } from '../../machines/reportReview.ts';
 import { formatCaseNumber } from '../../machines/schema.ts';
 import { useLanguage, useT } from '../i18n/index.ts';
 import { formatLongDateTime } from '../i18n/dates.ts';
 import { PageTitle } from '../components/PageTitle.tsx';
-import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
-import { useCase, usePrivateArea, useSessionActive } from './context.tsx';
+import { useCase, usePrivateArea } from './context.tsx';
 import { reviewActors } from './services.ts';
 import { RecordVersions } from './RecordVersions.tsx';
+import { Review, type ReviewSubject } from './RecordReview.tsx';
 import { Unopened } from './Unopened.tsx';
 import '../i18n/record/index.ts';
-import * as buttons from '../styles/button.css.ts';
-import * as dialogs from '../styles/dialog.css.ts';
 import { card } from '../styles/card.css.ts';
 import * as styles from './Pages.css.ts';
 
@@ -110,7 +103,7 @@ export function ReportPage() {
         </section>
       )}
       {/* Approve and Comment act on the record: they stand below it, read after it (issue 17 §2). */}
-      <Review />
+      <RecordReview />
       {(c.comments?.length ?? 0) > 0 && (
         <section className={card} aria-labelledby="comments-heading">
           <h2 id="comments-heading" className={styles.cardTitle}>
@@ -132,138 +125,20 @@ export function ReportPage() {
   );
 }
 
-function Review() {
-  const t = useT('private');
+/** The oral report's record as the review's subject. */
+function useRecordSubject(): ReviewSubject {
   const c = useCase();
-  const { session, services } = usePrivateArea();
-  const active = useSessionActive();
-  const commentId = useId();
-  const errorId = useId();
+  const { services } = usePrivateArea();
   // A sealed case's latest version as this page checked it (src/private/sealed.ts); a server-keyed case's is the server's word.
   const latestVerified = c.report?.versions?.at(-1)?.verified;
-  const review = useActorRef(
-    reportReviewMachine.provide({
-      actors: reviewActors(services),
-      actions: {
-        reloadCase: () => session.send({ type: 'case.reload' }),
-        reportUnauthorized: () => session.send({ type: 'session.unauthorized' }),
-      },
-    }),
-    { input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null, verified: latestVerified } },
-  );
-  // Only a real change re-decides (a reload after a comment must keep "comment sent");
-  // the record's hash changes when the handler writes or edits the record.
-  const sha256 = c.report?.sha256 ?? null;
-  useEffect(() => {
-    review.send({ type: 'case.change', submissionType: c.submission.type, approvedAt: c.approvedAt, sha256, verified: latestVerified });
-  }, [review, c.submission.type, c.approvedAt, sha256, latestVerified]);
-  const canApprove = useSelector(review, (s) => s.can({ type: 'approval.open' }));
-  const offered = useSelector(review, (s) => s.matches('reviewing'));
-  const commentOpen = useSelector(review, (s) => s.matches({ reviewing: 'commenting' }) || s.matches({ reviewing: 'sendingComment' }));
-  const sendingComment = useSelector(review, (s) => s.matches({ reviewing: 'sendingComment' }));
-  const invalid = useSelector(review, (s) => s.matches({ reviewing: { commenting: 'invalid' } }));
-  const commentFailed = useSelector(review, (s) => s.matches({ reviewing: { commenting: 'failed' } }));
-  const commentSent = useSelector(review, (s) => s.matches({ reviewing: { idle: 'commentSent' } }));
-  const approvalFailed = useSelector(review, (s) => s.matches({ reviewing: { idle: 'approvalFailed' } }));
-  const confirming = useSelector(review, (s) => s.matches({ reviewing: 'confirmingApproval' }) || s.matches({ reviewing: 'approving' }));
-  const approving = useSelector(review, (s) => s.matches({ reviewing: 'approving' }));
-  const approved = useSelector(review, (s) => s.matches('approved'));
-  const comment = useSelector(review, (s) => s.context.comment);
+  return {
+    input: { submissionType: c.submission.type, approvedAt: c.approvedAt, sha256: c.report?.sha256 ?? null, verified: latestVerified },
+    version: c.report?.sha256 ? (c.report.version ?? 1) : null,
+    actors: reviewActors(services),
+    words: {},
+  };
+}
 
-  if (approved) return <p className={`${card} ${styles.success}`} role="status">{t('private.report.approved')}</p>;
-  if (!offered) return null;
-  return (
-    <section className={card} aria-labelledby="review-heading">
-      <h2 id="review-heading" className={styles.cardTitle}>
-        {t('private.report.review.title')}
-      </h2>
-      <p>{t('private.report.review.text')}</p>
-      {commentSent && <p className={styles.success} role="status">{t('private.report.comment.sent')}</p>}
-      {approvalFailed && <p className={styles.error} role="alert">{t('private.report.approve.failed')}</p>}
-      <div className={styles.actions}>
-        <button type="button" className={buttons.secondaryButton} disabled={!active} onClick={() => review.send({ type: 'comment.open' })}>
-          {t('private.report.comment.open')}
-        </button>
-        <button
-          type="button"
-          className={buttons.button}
-          disabled={!active || !canApprove}
-          aria-describedby={canApprove ? undefined : 'approve-waits'}
-          onClick={() => review.send({ type: 'approval.open' })}
-        >
-          {t('private.report.approve.open')}
-        </button>
-      </div>
-      {!canApprove && (
-        <p id="approve-waits" className={styles.muted}>
-          {t('private.report.approve.waiting')}
-        </p>
-      )}
-
-      <Dialog.Root open={commentOpen} onOpenChange={(open) => !open && review.send({ type: 'comment.cancel' })}>
-        <Dialog.Portal>
-          <Dialog.Overlay className={dialogs.overlay} />
-          <Dialog.Content className={`${dialogs.dialog} ${styles.dialogWide}`} aria-describedby={undefined}>
-            <Dialog.Title className={dialogs.dialogTitle}>{t('private.report.comment.title')}</Dialog.Title>
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                review.send({ type: 'comment.submit' });
-              }}
-            >
-              <div className={styles.field}>
-                <label htmlFor={commentId} className={styles.label}>
-                  {t('private.report.comment.label')} <span aria-hidden="true">*</span>
-                </label>
-                <textarea
-                  id={commentId}
-                  className={styles.textarea}
-                  value={comment}
-                  required
-                  aria-required="true"
-                  aria-invalid={invalid}
-                  aria-describedby={invalid ? errorId : undefined}
-                  disabled={sendingComment}
-                  onChange={(e) => review.send({ type: 'comment.change', value: e.currentTarget.value })}
-                />
-                {invalid && (
-                  <p id={errorId} className={styles.error} role="alert">
-                    {t('private.report.comment.required')}
-                  </p>
-                )}
-                {commentFailed && <p className={styles.error} role="alert">{t('private.report.comment.failed')}</p>}
-              </div>
-              <div className={dialogs.dialogActions}>
-                <Dialog.Close asChild>
-                  <button type="button" className={buttons.secondaryButton}>
-                    {t('private.common.cancel')}
-                  </button>
-                </Dialog.Close>
-                <button type="submit" className={buttons.button} disabled={sendingComment} formNoValidate>
-                  {t('private.report.comment.submit')}
-                </button>
-              </div>
-            </form>
-          </Dialog.Content>
-        </Dialog.Portal>
-      </Dialog.Root>
-
-      <ConfirmDialog
-        open={confirming}
-        className={styles.dialogApprove}
-        title={t('private.report.approve.title')}
-        description={
-          c.report?.sha256
-            ? `${t('private.report.approve.text')} ${t('private.record.approveVersion', { version: c.report.version ?? 1, hash: c.report.sha256 })}`
-            : t('private.report.approve.text')
-        }
-        cancelLabel={t('private.common.cancel')}
-        confirmLabel={t('private.report.approve.confirm')}
-        onCancel={() => review.send({ type: 'approval.cancel' })}
-        onConfirm={() => review.send({ type: 'approval.confirm' })}
-        cancelDisabled={approving}
-        confirmDisabled={approving}
-      />
-    </section>
-  );
+function RecordReview() {
+  return <Review subject={useRecordSubject()} />;
 }

@@ -72,6 +72,7 @@ interface SealedAnswer {
   submissionType?: SubmissionType;
   approvedAt?: string | null;
   record?: { versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] };
+  transcripts?: { fileId: string; versions: RecordVersionEnvelope[]; comments: { id: string; body: string; created: string }[] }[];
   /** Whether a notification address is stored (sealed to the mail key: this page cannot open it). */
   notify?: boolean;
 }
@@ -117,13 +118,22 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
   const versions = await openRecordVersions(keys, view.caseId, view.record?.versions ?? []);
   const comments = await openComments(keys, view.caseId, view.record?.comments ?? []);
   const latest = versions.at(-1);
+  const versionView = (v: (typeof versions)[number]) => ({ version: v.version, sha256: v.sha256, createdAt: v.createdAt, approvedAt: v.approvedAt, text: v.text ?? '', verified: v.verified, ...(v.text === null ? { unopened: true } : {}) });
+  const commentView = (c: (typeof comments)[number]) => ({ comment: c.text ?? '', created: c.created, ...(c.text === null ? { unopened: true } : {}) });
+  // Each voice file's transcript, opened and checked the same way, bound to its file (issue 40).
+  const transcripts = await Promise.all(
+    (view.transcripts ?? []).map(async (t) => {
+      const tv = await openRecordVersions(keys, view.caseId, t.versions, t.fileId);
+      return { fileId: t.fileId, approvedAt: tv.at(-1)?.approvedAt ?? null, versions: tv.map(versionView), comments: (await openComments(keys, view.caseId, t.comments, t.fileId)).map(commentView) };
+    }),
+  );
   const report: PrivateCase['report'] = latest
     ? {
         text: latest.text ?? '',
         updatedAt: latest.createdAt,
         version: latest.version,
         sha256: latest.sha256,
-        versions: versions.map((v) => ({ version: v.version, sha256: v.sha256, createdAt: v.createdAt, approvedAt: v.approvedAt, text: v.text ?? '', verified: v.verified, ...(v.text === null ? { unopened: true } : {}) })),
+        versions: versions.map(versionView),
       }
     : null;
   const data: PrivateCase = {
@@ -140,7 +150,8 @@ export async function readSealedCase(api: ApiClient, reporterKey: CryptoKey | nu
     submission: { type: view.submissionType ?? 'ONLINE_FORM' },
     approvedAt: view.approvedAt ?? null,
     report,
-    comments: comments.map((c) => ({ comment: c.text ?? '', created: c.created, ...(c.text === null ? { unopened: true } : {}) })),
+    comments: comments.map(commentView),
+    transcripts,
     pendingWhistleblowerAction: view.pendingWhistleblowerAction,
     protectionOfficer: view.protectionOfficer,
     subsidiary: null,
@@ -286,4 +297,13 @@ export async function offerReporterWrap(api: ApiClient, reporterKey: CryptoKey |
 export async function postSealedComment(api: ApiClient, key: CaseKey, text: string, signal?: AbortSignal): Promise<Response> {
   const { sealComment } = await import('../../core/crypto/index.ts');
   return api.request(SEALED_COMMENT_PATH, { method: 'POST', body: await sealComment(key.dataKey, key.caseId, text), signal });
+}
+
+/** The path of a voice file's transcript calls (issue 40): `…/transcript/approve`, `…/transcript/comments`. */
+export const transcriptPath = (fileId: string, rest: string) => `/api/private/case/files/${encodeURIComponent(fileId)}/transcript/${rest}`;
+
+/** A comment on a voice file's transcript, sealed here bound to the file (core/crypto/record.ts). */
+export async function postSealedTranscriptComment(api: ApiClient, key: CaseKey, fileId: string, text: string, signal?: AbortSignal): Promise<Response> {
+  const { sealComment } = await import('../../core/crypto/index.ts');
+  return api.request(transcriptPath(fileId, 'comments/sealed'), { method: 'POST', body: await sealComment(key.dataKey, key.caseId, text, undefined, fileId), signal });
 }

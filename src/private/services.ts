@@ -12,7 +12,7 @@
  * — and fetched once the first page is on screen (performance.md, seventh round).
  */
 import { forgetReporterKey, readReporterKey } from './reporterKey.ts';
-import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedComment, postSealedMessage, putSealedIdentity, putSealedNotify, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
+import { REPORTER_WRAP_HEADER, keyOfEpoch, offerReporterWrap, postSealedComment, postSealedTranscriptComment, transcriptPath, postSealedMessage, putSealedIdentity, putSealedNotify, readSealedCase, sealedIdentityOf, type CaseKey } from './sealed.ts';
 import type { User, UserManager } from 'oidc-client-ts';
 import { fromCallback, fromPromise } from 'xstate';
 import type { ApiClient } from '../api/client.ts';
@@ -593,6 +593,19 @@ export function reviewActors(s: PrivateServices) {
     // The approval names the version shown by its hash (docs/decisions/record-versions.md).
     approveCase: fromPromise<IdentityCallResult, { sha256: string | null }>(({ input }) =>
       callStatus(() => s.api.request('/api/private/case/approve', { method: 'PUT', body: input.sha256 ? { sha256: input.sha256 } : {} })),
+    ),
+  };
+}
+
+/** The review chart's effects for the transcript of voice file `fileId` (issue 40): the same calls as the record's, on the file's paths. */
+export function transcriptReviewActors(s: PrivateServices, fileId: string) {
+  return {
+    sendComment: fromPromise<IdentityCallResult, { comment: string }>(({ input }) => {
+      const key = s.caseKey();
+      return callStatus(() => (key ? postSealedTranscriptComment(s.api, key, fileId, input.comment) : s.api.request(transcriptPath(fileId, 'comments'), { method: 'POST', body: input })));
+    }),
+    approveCase: fromPromise<IdentityCallResult, { sha256: string | null }>(({ input }) =>
+      callStatus(() => s.api.request(transcriptPath(fileId, 'approve'), { method: 'PUT', body: input.sha256 ? { sha256: input.sha256 } : {} })),
     ),
   };
 }

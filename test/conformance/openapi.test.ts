@@ -156,6 +156,13 @@ const NOT_IN_JOURNEY: string[] = [
   // The record of a sealed phone case: test/server/sealed-record.test.ts.
   'POST /api/handler/cases/{caseNumber}/record/sealed',
   'POST /api/private/case/comments/sealed',
+  // The transcript of a voice message (issue 40): the journey sends no voice file; test/server/transcript.test.ts
+  // drives every one of these on a server-keyed and a sealed case, test/e2e/voice.test.ts the sealed ones in the browsers.
+  'PUT /api/handler/cases/{caseNumber}/files/{fileId}/transcript',
+  'POST /api/handler/cases/{caseNumber}/files/{fileId}/transcript/sealed',
+  'PUT /api/private/case/files/{fileId}/transcript/approve',
+  'POST /api/private/case/files/{fileId}/transcript/comments',
+  'POST /api/private/case/files/{fileId}/transcript/comments/sealed',
   'GET /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/key-wraps',
   'POST /api/handler/cases/{caseNumber}/upload-sessions',

@@ -3,11 +3,15 @@
  * speech-like file the test makes (test/helpers/voice-signal.ts: a known, varying
  * pitch contour through moving formants). Against the real server with the built SPA:
  *
- * - the journey: record in the online form, hear both versions, send the disguised
- *   one with no text; the recording proxy sees exactly the disguised file go out; the
- *   handler downloads it through the API (the workspace's <audio> player is not walked
- *   in a browser here);
- *   the reporter replays it in the private area;
+ * - the journey, on a case sealed in the browsers (the default): record in the online
+ *   form, hear both versions, send the disguised one with no text; the recording proxy
+ *   sees no audio in clear; the handler, enrolled in her page, plays it in the workspace
+ *   (the browser's own <audio controls>, fed from the bytes her browser opened, never
+ *   autoplay) and downloads it: the very bytes of the disguised clip, not the own voice;
+ *   she writes its transcript (sealed in her browser); the reporter replays it in the
+ *   private area, reads the transcript beside it, checked there, and approves it by its
+ *   hash; the handler sees the approval. The journey runs last: it gives the company its
+ *   keys, and the tests before read their cases' files through the API in clear;
  * - the measurement of what was sent, decoded by Chromium itself: its pitch does not
  *   follow the original's, its envelope is moved, its loudness envelope is kept
  *   (figures in docs/decisions/voice-messages.md);
@@ -24,6 +28,9 @@ import { CHROMIUM_ARGS, axeViolations, chromiumPath, openPage, startPortal, type
 import { signInThroughProvider } from './reporter.ts';
 import { createHandlerAccount } from '../../server/handlers/accounts.ts';
 import { relay } from './relay.ts';
+import { english, enrolInPage, makeRecoveryKey, openCaseFromInbox, signInHandler } from '../helpers/sealed-e2e.ts';
+import { companyByHost } from '../../server/companies/service.ts';
+import { recordHash } from '../../core/crypto/index.ts';
 import { companyCacheOf } from '../../server/companies/cache.ts';
 import type { VoiceSettings } from '../../machines/schema.ts';
 import {
@@ -39,6 +46,7 @@ import {
 const read = (area: string) =>
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, `../../src/i18n/${area}/en.json`), 'utf8')) as Record<string, string>;
 const en = { ...read('common'), ...read('forms'), ...read('voice'), ...read('private') };
+const t = english('handler', 'sealedwork', 'transcript', 'record', 'private');
 const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const field = (page: Page, key: string) => page.getByLabel(new RegExp(`^${escape(en[key]!)}\\*?$`));
 
@@ -217,76 +225,6 @@ function sourceTrack(lag: number, n: number): number[] {
 
 
 describe('voice messages', () => {
-  it('journey: record, hear both, send the disguised one without text; only it is uploaded; the handler downloads it; the reporter replays it', async () => {
-    await setVoice('localhost', { enabled: true, disguise: 'choice', maxMinutes: 10 });
-    const { page } = await open();
-    const before = proxy.recorded().length;
-    const response = await page.goto(`http://localhost:${proxyPort}/online-form`);
-    expect(response!.headers()['permissions-policy']).toMatch(/microphone=\(self\)/);
-    await fillFormWithoutText(page);
-    // Without text and without a recording the form is not complete.
-    await record(page, 5);
-
-    // Both versions are there to hear, each with its sentence; nothing plays by itself.
-    await hear(page, 'disguised');
-    await hear(page, 'original');
-    expect(await page.getByText(en['voice.review.disguisedHelp']!).count()).toBe(1);
-    expect(await page.getByText(en['voice.review.originalHelp']!).count()).toBe(1);
-    expect(await axeViolations(page)).toEqual([]);
-    // Attach the disguised voice (the default) and send with no text.
-    expect(await page.getByRole('radio', { name: en['voice.choose.disguised'] }).isChecked()).toBe(true);
-    await page.getByRole('button', { name: en['voice.attach.report'] }).click();
-    await page.getByText(en['voice.descriptionOptional']!).waitFor();
-    // The own-voice clip was released as soon as the disguised one was chosen.
-    expect(await page.locator('audio[data-voice="original"]').count()).toBe(0);
-    const send = page.getByRole('button', { name: en['forms.send.online'] });
-    await expect.poll(() => send.isEnabled()).toBe(true);
-    await send.click();
-    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
-    await dialog.waitFor({ timeout: 60_000 });
-    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
-
-    // The handler's case has it: an audio file, downloaded byte for byte.
-    const got = await handlerFile(caseNumber);
-    expect(got.files.map((f) => [f.name, f.mimeType])).toEqual([['voice-message.webm', 'audio/webm']]);
-    expect([...got.bytes.subarray(0, 4)]).toEqual([...EBML]);
-    // The recording proxy saw that file go out, and no other audio: one WebM header in all
-    // the browser sent (the own-voice clip never left the page).
-    const sentBytes = Buffer.concat(proxy.recorded().slice(before));
-    expect(sentBytes.includes(got.bytes)).toBe(true);
-    expect(occurrences(sentBytes, EBML)).toBe(1);
-    // Nothing of it in the browser's storage.
-    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
-
-    // What was sent, decoded: its pitch does not follow the source's, its envelope is moved,
-    // its loudness envelope kept.
-    const figures = measure(await decode(page, got.bytes));
-    console.log(`voice e2e, disguised as sent: ${JSON.stringify(figures)}`);
-    expect(figures.envelopeR).toBeGreaterThan(0.7);
-    expect(figures.voicedFrames).toBeGreaterThan(50);
-    expect(Math.abs(figures.pitchR)).toBeLessThan(0.3);
-    expect(Math.abs(figures.stretch - 1)).toBeGreaterThan(0.05);
-
-    // The reporter replays it in the private area.
-    const reporter = await open();
-    await signInThroughProvider(portal, reporter.page, caseNumber, 'voice-pass', '/private/messages');
-    const play = reporter.page.getByRole('button', { name: en['voice.play']!.replace('{name}', 'voice-message.webm') }).first();
-    await play.click();
-    const replay = reporter.page.locator('audio[data-voice="replay"]').first();
-    await replay.waitFor();
-    expect(await replay.getAttribute('autoplay')).toBeNull();
-    const replayed = await replay.evaluate(async (a: HTMLAudioElement) => {
-      a.muted = true;
-      await a.play();
-      await new Promise<void>((resolve) => {
-        const check = () => (a.currentTime > 0.3 ? resolve() : requestAnimationFrame(check));
-        check();
-      });
-      return a.currentTime;
-    });
-    expect(replayed).toBeGreaterThan(0.3);
-  }, 300_000);
-
   it('"always": no choice and no own-voice version; "never": the own voice only, no disguise', async () => {
     await setVoice('localhost', { enabled: true, disguise: 'always' });
     let p = await open();
@@ -346,4 +284,158 @@ describe('voice messages', () => {
     }
     expect((await fetch(portal.url('localhost', '/private/messages'))).headers.get('permissions-policy')).toMatch(/microphone=\(self\)/);
   }, 120_000);
+  it('journey on a sealed case: record, hear both, send the disguised one without text; the handler plays, downloads and transcribes it; the reporter replays it and approves the transcript', async () => {
+    await setVoice('localhost', { enabled: true, disguise: 'choice', maxMinutes: 10 });
+    // The company seals in the browsers (the default): Hanne enrols in her page, makes the recovery key, which certifies her key.
+    // Her page has no save picker, so a file she saves is opened in memory and handed to the browser's download.
+    const db = portal.server.ctx.db;
+    const company = (await companyByHost(db, 'localhost'))!;
+    const hanneAccount = await createHandlerAccount(db, company.id, 'Hanne Voice', { email: 'hanne.voice@example.org', officers: company.settings.protectionOfficers.map((o) => o.id), token: false });
+    const hp = await openPage(browser, { locale: 'en-GB' });
+    opened.push(hp);
+    await hp.page.addInitScript(() => delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker);
+    const hanne = await enrolInPage(portal, 'localhost', hp.page, hanneAccount.enrolmentCode!, { name: 'Hanne Voice', email: 'hanne.voice@example.org', password: 'hanne voice passphrase 1' });
+    await signInHandler(portal, 'localhost', hanne);
+    await makeRecoveryKey(hanne.page);
+
+    const { page } = await open();
+    // The test keeps each blob the page makes, to read the clips' bytes (the page's CSP lets no fetch of a blob: URL).
+    await page.addInitScript(() => {
+      const make = URL.createObjectURL.bind(URL);
+      const kept: Record<string, Blob> = {};
+      (window as unknown as { keptBlobs: Record<string, Blob> }).keptBlobs = kept;
+      URL.createObjectURL = (b: Blob | MediaSource) => {
+        const url = make(b);
+        if (b instanceof Blob) kept[url] = b;
+        return url;
+      };
+    });
+    const before = proxy.recorded().length;
+    const response = await page.goto(`http://localhost:${proxyPort}/online-form`);
+    expect(response!.headers()['permissions-policy']).toMatch(/microphone=\(self\)/);
+    await fillFormWithoutText(page);
+    await record(page, 5);
+
+    // Both versions are there to hear, each with its sentence; nothing plays by itself.
+    await hear(page, 'disguised');
+    await hear(page, 'original');
+    expect(await page.getByText(en['voice.review.disguisedHelp']!).count()).toBe(1);
+    expect(await page.getByText(en['voice.review.originalHelp']!).count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+    // The two clips as this page holds them, to tell later which one the handler got.
+    const clip = (which: string) =>
+      page.evaluate(async (w) => {
+        const src = document.querySelector<HTMLAudioElement>(`audio[data-voice="${w}"]`)!.src;
+        const bytes = new Uint8Array(await (window as unknown as { keptBlobs: Record<string, Blob> }).keptBlobs[src]!.arrayBuffer());
+        let s = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        return btoa(s);
+      }, which).then((b64) => Buffer.from(b64, 'base64'));
+    const disguisedClip = await clip('disguised');
+    const ownClip = await clip('original');
+    expect(disguisedClip.equals(ownClip)).toBe(false);
+    // Attach the disguised voice (the default) and send with no text.
+    expect(await page.getByRole('radio', { name: en['voice.choose.disguised'] }).isChecked()).toBe(true);
+    await page.getByRole('button', { name: en['voice.attach.report'] }).click();
+    await page.getByText(en['voice.descriptionOptional']!).waitFor();
+    // The own-voice clip was released as soon as the disguised one was chosen.
+    expect(await page.locator('audio[data-voice="original"]').count()).toBe(0);
+    const send = page.getByRole('button', { name: en['forms.send.online'] });
+    await expect.poll(() => send.isEnabled()).toBe(true);
+    await send.click();
+    const dialog = page.getByRole('dialog', { name: en['forms.success.online.title'] });
+    await dialog.waitFor({ timeout: 120_000 });
+    const caseNumber = (await dialog.getByTestId('case-number').textContent())!.replace(/ /g, '');
+    const row = await db.selectFrom('report_case').select(['id', 'sealed']).where('case_number', '=', caseNumber).executeTakeFirstOrThrow();
+    expect(row.sealed).toBe(true);
+    // The recording proxy saw no audio in clear: the one upload left the page sealed (no WebM header in any byte sent).
+    const sentBytes = Buffer.concat(proxy.recorded().slice(before));
+    expect(occurrences(sentBytes, EBML)).toBe(0);
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+
+    // The handler plays it in the workspace: the browser's own player, fed from the bytes her browser opened, never autoplay.
+    await openCaseFromInbox(hanne.page, caseNumber);
+    const item = hanne.page.getByTestId('sealed-files').locator('li', { hasText: 'voice-message.webm' });
+    await item.getByRole('button', { name: t.msg('transcript.handler.play', { name: 'voice-message.webm' }) }).click();
+    const player = item.locator('audio[data-voice="handler"]');
+    await player.waitFor({ timeout: 60_000 });
+    const playing = await player.evaluate(async (a: HTMLAudioElement) => {
+      a.muted = true;
+      await a.play();
+      await new Promise<void>((resolve) => {
+        const check = () => (a.currentTime > 0.3 ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      return { tag: a.tagName, controls: a.controls, autoplay: a.autoplay, paused: a.paused, time: a.currentTime, src: a.src.slice(0, 5) };
+    });
+    expect(playing).toMatchObject({ tag: 'AUDIO', controls: true, autoplay: false, paused: false, src: 'blob:' });
+    expect(playing.time).toBeGreaterThan(0.3);
+    // And downloads it: the very bytes of the disguised clip the reporter's page held, not the own voice.
+    const [download] = await Promise.all([hanne.page.waitForEvent('download'), item.getByRole('button', { name: t.msg('sealedwork.files.save', { name: 'voice-message.webm' }) }).click()]);
+    const got = readFileSync((await download.path())!);
+    expect(download.suggestedFilename()).toBe('voice-message.webm');
+    expect(got.equals(disguisedClip)).toBe(true);
+    expect(got.equals(ownClip)).toBe(false);
+
+    // What was sent, decoded: its pitch does not follow the source's, its envelope is moved, its loudness envelope kept.
+    const figures = measure(await decode(page, got));
+    console.log(`voice e2e, disguised as sent: ${JSON.stringify(figures)}`);
+    expect(figures.envelopeR).toBeGreaterThan(0.7);
+    expect(figures.voicedFrames).toBeGreaterThan(50);
+    expect(Math.abs(figures.pitchR)).toBeLessThan(0.3);
+    expect(Math.abs(figures.stretch - 1)).toBeGreaterThan(0.05);
+
+    // She writes the transcript beside the recording, with the keyboard: sealed and hashed in her browser.
+    const transcript = item.getByTestId('transcript');
+    await transcript.getByText(t.msg('transcript.handler.none')).waitFor();
+    await transcript.getByRole('button', { name: t.msg('transcript.handler.write') }).focus();
+    await hanne.page.keyboard.press('Enter');
+    const TEXT = 'The invoices of the third quarter were paid twice, once to a company nobody knows.';
+    await transcript.getByLabel(t.msg('transcript.handler.text'), { exact: true }).fill(TEXT);
+    await transcript.getByRole('button', { name: t.msg('handler.record.save') }).focus();
+    await hanne.page.keyboard.press('Enter');
+    await transcript.getByTestId('transcript-text').getByText(TEXT).waitFor();
+    await transcript.getByTestId('record-check-1').getByText(t.msg('record.verified')).waitFor();
+    await transcript.getByText(t.msg('handler.record.hash', { hash: await recordHash(TEXT) })).waitFor();
+    expect(await axeViolations(hanne.page)).toEqual([]);
+    const stored = await db.selectFrom('case_record_version').select(['file_id', 'sha256', 'text_enc']).where('case_id', '=', row.id).execute();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.sha256).toBe(await recordHash(TEXT));
+    expect(Buffer.from(stored[0]!.text_enc).includes(Buffer.from('invoices'))).toBe(false);
+
+    // The reporter replays it in the private area, reads the transcript beside it, checked here, and approves it by its hash with the keyboard.
+    const reporter = await open();
+    await signInThroughProvider(portal, reporter.page, caseNumber, 'voice-pass', '/private/messages', { timeout: 120_000 });
+    const play = reporter.page.getByRole('button', { name: en['voice.play']!.replace('{name}', 'voice-message.webm') }).first();
+    await play.click();
+    const replay = reporter.page.locator('audio[data-voice="replay"]').first();
+    await replay.waitFor();
+    expect(await replay.getAttribute('autoplay')).toBeNull();
+    const replayed = await replay.evaluate(async (a: HTMLAudioElement) => {
+      a.muted = true;
+      await a.play();
+      await new Promise<void>((resolve) => {
+        const check = () => (a.currentTime > 0.3 ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      return a.currentTime;
+    });
+    expect(replayed).toBeGreaterThan(0.3);
+    const beside = reporter.page.getByTestId('transcript');
+    await beside.getByTestId('transcript-text').getByText(TEXT).waitFor();
+    await beside.getByText(await recordHash(TEXT), { exact: false }).first().waitFor();
+    await beside.getByTestId('record-check-1').getByText(t.msg('record.verified')).waitFor();
+    expect(await axeViolations(reporter.page)).toEqual([]);
+    await beside.getByRole('button', { name: t.msg('private.report.approve.open'), exact: true }).focus();
+    await reporter.page.keyboard.press('Enter');
+    const confirm = reporter.page.getByRole('alertdialog', { name: t.msg('transcript.approve.title') });
+    await confirm.getByText(t.msg('private.record.approveVersion', { version: 1, hash: await recordHash(TEXT) }), { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: t.msg('private.report.approve.confirm') }).click();
+    await reporter.page.getByText(t.msg('transcript.approved')).waitFor();
+
+    // The handler sees the approval beside the recording.
+    await openCaseFromInbox(hanne.page, caseNumber);
+    const approved = hanne.page.getByTestId('sealed-files').locator('li', { hasText: 'voice-message.webm' }).getByTestId('transcript-approval');
+    await approved.getByText(t.en['transcript.handler.approved']!.replace(' {when}', ''), { exact: false }).waitFor();
+  }, 420_000);
 });

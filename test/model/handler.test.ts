@@ -108,8 +108,8 @@ const suites: [MachineModel, string[], string[], Check][] = [
     if (e.type === 'xstate.done.actor.saveRecord' && s.matches('viewing')) expect(actions.at(-2)).toBe('dropDraft');
     if (s.matches('conflict') && !before.matches('conflict')) expect(actions.at(-1)).not.toBe('dropDraft');
     if (e.type === 'draft.restore' && s.matches('editing')) expect([s.context.base, s.context.mine]).toEqual([(e as { base?: number }).base ?? before.context.version, null]);
-    // Offered on every oral case, approved or not; an online report stays locked.
-    if (s.matches('editing') || s.matches('saving') || s.matches('viewing') || s.matches('conflict')) expect(s.context.submissionType).not.toBe('ONLINE_FORM');
+    // Offered on every oral case, approved or not; an online report stays locked (a transcript of its voice message does not).
+    if (s.matches('editing') || s.matches('saving') || s.matches('viewing') || s.matches('conflict')) expect(s.context.transcript === true || s.context.submissionType !== 'ONLINE_FORM').toBe(true);
     if (s.matches('saving')) expect(s.context.draft.trim()).not.toBe('');
     // A save names the version it was written on: the one seen on opening, or theirs once chosen.
     if (s.matches('saving') && before.matches('editing')) expect(s.context.base).toBe(before.context.base);
@@ -366,3 +366,19 @@ describe('handler helpers', () => {
     a.stop();
   });
 });
+
+describe('the record editor as a transcript editor (issue 40)', () => {
+  it('edits the transcript of a voice message on an online report, and a case reading that changes the channel keeps it editable', async () => {
+    const { recordEditorMachine } = await import('../../machines/handler/recordEditor.ts');
+    const plain = createActor(recordEditorMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, text: '', version: 0 } }).start();
+    expect(plain.getSnapshot().value).toBe('locked');
+    const t = createActor(recordEditorMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, text: '', version: 0, transcript: true } }).start();
+    expect(t.getSnapshot().matches('viewing')).toBe(true);
+    t.send({ type: 'edit.open' });
+    t.send({ type: 'draft.change', value: 'What the voice message says.' });
+    expect(t.getSnapshot().can({ type: 'edit.save' })).toBe(true);
+    t.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, text: '', version: 0 });
+    expect(t.getSnapshot().matches('editing')).toBe(true);
+  });
+});
+

@@ -92,4 +92,22 @@ describe('report review model', () => {
     early.send({ type: 'case.change', submissionType: 'PHONE', approvedAt: null, sha256: 'c'.repeat(64) });
     expect(early.getSnapshot().can({ type: 'approval.open' })).toBe(true);
   });
+
+  it('reviews the transcript of a voice message on an online report, and locks once the transcript is approved (issue 40)', () => {
+    const t = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, sha256: 'f'.repeat(64), transcript: true } }).start();
+    expect(t.getSnapshot().matches('reviewing')).toBe(true);
+    expect(t.getSnapshot().can({ type: 'approval.open' })).toBe(true);
+    // A reading whose hash no longer checks withdraws a confirmation, as for the record.
+    t.send({ type: 'approval.open' });
+    t.send({ type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, sha256: 'f'.repeat(64), verified: false });
+    expect(t.getSnapshot().matches({ reviewing: 'idle' })).toBe(true);
+    t.send({ type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: '2026-12-02T10:00:00Z', sha256: 'f'.repeat(64) });
+    expect(t.getSnapshot().value).toBe('locked');
+    // A new version after the approval: review again.
+    t.send({ type: 'case.change', submissionType: 'ONLINE_FORM', approvedAt: null, sha256: 'e'.repeat(64) });
+    expect(t.getSnapshot().matches('reviewing')).toBe(true);
+    // Without the flag the same case is an online report's text: locked.
+    const plain = createActor(reportReviewMachine, { input: { submissionType: 'ONLINE_FORM', approvedAt: null, sha256: 'f'.repeat(64) } }).start();
+    expect(plain.getSnapshot().value).toBe('locked');
+  });
 });

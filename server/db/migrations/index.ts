@@ -38,6 +38,7 @@ import * as m0450 from './0450_t38_reply_templates.ts';
 import * as m0460 from './0460_entry38_entered_reports.ts';
 import * as m0510 from './0510_stat37_statistics_rotation.ts';
 import * as m0540 from './0540_nf38_note_files.ts';
+import * as m0550 from './0550_voice40_transcripts.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '0460_entry38_entered_reports': m0460,
   '0510_stat37_statistics_rotation': m0510,
   '0540_nf38_note_files': m0540,
+  '0550_voice40_transcripts': m0550,
 };
