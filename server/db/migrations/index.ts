@@ -36,6 +36,7 @@ import * as m0430 from './0430_n38_case_notes.ts';
 import * as m0440 from './0440_rec38_record_author.ts';
 import * as m0450 from './0450_t38_reply_templates.ts';
 import * as m0460 from './0460_entry38_entered_reports.ts';
+import * as m0530 from './0530_p41_purge_cascade_indexes.ts';
 
 /**
  * Every migration, in order. Names sort lexically; never rename or edit one that
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0440_rec38_record_author': m0440,
   '0450_t38_reply_templates': m0450,
   '0460_entry38_entered_reports': m0460,
+  '0530_p41_purge_cascade_indexes': m0530,
 };
