@@ -107,6 +107,8 @@ async function generate(dataDir: string, databaseUrl: string | undefined, compan
     host: '127.0.0.1',
     dataDir,
     databaseUrl,
+    // As the measured server picks it (the default when DATABASE_URL is set): files written on disk here would stop it at start.
+    fileStore: databaseUrl ? 'postgres' : 'disk',
     logLevel: 'silent',
     jobs: false,
     seedDemo: true,
@@ -257,24 +259,27 @@ async function measure(dataDir: string, databaseUrl: string, dbBytes: () => Prom
     f['file-store bytes per case'] = Math.round(bytesUnder(path.join(dataDir, 'files')) / Math.max(1, total));
     // The purge, with a reporter and a handler calling meanwhile; the same calls for as
     // long right after it, with nothing else running, are what they are compared with.
+    // A fresh sign-in: the one above may have outlived its access token by now.
+    const fresh = await signIn(new Browser(fake, 'localhost'), caseNumber, 'pass1234');
     const calls = [
-      ['/api/private/case/my-case', { authorization: `Bearer ${tokens.access_token}`, 'x-company-host': 'localhost' }],
+      ['/api/private/case/my-case', { authorization: `Bearer ${fresh.access_token}`, 'x-company-host': 'localhost' }],
       ['/api/handler/cases', hAuth],
     ] as const;
     const probe = async (going: () => boolean) => {
       const ms: number[] = [];
+      let failed = 0;
       while (going()) {
         for (const [p, headers] of calls) {
           const t = performance.now();
           const r = await fetch(`${origin}${p}`, { headers });
           await r.arrayBuffer();
-          if (r.status !== 200) throw new Error(`${p} during the purge: HTTP ${r.status}`);
+          if (r.status !== 200) failed++;
           ms.push(performance.now() - t);
         }
       }
-      return ms.sort((a, b) => a - b);
+      return Object.assign(ms.sort((a, b) => a - b), { failed });
     };
-    const summary = (ms: number[]) => `${ms.length}, ${(ms.at(-1) ?? 0).toFixed(0)}, ${ms.filter((x) => x > 200).length}`;
+    const summary = (ms: number[] & { failed: number }) => `${ms.length}, ${(ms.at(-1) ?? 0).toFixed(0)}, ${ms.filter((x) => x > 200).length}${ms.failed ? `, ${ms.failed} not 200` : ''}`;
     let purging = true;
     const during = probe(() => purging);
     const tp = performance.now();
