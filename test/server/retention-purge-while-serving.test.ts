@@ -14,7 +14,8 @@
  * The old purge fails the second: its one VACUUM and the CHECKPOINT chained to it ran
  * before the request's first statement.
  *
- * Then, that the reclaim covered the tables the deletion left dead rows in.
+ * Then, that the reclaim covered the tables the deletion left dead rows in (on PGlite
+ * checked against the statistics of the tables rows were deleted from).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +71,7 @@ describe('a large purge while a handler works', () => {
   let vacuumed: string[] = [];
 
   beforeAll(async () => {
-    deadBefore = await deletedTuples();
+    if (server.ctx.dbKind === 'pglite') deadBefore = await deletedTuples();
     const onStep = (s: PurgeStep) => {
       order.push(s.step);
       if (s.step === 'deleted' && !duringDeletion) duringDeletion = listed().finally(() => order.push('answer during deletion'));
@@ -106,12 +107,17 @@ describe('a large purge while a handler works', () => {
   });
 
   it('vacuums every table the deletions left dead rows in, each by itself', async () => {
+    expect(vacuumed).toEqual(await purgedTables(server.ctx.db));
+    expect(vacuumed).toEqual(expect.arrayContaining(['report_case', 'case_status_event', 'case_account', 'oidc_payload']));
+    // An independent list: the statistics of the tables rows were deleted from. PGlite's
+    // one backend flushes them on demand; on PostgreSQL each pool connection flushes its
+    // own when idle, so they are read on PGlite only.
+    if (server.ctx.dbKind !== 'pglite') return;
     const after = await deletedTuples();
     const touched = [...after].filter(([t, n]) => n > (deadBefore.get(t) ?? 0)).map(([t]) => t);
     // The control: the deletion did leave dead rows, in the case's table and its cascades.
     expect(touched).toEqual(expect.arrayContaining(['report_case', 'case_status_event', 'case_account']));
     expect(vacuumed).toEqual(expect.arrayContaining(touched));
-    expect(vacuumed).toEqual(await purgedTables(server.ctx.db));
   });
 });
 
