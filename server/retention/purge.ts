@@ -228,6 +228,7 @@ export async function sweepCaseKeys(ctx: PurgeContext, now: Date): Promise<numbe
   let removed = 0;
   for (let i = 0; i < candidates.length; i += 500) {
     const batch = candidates.slice(i, i + 500);
+    await quietMoment(ctx);
     const [cases, sessions] = await Promise.all([
       ctx.db.selectFrom('report_case').select('id').where('id', 'in', batch).execute(),
       ctx.db.selectFrom('upload_session').select('case_id').where('case_id', 'in', batch).execute(),
