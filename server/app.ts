@@ -275,6 +275,7 @@ export async function buildApp(given: ServerConfig, opts: BuildOptions = {}): Pr
     mailer,
     mailKeys: MailKeys.inKeysDir(keysDirOf(config)),
     recordKey: Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), 'wb:deletion-record', 32)),
+    requestsInFlight: () => lifecycle.inFlight(),
   } as Omit<AppContext, 'jobs'> as AppContext;
   // Before the jobs and every route: each is counted from the start (docs/decisions/metrics.md).
   const metrics = registerMetrics(app, ctx);

@@ -46,6 +46,8 @@ export interface AppContext {
   recordKey: Buffer;
   /** Ends every stored sign-in of a case (the provider's sealed rows), inside the caller's transaction; set once the provider is up. */
   endSignIns?: (db: Database, caseId: string) => Promise<void>;
+  /** Route handlers running now in this process (server/lifecycle.ts): the purge lets them finish between its statements. */
+  requestsInFlight?: () => number;
   /** This app's Prometheus registry (server/metrics.ts); undefined unless METRICS_PORT is set. */
   metrics?: Metrics;
 }

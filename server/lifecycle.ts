@@ -35,6 +35,11 @@ export class Lifecycle {
   draining = false;
   private readonly running = new Set<PromiseLike<unknown>>();
 
+  /** Route handlers whose promise has not settled yet. */
+  inFlight(): number {
+    return this.running.size;
+  }
+
   /** Wraps every route handler registered after this call (buildApp calls it first). */
   trackHandlers(app: FastifyInstance): void {
     const add = (p: PromiseLike<unknown>) => this.add(p);

@@ -9,6 +9,17 @@
  * reminders and its wrapped data key. The encrypted files are removed from disk
  * after the commit: a file whose removal fails (logged) is unreadable anyway, since
  * the only copy of its key is gone.
+ *
+ * Then the space is given back (reclaimSpace): VACUUM of each table the deletions
+ * touched, one statement per table, and a CHECKPOINT.
+ *
+ * On PGlite every statement holds the one connection, and runs inside this process's
+ * event loop: a request waits for whatever statement is running. So the purge is a
+ * string of short statements (a page of candidates, one case's transaction, one
+ * table's VACUUM), and before each it lets the requests in flight finish first, for at
+ * most QUIET_WAIT_MS (so the job still ends when requests never stop). A request then
+ * waits for at most the one purge statement that was running when it came
+ * (docs/decisions/scale.md, "The purge").
  */
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
@@ -17,7 +28,7 @@ import type { Job } from '../jobs/runner.ts';
 import { retentionOf, scheduledDeletion, type DeletionReason } from './policy.ts';
 
 /** What purging needs: the database, the file store, the log and the deletion records' key (the CLI builds it without a server). */
-export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey' | 'endSignIns'> & {
+export type PurgeContext = Pick<AppContext, 'db' | 'files' | 'recordKey' | 'endSignIns' | 'requestsInFlight'> & {
   caseKeys: Pick<AppContext['caseKeys'], 'destroy' | 'listOlderThan'>;
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** `now` for the sweep of orphaned case keys (the server's clock; a test may move it). */
@@ -41,29 +52,46 @@ export function caseNumberHash(recordKey: Buffer, caseNumber: string): string {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
+/** Candidates read per statement: one page is a short read even at 100,000 cases. */
+export const DUE_PAGE = 500;
+
 export async function dueCases(ctx: PurgeContext, now: Date): Promise<DueCase[]> {
   // The candidates without their company's settings: joined, each row carried its
   // company's whole settings document (tens of kB), so a year of closed cases moved
   // gigabytes to read a few numbers. The retention rules are read once per company.
-  const rows = await ctx.db
-    .selectFrom('report_case as c')
-    .select((eb) => [
-      'c.id',
-      'c.case_number',
-      'c.company_id',
-      'c.status',
-      'c.submission_type',
-      'c.created_at',
-      eb.selectFrom('case_status_event as e').select((e) => e.fn.max('e.at').as('m')).whereRef('e.case_id', '=', 'c.id').where('e.status', '=', 'CLOSED').as('closed_at'),
-      eb.selectFrom('case_file as f').select((e) => e.fn.countAll().as('n')).whereRef('f.case_id', '=', 'c.id').as('files'),
-    ])
-    .where((eb) => eb.or([eb('c.status', '=', 'CLOSED'), eb.and([eb('c.status', '=', 'PENDING_WHISTLEBLOWER_CONTACT'), eb('c.submission_type', '!=', 'ONLINE_FORM')])]))
-    .orderBy('c.created_at')
-    .execute();
+  // Paged by id (the primary key's index), so that no one read holds the embedded
+  // database's connection for the whole table; the list is put in creation order after.
+  const rows: { id: string; case_number: string; company_id: string; status: string; submission_type: string; created_at: Date | string; closed_at: unknown; files: unknown }[] = [];
+  let after: string | null = null;
+  for (;;) {
+    await quietMoment(ctx);
+    const page = await ctx.db
+      .selectFrom('report_case as c')
+      .select((eb) => [
+        'c.id',
+        'c.case_number',
+        'c.company_id',
+        'c.status',
+        'c.submission_type',
+        'c.created_at',
+        eb.selectFrom('case_status_event as e').select((e) => e.fn.max('e.at').as('m')).whereRef('e.case_id', '=', 'c.id').where('e.status', '=', 'CLOSED').as('closed_at'),
+        eb.selectFrom('case_file as f').select((e) => e.fn.countAll().as('n')).whereRef('f.case_id', '=', 'c.id').as('files'),
+      ])
+      .where((eb) => eb.or([eb('c.status', '=', 'CLOSED'), eb.and([eb('c.status', '=', 'PENDING_WHISTLEBLOWER_CONTACT'), eb('c.submission_type', '!=', 'ONLINE_FORM')])]))
+      .$if(after !== null, (q) => q.where('c.id', '>', after!))
+      .orderBy('c.id')
+      .limit(DUE_PAGE)
+      .execute();
+    rows.push(...page);
+    if (page.length < DUE_PAGE) break;
+    after = page.at(-1)!.id;
+  }
+  rows.sort((x, y) => new Date(x.created_at).getTime() - new Date(y.created_at).getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   const companyIds = [...new Set(rows.map((r) => r.company_id))];
   const retention = new Map<string, ReturnType<typeof retentionOf>>();
   for (let i = 0; i < companyIds.length; i += 500) {
     const batch = companyIds.slice(i, i + 500);
+    await quietMoment(ctx);
     const companies = await ctx.db
       .selectFrom('company')
       .select(['id', sql<unknown>`settings->'retention'`.as('retention')])
@@ -74,7 +102,7 @@ export async function dueCases(ctx: PurgeContext, now: Date): Promise<DueCase[]>
   const out: DueCase[] = [];
   for (const r of rows) {
     const due = scheduledDeletion(
-      { status: r.status, submissionType: r.submission_type, createdAt: new Date(r.created_at), closedAt: r.closed_at ? new Date(r.closed_at) : null },
+      { status: r.status, submissionType: r.submission_type, createdAt: new Date(r.created_at), closedAt: r.closed_at ? new Date(r.closed_at as string) : null },
       retention.get(r.company_id) ?? retentionOf(null),
     );
     if (due && due.at <= now) {
@@ -149,17 +177,42 @@ export interface PurgeResult {
   cases: Omit<DueCase, 'caseId'>[];
 }
 
-export async function purge(ctx: PurgeContext, now: Date, opts: { dryRun?: boolean } = {}): Promise<PurgeResult> {
+/** What the purge has just done, for a caller that follows it (the server test that sends requests meanwhile). */
+export type PurgeStep = { step: 'deleted'; left: number } | { step: 'reclaiming'; tables: number } | { step: 'vacuumed'; table: string } | { step: 'checkpointed' };
+
+export async function purge(ctx: PurgeContext, now: Date, opts: { dryRun?: boolean; onStep?: (s: PurgeStep) => void } = {}): Promise<PurgeResult> {
   const due = await dueCases(ctx, now);
   const done: DueCase[] = [];
-  for (const c of due) {
-    if (opts.dryRun || (await deleteCase(ctx, c.caseId, c.reason, now))) done.push(c);
+  for (const [i, c] of due.entries()) {
+    if (opts.dryRun) {
+      done.push(c);
+      continue;
+    }
+    await quietMoment(ctx);
+    if (await deleteCase(ctx, c.caseId, c.reason, now)) done.push(c);
+    opts.onStep?.({ step: 'deleted', left: due.length - i - 1 });
   }
   if (!opts.dryRun) {
     const swept = await sweepCaseKeys(ctx, now);
-    if (done.length || swept) await reclaimSpace(ctx);
+    if (done.length || swept) await reclaimSpace(ctx, opts.onStep);
   }
   return { dryRun: !!opts.dryRun, cases: done.map(({ caseId: _id, ...rest }) => rest) };
+}
+
+/** The longest the purge waits, before one statement, for the requests in flight to finish. */
+export const QUIET_WAIT_MS = 50;
+
+/**
+ * Lets the requests already in this process go first: one turn of the event loop (so
+ * a request that arrived while the last statement ran is read and asks for the
+ * connection before the purge's next statement), then, while requests are in flight,
+ * short waits up to QUIET_WAIT_MS. Without a count of requests (the CLI), the turn only.
+ */
+async function quietMoment(ctx: PurgeContext): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (!ctx.requestsInFlight) return;
+  const until = performance.now() + QUIET_WAIT_MS;
+  while (ctx.requestsInFlight() > 0 && performance.now() < until) await new Promise<void>((resolve) => setTimeout(resolve, 1));
 }
 
 /**
@@ -175,6 +228,7 @@ export async function sweepCaseKeys(ctx: PurgeContext, now: Date): Promise<numbe
   let removed = 0;
   for (let i = 0; i < candidates.length; i += 500) {
     const batch = candidates.slice(i, i + 500);
+    await quietMoment(ctx);
     const [cases, sessions] = await Promise.all([
       ctx.db.selectFrom('report_case').select('id').where('id', 'in', batch).execute(),
       ctx.db.selectFrom('upload_session').select('case_id').where('case_id', 'in', batch).execute(),
@@ -190,20 +244,63 @@ export async function sweepCaseKeys(ctx: PurgeContext, now: Date): Promise<numbe
 }
 
 /**
+ * Where a purge leaves dead rows: the case row and every table whose rows go with it
+ * (its foreign keys' cascades, followed through), the provider's rows of the reporter's
+ * sign-ins, and the file store's rows (FILE_STORE=postgres). Read from the catalogue,
+ * so that a table added later with a foreign key to a case is vacuumed too.
+ */
+const PURGE_ROOTS = ['report_case', 'oidc_payload', 'file_object'];
+
+export async function purgedTables(db: PurgeContext['db']): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    with recursive touched(oid) as (
+      select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = current_schema() and c.relkind = 'r' and c.relname in (${sql.join(PURGE_ROOTS)})
+      union
+      select k.conrelid from pg_constraint k join touched t on k.confrelid = t.oid
+       where k.contype = 'f' and k.confdeltype in ('c', 'n', 'd')
+    )
+    select c.relname as name from touched t join pg_class c on c.oid = t.oid order by c.relname`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+/**
  * Gives the deleted rows' space back where the engine allows: VACUUM frees the dead
  * tuples for reuse, CHECKPOINT lets the write-ahead log segments that held them be
  * recycled. Neither promises that the bytes are overwritten; the destroyed key is what
- * makes them useless. On PostgreSQL, CHECKPOINT needs the pg_checkpoint role (or
+ * makes them useless (docs/decisions/deletion.md). One VACUUM per table the purge
+ * touched, not one of the whole database: that one also went through every system
+ * catalogue and held PGlite's connection for seconds; each table's is a short
+ * statement, with the requests in flight let through between them. The CHECKPOINT comes
+ * once, last, in the same run: the bound on how long the rows' space stays unreclaimed
+ * is the end of the purge. On PostgreSQL, CHECKPOINT needs the pg_checkpoint role (or
  * superuser): without it the purge still stands, and the log says so.
  */
-async function reclaimSpace(ctx: PurgeContext): Promise<void> {
-  for (const statement of ['VACUUM', 'CHECKPOINT']) {
-    try {
-      await sql.raw(statement).execute(ctx.db);
-    } catch (err) {
-      ctx.log.warn({ err: { message: (err as Error).message } }, `retention: ${statement} after the purge did not run`);
-    }
+async function reclaimSpace(ctx: PurgeContext, onStep?: (s: PurgeStep) => void): Promise<void> {
+  let tables: string[];
+  try {
+    tables = await purgedTables(ctx.db);
+  } catch (err) {
+    ctx.log.warn({ err: { message: (err as Error).message } }, 'retention: could not list the tables to vacuum after the purge');
+    tables = [];
   }
+  onStep?.({ step: 'reclaiming', tables: tables.length });
+  for (const table of tables) {
+    await quietMoment(ctx);
+    try {
+      await sql`VACUUM ${sql.table(table)}`.execute(ctx.db);
+    } catch (err) {
+      ctx.log.warn({ err: { message: (err as Error).message } }, 'retention: VACUUM of a table after the purge did not run');
+    }
+    onStep?.({ step: 'vacuumed', table });
+  }
+  await quietMoment(ctx);
+  try {
+    await sql.raw('CHECKPOINT').execute(ctx.db);
+  } catch (err) {
+    ctx.log.warn({ err: { message: (err as Error).message } }, 'retention: CHECKPOINT after the purge did not run');
+  }
+  onStep?.({ step: 'checkpointed' });
 }
 
 export const RETENTION_JOB = 'retention';

@@ -255,7 +255,9 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post('/api/admin/cases/purge', async (req) => {
     await adminGuard(ctx, req);
     const { dryRun } = parseOr400(purgeSchema, req.body ?? {}, 'body');
-    return purge(ctx, ctx.clock.now(), { dryRun });
+    // This request is in flight for the whole purge: the purge waits for the others only.
+    const others = ctx.requestsInFlight;
+    return purge({ ...ctx, requestsInFlight: others && (() => others() - 1) }, ctx.clock.now(), { dryRun });
   });
 
   app.post('/api/admin/companies', { bodyLimit: 32 * 1024 * 1024 }, async (req, reply) => {

@@ -37,6 +37,7 @@ import * as m0440 from './0440_rec38_record_author.ts';
 import * as m0450 from './0450_t38_reply_templates.ts';
 import * as m0460 from './0460_entry38_entered_reports.ts';
 import * as m0510 from './0510_stat37_statistics_rotation.ts';
+import * as m0530 from './0530_p41_purge_cascade_indexes.ts';
 import * as m0540 from './0540_nf38_note_files.ts';
 import * as m0550 from './0550_voice40_transcripts.ts';
 
@@ -83,6 +84,7 @@ export const migrations: Record<string, Migration> = {
   '0450_t38_reply_templates': m0450,
   '0460_entry38_entered_reports': m0460,
   '0510_stat37_statistics_rotation': m0510,
+  '0530_p41_purge_cascade_indexes': m0530,
   '0540_nf38_note_files': m0540,
   '0550_voice40_transcripts': m0550,
 };
