@@ -16,8 +16,6 @@
  */
 import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openFieldText, openFileName, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
-import { saveSealedFile } from './fileOpening.ts';
-import { uploadSealedFile } from './sealedUpload.ts';
 import { contentMatches, FILE_HEAD_BYTES, TEXT_SAMPLE_BYTES, fileExtension, isTextExtension } from '../../machines/schema.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
@@ -169,6 +167,8 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
       const opened = await call(() => api.json<{ uploadSession: string }>(`/api/handler/cases/${numberPath(input.caseNumber)}/upload-sessions`, { method: 'POST' }));
       if (!opened.data) return { status: opened.status };
       headers['x-upload-session'] = opened.data.uploadSession;
+      // tus-js-client and the file sealing load with the first attachment, not with the workspace's entry (handler-spa.md).
+      const { uploadSealedFile } = await import('./sealedUpload.ts');
       for (const f of files) {
         const id = await uploadSealedFile(api, opened.data.uploadSession, input.dataKey, input.caseId, f);
         if (!id) return { status: 0 };
@@ -246,7 +246,8 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.keys, input.caseId, r.data.audit) : undefined };
   };
 
-  const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
+  // The opening, the file check and its worker (pdf-lib, exifr) load with the first file saved (handler-spa.md).
+  const saveFile = async (input: FileSaveInput) => (await import('./fileOpening.ts')).saveSealedFile(api, input);
 
   return { loadSealed, openCase, sendSealed, saveRecord, loadLatestRecord, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }
