@@ -20,12 +20,11 @@
  * fails, is `couldNotCheck`: the file is saved, with that warning.
  */
 import { openSealedFile, SealedFileError, concat } from '../../core/crypto/index.ts';
-import { detectFormat } from '../../core/metadata/scan.ts';
 import { cleanFileName, contentMatches, fileExtension, isTextExtension, FILE_HEAD_BYTES, ALLOWED_FILE_TYPES } from '../../machines/schema.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { FileCheckResult, FileSaveAnswer, FileSaveInput } from '../../machines/handler/sealedCase.ts';
 import { startPinnedWorker } from '../integrity/worker.ts';
-import { readVerdict, type CheckRequest, type HiddenDataVerdict } from './openedFileCheck.ts';
+import type { CheckRequest, HiddenDataVerdict } from './openedFileCheck.ts';
 import checkWorkerUrl from './openedFileCheck.worker.ts?worker&url';
 
 /** As the server's re-check (server/files/metadata-check.ts): images and PDF files, up to 32 MB, under its limits. */
@@ -63,7 +62,10 @@ const startCheckWorker = (): Promise<CheckWorker> => startPinnedWorker(new URL(c
 export async function checkHiddenDataInWorker(bytes: Uint8Array, options: HiddenDataCheckOptions = {}): Promise<HiddenDataVerdict> {
   const { start = startCheckWorker, timeLimitMs = CHECK_TIME_LIMIT_MS } = options;
   let worker: CheckWorker;
+  let readVerdict: (answer: unknown) => HiddenDataVerdict;
   try {
+    // The parsers' module (pdf-lib, exifr) loads with the first check, not with the case page (handler-spa.md).
+    ({ readVerdict } = await import('./openedFileCheck.ts'));
     worker = await start();
   } catch {
     return 'couldNotCheck';
@@ -147,6 +149,7 @@ export function openingCheck(name: string, size: number | null, checkHiddenData:
     const bytes = concat(...kept);
     kept.length = 0;
     // Only a format the parsers read starts a worker; the signature is a few bytes' look.
+    const { detectFormat } = await import('../../core/metadata/scan.ts');
     if (!detectFormat(bytes)) return { content: 'fits', metadata: 'notChecked' };
     return { content: 'fits', metadata: await checkHiddenData(bytes) };
   };

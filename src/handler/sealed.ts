@@ -16,8 +16,6 @@
  */
 import { fieldContext, fromBase64, keyForEpoch, keyId, makeNextEpoch, openCaseKeys, openCaseParts, openComments, openFieldText, openFileName, openRecordVersions, sealMessage, sealRecordVersion, sealToPublicKey, toBase64, type EpochKeys, type EpochRecipient } from '../../core/crypto/index.ts';
 import type { CaseStatus } from '../../machines/schema.ts';
-import { uploadSealedFiles } from './sealedUpload.ts';
-import { openSealedFileForExport, saveSealedFile } from './fileOpening.ts';
 import { voiceType } from './voice.ts';
 import { ApiError, type ApiClient } from '../api/client.ts';
 import type { OpenedKeys } from '../../machines/handler/session.ts';
@@ -156,6 +154,8 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
 
   /** A voice file opened whole in this page's memory to be played (issue 40): the same decryption and content check as a save. */
   const openVoice = async (input: { caseNumber: string; dataKey: Uint8Array; file: { id: string; name: string; size: number | null } }): Promise<Blob> => {
+    // The opening code loads with the first recording played, not with the workspace's entry (handler-spa.md).
+    const { openSealedFileForExport } = await import('./fileOpening.ts');
     const stream = await openSealedFileForExport(api, input);
     const parts: Uint8Array[] = [];
     for await (const piece of stream as unknown as AsyncIterable<Uint8Array>) parts.push(piece);
@@ -186,6 +186,8 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     let uploads: string[] = [];
     const headers: Record<string, string> = {};
     if (files.length) {
+      // tus-js-client and the file sealing load with the first attachment, not with the workspace's entry (handler-spa.md).
+      const { uploadSealedFiles } = await import('./sealedUpload.ts');
       const up = await uploadSealedFiles(api, input, files);
       if (!up.session) return { status: up.status };
       headers['x-upload-session'] = up.session;
@@ -262,7 +264,8 @@ export function sealedCaseEffects(api: ApiClient, keys: Pick<HandlerKeysApi, 've
     return { status: r.status, view: r.data, audit: r.data ? await openAudit(input.keys, input.caseId, r.data.audit) : undefined };
   };
 
-  const saveFile = (input: FileSaveInput) => saveSealedFile(api, input);
+  // The opening, the file check and its worker (pdf-lib, exifr) load with the first file saved (handler-spa.md).
+  const saveFile = async (input: FileSaveInput) => (await import('./fileOpening.ts')).saveSealedFile(api, input);
 
   return { loadSealed, openCase, sendSealed, saveRecord, loadLatestRecord, loadLatestTranscript, openVoice, loadCandidates, grantKey, revokeKey, changeStatus, saveFile };
 }

@@ -94,7 +94,8 @@ async function newCase(officerId: string, follow: boolean, language = 'de'): Pro
 }
 
 const row = (page: Page, n: string) => page.locator(`tr[data-case="${n}"]`);
-const settled = (page: Page) => page.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
+// Every busy part done, not just one: a case page's parts load side by side.
+const settled = (page: Page) => page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
 
 let anna: Handler;
 let bo: Handler;

@@ -93,7 +93,8 @@ async function newCase(language: string): Promise<string> {
 }
 
 let pages: { adminPage: Page; page: Page; caseNumber: string } | undefined;
-const settled = (page: Page) => page.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
+// Every busy part done, not just one: a case page's parts load side by side.
+const settled = (page: Page) => page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
 
 beforeAll(async () => {
   browser = await launchBrowser();
