@@ -352,7 +352,19 @@ describe('voice messages', () => {
     // The recording proxy saw no audio in clear: the one upload left the page sealed (no WebM header in any byte sent).
     const sentBytes = Buffer.concat(proxy.recorded().slice(before));
     expect(occurrences(sentBytes, EBML)).toBe(0);
-    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+    // Nor anywhere the browser keeps data for the site: local and session storage, IndexedDB, the Cache API, the private file system.
+    const kept = await page.evaluate(async () => {
+      const opfs: string[] = [];
+      for await (const name of (await navigator.storage.getDirectory() as unknown as { keys(): AsyncIterable<string> }).keys()) opfs.push(name);
+      return {
+        local: Object.keys(localStorage),
+        session: Object.values(sessionStorage).filter((v) => v.length > 4096 || v.includes('GkXfo')),
+        indexedDB: (await indexedDB.databases()).map((d) => d.name),
+        caches: await caches.keys(),
+        opfs,
+      };
+    });
+    expect(kept).toEqual({ local: [], session: [], indexedDB: [], caches: [], opfs: [] });
 
     // The handler plays it in the workspace: the browser's own player, fed from the bytes her browser opened, never autoplay.
     await openCaseFromInbox(hanne.page, caseNumber);
