@@ -9,7 +9,8 @@ import { useEffect, useId } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import * as Dialog from '@radix-ui/react-dialog';
 import { reportReviewMachine, type ReportReviewInput } from '../../machines/reportReview.ts';
-import { useT } from '../i18n/index.ts';
+import { useLanguage, useT } from '../i18n/index.ts';
+import { formatLongDateTime } from '../i18n/dates.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { usePrivateArea, useSessionActive } from './context.tsx';
 import type { reviewActors } from './services.ts';
@@ -162,5 +163,23 @@ export function Review({ subject }: { subject: ReviewSubject }) {
         confirmDisabled={approving}
       />
     </section>
+  );
+}
+
+/** The reporter's comments on a record or a transcript, each with its time; one that did not open says so. */
+export function CommentItems({ comments }: { comments: readonly { created: string; comment?: string | null; unopened?: boolean }[] }) {
+  const tr = useT('record');
+  const lang = useLanguage();
+  return (
+    <>
+      {comments.map((cm, i) => (
+        <li key={i} className={styles.feedbackItem}>
+          <time dateTime={cm.created} className={styles.muted}>
+            {formatLongDateTime(cm.created, lang)}
+          </time>
+          {cm.unopened ? <p className={styles.error}>{tr('record.commentUnopened')}</p> : <p style={{ whiteSpace: 'pre-line' }}>{cm.comment}</p>}
+        </li>
+      ))}
+    </>
   );
 }

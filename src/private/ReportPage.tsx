@@ -10,7 +10,7 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { useCase, usePrivateArea } from './context.tsx';
 import { reviewActors } from './services.ts';
 import { RecordVersions } from './RecordVersions.tsx';
-import { Review, type ReviewSubject } from './RecordReview.tsx';
+import { CommentItems, Review, type ReviewSubject } from './RecordReview.tsx';
 import { Unopened } from './Unopened.tsx';
 import '../i18n/record/index.ts';
 import { card } from '../styles/card.css.ts';
@@ -18,7 +18,6 @@ import * as styles from './Pages.css.ts';
 
 export function ReportPage() {
   const t = useT('private');
-  const tr = useT('record');
   const lang = useLanguage();
   const c = useCase();
   const { session } = usePrivateArea();
@@ -110,14 +109,7 @@ export function ReportPage() {
             {t('private.report.comments')}
           </h2>
           <ul className={styles.feedbackList} tabIndex={0} aria-label={t('private.report.comments')}>
-            {c.comments!.map((cm, i) => (
-              <li key={i} className={styles.feedbackItem}>
-                <time dateTime={cm.created} className={styles.muted}>
-                  {formatLongDateTime(cm.created, lang)}
-                </time>
-                {cm.unopened ? <p className={styles.error}>{tr('record.commentUnopened')}</p> : <p style={{ whiteSpace: 'pre-line' }}>{cm.comment}</p>}
-              </li>
-            ))}
+            <CommentItems comments={c.comments!} />
           </ul>
         </section>
       )}

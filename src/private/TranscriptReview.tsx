@@ -8,21 +8,19 @@
  * offered for approval.
  */
 import { useId } from 'react';
-import { useLanguage, useT } from '../i18n/index.ts';
+import { useT } from '../i18n/index.ts';
 import '../i18n/transcript/index.ts';
 import '../i18n/record/index.ts';
-import { formatLongDateTime } from '../i18n/dates.ts';
 import { useCase, usePrivateArea } from './context.tsx';
 import { transcriptReviewActors } from './services.ts';
 import { RecordVersions } from './RecordVersions.tsx';
-import { Review, type ReviewSubject } from './RecordReview.tsx';
+import { CommentItems, Review, type ReviewSubject } from './RecordReview.tsx';
 import * as styles from './Pages.css.ts';
 
 export function TranscriptReview({ fileId }: { fileId: string }) {
   const c = useCase();
   const t = useT('transcript');
   const tr = useT('record');
-  const lang = useLanguage();
   const { services } = usePrivateArea();
   const headingId = useId();
   const transcript = c.transcripts?.find((x) => x.fileId === fileId);
@@ -53,14 +51,7 @@ export function TranscriptReview({ fileId }: { fileId: string }) {
         <>
           <h4>{t('transcript.reporter.comments')}</h4>
           <ul className={styles.feedbackList}>
-            {transcript.comments.map((cm, i) => (
-              <li key={i} className={styles.feedbackItem}>
-                <time dateTime={cm.created} className={styles.muted}>
-                  {formatLongDateTime(cm.created, lang)}
-                </time>
-                {cm.unopened ? <p className={styles.error}>{tr('record.commentUnopened')}</p> : <p style={{ whiteSpace: 'pre-line' }}>{cm.comment}</p>}
-              </li>
-            ))}
+            <CommentItems comments={transcript.comments} />
           </ul>
         </>
       )}
